@@ -1,0 +1,32 @@
+package io.fairslice.experiments.server;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+
+/** Serves the registry in the format the scraper asks for (Prometheus text, or OpenMetrics). */
+final class MetricsServlet extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+    private final transient PrometheusMeterRegistry registry;
+    private final transient ExpositionFormats formats = ExpositionFormats.init();
+
+    MetricsServlet(PrometheusMeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        ExpositionFormatWriter writer = formats.findWriter(request.getHeader("Accept"));
+        response.setContentType(writer.getContentType());
+        response.setHeader("Cache-Control", "no-store");
+        try (OutputStream out = response.getOutputStream()) {
+            writer.write(out, registry.getPrometheusRegistry().scrape());
+        }
+    }
+}

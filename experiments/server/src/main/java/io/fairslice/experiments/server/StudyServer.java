@@ -1,0 +1,136 @@
+package io.fairslice.experiments.server;
+
+import io.fairslice.experiments.app.StudyApplication;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+
+/**
+ * The study application in embedded Tomcat 11, with Prometheus metrics at {@code /metrics}. This is what
+ * {@code ./fairslice serve} runs and what the study harness starts for every configuration.
+ */
+public final class StudyServer implements AutoCloseable {
+
+    /** The context attribute under which the server hands its meter registry to the web application. */
+    public static final String METER_REGISTRY_ATTRIBUTE = "io.fairslice.meterRegistry";
+
+    private final ServerOptions options;
+    private final PrometheusMeterRegistry registry;
+    private final Path baseDir;
+    private Tomcat tomcat;
+
+    public StudyServer(ServerOptions options) {
+        this.options = options;
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try {
+            this.baseDir = Files.createTempDirectory("fairslice-tomcat-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder for Tomcat", e);
+        }
+    }
+
+    /** Starts Tomcat; returns once it accepts connections. */
+    public StudyServer start() throws LifecycleException {
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        Metrics.addRegistry(registry);
+
+        tomcat = new Tomcat();
+        tomcat.setBaseDir(baseDir.toString());
+        tomcat.setAddDefaultWebXmlToWebapp(false);
+        Connector connector = new Connector();
+        connector.setPort(options.port());
+        connector.setProperty("address", options.address());
+        connector.setProperty("maxThreads", Integer.toString(options.maxThreads()));
+        // the study's clients hammer with keep-alive connections and no think time
+        connector.setProperty("maxKeepAliveRequests", "-1");
+        connector.setProperty("acceptCount", "1000");
+        tomcat.getService().addConnector(connector);
+        tomcat.setConnector(connector);
+
+        Context context = tomcat.addContext("", new File(baseDir.toFile(), "docBase").getAbsolutePath());
+        new File(context.getDocBase()).mkdirs();
+        context.getServletContext().setAttribute(METER_REGISTRY_ATTRIBUTE, registry);
+        for (var entry : options.appSettings().entrySet()) {
+            context.addParameter(entry.getKey(), entry.getValue());
+        }
+        context.addApplicationListener(StudyApplication.class.getName());
+        Tomcat.addServlet(context, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
+        context.addServletMappingDecoded("/metrics", "metrics");
+        tomcat.start();
+        if (!context.getState().isAvailable()) {
+            close();
+            throw new IllegalStateException("the study web application failed to start; see the log above");
+        }
+        return this;
+    }
+
+    /** The port Tomcat listens on (useful with port 0). */
+    public int port() {
+        return tomcat.getConnector().getLocalPort();
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    @Override
+    public void close() {
+        if (tomcat != null) {
+            try {
+                tomcat.stop();
+                tomcat.destroy();
+            } catch (LifecycleException e) {
+                System.err.println("fairslice: Tomcat did not stop cleanly: " + e.getMessage());
+            }
+            tomcat = null;
+        }
+        Metrics.removeRegistry(registry);
+        registry.close();
+        deleteRecursively(baseDir);
+    }
+
+    private static void deleteRecursively(Path root) {
+        try (var paths = Files.walk(root)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temp folder left behind is not worth failing shutdown for
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        ServerOptions options;
+        try {
+            options = ServerOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("fairslice serve: " + e.getMessage());
+            System.err.println(ServerOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (options.help()) {
+            System.out.println(ServerOptions.USAGE);
+            return;
+        }
+        StudyServer server = new StudyServer(options).start();
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "fairslice-shutdown"));
+        System.out.println("fairslice study server listening on http://" + options.address() + ":" + server.port()
+                + "/  (pages /light /light2 /heavy, metrics /metrics; Ctrl-C stops)");
+        server.tomcat.getServer().await();
+    }
+}

@@ -1,0 +1,35 @@
+package io.fairslice.experiments.app;
+
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletContextEvent;
+import jakarta.servlet.ServletContextListener;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+
+/**
+ * Registers the study's pages when the web application starts: {@code /light}, {@code /light2}, {@code /heavy},
+ * and {@code /} (an index). Declared in the WAR's web.xml; the embedded server adds it as a listener too, so both
+ * run exactly this code. Generates the heavy page's document on first start.
+ */
+public class StudyApplication implements ServletContextListener {
+
+    @Override
+    public void contextInitialized(ServletContextEvent event) {
+        ServletContext context = event.getServletContext();
+        StudySettings settings = StudySettings.from(context);
+        Path document;
+        try {
+            document = CatalogueGenerator.ensure(settings.documentDir(), settings.seed(), settings.documentBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot generate the heavy page's document in " + settings.documentDir()
+                    + " (set study.heavy.dir to a writable folder)", e);
+        }
+        context.log("fairslice study: /light fib(" + settings.fibonacciN() + "), /light2 primes below "
+                + settings.primeLimit() + ", /heavy parses " + document);
+        context.addServlet("light", new LightServlet(settings.fibonacciN())).addMapping("/light");
+        context.addServlet("light2", new Light2Servlet(settings.primeLimit())).addMapping("/light2");
+        context.addServlet("heavy", new HeavyServlet(document)).addMapping("/heavy");
+        context.addServlet("index", new IndexServlet()).addMapping("");
+    }
+}

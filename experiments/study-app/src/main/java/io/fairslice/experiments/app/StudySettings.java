@@ -1,0 +1,99 @@
+package io.fairslice.experiments.app;
+
+import jakarta.servlet.ServletContext;
+import java.nio.file.Path;
+import java.util.function.UnaryOperator;
+
+/**
+ * The study application's settings, read once at startup from a system property or, failing that, the context
+ * parameter of the same name. A bad value stops the application with a message naming the setting.
+ *
+ * @param fibonacciN     {@code study.light.fibonacci}: which Fibonacci number /light computes (default 25, as in the study)
+ * @param primeLimit     {@code study.light2.primes}: /light2 counts the primes below this (default 40000)
+ * @param documentBytes  {@code study.heavy.bytes}: approximate size of the heavy page's XML document (default 2 MB)
+ * @param seed           {@code study.heavy.seed}: seed of the generated document (default 2005)
+ * @param documentDir    {@code study.heavy.dir}: where the document is generated (default a temp folder)
+ */
+public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, long seed, Path documentDir) {
+
+    public static final int DEFAULT_FIBONACCI_N = 25;
+    public static final int DEFAULT_PRIME_LIMIT = 40_000;
+    public static final long DEFAULT_DOCUMENT_BYTES = 2L * 1024 * 1024;
+    public static final long DEFAULT_SEED = 2005;
+
+    public StudySettings {
+        require(fibonacciN >= 1 && fibonacciN <= 40, "study.light.fibonacci", "must be 1..40", fibonacciN);
+        require(primeLimit >= 2 && primeLimit <= 10_000_000, "study.light2.primes", "must be 2..10000000", primeLimit);
+        require(documentBytes >= 1024 && documentBytes <= 1L << 30, "study.heavy.bytes",
+                "must be 1KB..1GB", documentBytes);
+    }
+
+    public static StudySettings defaults() {
+        return new StudySettings(DEFAULT_FIBONACCI_N, DEFAULT_PRIME_LIMIT, DEFAULT_DOCUMENT_BYTES, DEFAULT_SEED,
+                defaultDocumentDir());
+    }
+
+    /** Reads settings: a system property wins over a context parameter of the same name. */
+    public static StudySettings from(ServletContext context) {
+        return from(name -> {
+            String value = System.getProperty(name);
+            return value != null ? value : context.getInitParameter(name);
+        });
+    }
+
+    static StudySettings from(UnaryOperator<String> lookup) {
+        String dir = lookup.apply("study.heavy.dir");
+        return new StudySettings(
+                (int) parseLong(lookup, "study.light.fibonacci", DEFAULT_FIBONACCI_N),
+                (int) parseLong(lookup, "study.light2.primes", DEFAULT_PRIME_LIMIT),
+                parseSize(lookup, "study.heavy.bytes", DEFAULT_DOCUMENT_BYTES),
+                parseLong(lookup, "study.heavy.seed", DEFAULT_SEED),
+                dir == null || dir.isBlank() ? defaultDocumentDir() : Path.of(dir));
+    }
+
+    private static Path defaultDocumentDir() {
+        return Path.of(System.getProperty("java.io.tmpdir"), "fairslice-study");
+    }
+
+    private static long parseLong(UnaryOperator<String> lookup, String name, long fallback) {
+        String value = lookup.apply(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
+        }
+    }
+
+    /** Sizes such as {@code 2097152}, {@code 512KB}, {@code 2MB}, {@code 10MB} (binary units). */
+    static long parseSize(UnaryOperator<String> lookup, String name, long fallback) {
+        String value = lookup.apply(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        String v = value.trim().toUpperCase(java.util.Locale.ROOT);
+        long unit = 1;
+        if (v.endsWith("KB")) {
+            unit = 1024;
+        } else if (v.endsWith("MB")) {
+            unit = 1024 * 1024;
+        } else if (v.endsWith("GB")) {
+            unit = 1024L * 1024 * 1024;
+        }
+        String digits = unit == 1 ? v : v.substring(0, v.length() - 2).trim();
+        try {
+            return Math.multiplyExact(Long.parseLong(digits), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException(
+                    name + " must be a size such as 2097152, 512KB or 2MB, got '" + value + "'");
+        }
+    }
+
+    private static void require(boolean ok, String name, String rule, Object value) {
+        if (!ok) {
+            throw new IllegalArgumentException(name + " " + rule + ", got " + value);
+        }
+    }
+}
