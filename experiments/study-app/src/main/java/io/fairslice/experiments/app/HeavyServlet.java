@@ -44,7 +44,10 @@ public class HeavyServlet extends HttpServlet {
     public Summary parseAndTraverse() throws IOException, SAXException {
         DocumentBuilder builder;
         try {
-            builder = factory.newDocumentBuilder();
+            // a factory is not promised to be thread-safe; creating a builder is cheap next to the parse
+            synchronized (factory) {
+                builder = factory.newDocumentBuilder();
+            }
         } catch (ParserConfigurationException e) {
             throw new IllegalStateException(e);
         }

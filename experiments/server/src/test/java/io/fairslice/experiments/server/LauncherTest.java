@@ -1,0 +1,66 @@
+package io.fairslice.experiments.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** Smoke test of the `./fairslice` launcher at the repository root (commands that need no build). */
+class LauncherTest {
+
+    private static final Path LAUNCHER = Path.of(System.getProperty("user.dir")).resolve("../../fairslice")
+            .normalize();
+
+    record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    private static Result run(String... args) throws IOException, InterruptedException {
+        List<String> command = Stream.concat(Stream.of(LAUNCHER.toString()), Stream.of(args)).toList();
+        Process process = new ProcessBuilder(command).start();
+        process.getOutputStream().close();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+        return new Result(process.exitValue(),
+                new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void shouldExistAndBeExecutable() {
+        assertThat(LAUNCHER).exists();
+        assertThat(Files.isExecutable(LAUNCHER)).isTrue();
+    }
+
+    @Test
+    void shouldPrintUsageWithEveryCommandOnHelp() throws Exception {
+        Result result = run("--help");
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.stdout()).contains("usage: ./fairslice").contains("serve").contains("study").contains("test");
+    }
+
+    @Test
+    void shouldRejectAnUnknownCommandByName() throws Exception {
+        Result result = run("frobnicate");
+        assertThat(result.exitCode()).isNotZero();
+        assertThat(result.stderr()).contains("unknown command 'frobnicate'").contains("usage:");
+    }
+
+    @Test
+    void shouldFailWithUsageWhenGivenNoCommand() throws Exception {
+        Result result = run();
+        assertThat(result.exitCode()).isNotZero();
+        assertThat(result.stdout() + result.stderr()).contains("usage:");
+    }
+
+    @Test
+    void shouldRejectArgumentsToTest() throws Exception {
+        Result result = run("test", "--bogus");
+        assertThat(result.exitCode()).isNotZero();
+        assertThat(result.stderr()).contains("test takes no arguments");
+    }
+}

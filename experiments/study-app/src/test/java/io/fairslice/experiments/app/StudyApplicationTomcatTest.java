@@ -1,0 +1,103 @@
+package io.fairslice.experiments.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleState;
+import org.apache.catalina.startup.Tomcat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The study's pages served by a real embedded Tomcat. */
+class StudyApplicationTomcatTest {
+
+    @TempDir
+    Path dir;
+
+    private Tomcat tomcat;
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @AfterEach
+    void stop() throws Exception {
+        if (tomcat != null) {
+            tomcat.stop();
+            tomcat.destroy();
+        }
+    }
+
+    private Context start(String... parameters) throws Exception {
+        tomcat = new Tomcat();
+        tomcat.setBaseDir(dir.resolve("tomcat").toString());
+        tomcat.setPort(0);
+        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        File docBase = Files.createDirectories(dir.resolve("docBase")).toFile();
+        Context context = tomcat.addContext("", docBase.getAbsolutePath());
+        context.addParameter("study.heavy.dir", dir.resolve("documents").toString());
+        for (int i = 0; i < parameters.length; i += 2) {
+            context.addParameter(parameters[i], parameters[i + 1]);
+        }
+        context.addApplicationListener(StudyApplication.class.getName());
+        tomcat.start();
+        return context;
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        URI uri = URI.create("http://127.0.0.1:" + tomcat.getConnector().getLocalPort() + path);
+        return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static long field(String body, String id) {
+        Matcher m = Pattern.compile("id=\"" + id + "\">(\\d+)<").matcher(body);
+        assertThat(m.find()).as("field %s in %s", id, body).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void shouldServeTheTwentyFifthFibonacciNumber() throws Exception {
+        start();
+        HttpResponse<String> response = get("/light");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
+                type -> assertThat(type).startsWith("text/html"));
+        assertThat(field(response.body(), "value")).isEqualTo(75025);
+    }
+
+    @Test
+    void shouldServeThePrimeCount() throws Exception {
+        start("study.light2.primes", "100");
+        assertThat(field(get("/light2").body(), "value")).isEqualTo(25);
+    }
+
+    @Test
+    void shouldTraverseEveryElementOfTheGeneratedDocument() throws Exception {
+        start("study.heavy.bytes", "2MB", "study.heavy.seed", "11");
+        Path document = dir.resolve("documents").resolve("catalogue-seed11-2097152.xml");
+        assertThat(document).exists();
+        long expectedElements = Documents.countElements(document);
+
+        HttpResponse<String> response = get("/heavy");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(field(response.body(), "elements")).isEqualTo(expectedElements).isGreaterThan(10_000);
+        assertThat(field(response.body(), "nodes")).isGreaterThan(expectedElements);
+        assertThat(field(response.body(), "text")).isGreaterThan(500_000);
+        // the same document every time: a second request walks the same tree
+        assertThat(get("/heavy").body()).isEqualTo(response.body());
+    }
+
+    @Test
+    void shouldFailStartupOnABadSetting() throws Exception {
+        Context context = start("study.heavy.bytes", "lots");
+        assertThat(context.getState()).isNotEqualTo(LifecycleState.STARTED);
+        assertThat(get("/light").statusCode()).isEqualTo(404);
+    }
+}

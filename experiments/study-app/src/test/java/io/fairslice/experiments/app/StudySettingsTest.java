@@ -1,0 +1,37 @@
+package io.fairslice.experiments.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class StudySettingsTest {
+
+    @Test
+    void shouldDefaultToTheStudysPages() {
+        StudySettings settings = StudySettings.from(name -> null);
+        assertThat(settings.fibonacciN()).isEqualTo(25);
+        assertThat(settings.documentBytes()).isEqualTo(2L * 1024 * 1024);
+    }
+
+    @Test
+    void shouldParseSizesWithBinaryUnits() {
+        assertThat(StudySettings.from(Map.of("study.heavy.bytes", "10MB")::get).documentBytes())
+                .isEqualTo(10L * 1024 * 1024);
+        assertThat(StudySettings.from(Map.of("study.heavy.bytes", "512kb")::get).documentBytes())
+                .isEqualTo(512L * 1024);
+        assertThat(StudySettings.from(Map.of("study.heavy.bytes", "4096")::get).documentBytes()).isEqualTo(4096);
+    }
+
+    @Test
+    void shouldNameTheSettingOfABadValue() {
+        assertThatThrownBy(() -> StudySettings.from(Map.of("study.heavy.bytes", "2 megs")::get))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("study.heavy.bytes").hasMessageContaining("2 megs");
+        assertThatThrownBy(() -> StudySettings.from(Map.of("study.light.fibonacci", "99")::get))
+                .hasMessageContaining("study.light.fibonacci").hasMessageContaining("1..40").hasMessageContaining("99");
+        assertThatThrownBy(() -> StudySettings.from(Map.of("study.heavy.seed", "x")::get))
+                .hasMessageContaining("study.heavy.seed");
+    }
+}
