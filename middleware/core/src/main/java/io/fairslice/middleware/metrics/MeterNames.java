@@ -1,0 +1,180 @@
+package io.fairslice.middleware.metrics;
+
+import java.util.List;
+
+/**
+ * Every meter the middleware publishes, with its tags. Dashboards and alert rules are built from these names, so
+ * they change only together with {@code dashboards/}. Names are Micrometer's (dotted, base units); the Prometheus
+ * form is given beside each one.
+ *
+ * <p>Tag values are bounded: {@code class} takes only the configured class names, {@code page} only entries of the
+ * bounded route table or {@link #PAGE_OTHER}, {@code outcome}, {@code reason} and {@code policy} only the constants
+ * below.
+ */
+public final class MeterNames {
+
+    private MeterNames() {
+    }
+
+    // ---- tags ----------------------------------------------------------------------------------------------------
+
+    /** The request class (configured names only). */
+    public static final String TAG_CLASS = "class";
+    /** The normalised page (route) of a request, or {@link #PAGE_OTHER}. */
+    public static final String TAG_PAGE = "page";
+    /** How a request ended: one of the {@code OUTCOME_*} values. */
+    public static final String TAG_OUTCOME = "outcome";
+    /** Why a request was rejected: one of the {@code REASON_*} values. */
+    public static final String TAG_REASON = "reason";
+    /** A scheduling policy: one of the {@code POLICY_*} values. */
+    public static final String TAG_POLICY = "policy";
+    /** Where a thread parked: one of the {@code WHERE_*} values. */
+    public static final String TAG_WHERE = "where";
+    /** A request listener's name (only listeners installed in the web application). */
+    public static final String TAG_LISTENER = "listener";
+
+    /** The page value for routes beyond the bounded route table (and for unrouteable requests). */
+    public static final String PAGE_OTHER = "other";
+
+    public static final String OUTCOME_SUCCESS = "success";
+    public static final String OUTCOME_CLIENT_ERROR = "client_error";
+    public static final String OUTCOME_SERVER_ERROR = "server_error";
+    /** Rejected by admission control (503 with Retry-After); also counted in {@link #REJECTIONS}. */
+    public static final String OUTCOME_REJECTED = "rejected";
+    public static final List<String> OUTCOMES =
+            List.of(OUTCOME_SUCCESS, OUTCOME_CLIENT_ERROR, OUTCOME_SERVER_ERROR, OUTCOME_REJECTED);
+
+    /** The class's wait queue was full when the request arrived. */
+    public static final String REASON_QUEUE_FULL = "queue_full";
+    /** The request waited in the class's queue longer than the class's queue timeout. */
+    public static final String REASON_QUEUE_TIMEOUT = "queue_timeout";
+    /** The thread was interrupted while the request waited to be admitted. */
+    public static final String REASON_INTERRUPTED = "interrupted";
+    public static final List<String> REASONS = List.of(REASON_QUEUE_FULL, REASON_QUEUE_TIMEOUT, REASON_INTERRUPTED);
+
+    public static final String POLICY_OBSERVE = "observe";
+    public static final String POLICY_SLEEP = "sleep";
+    public static final String POLICY_SHARE = "share";
+    public static final List<String> POLICIES = List.of(POLICY_OBSERVE, POLICY_SLEEP, POLICY_SHARE);
+
+    /** Parked (or queued) before the request reached the application: admission. */
+    public static final String WHERE_ADMISSION = "admission";
+    /** Parked at a yield point inside the application. */
+    public static final String WHERE_YIELD = "yield";
+    public static final List<String> WHERES = List.of(WHERE_ADMISSION, WHERE_YIELD);
+
+    // ---- requests ------------------------------------------------------------------------------------------------
+
+    /**
+     * Timer, tags class, page, outcome: time from the filter's entry to the response's completion (async aware),
+     * including time queued or parked. Percentile histogram (1 ms .. 60 s).
+     * Prometheus: {@code fairslice_requests_seconds_bucket|_count|_sum|_max}.
+     */
+    public static final String REQUESTS = "fairslice.requests";
+
+    /**
+     * Counter (seconds), tags class, page: the CPU time of the serving threads (their own CPU clock, summed over
+     * dispatches). Prometheus: {@code fairslice_requests_cpu_seconds_total}.
+     */
+    public static final String REQUESTS_CPU = "fairslice.requests.cpu";
+
+    /**
+     * Gauge, tag class: requests of the class between filter entry and completion (running, parked or queued).
+     * Prometheus: {@code fairslice_requests_inflight}.
+     */
+    public static final String REQUESTS_INFLIGHT = "fairslice.requests.inflight";
+
+    /**
+     * Gauge, tag class: requests of the class running now (admitted and not parked).
+     * Prometheus: {@code fairslice_requests_running}.
+     */
+    public static final String REQUESTS_RUNNING = "fairslice.requests.running";
+
+    // ---- classes and shares --------------------------------------------------------------------------------------
+
+    /**
+     * Gauge (ratio 0..1), tag class: the class's part of the CPU time used by all requests, decayed over about two
+     * seconds. Prometheus: {@code fairslice_class_cpu_share}.
+     */
+    public static final String CLASS_CPU_SHARE = "fairslice.class.cpu.share";
+
+    /**
+     * Gauge (ratio 0..1), tag class: the class's configured share, normalised over all classes.
+     * Prometheus: {@code fairslice_class_cpu_share_target}.
+     */
+    public static final String CLASS_CPU_SHARE_TARGET = "fairslice.class.cpu.share.target";
+
+    /**
+     * Gauge (seconds, signed), tag class: the share scheduler's CPU balance of the class; negative means the class
+     * has used more than its share while others competed. Prometheus: {@code fairslice_class_balance_seconds}.
+     */
+    public static final String CLASS_BALANCE = "fairslice.class.balance";
+
+    /**
+     * Counter, tag class: requests whose route the adaptive classifier moved into this class.
+     * Prometheus: {@code fairslice_classify_reclassified_total}.
+     */
+    public static final String CLASSIFY_RECLASSIFIED = "fairslice.classify.reclassified";
+
+    /** Gauge: routes in the bounded route table. Prometheus: {@code fairslice_classify_routes}. */
+    public static final String CLASSIFY_ROUTES = "fairslice.classify.routes";
+
+    /**
+     * Counter: requests whose route did not fit in the full route table (they share the {@code other} route).
+     * Prometheus: {@code fairslice_classify_routes_overflow_total}.
+     */
+    public static final String CLASSIFY_ROUTES_OVERFLOW = "fairslice.classify.routes.overflow";
+
+    // ---- scheduling ----------------------------------------------------------------------------------------------
+
+    /**
+     * Gauge, tag policy: 1 for the active policy, 0 for the others. Prometheus: {@code fairslice_policy}.
+     */
+    public static final String POLICY = "fairslice.policy";
+
+    /**
+     * Counter, tag class: yield points reached while the scheduler was armed (the fast path when nobody may need
+     * to yield is not counted: counting it would cost what it saves). Prometheus: {@code fairslice_yield_points_total}.
+     */
+    public static final String YIELD_POINTS = "fairslice.yield.points";
+
+    /**
+     * Counter, tags class, where: times a request's thread parked (at admission or at a yield point).
+     * Prometheus: {@code fairslice_yield_parks_total}.
+     */
+    public static final String YIELD_PARKS = "fairslice.yield.parks";
+
+    /**
+     * Counter (seconds), tags class, where: total time threads spent parked.
+     * Prometheus: {@code fairslice_yield_parked_seconds_total}.
+     */
+    public static final String YIELD_PARKED = "fairslice.yield.parked";
+
+    /**
+     * Gauge, tag class: requests waiting now (queued for admission or parked at a yield point).
+     * Prometheus: {@code fairslice_requests_waiting}.
+     */
+    public static final String REQUESTS_WAITING = "fairslice.requests.waiting";
+
+    // ---- admission -----------------------------------------------------------------------------------------------
+
+    /**
+     * Counter, tags class, reason: requests answered 503 by admission control.
+     * Prometheus: {@code fairslice_rejections_total}.
+     */
+    public static final String REJECTIONS = "fairslice.rejections";
+
+    /**
+     * Distribution summary (seconds), tag class: the Retry-After values given with rejections.
+     * Prometheus: {@code fairslice_retry_after_seconds_count|_sum|_max}.
+     */
+    public static final String RETRY_AFTER = "fairslice.retry.after";
+
+    // ---- listeners -----------------------------------------------------------------------------------------------
+
+    /**
+     * Counter, tag listener: request listeners disabled because they threw.
+     * Prometheus: {@code fairslice_listener_failures_total}.
+     */
+    public static final String LISTENER_FAILURES = "fairslice.listener.failures";
+}
