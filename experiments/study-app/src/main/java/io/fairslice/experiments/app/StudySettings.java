@@ -9,7 +9,7 @@ import java.util.function.UnaryOperator;
  * parameter of the same name. A bad value stops the application with a message naming the setting.
  *
  * @param fibonacciN     {@code study.light.fibonacci}: which Fibonacci number /light computes (default 25, as in the study)
- * @param primeLimit     {@code study.light2.primes}: /light2 counts the primes below this (default 40000)
+ * @param primeLimit     {@code study.light2.primes}: /light2 counts the primes below this (default 20000: about the cost of fib(25))
  * @param documentBytes  {@code study.heavy.bytes}: approximate size of the heavy page's XML document (default 2 MB)
  * @param seed           {@code study.heavy.seed}: seed of the generated document (default 2005)
  * @param documentDir    {@code study.heavy.dir}: where the document is generated (default a temp folder)
@@ -17,7 +17,7 @@ import java.util.function.UnaryOperator;
 public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, long seed, Path documentDir) {
 
     public static final int DEFAULT_FIBONACCI_N = 25;
-    public static final int DEFAULT_PRIME_LIMIT = 40_000;
+    public static final int DEFAULT_PRIME_LIMIT = 20_000;
     public static final long DEFAULT_DOCUMENT_BYTES = 2L * 1024 * 1024;
     public static final long DEFAULT_SEED = 2005;
 

@@ -19,6 +19,7 @@ class PagesComputeTest {
         assertThat(Light2Servlet.countPrimesBelow(2)).isZero();
         assertThat(Light2Servlet.countPrimesBelow(3)).isEqualTo(1);
         assertThat(Light2Servlet.countPrimesBelow(100)).isEqualTo(25);
+        assertThat(Light2Servlet.countPrimesBelow(20_000)).isEqualTo(2262);
         assertThat(Light2Servlet.countPrimesBelow(40_000)).isEqualTo(4203);
     }
 }
