@@ -1,0 +1,26 @@
+package io.fairslice.middleware.weaving;
+
+import io.fairslice.middleware.Fairslice;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.annotation.Before;
+
+/**
+ * Optional, denser yield points: one before every call that the application's code makes into the JDK, Jakarta or
+ * the DOM/SAX APIs. Those callees are never woven, so a loop in application code that spends its time in them
+ * (walking a DOM tree, filling collections, building strings) has no method execution of its own to yield at: with
+ * {@link YieldPointAspect} alone it runs from its method's start to its end in one burst.
+ *
+ * <p>Opt-in (docs/weaving.md): the operator declares it in the application's aop.xml,
+ * {@code <aspects><aspect name="io.fairslice.middleware.weaving.CallSiteYieldPointAspect"/></aspects>}. It costs
+ * one yield-point fast path per such call, which matters in loops of very cheap calls.
+ */
+@Aspect
+public class CallSiteYieldPointAspect {
+
+    @Before("(call(* java..*.*(..)) || call(* javax..*.*(..)) || call(* jakarta..*.*(..))"
+            + " || call(* org.w3c..*.*(..)) || call(* org.xml..*.*(..)))"
+            + " && !io.fairslice.middleware.weaving.YieldPointAspect.fenced()")
+    public void beforeLibraryCall() {
+        Fairslice.yieldPoint();
+    }
+}

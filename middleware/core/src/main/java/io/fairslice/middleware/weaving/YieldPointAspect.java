@@ -1,0 +1,49 @@
+package io.fairslice.middleware.weaving;
+
+import io.fairslice.middleware.Fairslice;
+import org.aspectj.lang.JoinPoint;
+import org.aspectj.lang.annotation.After;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.annotation.Before;
+import org.aspectj.lang.annotation.Pointcut;
+
+/**
+ * Puts a yield point at the start of every method of the application's classes, and counts the woven classes as
+ * they initialise.
+ *
+ * <p>Which classes are the application's is not decided here: it is the {@code <include within="..."/>} scope of
+ * the AspectJ load-time weaver (see {@code META-INF/aop.xml} in this jar and {@link WeavingScope}). The pointcuts
+ * below only add a fence that no scope can cross, so that a too-wide include never weaves the JDK, the container,
+ * AspectJ, metrics libraries or fairslice itself. {@code within} is matched while weaving, so the fence costs
+ * nothing at run time.
+ *
+ * <p>The advice is a single static call: {@link Fairslice#yieldPoint()} returns at once unless the scheduler wants
+ * this request to pause. Annotation style (no ajc step): the weaver turns this class into an aspect when it loads it.
+ */
+@Aspect
+public class YieldPointAspect {
+
+    /**
+     * Code that must never hold a yield point, whatever the configured scope; other aspects too (their advice may
+     * run inside a yield point).
+     */
+    @Pointcut("within(java..*) || within(javax..*) || within(jakarta..*) || within(jdk..*) || within(sun..*)"
+            + " || within(com.sun..*) || within(org.apache.catalina..*) || within(org.apache.coyote..*)"
+            + " || within(org.apache.tomcat..*) || within(org.apache.juli..*) || within(org.apache.naming..*)"
+            + " || within(org.aspectj..*) || within(io.micrometer..*) || within(io.prometheus..*)"
+            + " || within(io.fairslice.middleware..*) || within(io.fairslice.probe..*)"
+            + " || within(@org.aspectj.lang.annotation.Aspect *)")
+    void fenced() {
+    }
+
+    @Before("execution(* *(..)) && !fenced()")
+    public void atMethodStart() {
+        Fairslice.yieldPoint();
+    }
+
+    /** Once per woven class, when it initialises: this is what {@link WovenClasses} counts. */
+    @After("staticinitialization(*) && !fenced()")
+    public void atClassInitialised(JoinPoint.StaticPart joinPoint) {
+        WovenClasses.record(joinPoint.getSignature().getDeclaringTypeName());
+    }
+}

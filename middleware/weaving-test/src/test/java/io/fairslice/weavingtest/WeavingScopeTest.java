@@ -1,0 +1,142 @@
+package io.fairslice.weavingtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairslice.middleware.weaving.WeavingScope;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** How fairslice reads and checks the weaver's configuration; this JVM runs under the agent. */
+class WeavingScopeTest {
+
+    private final ClassLoader loader = getClass().getClassLoader();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldSeeTheAgentAndTheScopeOfThisModule() {
+        WeavingScope scope = WeavingScope.inspect(loader);
+
+        System.out.println(scope.summary());
+        assertThat(scope.agentActive()).isTrue();
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.includes()).containsExactly("io.fairslice.weavingtest.shop..*",
+                "io.fairslice.experiments.app..*", "io.fairslice.weavingtest.probe.YieldPointCounter");
+        assertThat(scope.sources()).anyMatch(s -> s.contains("fairslice-middleware") || s.contains("core"))
+                .anyMatch(s -> s.contains("test-classes"));
+        scope.requireValid();
+    }
+
+    @Test
+    void shouldAcceptAScopeFileNamedByTheWeaverProperty() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shop.*\"/>"
+                + "<include within=\"io.fairslice.weavingtest.shop.Checkout\"/></weaver></aspectj>");
+
+        WeavingScope scope = WeavingScope.inspect(loader, "META-INF/aop.xml;" + file);
+
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.includes()).contains("io.fairslice.weavingtest.shop.*",
+                "io.fairslice.weavingtest.shop.Checkout");
+    }
+
+    @Test
+    void shouldRejectAPackageThatMatchesNoClass() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/></weaver>"
+                + "</aspectj>");
+
+        WeavingScope scope = WeavingScope.inspect(loader, file);
+
+        assertThat(scope.problems()).singleElement().asString()
+                .contains("io.fairslice.weavingtest.shp..*", "matches no class", "a typo?");
+        assertThatThrownBy(scope::requireValid).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("io.fairslice.weavingtest.shp..*");
+    }
+
+    @Test
+    void shouldRejectAMisspeltElementThatTheWeaverWouldIgnore() throws IOException {
+        String file = fragment("<aspectj><weaver><inclde within=\"io.fairslice.weavingtest.shop..*\"/></weaver>"
+                + "</aspectj>");
+
+        WeavingScope scope = WeavingScope.inspect(loader, file);
+
+        assertThat(scope.problems()).anyMatch(p -> p.contains("unknown element <inclde>"));
+    }
+
+    @Test
+    void shouldRejectAMisspeltAttribute() throws IOException {
+        String file = fragment("<aspectj><weaver><include withn=\"io.fairslice.weavingtest.shop..*\"/></weaver>"
+                + "</aspectj>");
+
+        assertThat(WeavingScope.inspect(loader, file).problems())
+                .anyMatch(p -> p.contains("unknown attribute withn on <include>"));
+    }
+
+    @Test
+    void shouldRejectAMisspeltAspectName() throws IOException {
+        String file = fragment("<aspectj><aspects><aspect name=\"io.fairslice.middleware.weaving.CallSiteYieldPoints\"/>"
+                + "</aspects><weaver><include within=\"io.fairslice.weavingtest.shop..*\"/></weaver></aspectj>");
+
+        assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
+                .contains("io.fairslice.middleware.weaving.CallSiteYieldPoints", "names no class");
+    }
+
+    @Test
+    void shouldRejectAScopeInsideTheContainer() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"org.apache.catalina.core..*\"/></weaver>"
+                + "</aspectj>");
+
+        assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
+                .contains("lies inside org.apache.catalina", "never woven");
+    }
+
+    @Test
+    void shouldRejectWeavingEverything() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"*\"/></weaver></aspectj>");
+
+        assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
+                .contains("would weave every class");
+    }
+
+    @Test
+    void shouldRejectAPatternFairsliceDoesNotUnderstand() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice..*Servlet\"/></weaver>"
+                + "</aspectj>");
+
+        assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
+                .contains("is not a scope fairslice accepts");
+    }
+
+    @Test
+    void shouldReportAnEmptyScope() throws IOException {
+        String file = fragment("<aspectj><weaver options=\"-Xlint:ignore\"/></aspectj>");
+
+        assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
+                .contains("the weaving scope is empty");
+    }
+
+    @Test
+    void shouldRejectAMissingConfigurationFile() {
+        String missing = dir.resolve("nowhere.xml").toUri().toString();
+
+        assertThat(WeavingScope.inspect(loader, "META-INF/aop.xml;" + missing).problems())
+                .anyMatch(p -> p.contains(missing) && p.contains("not a readable file"));
+    }
+
+    @Test
+    void shouldRejectMalformedXml() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"a..*\"></weaver></aspectj>");
+
+        assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
+                .contains("is not well-formed XML");
+    }
+
+    private String fragment(String xml) throws IOException {
+        Path file = Files.writeString(dir.resolve("aop-" + System.nanoTime() + ".xml"), xml);
+        return file.toUri().toString();
+    }
+}

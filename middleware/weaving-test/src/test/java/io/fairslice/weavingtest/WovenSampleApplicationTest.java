@@ -1,0 +1,99 @@
+package io.fairslice.weavingtest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairslice.middleware.Fairslice;
+import io.fairslice.middleware.weaving.WovenClasses;
+import io.fairslice.weavingtest.probe.YieldPointCounter;
+import io.fairslice.weavingtest.shop.BulkDiscount;
+import io.fairslice.weavingtest.shop.Checkout;
+import io.fairslice.weavingtest.shop.Fibonacci;
+import io.fairslice.weavingtest.shop.Item;
+import java.lang.reflect.Field;
+import java.lang.reflect.Member;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** Runs under -javaagent:aspectjweaver with the scope io.fairslice.weavingtest.shop..* (src/test/resources). */
+class WovenSampleApplicationTest {
+
+    @Test
+    void shouldReachAYieldPointAtEveryExecutionOfASampleMethod() {
+        long expected = Fibonacci.executions(20);
+        long before = YieldPointCounter.count();
+
+        int value = Fibonacci.of(20);
+
+        assertThat(value).isEqualTo(6765);
+        assertThat(YieldPointCounter.count() - before).isEqualTo(expected).isEqualTo(21_891);
+    }
+
+    @Test
+    void shouldReachYieldPointsInLoopsRecordsAndInterfaceImplementations() {
+        List<Item> basket = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            basket.add(new Item("sku-" + i, 250, 1 + i % 20));
+        }
+        Checkout checkout = new Checkout(new BulkDiscount(10));
+        long before = YieldPointCounter.count();
+
+        checkout.total(basket);
+
+        // total() once; per line: line(), BulkDiscount.apply(), and the record accessors unitCents(), quantity()
+        // (twice: once in line(), once in apply())
+        assertThat(YieldPointCounter.count() - before).isEqualTo(1 + 100 * 5);
+    }
+
+    @Test
+    void shouldPutWovenCodeIntoTheSampleClassesBytes() {
+        for (Class<?> woven : List.of(Fibonacci.class, Checkout.class, BulkDiscount.class, Item.class)) {
+            assertThat(weavingArtefacts(woven)).as("members the weaver added to %s", woven.getName()).isNotEmpty();
+        }
+    }
+
+    @Test
+    void shouldNotWeaveTheJdkTheContainerOrFairslice() throws Exception {
+        List<Class<?>> untouched = List.of(String.class, ArrayList.class, java.util.concurrent.ConcurrentHashMap.class,
+                javax.xml.parsers.DocumentBuilderFactory.class,
+                Class.forName("com.sun.org.apache.xerces.internal.dom.ParentNode"),
+                org.apache.catalina.core.StandardContext.class, org.apache.catalina.startup.Tomcat.class,
+                org.apache.coyote.Request.class, org.apache.tomcat.util.buf.MessageBytes.class,
+                Fairslice.class, WovenClasses.class);
+        for (Class<?> type : untouched) {
+            assertThat(weavingArtefacts(type)).as("members the weaver added to %s", type.getName()).isEmpty();
+        }
+
+        long before = YieldPointCounter.count();
+        new org.apache.catalina.startup.Tomcat().getHost();
+        String.join(",", List.of("a", "b")).toUpperCase(java.util.Locale.ROOT);
+        Fairslice.yieldPoint();
+        assertThat(YieldPointCounter.count() - before).as("yield points reached outside the sample app").isZero();
+    }
+
+    @Test
+    void shouldCountOnlyScopeClassesAsWoven() {
+        Fibonacci.of(3);
+        new Checkout(new BulkDiscount(1)).total(List.of(new Item("a", 1, 1)));
+
+        System.out.printf("woven classes initialised in this JVM: %d: %s%n", WovenClasses.count(),
+                WovenClasses.sample());
+        assertThat(WovenClasses.count()).isGreaterThanOrEqualTo(4);
+        assertThat(WovenClasses.sample())
+                .contains(Fibonacci.class.getName(), Checkout.class.getName(), BulkDiscount.class.getName(),
+                        Item.class.getName())
+                .allMatch(name -> name.startsWith("io.fairslice.weavingtest.shop.")
+                        || name.startsWith("io.fairslice.experiments.app."));
+    }
+
+    /** The synthetic members (ajc$...) that AspectJ adds to a class it wove. */
+    static List<String> weavingArtefacts(Class<?> type) {
+        return Stream.concat(Stream.of(type.getDeclaredFields()).map(Field.class::cast),
+                        Stream.of(type.getDeclaredMethods()).map(Method.class::cast))
+                .map(Member::getName)
+                .filter(name -> name.startsWith("ajc$"))
+                .toList();
+    }
+}

@@ -1,0 +1,2 @@
+/** Test instruments for the weaving tests. */
+package io.fairslice.weavingtest.probe;
