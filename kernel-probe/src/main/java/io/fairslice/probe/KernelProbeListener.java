@@ -1,0 +1,239 @@
+package io.fairslice.probe;
+
+import io.fairslice.middleware.spi.ListenerContext;
+import io.fairslice.middleware.spi.RequestListener;
+import io.fairslice.probe.internal.Attribution;
+import io.fairslice.probe.internal.NoOpKernelProbe;
+import io.fairslice.probe.internal.Sampler;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The middleware's view of the kernel probe ({@code META-INF/services}): the middleware calls {@link #enter} and
+ * {@link #exit} on the worker thread around each request, the probe attributes that thread's scheduler counters to
+ * the request class, applies the configured per-class nice and slice, and publishes {@link ProbeMeterNames} to the
+ * middleware's registry. Settings: {@link KernelProbeConfig}.
+ *
+ * <p>Never breaks a request: without a working probe (unsupported OS, failed self-check) enter and exit return at
+ * once after one warning; an unexpected exception disables the listener with one warning. Bad settings, and
+ * actuators that cannot work here, fail {@link #start} with an {@link IllegalArgumentException} naming the key.
+ */
+public final class KernelProbeListener implements RequestListener {
+
+    public static final String NAME = "kernel-probe";
+    private static final System.Logger LOG = System.getLogger(KernelProbeListener.class.getName());
+
+    private final Function<Consumer<String>, KernelProbe> probeFactory;
+    private final Consumer<String> warnings;
+    private final AtomicBoolean failed = new AtomicBoolean();
+    private volatile Attribution attribution;
+    private KernelProbe probe;
+    private Sampler sampler;
+    private KernelProbeMetrics metrics;
+    private KernelProbeConfig config;
+
+    /** For {@link java.util.ServiceLoader}: the probe for this OS, warnings to the JDK's platform logger. */
+    public KernelProbeListener() {
+        this(w -> KernelProbes.create(System.getProperty("os.name", ""), java.nio.file.Path.of("/proc"), w),
+                KernelProbeListener::log);
+    }
+
+    /** With a chosen probe factory (given the warning sink) and warning sink: for tests and embedding. */
+    public KernelProbeListener(Function<Consumer<String>, KernelProbe> probeFactory, Consumer<String> warnings) {
+        this.probeFactory = probeFactory;
+        this.warnings = warnings;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Set<String> settingNames() {
+        return KernelProbeConfig.SETTING_NAMES;
+    }
+
+    @Override
+    public synchronized void start(ListenerContext context) {
+        KernelProbeConfig cfg = KernelProbeConfig.fromSettings(context.settings(), context.requestClasses());
+        this.config = cfg;
+        if (!cfg.enabled()) {
+            return;
+        }
+        KernelProbe p = probeFactory.apply(warnings);
+        if (!p.isOperational()) {
+            if (cfg.hasActuators()) {
+                throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but the kernel probe cannot run "
+                        + "here: " + (p instanceof NoOpKernelProbe ? ((NoOpKernelProbe) p).reason() : p.platform()));
+            }
+            return;
+        }
+        try {
+            checkActuators(cfg, p);
+        } catch (IllegalArgumentException e) {
+            p.close();
+            throw e;
+        }
+        Attribution a = new Attribution(p, context.requestClasses(), ProbeMeterNames.CLASS_NONE, cfg.nice(),
+                cfg.sliceNanos(), warnings);
+        Sampler s = new Sampler(a, p, cfg.intervalNanos(), KernelProbeConfig.MAX_INTERVAL_NANOS, warnings);
+        KernelProbeMetrics m = new KernelProbeMetrics(a, s);
+        if (context.meterRegistry() != null) {
+            m.bindTo(context.meterRegistry());
+        }
+        this.probe = p;
+        this.sampler = s;
+        this.metrics = m;
+        s.start();
+        this.attribution = a;
+    }
+
+    @Override
+    public void enter(String requestClass) {
+        Attribution a = attribution;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.enter(requestClass);
+        } catch (RuntimeException | LinkageError e) {
+            fail(e);
+        }
+    }
+
+    @Override
+    public void exit(String requestClass) {
+        Attribution a = attribution;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.exit(requestClass);
+        } catch (RuntimeException | LinkageError e) {
+            fail(e);
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        Attribution a = attribution;
+        attribution = null;
+        if (sampler != null) {
+            sampler.stop();
+        }
+        if (metrics != null) {
+            metrics.unbind();
+        }
+        if (a != null) {
+            a.close();
+        }
+        if (probe != null) {
+            probe.close();
+        }
+        sampler = null;
+        metrics = null;
+        probe = null;
+    }
+
+    /** The config {@link #start} accepted; null before. */
+    public KernelProbeConfig config() {
+        return config;
+    }
+
+    /** True between a successful {@link #start} on a working probe and {@link #stop}. */
+    public boolean isActive() {
+        return attribution != null;
+    }
+
+    /** The running sampler, null when inactive (for tests and diagnostics). */
+    public Sampler sampler() {
+        return sampler;
+    }
+
+    private void fail(Throwable e) {
+        if (failed.compareAndSet(false, true)) {
+            attribution = null;
+            warnings.accept("fairslice kernel probe: disabled after an unexpected error, requests are unaffected: "
+                    + e);
+        }
+    }
+
+    /**
+     * Actuators are tried once on a throwaway thread: setting and restoring each configured value must work here,
+     * or no request would get the behaviour the configuration asks for (restoring a nice value below the current one
+     * needs CAP_SYS_NICE or RLIMIT_NICE, for instance).
+     */
+    private static void checkActuators(KernelProbeConfig cfg, KernelProbe p) {
+        if (!cfg.hasActuators()) {
+            return;
+        }
+        ThreadActuator actuator = p.actuator();
+        for (Map.Entry<String, Integer> e : cfg.nice().entrySet()) {
+            if (!actuator.supportsNice()) {
+                throw new IllegalArgumentException("kernel-probe.nice." + e.getKey() + ": the " + p.platform()
+                        + " probe has no per-thread nice actuator");
+            }
+        }
+        for (Map.Entry<String, Long> e : cfg.sliceNanos().entrySet()) {
+            if (!actuator.supportsSlice()) {
+                throw new IllegalArgumentException("kernel-probe.slice." + e.getKey() + ": per-thread EEVDF slices need"
+                        + " Linux 6.12 or newer (this is " + System.getProperty("os.name") + " "
+                        + System.getProperty("os.version") + ")");
+            }
+        }
+        AtomicReference<String> problem = new AtomicReference<>();
+        Thread trial = new Thread(() -> problem.set(tryActuators(cfg, p)), "fairslice-kernel-probe-actuator-check");
+        trial.setDaemon(true);
+        trial.start();
+        try {
+            trial.join(10_000);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking the kernel probe's actuators", ie);
+        }
+        if (problem.get() != null) {
+            throw new IllegalArgumentException(problem.get());
+        }
+    }
+
+    private static String tryActuators(KernelProbeConfig cfg, KernelProbe p) {
+        ThreadActuator actuator = p.actuator();
+        long tid = p.currentThreadId();
+        ThreadStats before = new ThreadStats();
+        if (!actuator.readScheduling(tid, before)) {
+            return firstActuatorKey(cfg) + ": cannot read this thread's scheduling attributes";
+        }
+        for (Map.Entry<String, Integer> e : cfg.nice().entrySet()) {
+            try {
+                actuator.setNice(tid, e.getValue());
+                actuator.setNice(tid, (int) before.nice());
+            } catch (ActuatorException ex) {
+                return "kernel-probe.nice." + e.getKey() + "=" + e.getValue() + " cannot be applied and restored on "
+                        + "this machine: " + ex.getMessage();
+            }
+        }
+        for (Map.Entry<String, Long> e : cfg.sliceNanos().entrySet()) {
+            try {
+                actuator.setSlice(tid, e.getValue());
+                actuator.setSlice(tid, 0);
+            } catch (ActuatorException ex) {
+                return "kernel-probe.slice." + e.getKey() + " cannot be applied on this machine: " + ex.getMessage();
+            }
+        }
+        return null;
+    }
+
+    private static String firstActuatorKey(KernelProbeConfig cfg) {
+        return cfg.nice().isEmpty() ? "kernel-probe.slice." + cfg.sliceNanos().keySet().iterator().next()
+                : "kernel-probe.nice." + cfg.nice().keySet().iterator().next();
+    }
+
+    private static void log(String message) {
+        LOG.log(System.Logger.Level.WARNING, message);
+    }
+}

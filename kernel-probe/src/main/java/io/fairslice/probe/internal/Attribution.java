@@ -1,0 +1,387 @@
+package io.fairslice.probe.internal;
+
+import io.fairslice.probe.ActuatorException;
+import io.fairslice.probe.KernelProbe;
+import io.fairslice.probe.ThreadActuator;
+import io.fairslice.probe.ThreadHandle;
+import io.fairslice.probe.ThreadStats;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+/**
+ * Attributes each worker thread's scheduler counters to the request class it serves.
+ *
+ * <p>Why checkpoints on the thread itself: light requests take well under a millisecond, so a thread changes class
+ * thousands of times per sampler interval and no sampler could split its counters between classes. Instead the
+ * thread reads its own counters at {@link #enter} and {@link #exit} (Linux: one {@code pread} of schedstat and one
+ * {@code getrusage}, about 2 us) and adds the difference since its last checkpoint to the class it was serving. While
+ * a thread runs, every run-queue wait before its current dispatch has been credited, so the split is exact. The
+ * sampler checkpoints threads that sit in one class for long (idle threads, long requests) so that rates stay
+ * current; a per-thread lock orders the two, and the only contention is once per interval.
+ *
+ * <p>Threads are looked up in a map keyed by {@link Thread} rather than a {@link ThreadLocal}, so that undeploying a
+ * web application leaves nothing of it on the container's worker threads.
+ */
+public final class Attribution {
+
+    /** Receives per-request figures at {@link #exit}. */
+    public interface RequestSink {
+        void record(int classIndex, long cpuNanos, long voluntarySwitches, long involuntarySwitches);
+    }
+
+    public static final int NO_NICE = Integer.MIN_VALUE;
+    private static final RequestSink NO_SINK = (i, c, v, n) -> { };
+
+    private final KernelProbe probe;
+    private final List<String> classNames;
+    private final Map<String, Integer> indexByName;
+    private final int noneIndex;
+    private final ClassTotals[] totals;
+    private final int[] niceByClass;
+    private final long[] sliceByClass;
+    private final Consumer<String> warnings;
+    private final Map<Thread, ThreadState> byThread = new ConcurrentHashMap<>();
+    private final ThreadState untrackable = new ThreadState(null, null, -1, 0);
+    private final LongAdder niceFailures = new LongAdder();
+    private final LongAdder sliceFailures = new LongAdder();
+    private final AtomicBoolean warnedUnknownClass = new AtomicBoolean();
+    private final AtomicBoolean warnedUntrackable = new AtomicBoolean();
+    private volatile boolean niceEnabled;
+    private volatile boolean sliceEnabled;
+    private volatile RequestSink sink = NO_SINK;
+    private volatile boolean closed;
+
+    /**
+     * @param requestClasses the configured classes; the class {@code none} (between requests) is added last
+     * @param nice nice per class name (absent: not actuated)
+     * @param sliceNanos EEVDF slice per class name (absent: not actuated)
+     */
+    public Attribution(KernelProbe probe, List<String> requestClasses, String noneName, Map<String, Integer> nice,
+            Map<String, Long> sliceNanos, Consumer<String> warnings) {
+        this.probe = probe;
+        List<String> names = new ArrayList<>(requestClasses);
+        names.add(noneName);
+        this.classNames = Collections.unmodifiableList(names);
+        this.noneIndex = names.size() - 1;
+        this.indexByName = new HashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            indexByName.put(names.get(i), i);
+        }
+        this.totals = new ClassTotals[names.size()];
+        this.niceByClass = new int[names.size()];
+        this.sliceByClass = new long[names.size()];
+        for (int i = 0; i < names.size(); i++) {
+            totals[i] = new ClassTotals();
+            niceByClass[i] = nice.getOrDefault(names.get(i), NO_NICE);
+            sliceByClass[i] = sliceNanos.getOrDefault(names.get(i), 0L);
+        }
+        this.niceEnabled = !nice.isEmpty();
+        this.sliceEnabled = !sliceNanos.isEmpty();
+        this.warnings = warnings;
+    }
+
+    /** Class names by index; the last is the idle class. */
+    public List<String> classNames() {
+        return classNames;
+    }
+
+    public int noneIndex() {
+        return noneIndex;
+    }
+
+    public ClassTotals totals(int classIndex) {
+        return totals[classIndex];
+    }
+
+    public void setRequestSink(RequestSink sink) {
+        this.sink = sink == null ? NO_SINK : sink;
+    }
+
+    /** Worker threads being tracked. */
+    public int trackedThreads() {
+        return byThread.size();
+    }
+
+    public long niceFailures() {
+        return niceFailures.sum();
+    }
+
+    public long sliceFailures() {
+        return sliceFailures.sum();
+    }
+
+    /** The calling thread starts serving a request of {@code requestClass}. */
+    public void enter(String requestClass) {
+        if (closed) {
+            return;
+        }
+        Thread current = Thread.currentThread();
+        ThreadState st = byThread.get(current);
+        if (st == null) {
+            st = register(current);
+        }
+        if (st == untrackable) {
+            return;
+        }
+        int idx = indexOf(requestClass);
+        synchronized (st) {
+            if (st.closed) {
+                return;
+            }
+            ThreadStats own = st.own;
+            if (probe.readCurrentThread(st.handle, own)) {
+                checkpoint(st, own, st.classIndex);
+                st.requestCpu = own.cpuTimeNanos();
+                st.requestVoluntary = own.voluntarySwitches();
+                st.requestInvoluntary = own.involuntarySwitches();
+                st.requestOpen = true;
+            } else {
+                st.requestOpen = false;
+            }
+            st.classIndex = idx;
+        }
+        applyActuators(st, idx);
+    }
+
+    /** The calling thread stops serving the request it entered. */
+    public void exit(String requestClass) {
+        ThreadState st = byThread.get(Thread.currentThread());
+        if (st == null || st == untrackable) {
+            return;
+        }
+        restoreActuators(st);
+        synchronized (st) {
+            if (st.closed) {
+                return;
+            }
+            int idx = st.classIndex;
+            ThreadStats own = st.own;
+            if (probe.readCurrentThread(st.handle, own)) {
+                checkpoint(st, own, idx);
+                if (st.requestOpen && idx != noneIndex) {
+                    sink.record(idx, own.cpuTimeNanos() - st.requestCpu,
+                            diffOrZero(own.voluntarySwitches(), st.requestVoluntary),
+                            diffOrZero(own.involuntarySwitches(), st.requestInvoluntary));
+                }
+            }
+            st.requestOpen = false;
+            st.classIndex = noneIndex;
+        }
+    }
+
+    /**
+     * The sampler's pass: checkpoints every tracked thread into the class it is serving now, and forgets threads
+     * that have exited. Returns the number of threads still tracked.
+     */
+    public int sample(ThreadStats scratch) {
+        for (Map.Entry<Thread, ThreadState> e : byThread.entrySet()) {
+            ThreadState st = e.getValue();
+            boolean alive = e.getKey().isAlive();
+            synchronized (st) {
+                if (alive && !st.closed && st.handle.read(scratch, false)) {
+                    checkpoint(st, scratch, st.classIndex);
+                    continue;
+                }
+                st.close();
+            }
+            byThread.remove(e.getKey(), st);
+        }
+        return byThread.size();
+    }
+
+    /** Stops tracking: closes every handle. Later enters and exits do nothing. */
+    public void close() {
+        closed = true;
+        for (ThreadState st : byThread.values()) {
+            synchronized (st) {
+                st.close();
+            }
+        }
+        byThread.clear();
+    }
+
+    private ThreadState register(Thread current) {
+        ThreadHandle handle = probe.openCurrentThread();
+        if (handle == null) {
+            if (warnedUntrackable.compareAndSet(false, true)) {
+                warnings.accept("fairslice kernel probe: cannot open the scheduler statistics of thread '"
+                        + current.getName() + "'; threads like it are not tracked");
+            }
+            byThread.put(current, untrackable);
+            return untrackable;
+        }
+        ThreadState st = new ThreadState(current, handle, handle.tid(), noneIndex);
+        if (probe.readCurrentThread(handle, st.own)) {
+            checkpoint(st, st.own, noneIndex); // sets the baseline only: history before tracking is nobody's
+        }
+        byThread.put(current, st);
+        return st;
+    }
+
+    private int indexOf(String requestClass) {
+        Integer idx = requestClass == null ? null : indexByName.get(requestClass);
+        if (idx == null) {
+            if (warnedUnknownClass.compareAndSet(false, true)) {
+                warnings.accept("fairslice kernel probe: request class '" + requestClass + "' is not one of "
+                        + classNames + "; its threads count as '" + classNames.get(noneIndex) + "'");
+            }
+            return noneIndex;
+        }
+        return idx;
+    }
+
+    private void checkpoint(ThreadState st, ThreadStats now, int classIndex) {
+        if (st.hasLast) {
+            ClassTotals t = totals[classIndex];
+            long run = now.cpuTimeNanos() - st.lastRun;
+            long wait = now.runQueueWaitNanos() - st.lastWait;
+            long disp = now.dispatches() - st.lastDispatches;
+            if (run >= 0 && wait >= 0 && disp >= 0) {
+                t.runNanos.add(run);
+                t.waitNanos.add(wait);
+                t.dispatches.add(disp);
+            }
+            long vol = diffOrZero(now.voluntarySwitches(), st.lastVoluntary);
+            long invol = diffOrZero(now.involuntarySwitches(), st.lastInvoluntary);
+            if (vol > 0) {
+                t.voluntary.add(vol);
+            }
+            if (invol > 0) {
+                t.involuntary.add(invol);
+            }
+        }
+        st.lastRun = now.cpuTimeNanos();
+        st.lastWait = now.runQueueWaitNanos();
+        st.lastDispatches = now.dispatches();
+        st.lastVoluntary = now.voluntarySwitches();
+        st.lastInvoluntary = now.involuntarySwitches();
+        st.hasLast = true;
+    }
+
+    private static long diffOrZero(long now, long before) {
+        if (!ThreadStats.isSupported(now) || !ThreadStats.isSupported(before) || now < before) {
+            return 0;
+        }
+        return now - before;
+    }
+
+    private void applyActuators(ThreadState st, int idx) {
+        int nice = niceByClass[idx];
+        long slice = sliceByClass[idx];
+        boolean wantNice = nice != NO_NICE && niceEnabled;
+        boolean wantSlice = slice > 0 && sliceEnabled;
+        if (!wantNice && !wantSlice) {
+            return;
+        }
+        if (st.niceApplied || st.sliceApplied) {
+            restoreActuators(st); // an enter without its exit: do not stack changes
+        }
+        ThreadActuator actuator = probe.actuator();
+        if (wantNice) {
+            if (actuator.readScheduling(st.tid, st.scheduling) && ThreadStats.isSupported(st.scheduling.nice())) {
+                st.savedNice = (int) st.scheduling.nice();
+                try {
+                    actuator.setNice(st.tid, nice);
+                    st.niceApplied = true;
+                } catch (ActuatorException e) {
+                    niceFailed(e);
+                }
+            }
+        }
+        if (wantSlice) {
+            try {
+                actuator.setSlice(st.tid, slice);
+                st.sliceApplied = true;
+            } catch (ActuatorException e) {
+                sliceFailed(e);
+            }
+        }
+    }
+
+    private void restoreActuators(ThreadState st) {
+        if (!st.niceApplied && !st.sliceApplied) {
+            return;
+        }
+        ThreadActuator actuator = probe.actuator();
+        if (st.sliceApplied) {
+            st.sliceApplied = false;
+            try {
+                actuator.setSlice(st.tid, 0); // 0: back to the kernel's default slice
+            } catch (ActuatorException e) {
+                sliceFailed(e);
+            }
+        }
+        if (st.niceApplied) {
+            st.niceApplied = false;
+            try {
+                actuator.setNice(st.tid, st.savedNice);
+            } catch (ActuatorException e) {
+                niceFailed(e);
+            }
+        }
+    }
+
+    private void niceFailed(ActuatorException e) {
+        niceFailures.increment();
+        if (niceEnabled) {
+            niceEnabled = false;
+            warnings.accept("fairslice kernel probe: the nice actuator failed and is now off: " + e.getMessage());
+        }
+    }
+
+    private void sliceFailed(ActuatorException e) {
+        sliceFailures.increment();
+        if (sliceEnabled) {
+            sliceEnabled = false;
+            warnings.accept("fairslice kernel probe: the slice actuator failed and is now off: " + e.getMessage());
+        }
+    }
+
+    /** One tracked worker thread; fields other than {@link #classIndex} are guarded by the instance's lock. */
+    static final class ThreadState {
+        final Thread thread;
+        final ThreadHandle handle;
+        final long tid;
+        final ThreadStats own = new ThreadStats();
+        final ThreadStats scheduling = new ThreadStats();
+        volatile int classIndex;
+        boolean hasLast;
+        long lastRun;
+        long lastWait;
+        long lastDispatches;
+        long lastVoluntary;
+        long lastInvoluntary;
+        boolean requestOpen;
+        long requestCpu;
+        long requestVoluntary;
+        long requestInvoluntary;
+        // actuator state: only the owner thread touches these
+        boolean niceApplied;
+        boolean sliceApplied;
+        int savedNice;
+        boolean closed;
+
+        ThreadState(Thread thread, ThreadHandle handle, long tid, int classIndex) {
+            this.thread = thread;
+            this.handle = handle;
+            this.tid = tid;
+            this.classIndex = classIndex;
+        }
+
+        void close() {
+            if (!closed) {
+                closed = true;
+                if (handle != null) {
+                    handle.close();
+                }
+            }
+        }
+    }
+}

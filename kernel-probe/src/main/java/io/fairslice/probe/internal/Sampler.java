@@ -1,0 +1,271 @@
+package io.fairslice.probe.internal;
+
+import io.fairslice.probe.KernelProbe;
+import io.fairslice.probe.SystemStats;
+import io.fairslice.probe.ThreadStats;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.function.Consumer;
+
+/**
+ * The probe's one daemon thread: every interval it checkpoints the tracked threads ({@link Attribution#sample}),
+ * reads the system signals, and turns the per-class totals into rates over the interval. It measures its own CPU
+ * time and lengthens its interval ({@link IntervalGovernor}) to stay under 1 % of a CPU. {@link #stop} ends it.
+ *
+ * <p>Published values are plain volatile fields written by this thread only; gauges read them and never throw.
+ */
+public final class Sampler {
+
+    public static final String THREAD_NAME = "fairslice-kernel-probe-sampler";
+
+    private final Attribution attribution;
+    private final KernelProbe probe;
+    private final IntervalGovernor governor;
+    private final Consumer<String> warnings;
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    private final ThreadStats scratch = new ThreadStats();
+    private final SystemStats system = new SystemStats();
+    private final int classes;
+    private final long[] lastRun;
+    private final long[] lastWait;
+    private final long[] lastDispatches;
+    private final long[] lastVoluntary;
+    private final long[] lastInvoluntary;
+    private long lastTickNanos = -1;
+    private Thread thread;
+    private volatile boolean running;
+
+    // published for gauges (NaN until two ticks have been seen)
+    private volatile double[] effectiveSliceSeconds;
+    private volatile double[] waitPerDispatchSeconds;
+    private volatile double[] waitPerSecond;
+    private volatile double[] voluntaryPerSecond;
+    private volatile double[] involuntaryPerSecond;
+    private volatile double cpuPressure = Double.NaN;
+    private volatile long cpuPressureStallMicros = ThreadStats.UNSUPPORTED;
+    private volatile double load = Double.NaN;
+    private volatile long runnable = ThreadStats.UNSUPPORTED;
+    private volatile long cgroupPeriods = ThreadStats.UNSUPPORTED;
+    private volatile long cgroupThrottledPeriods = ThreadStats.UNSUPPORTED;
+    private volatile long cgroupThrottledMicros = ThreadStats.UNSUPPORTED;
+    private volatile double costRatio;
+    private volatile long lastSampleCostNanos;
+    private volatile long ticks;
+
+    public Sampler(Attribution attribution, KernelProbe probe, long intervalNanos, long maxIntervalNanos,
+            Consumer<String> warnings) {
+        this.attribution = attribution;
+        this.probe = probe;
+        this.governor = new IntervalGovernor(intervalNanos, maxIntervalNanos, IntervalGovernor.DEFAULT_BUDGET);
+        this.warnings = warnings;
+        this.classes = attribution.classNames().size();
+        lastRun = new long[classes];
+        lastWait = new long[classes];
+        lastDispatches = new long[classes];
+        lastVoluntary = new long[classes];
+        lastInvoluntary = new long[classes];
+        double[] nan = new double[classes];
+        java.util.Arrays.fill(nan, Double.NaN);
+        effectiveSliceSeconds = nan;
+        waitPerDispatchSeconds = nan;
+        waitPerSecond = nan;
+        voluntaryPerSecond = nan;
+        involuntaryPerSecond = nan;
+        // a first system reading so that the binder knows which signals this machine has
+        probe.readSystem(system);
+        publishSystem();
+    }
+
+    /** Starts the daemon thread. */
+    public synchronized void start() {
+        if (thread != null) {
+            return;
+        }
+        running = true;
+        thread = new Thread(this::run, THREAD_NAME);
+        thread.setDaemon(true);
+        thread.setContextClassLoader(null); // keep no web application class loader alive through this thread
+        thread.start();
+    }
+
+    /** Ends the thread and waits (bounded) for it. */
+    public synchronized void stop() {
+        running = false;
+        Thread t = thread;
+        thread = null;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void run() {
+        tick(); // baseline
+        while (running) {
+            try {
+                long nanos = governor.intervalNanos();
+                Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
+            } catch (InterruptedException e) {
+                break;
+            }
+            try {
+                tick();
+            } catch (RuntimeException | LinkageError e) {
+                warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: "
+                        + e);
+                return;
+            }
+        }
+    }
+
+    /** One sample: visible for tests, which drive it directly instead of waiting for the thread. */
+    public void tick() {
+        long cpuBefore = threadCpuNanos();
+        long wallBefore = System.nanoTime();
+        attribution.sample(scratch);
+        probe.readSystem(system);
+        publishSystem();
+        long now = System.nanoTime();
+        if (lastTickNanos > 0) {
+            publishRates((now - lastTickNanos) / 1e9);
+        }
+        snapshotTotals();
+        long cpuAfter = threadCpuNanos();
+        long cost = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : System.nanoTime() - wallBefore;
+        if (lastTickNanos > 0) {
+            costRatio = (double) cost / Math.max(1, now - lastTickNanos);
+        }
+        lastSampleCostNanos = cost;
+        lastTickNanos = now;
+        governor.onSample(cost);
+        ticks++;
+    }
+
+    private void publishRates(double seconds) {
+        double[] eff = new double[classes];
+        double[] wpd = new double[classes];
+        double[] wps = new double[classes];
+        double[] vps = new double[classes];
+        double[] ips = new double[classes];
+        for (int i = 0; i < classes; i++) {
+            ClassTotals t = attribution.totals(i);
+            long run = t.runNanos.sum() - lastRun[i];
+            long wait = t.waitNanos.sum() - lastWait[i];
+            long disp = t.dispatches.sum() - lastDispatches[i];
+            eff[i] = disp > 0 ? run / 1e9 / disp : Double.NaN;
+            wpd[i] = disp > 0 ? wait / 1e9 / disp : Double.NaN;
+            wps[i] = seconds > 0 ? wait / 1e9 / seconds : Double.NaN;
+            vps[i] = seconds > 0 ? (t.voluntary.sum() - lastVoluntary[i]) / seconds : Double.NaN;
+            ips[i] = seconds > 0 ? (t.involuntary.sum() - lastInvoluntary[i]) / seconds : Double.NaN;
+        }
+        effectiveSliceSeconds = eff;
+        waitPerDispatchSeconds = wpd;
+        waitPerSecond = wps;
+        voluntaryPerSecond = vps;
+        involuntaryPerSecond = ips;
+    }
+
+    private void snapshotTotals() {
+        for (int i = 0; i < classes; i++) {
+            ClassTotals t = attribution.totals(i);
+            lastRun[i] = t.runNanos.sum();
+            lastWait[i] = t.waitNanos.sum();
+            lastDispatches[i] = t.dispatches.sum();
+            lastVoluntary[i] = t.voluntary.sum();
+            lastInvoluntary[i] = t.involuntary.sum();
+        }
+    }
+
+    private void publishSystem() {
+        cpuPressure = system.cpuPressureSomeAvg10();
+        cpuPressureStallMicros = system.cpuPressureSomeTotalMicros();
+        load = system.load1();
+        runnable = system.runnable();
+        cgroupPeriods = system.cgroupPeriods();
+        cgroupThrottledPeriods = system.cgroupThrottledPeriods();
+        cgroupThrottledMicros = system.cgroupThrottledMicros();
+    }
+
+    private long threadCpuNanos() {
+        try {
+            return threads.isCurrentThreadCpuTimeSupported() ? threads.getCurrentThreadCpuTime() : -1;
+        } catch (UnsupportedOperationException e) {
+            return -1;
+        }
+    }
+
+    public double effectiveSliceSeconds(int classIndex) {
+        return effectiveSliceSeconds[classIndex];
+    }
+
+    public double waitPerDispatchSeconds(int classIndex) {
+        return waitPerDispatchSeconds[classIndex];
+    }
+
+    public double waitPerSecond(int classIndex) {
+        return waitPerSecond[classIndex];
+    }
+
+    public double voluntaryPerSecond(int classIndex) {
+        return voluntaryPerSecond[classIndex];
+    }
+
+    public double involuntaryPerSecond(int classIndex) {
+        return involuntaryPerSecond[classIndex];
+    }
+
+    public double cpuPressure() {
+        return cpuPressure;
+    }
+
+    public long cpuPressureStallMicros() {
+        return cpuPressureStallMicros;
+    }
+
+    public double load() {
+        return load;
+    }
+
+    public long runnable() {
+        return runnable;
+    }
+
+    public long cgroupPeriods() {
+        return cgroupPeriods;
+    }
+
+    public long cgroupThrottledPeriods() {
+        return cgroupThrottledPeriods;
+    }
+
+    public long cgroupThrottledMicros() {
+        return cgroupThrottledMicros;
+    }
+
+    /** CPU the sampler used per second of wall time over its last interval. */
+    public double costRatio() {
+        return costRatio;
+    }
+
+    /** CPU nanoseconds the last sample took. */
+    public long lastSampleCostNanos() {
+        return lastSampleCostNanos;
+    }
+
+    public long intervalNanos() {
+        return governor.intervalNanos();
+    }
+
+    public long ticks() {
+        return ticks;
+    }
+
+    public boolean isRunning() {
+        Thread t = thread;
+        return t != null && t.isAlive();
+    }
+}

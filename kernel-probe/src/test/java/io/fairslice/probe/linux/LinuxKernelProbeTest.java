@@ -1,0 +1,160 @@
+package io.fairslice.probe.linux;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.fairslice.probe.ProcSys;
+import io.fairslice.probe.SystemStats;
+import io.fairslice.probe.ThreadHandle;
+import io.fairslice.probe.ThreadStats;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+/** The Linux probe cross-checked against ThreadMXBean and against /proc read another way. */
+@EnabledOnOs(OS.LINUX)
+class LinuxKernelProbeTest {
+
+    private LinuxKernelProbe probe;
+    private ThreadHandle own;
+
+    @BeforeEach
+    void open() throws Exception {
+        probe = LinuxKernelProbe.create();
+        own = probe.openCurrentThread();
+    }
+
+    @AfterEach
+    void close() {
+        own.close();
+        probe.close();
+    }
+
+    @Test
+    void shouldFindTheSameThreadIdAsProcThreadSelf() throws Exception {
+        String link = Files.readSymbolicLink(Path.of("/proc/thread-self")).toString(); // "<pid>/task/<tid>"
+
+        assertThat(link).isEqualTo(ProcessHandle.current().pid() + "/task/" + probe.currentThreadId());
+        assertThat(probe.pid()).isEqualTo((int) ProcessHandle.current().pid());
+    }
+
+    @Test
+    void shouldCacheTheThreadIdPerThread() throws Exception {
+        AtomicLong other = new AtomicLong();
+        Thread t = new Thread(() -> other.set(probe.currentThreadId()));
+        t.start();
+        t.join();
+
+        assertThat(probe.currentThreadId()).isEqualTo(probe.currentThreadId());
+        assertThat(other.get()).isPositive().isNotEqualTo(probe.currentThreadId());
+    }
+
+    @Test
+    void shouldAgreeWithThreadMxBeanOnCpuTime() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        ThreadStats before = new ThreadStats();
+        ThreadStats after = new ThreadStats();
+        long mxBefore = mx.getCurrentThreadCpuTime();
+        assertThat(probe.readCurrentThread(own, before)).isTrue();
+        BusyBurstyMain.spin(200_000_000L);
+        assertThat(probe.readCurrentThread(own, after)).isTrue();
+        long mxAfter = mx.getCurrentThreadCpuTime();
+
+        double probeMs = (after.cpuTimeNanos() - before.cpuTimeNanos()) / 1e6;
+        double mxMs = (mxAfter - mxBefore) / 1e6;
+        assertThat(probeMs).as("schedstat run time vs ThreadMXBean, ms").isCloseTo(mxMs, within(2 + mxMs * 0.05));
+        assertThat(mxMs).isGreaterThan(50);
+    }
+
+    @Test
+    void shouldReadTheSameSwitchCountersThroughGetrusageAsThroughProcSched() throws Exception {
+        ThreadStats viaProc = new ThreadStats();
+        ThreadStats viaRusage = new ThreadStats();
+        for (int i = 0; i < 20; i++) {
+            Thread.sleep(1);
+        }
+        assertThat(own.read(viaProc, false)).isTrue();
+        assertThat(probe.readCurrentThread(own, viaRusage)).isTrue();
+
+        // nothing blocks between the two reads, so at most a preemption or two separate them
+        assertThat(viaRusage.voluntarySwitches()).isBetween(viaProc.voluntarySwitches(),
+                viaProc.voluntarySwitches() + 2);
+        assertThat(viaRusage.involuntarySwitches()).isBetween(viaProc.involuntarySwitches(),
+                viaProc.involuntarySwitches() + 2);
+        assertThat(viaProc.voluntarySwitches()).isGreaterThanOrEqualTo(20);
+    }
+
+    @Test
+    void shouldMatchTheFieldsOfProcSchedAndSchedstatReadAsText() throws Exception {
+        ThreadStats stats = new ThreadStats();
+        String dir = "/proc/self/task/" + probe.currentThreadId() + "/";
+        assertThat(own.read(stats, true)).isTrue();
+        String sched = Files.readString(Path.of(dir + "sched"));
+        String[] schedstat = Files.readString(Path.of(dir + "schedstat")).trim().split(" ");
+
+        assertThat(Long.parseLong(schedstat[0])).isGreaterThanOrEqualTo(stats.cpuTimeNanos());
+        assertThat(Long.parseLong(schedstat[2])).isGreaterThanOrEqualTo(stats.dispatches());
+        assertThat(stats.policy().name()).isEqualTo("OTHER");
+        assertThat(sched).contains("policy").containsPattern("se\\.slice\\s+:\\s+" + stats.sliceNanos() + "\n");
+        assertThat(sched).containsPattern("prio\\s+:\\s+" + (120 + stats.nice()) + "\n");
+    }
+
+    @Test
+    void shouldCountEverySleepAsAVoluntarySwitchAndADispatch() throws Exception {
+        ThreadStats before = new ThreadStats();
+        ThreadStats after = new ThreadStats();
+        probe.readCurrentThread(own, before);
+        for (int i = 0; i < 30; i++) {
+            Thread.sleep(2);
+        }
+        probe.readCurrentThread(own, after);
+
+        assertThat(after.voluntarySwitches() - before.voluntarySwitches()).isGreaterThanOrEqualTo(30);
+        assertThat(after.dispatches() - before.dispatches()).isGreaterThanOrEqualTo(30);
+    }
+
+    @Test
+    void shouldFailReadsOfAThreadThatHasExited() throws Exception {
+        AtomicLong tid = new AtomicLong();
+        Thread t = new Thread(() -> tid.set(probe.currentThreadId()));
+        t.start();
+        t.join();
+        Thread.sleep(20);
+
+        ThreadHandle gone = probe.openThread(tid.get());
+        if (gone != null) { // the task directory can linger a moment after join
+            Thread.sleep(200);
+            assertThat(gone.read(new ThreadStats(), false)).isFalse();
+            gone.close();
+        }
+    }
+
+    @Test
+    void shouldReadLoadRunnableAndPressureLikeProcDoes() throws Exception {
+        SystemStats s = new SystemStats();
+        assertThat(probe.readSystem(s)).isTrue();
+
+        assertThat(s.load1()).isGreaterThanOrEqualTo(0.0);
+        assertThat(s.runnable()).isGreaterThanOrEqualTo(1); // this thread
+        if (Files.exists(Path.of("/proc/pressure/cpu"))) {
+            String psi = Files.readString(Path.of("/proc/pressure/cpu"));
+            long total = Long.parseLong(psi.replaceAll("(?s).*some [^\n]*total=(\\d+).*", "$1"));
+            assertThat(s.cpuPressureSomeTotalMicros()).isBetween(total - 5_000_000, total + 5_000_000);
+            assertThat(s.cpuPressureSomeAvg10()).isBetween(0.0, 1.0);
+        }
+    }
+
+    @Test
+    void shouldReadTheRoundRobinQuantumFromProcSys() throws Exception {
+        String text = ProcSys.read("/proc/sys/kernel/sched_rr_timeslice_ms");
+
+        assertThat(probe.rrQuantumNanos()).isEqualTo(Long.parseLong(text) * 1_000_000L);
+    }
+}
