@@ -10,13 +10,19 @@ import java.util.Map;
  * @param address     listening address; loopback by default, as /metrics is not for public connectors
  * @param maxThreads  Tomcat worker threads; keep it above the client population
  * @param appSettings study application settings ({@code study.*}), passed as context parameters
+ * @param policy      the middleware's policy, or {@code none} to run without the middleware at all
+ * @param fairslice   further middleware configuration keys (without the {@code fairslice.} prefix)
  * @param help        {@code --help} was given
  */
 public record ServerOptions(int port, String address, int maxThreads, Map<String, String> appSettings,
-                            boolean help) {
+                            String policy, Map<String, String> fairslice, boolean help) {
 
     public static final int DEFAULT_PORT = 8080;
     public static final int DEFAULT_MAX_THREADS = 200;
+    /** No middleware at all: the baseline of every comparison. */
+    public static final String POLICY_NONE = "none";
+    public static final String DEFAULT_POLICY = "share";
+    private static final java.util.List<String> POLICIES = java.util.List.of(POLICY_NONE, "observe", "sleep", "share");
 
     public static final String USAGE = """
             usage: ./fairslice serve [options]
@@ -24,6 +30,9 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
               --address A         address to listen on (default 127.0.0.1)
               --max-threads N     Tomcat worker threads (default 200)
               --document-size S   size of /heavy's XML document, e.g. 2MB or 10MB (default 2MB)
+              --policy P          fairslice policy: none (no middleware), observe, sleep, share (default share)
+              --fairslice K=V     any middleware configuration key (docs/configuration.md), repeatable,
+                                  e.g. --fairslice class.heavy.share=10 --fairslice 'rule.1=heavy path=/heavy'
               --help              this text
             """;
 
@@ -35,10 +44,28 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
             throw new IllegalArgumentException("--max-threads must be 1..10000, got " + maxThreads);
         }
         appSettings = Map.copyOf(appSettings);
+        if (!POLICIES.contains(policy)) {
+            throw new IllegalArgumentException("--policy must be one of " + POLICIES + ", got '" + policy + "'");
+        }
+        fairslice = Map.copyOf(fairslice);
+        if (POLICY_NONE.equals(policy) && !fairslice.isEmpty()) {
+            throw new IllegalArgumentException("--fairslice needs a policy other than none, got " + fairslice.keySet());
+        }
+    }
+
+    /** Whether the middleware runs at all. */
+    public boolean middleware() {
+        return !POLICY_NONE.equals(policy);
     }
 
     public static ServerOptions defaults() {
-        return new ServerOptions(DEFAULT_PORT, "127.0.0.1", DEFAULT_MAX_THREADS, Map.of(), false);
+        return new ServerOptions(DEFAULT_PORT, "127.0.0.1", DEFAULT_MAX_THREADS, Map.of(), DEFAULT_POLICY, Map.of(),
+                false);
+    }
+
+    /** These options with another policy and middleware keys (tests and the harness compare policies). */
+    public ServerOptions withPolicy(String newPolicy, Map<String, String> keys) {
+        return new ServerOptions(port, address, maxThreads, appSettings, newPolicy, keys, help);
     }
 
     public static ServerOptions parse(String... args) {
@@ -47,6 +74,8 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         int maxThreads = DEFAULT_MAX_THREADS;
         Map<String, String> app = new LinkedHashMap<>();
         boolean help = false;
+        String policy = DEFAULT_POLICY;
+        Map<String, String> fairslice = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -54,11 +83,21 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
                 case "--address" -> address = value(args, ++i, arg);
                 case "--max-threads" -> maxThreads = parseInt(arg, value(args, ++i, arg));
                 case "--document-size" -> app.put("study.heavy.bytes", value(args, ++i, arg));
+                case "--policy" -> policy = value(args, ++i, arg);
+                case "--fairslice" -> {
+                    String kv = value(args, ++i, arg);
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--fairslice needs key=value, got '" + kv + "'");
+                    }
+                    String key = kv.substring(0, eq).trim();
+                    fairslice.put(key.startsWith("fairslice.") ? key.substring(10) : key, kv.substring(eq + 1));
+                }
                 case "--help", "-h" -> help = true;
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
             }
         }
-        return new ServerOptions(port, address, maxThreads, app, help);
+        return new ServerOptions(port, address, maxThreads, app, policy, fairslice, help);
     }
 
     private static String value(String[] args, int i, String option) {

@@ -1,6 +1,7 @@
 package io.fairslice.experiments.server;
 
 import io.fairslice.experiments.app.StudyApplication;
+import io.fairslice.middleware.FairsliceInitializer;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -70,6 +71,14 @@ public final class StudyServer implements AutoCloseable {
             context.addParameter(entry.getKey(), entry.getValue());
         }
         context.addApplicationListener(StudyApplication.class.getName());
+        if (options.middleware()) {
+            // what a WAR gets from the jar's META-INF/services; an embedded context does not scan jars
+            context.addParameter("fairslice.policy", options.policy());
+            for (var entry : options.fairslice().entrySet()) {
+                context.addParameter("fairslice." + entry.getKey(), entry.getValue());
+            }
+            context.addServletContainerInitializer(new FairsliceInitializer(), null);
+        }
         Tomcat.addServlet(context, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
         context.addServletMappingDecoded("/metrics", "metrics");
         tomcat.start();
@@ -130,7 +139,8 @@ public final class StudyServer implements AutoCloseable {
         StudyServer server = new StudyServer(options).start();
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "fairslice-shutdown"));
         System.out.println("fairslice study server listening on http://" + options.address() + ":" + server.port()
-                + "/  (pages /light /light2 /heavy, metrics /metrics; Ctrl-C stops)");
+                + "/  (pages /light /light2 /heavy, metrics /metrics, fairslice policy " + options.policy()
+                + "; Ctrl-C stops)");
         server.tomcat.getServer().await();
     }
 }

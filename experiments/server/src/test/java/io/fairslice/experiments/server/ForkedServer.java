@@ -1,0 +1,114 @@
+package io.fairslice.experiments.server;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The study server in its own JVM (this test's class path), as {@code ./fairslice serve} runs it: its GC and threads
+ * do not share a process with the load, and it can be pinned to one CPU with taskset while the load runs on another.
+ */
+final class ForkedServer implements AutoCloseable {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on http://[^:]+:(\\d+)/");
+
+    private final Process process;
+    private final int port;
+    private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    private ForkedServer(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    /** Whether {@code taskset} can pin processes here (Linux with util-linux and at least two CPUs). */
+    static boolean canPin() {
+        if (Runtime.getRuntime().availableProcessors() < 2) {
+            return false;
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
+            if (Files.isExecutable(Path.of(dir, "taskset"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Pins every thread of this JVM (the load) to {@code cpus}, e.g. "0"; returns whether it worked. */
+    static boolean pinThisJvm(String cpus) {
+        try {
+            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus,
+                    Long.toString(ProcessHandle.current().pid())).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Starts the server with {@code args}, pinned to {@code cpu} when not null; returns once it listens. */
+    static ForkedServer start(String cpu, List<String> jvmOptions, List<String> args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if (cpu != null) {
+            cmd.addAll(List.of("taskset", "-c", cpu));
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StudyServer.class.getName()));
+        cmd.addAll(args);
+        Process process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        CompletableFuture<Integer> port = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        port.complete(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+            port.completeExceptionally(new IOException("the server exited before listening: " + lines));
+        }, "forked-server-output");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            ForkedServer server = new ForkedServer(process, port.get(60, TimeUnit.SECONDS));
+            server.output.addAll(lines);
+            return server;
+        } catch (Exception e) {
+            process.destroyForcibly();
+            throw new IOException("the study server did not start: " + lines, e);
+        }
+    }
+
+    int port() {
+        return port;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy(); // SIGTERM: the shutdown hook stops Tomcat
+        if (!process.waitFor(15, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,227 @@
+package io.fairslice.middleware;
+
+import io.fairslice.middleware.classify.Rule;
+import io.fairslice.middleware.config.ConfigParser;
+import io.fairslice.middleware.config.Durations;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The middleware's whole configuration: immutable and validated when built. Build one with {@link #parse(Map)}
+ * from keys without the {@code fairslice.} prefix (docs/configuration.md lists them); the filter merges init
+ * parameters, context parameters, system properties and an optional properties file into that map. A runtime
+ * change (JMX) parses the changed map again and swaps the whole object, so every reader sees one consistent
+ * version.
+ */
+public final class FairsliceConfig {
+
+    final boolean enabled;
+    final Policy policy;
+    final List<RequestClassConfig> classes;
+    final int defaultClass;
+    final List<Rule> rules;
+    final boolean adaptive;
+    final int adaptiveClass;
+    final Duration adaptiveHeavyAbove;
+    final Duration adaptiveLightBelow;
+    final double adaptiveAlpha;
+    final int adaptiveMinSamples;
+    final int routesMax;
+    final int routesMaxPages;
+    final Duration shareQuantum;
+    final Duration shareMaxPark;
+    final Duration shareLinger;
+    final int cpus;
+    final Duration sleepQuantum;
+    final Duration sleepDuration;
+    final Set<String> sleepClasses;
+    final Duration retryAfterMax;
+    final boolean jmx;
+    final Map<String, Map<String, String>> listenerSettings;
+    final Map<String, String> source;
+    final Map<String, Set<String>> declaredListeners;
+
+    /** Used by {@link ConfigParser} only; every argument is already validated. */
+    public FairsliceConfig(boolean enabled, Policy policy, List<RequestClassConfig> classes, int defaultClass,
+                           List<Rule> rules, boolean adaptive, int adaptiveClass, Duration adaptiveHeavyAbove,
+                           Duration adaptiveLightBelow, double adaptiveAlpha, int adaptiveMinSamples, int routesMax,
+                           int routesMaxPages, Duration shareQuantum, Duration shareMaxPark, Duration shareLinger,
+                           int cpus, Duration sleepQuantum, Duration sleepDuration, Set<String> sleepClasses,
+                           Duration retryAfterMax, boolean jmx, Map<String, Map<String, String>> listenerSettings,
+                           Map<String, String> source, Map<String, Set<String>> declaredListeners) {
+        this.enabled = enabled;
+        this.policy = policy;
+        this.classes = List.copyOf(classes);
+        this.defaultClass = defaultClass;
+        this.rules = List.copyOf(rules);
+        this.adaptive = adaptive;
+        this.adaptiveClass = adaptiveClass;
+        this.adaptiveHeavyAbove = adaptiveHeavyAbove;
+        this.adaptiveLightBelow = adaptiveLightBelow;
+        this.adaptiveAlpha = adaptiveAlpha;
+        this.adaptiveMinSamples = adaptiveMinSamples;
+        this.routesMax = routesMax;
+        this.routesMaxPages = routesMaxPages;
+        this.shareQuantum = shareQuantum;
+        this.shareMaxPark = shareMaxPark;
+        this.shareLinger = shareLinger;
+        this.cpus = cpus;
+        this.sleepQuantum = sleepQuantum;
+        this.sleepDuration = sleepDuration;
+        this.sleepClasses = Set.copyOf(sleepClasses);
+        this.retryAfterMax = retryAfterMax;
+        this.jmx = jmx;
+        this.listenerSettings = Map.copyOf(listenerSettings);
+        this.source = Map.copyOf(source);
+        this.declaredListeners = Map.copyOf(declaredListeners);
+    }
+
+    /** The defaults (no keys given). */
+    public static FairsliceConfig ofDefaults() {
+        return parse(Map.of());
+    }
+
+    /** Parses and validates {@code keys} (no {@code fairslice.} prefix); no request listeners are installed. */
+    public static FairsliceConfig parse(Map<String, String> keys) {
+        return ConfigParser.parse(keys, Map.of());
+    }
+
+    /**
+     * Parses and validates {@code keys}; {@code listenerSettings} maps each installed listener's name to the
+     * settings it declares, so that its {@code <name>.<setting>} keys are accepted.
+     */
+    public static FairsliceConfig parse(Map<String, String> keys, Map<String, Set<String>> listenerSettings) {
+        return ConfigParser.parse(keys, listenerSettings);
+    }
+
+    /** This configuration with {@code changes} applied, validated the same way (listener keys still accepted). */
+    public FairsliceConfig with(Map<String, String> changes) {
+        Map<String, String> merged = new java.util.LinkedHashMap<>(source);
+        merged.putAll(changes);
+        return ConfigParser.parse(merged, declaredListeners);
+    }
+
+    public boolean enabled() {
+        return enabled;
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    public List<RequestClassConfig> classes() {
+        return classes;
+    }
+
+    public List<String> classNames() {
+        return classes.stream().map(RequestClassConfig::name).toList();
+    }
+
+    /** The class of requests no rule (and no adaptive decision) claims. */
+    public int defaultClass() {
+        return defaultClass;
+    }
+
+    public List<Rule> rules() {
+        return rules;
+    }
+
+    public boolean adaptive() {
+        return adaptive;
+    }
+
+    /** The class that the adaptive classifier moves CPU-heavy routes into. */
+    public int adaptiveClass() {
+        return adaptiveClass;
+    }
+
+    public Duration adaptiveHeavyAbove() {
+        return adaptiveHeavyAbove;
+    }
+
+    public Duration adaptiveLightBelow() {
+        return adaptiveLightBelow;
+    }
+
+    public double adaptiveAlpha() {
+        return adaptiveAlpha;
+    }
+
+    public int adaptiveMinSamples() {
+        return adaptiveMinSamples;
+    }
+
+    public int routesMax() {
+        return routesMax;
+    }
+
+    public int routesMaxPages() {
+        return routesMaxPages;
+    }
+
+    public Duration shareQuantum() {
+        return shareQuantum;
+    }
+
+    public Duration shareMaxPark() {
+        return shareMaxPark;
+    }
+
+    public Duration shareLinger() {
+        return shareLinger;
+    }
+
+    /** Processors the share scheduler keeps busy before it holds anything back (resolved, never 0). */
+    public int cpus() {
+        return cpus;
+    }
+
+    public Duration sleepQuantum() {
+        return sleepQuantum;
+    }
+
+    public Duration sleepDuration() {
+        return sleepDuration;
+    }
+
+    public Set<String> sleepClasses() {
+        return sleepClasses;
+    }
+
+    public Duration retryAfterMax() {
+        return retryAfterMax;
+    }
+
+    public boolean jmx() {
+        return jmx;
+    }
+
+    /** Each installed listener's settings (keys without the {@code <name>.} prefix). */
+    public Map<String, Map<String, String>> listenerSettings() {
+        return listenerSettings;
+    }
+
+    /** The keys this configuration was parsed from. */
+    public Map<String, String> source() {
+        return source;
+    }
+
+    @Override
+    public String toString() {
+        return "FairsliceConfig{enabled=" + enabled + ", policy=" + policy.value() + ", classes=" + classes
+                + ", default-class=" + classes.get(defaultClass).name() + ", rules=" + rules
+                + ", adaptive=" + adaptive + (adaptive ? "(class=" + classes.get(adaptiveClass).name()
+                + ", heavy-above=" + Durations.format(adaptiveHeavyAbove) + ", light-below="
+                + Durations.format(adaptiveLightBelow) + ", alpha=" + adaptiveAlpha + ", min-samples="
+                + adaptiveMinSamples + ")" : "")
+                + ", routes.max=" + routesMax + ", routes.max-pages=" + routesMaxPages
+                + ", share.quantum=" + Durations.format(shareQuantum) + ", share.max-park="
+                + Durations.format(shareMaxPark) + ", share.linger=" + Durations.format(shareLinger)
+                + ", cpus=" + cpus + ", sleep.quantum=" + Durations.format(sleepQuantum) + ", sleep.duration="
+                + Durations.format(sleepDuration) + ", sleep.classes=" + sleepClasses
+                + ", retry-after.max=" + Durations.format(retryAfterMax) + ", jmx=" + jmx
+                + ", listeners=" + listenerSettings.keySet() + "}";
+    }
+}

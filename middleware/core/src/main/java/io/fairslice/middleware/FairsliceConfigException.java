@@ -1,0 +1,37 @@
+package io.fairslice.middleware;
+
+/**
+ * A configuration value broke a rule. The message names the key, the rule and the value received, so that a
+ * failed web application start says exactly what to fix.
+ */
+public final class FairsliceConfigException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+    private final String key;
+    private final String rule;
+    private final String value;
+
+    private FairsliceConfigException(String key, String rule, String value) {
+        super("fairslice configuration: " + key + " " + rule + ", got " + (value == null ? "nothing" : "'" + value + "'"));
+        this.key = key;
+        this.rule = rule;
+        this.value = value;
+    }
+
+    /** {@code key} broke {@code rule} (worded to follow the key: "must be 1..1000"); {@code value} as received. */
+    public static FairsliceConfigException of(String key, String rule, String value) {
+        return new FairsliceConfigException(key, rule, value);
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String rule() {
+        return rule;
+    }
+
+    public String value() {
+        return value;
+    }
+}

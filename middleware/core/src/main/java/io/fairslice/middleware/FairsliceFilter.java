@@ -1,0 +1,246 @@
+package io.fairslice.middleware;
+
+import io.fairslice.middleware.classify.RequestClassifier;
+import io.fairslice.middleware.classify.Route;
+import io.fairslice.middleware.config.ConfigSources;
+import io.fairslice.middleware.internal.GuardedListeners;
+import io.fairslice.middleware.internal.YieldGate;
+import io.fairslice.middleware.jmx.FairsliceControl;
+import io.fairslice.middleware.metrics.FairsliceMetrics;
+import io.fairslice.middleware.metrics.MeterNames;
+import io.fairslice.middleware.schedule.Clock;
+import io.fairslice.middleware.schedule.Scheduler;
+import io.fairslice.middleware.schedule.Ticket;
+import io.fairslice.middleware.spi.RequestListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The middleware in a web application: wires configuration, classifier, scheduler, metrics, listeners and JMX
+ * together, and per request does classify, admit (the request's first yield point), serve, complete. It decides
+ * nothing itself. Registered by {@link FairsliceInitializer} or declared in web.xml (then with
+ * {@code <async-supported>true</async-supported>} and the REQUEST and ASYNC dispatchers).
+ */
+public final class FairsliceFilter implements Filter {
+
+    /** The request attribute that carries the request's ticket across async dispatches. */
+    public static final String TICKET_ATTRIBUTE = FairsliceFilter.class.getName() + ".ticket";
+
+    private static final Logger LOG = Logger.getLogger(FairsliceFilter.class.getName());
+
+    private Scheduler scheduler;
+    private RequestClassifier classifier;
+    private FairsliceMetrics metrics;
+    private GuardedListeners listeners;
+    private FairsliceControl control;
+
+    @Override
+    public void init(FilterConfig filterConfig) throws ServletException {
+        ServletContext context = filterConfig.getServletContext();
+        FairsliceConfig config;
+        List<RequestListener> found;
+        ConfigSources.Merged merged;
+        try {
+            found = GuardedListeners.discover(context.getClassLoader());
+            Map<String, String> params = new LinkedHashMap<>();
+            for (String n : Collections.list(filterConfig.getInitParameterNames())) {
+                params.put(n, filterConfig.getInitParameter(n));
+            }
+            merged = ConfigSources.merge(context::getInitParameter, Collections.list(context.getInitParameterNames()),
+                    params, context::getResourceAsStream, context.getClassLoader(), System.getProperties());
+            config = FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(found));
+        } catch (IllegalArgumentException e) {
+            throw new ServletException(e.getMessage(), e);
+        }
+        String application = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+        if (!config.enabled()) {
+            LOG.info(() -> "fairslice[" + application + "]: disabled (enabled=false); requests pass through");
+            return;
+        }
+        Object attribute = context.getAttribute("io.fairslice.meterRegistry");
+        MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+        scheduler = new Scheduler(config, Clock.system());
+        classifier = new RequestClassifier(config);
+        metrics = new FairsliceMetrics(registry, scheduler, classifier, () -> scheduler.config().policy());
+        try {
+            listeners = GuardedListeners.start(found, config, registry);
+        } catch (IllegalArgumentException e) {
+            destroy();
+            throw new ServletException(e.getMessage(), e);
+        }
+        if (config.jmx()) {
+            control = new FairsliceControl(scheduler, application);
+            try {
+                control.register();
+            } catch (javax.management.JMException e) {
+                LOG.log(Level.WARNING, "fairslice[" + application + "]: JMX control not registered", e);
+                control = null;
+            }
+        }
+        String file = merged.file();
+        LOG.info(() -> "fairslice[" + application + "]: started" + (file == null ? "" : " (file " + file + ")")
+                + ", " + config);
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if (scheduler == null || !(req instanceof HttpServletRequest request)
+                || !(res instanceof HttpServletResponse response)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        Object existing = request.getAttribute(TICKET_ATTRIBUTE);
+        if (existing instanceof Ticket ticket) {
+            if (request.getDispatcherType() == DispatcherType.ASYNC && ticket.scheduler() == scheduler) {
+                serve(ticket, request, response, chain, null);
+            } else {
+                chain.doFilter(req, res); // forward/include/error inside a request already admitted
+            }
+            return;
+        }
+        FairsliceConfig config = scheduler.config();
+        String path = path(request);
+        Route route = classifier.route(path);
+        int cls = classifier.classify(config, route, path, request.getMethod(), request::getHeader);
+        Ticket ticket = scheduler.newTicket(cls, route.expectedCpuNanos());
+        scheduler.beginDispatch(ticket);
+        int admission = scheduler.admit(ticket);
+        if (admission != Scheduler.ADMITTED) {
+            scheduler.endDispatch(ticket);
+            reject(ticket, route, response);
+            return;
+        }
+        request.setAttribute(TICKET_ATTRIBUTE, ticket);
+        serve(ticket, request, response, chain, route);
+    }
+
+    /** One dispatch of an admitted request; {@code route} is null on async re-dispatches. */
+    private void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                       Route route) throws IOException, ServletException {
+        if (route == null) {
+            scheduler.beginDispatch(ticket);
+        }
+        String cls = ticket.className();
+        YieldGate.enter(ticket);
+        listeners.enter(cls);
+        boolean failed = true;
+        try {
+            chain.doFilter(request, response);
+            failed = false;
+        } finally {
+            listeners.exit(cls);
+            YieldGate.exit();
+            scheduler.endDispatch(ticket);
+            if (route != null) {
+                if (request.isAsyncStarted()) {
+                    request.getAsyncContext().addListener(new Completion(ticket, route));
+                } else {
+                    finish(ticket, route, failed ? 500 : response.getStatus());
+                }
+            }
+        }
+    }
+
+    private void finish(Ticket ticket, Route route, int status) {
+        long cpu = ticket.cpuNanos();
+        scheduler.complete(ticket);
+        FairsliceConfig config = scheduler.config();
+        classifier.learn(config, route, cpu);
+        metrics.request(route, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
+                System.nanoTime() - ticket.startNanos(), cpu);
+    }
+
+    private void reject(Ticket ticket, Route route, HttpServletResponse response) throws IOException {
+        long retryAfter = scheduler.retryAfterSeconds(ticket.classIndex());
+        metrics.retryAfter(ticket.classIndex(), retryAfter);
+        metrics.request(route, ticket.classIndex(), MeterNames.OUTCOMES.indexOf(MeterNames.OUTCOME_REJECTED),
+                System.nanoTime() - ticket.startNanos(), 0);
+        response.setHeader("Retry-After", Long.toString(retryAfter));
+        response.setContentType("text/plain;charset=UTF-8");
+        response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
+        response.getWriter().write("503 overloaded: requests of class '" + ticket.className()
+                + "' are not being admitted now; retry after " + retryAfter + " s\n");
+    }
+
+    private static String path(HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String info = request.getPathInfo();
+        String p = info == null ? servletPath : servletPath + info;
+        return p == null || p.isEmpty() ? "/" : p;
+    }
+
+    /** Completes the request when its async cycle ends; keeps the permit until then. */
+    private final class Completion implements AsyncListener {
+        private final Ticket ticket;
+        private final Route route;
+        private boolean errored;
+
+        Completion(Ticket ticket, Route route) {
+            this.ticket = ticket;
+            this.route = route;
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            int status = errored ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
+                    ? r.getStatus() : 200;
+            finish(ticket, route, status);
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+            errored = true;
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
+            errored = true;
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            event.getAsyncContext().addListener(this); // a new async cycle drops listeners: stay registered
+        }
+    }
+
+    /** The scheduler of this filter (null when disabled); for tests and embedding servers. */
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    @Override
+    public void destroy() {
+        if (control != null) {
+            control.close();
+        }
+        if (scheduler != null) {
+            scheduler.close();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
+        if (listeners != null) {
+            listeners.close();
+        }
+    }
+}

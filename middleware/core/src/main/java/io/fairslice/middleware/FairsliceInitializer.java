@@ -1,0 +1,42 @@
+package io.fairslice.middleware;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterRegistration;
+import jakarta.servlet.ServletContainerInitializer;
+import jakarta.servlet.ServletContext;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * Registers {@link FairsliceFilter} on {@code /*} (first, REQUEST and ASYNC, async supported) in every web
+ * application that can see the jar (WEB-INF/lib or the container's lib). Does nothing when the application already
+ * declares the filter itself, or when {@code fairslice.enabled=false} is a system property or context parameter.
+ */
+public final class FairsliceInitializer implements ServletContainerInitializer {
+
+    private static final Logger LOG = Logger.getLogger(FairsliceInitializer.class.getName());
+    public static final String FILTER_NAME = "fairslice";
+
+    @Override
+    public void onStartup(Set<Class<?>> classes, ServletContext context) {
+        String enabled = System.getProperty("fairslice.enabled", context.getInitParameter("fairslice.enabled"));
+        if ("false".equalsIgnoreCase(enabled == null ? null : enabled.trim())) {
+            LOG.info(() -> "fairslice: not registered in " + context.getContextPath() + " (fairslice.enabled=false)");
+            return;
+        }
+        for (FilterRegistration r : context.getFilterRegistrations().values()) {
+            if (FairsliceFilter.class.getName().equals(r.getClassName())) {
+                return; // declared in web.xml: that declaration wins
+            }
+        }
+        FilterRegistration.Dynamic r = context.addFilter(FILTER_NAME, FairsliceFilter.class);
+        if (r == null) {
+            LOG.warning(() -> "fairslice: a filter named '" + FILTER_NAME + "' already exists in "
+                    + context.getContextPath() + "; not registered");
+            return;
+        }
+        r.setAsyncSupported(true);
+        r.addMappingForUrlPatterns(EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC), false, "/*");
+    }
+}

@@ -1,0 +1,144 @@
+package io.fairslice.middleware.classify;
+
+import io.fairslice.middleware.FairsliceConfigException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * One classification rule: {@code <class> <condition>...}; a request matches when every condition holds.
+ * Conditions: {@code path=<glob>} (the path inside the web application; {@code *} matches within one segment,
+ * {@code **} across segments), {@code method=GET|POST} (alternatives), {@code header:<Name>=<glob>} and
+ * {@code header:<Name>} (present). Example: {@code rule.10 = heavy path=/reports/** method=GET}.
+ */
+public final class Rule {
+
+    private final int order;
+    private final String className;
+    private final int classIndex;
+    private final Pattern path;
+    private final Set<String> methods;
+    private final List<String> headerNames;
+    private final List<Pattern> headerValues;
+    private final String text;
+
+    private Rule(int order, String className, int classIndex, Pattern path, Set<String> methods,
+                 List<String> headerNames, List<Pattern> headerValues, String text) {
+        this.order = order;
+        this.className = className;
+        this.classIndex = classIndex;
+        this.path = path;
+        this.methods = methods;
+        this.headerNames = headerNames;
+        this.headerValues = headerValues;
+        this.text = text;
+    }
+
+    /** Parses the value of key {@code rule.<order>}; {@code classes} are the configured class names. */
+    public static Rule parse(String key, int order, String value, List<String> classes) {
+        String[] words = value == null ? new String[0] : value.trim().split("\\s+");
+        if (words.length < 2 || words[0].isEmpty()) {
+            throw FairsliceConfigException.of(key, "must be '<class> <condition>...' with at least one condition "
+                    + "(path=<glob>, method=<M>|<M>, header:<Name>[=<glob>])", value);
+        }
+        int classIndex = classes.indexOf(words[0]);
+        if (classIndex < 0) {
+            throw FairsliceConfigException.of(key, "must start with a configured class " + classes, value);
+        }
+        Pattern path = null;
+        Set<String> methods = null;
+        List<String> headerNames = new ArrayList<>();
+        List<Pattern> headerValues = new ArrayList<>();
+        for (int i = 1; i < words.length; i++) {
+            String w = words[i];
+            if (w.startsWith("path=") && path == null) {
+                String glob = w.substring(5);
+                if (!glob.startsWith("/")) {
+                    throw FairsliceConfigException.of(key, "path glob must start with '/'", value);
+                }
+                path = glob(glob);
+            } else if (w.startsWith("method=") && methods == null) {
+                String[] ms = w.substring(7).toUpperCase(Locale.ROOT).split("\\|");
+                for (String m : ms) {
+                    if (!m.matches("[A-Z]{1,16}")) {
+                        throw FairsliceConfigException.of(key, "method must be names like GET|POST", value);
+                    }
+                }
+                methods = Set.of(ms);
+            } else if (w.startsWith("header:") && w.length() > 7) {
+                String h = w.substring(7);
+                int eq = h.indexOf('=');
+                String name = eq < 0 ? h : h.substring(0, eq);
+                if (!name.matches("[A-Za-z0-9!#$%&'*+.^_`|~-]+")) {
+                    throw FairsliceConfigException.of(key, "header name must be an HTTP token", value);
+                }
+                headerNames.add(name);
+                headerValues.add(eq < 0 ? null : glob(h.substring(eq + 1)));
+            } else {
+                throw FairsliceConfigException.of(key, "has an unknown or repeated condition '" + w
+                        + "' (use path=<glob>, method=<M>|<M>, header:<Name>[=<glob>])", value);
+            }
+        }
+        return new Rule(order, words[0], classIndex, path, methods, List.copyOf(headerNames),
+                java.util.Collections.unmodifiableList(headerValues), value.trim());
+    }
+
+    /** {@code **} any characters, {@code *} any but '/', {@code ?} one character; everything else literal. */
+    static Pattern glob(String glob) {
+        StringBuilder re = new StringBuilder();
+        for (int i = 0; i < glob.length(); i++) {
+            char c = glob.charAt(i);
+            if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
+                re.append(".*");
+                i++;
+            } else if (c == '*') {
+                re.append("[^/]*");
+            } else if (c == '?') {
+                re.append('.');
+            } else {
+                re.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return Pattern.compile(re.toString());
+    }
+
+    /** Whether a request with this path (inside the application), method and headers matches. */
+    public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header) {
+        if (methods != null && !methods.contains(method)) {
+            return false;
+        }
+        if (path != null && !path.matcher(requestPath).matches()) {
+            return false;
+        }
+        for (int i = 0; i < headerNames.size(); i++) {
+            String v = header.apply(headerNames.get(i));
+            if (v == null) {
+                return false;
+            }
+            Pattern p = headerValues.get(i);
+            if (p != null && !p.matcher(v).matches()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public int order() {
+        return order;
+    }
+
+    public String className() {
+        return className;
+    }
+
+    public int classIndex() {
+        return classIndex;
+    }
+
+    @Override
+    public String toString() {
+        return "rule." + order + "=" + text;
+    }
+}

@@ -1,0 +1,309 @@
+package io.fairslice.middleware.config;
+
+import static io.fairslice.middleware.config.ConfigKeys.*;
+
+import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.FairsliceConfigException;
+import io.fairslice.middleware.Policy;
+import io.fairslice.middleware.RequestClassConfig;
+import io.fairslice.middleware.classify.Rule;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Turns a flat key/value map into a validated {@link FairsliceConfig}. Every key is consumed exactly once; a key
+ * that nothing consumed is an error, so a typo never silently becomes a default.
+ */
+public final class ConfigParser {
+
+    /** Built-in share weights of the default classes. */
+    public static final int DEFAULT_SHARE = 50;
+    private static final Map<String, Integer> BUILT_IN_SHARES = Map.of("light", 80, "heavy", 20);
+    public static final int DEFAULT_QUEUE_SIZE = 1000;
+    public static final Duration DEFAULT_QUEUE_TIMEOUT = Duration.ofSeconds(30);
+    private static final String CLASS_NAME = "[a-z][a-z0-9_-]{0,31}";
+
+    private final Map<String, String> keys;
+    private final Set<String> used = new HashSet<>();
+
+    private ConfigParser(Map<String, String> keys) {
+        this.keys = keys;
+    }
+
+    /** Parses {@code keys}; {@code listeners} maps each installed listener to its declared setting names. */
+    public static FairsliceConfig parse(Map<String, String> keys, Map<String, Set<String>> listeners) {
+        Map<String, String> trimmed = new LinkedHashMap<>();
+        keys.forEach((k, v) -> trimmed.put(k.trim(), v == null ? null : v.trim()));
+        return new ConfigParser(trimmed).build(listeners);
+    }
+
+    private FairsliceConfig build(Map<String, Set<String>> listeners) {
+        boolean enabled = bool(ENABLED, true);
+        Policy policy = policy();
+        List<String> names = classNames();
+        List<RequestClassConfig> classes = new ArrayList<>();
+        for (String name : names) {
+            String p = CLASS_PREFIX + name + ".";
+            classes.add(new RequestClassConfig(name,
+                    integer(p + SHARE, BUILT_IN_SHARES.getOrDefault(name, DEFAULT_SHARE), 1, 1000),
+                    integer(p + MAX_CONCURRENCY, 0, 0, 100_000),
+                    integer(p + QUEUE_SIZE, DEFAULT_QUEUE_SIZE, 0, 100_000),
+                    duration(p + QUEUE_TIMEOUT, DEFAULT_QUEUE_TIMEOUT, Duration.ofMillis(1), Duration.ofMinutes(10))));
+        }
+        int defaultClass = classRef(DEFAULT_CLASS, names, 0);
+        List<Rule> rules = rules(names);
+        boolean adaptive = bool(ADAPTIVE, true);
+        int adaptiveClass = classRef(ADAPTIVE_CLASS, names, names.size() - 1);
+        Duration heavyAbove = duration(ADAPTIVE_HEAVY_ABOVE, Duration.ofMillis(5), Duration.ofNanos(1000),
+                Duration.ofSeconds(10));
+        Duration lightBelow = duration(ADAPTIVE_LIGHT_BELOW, Duration.ofMillis(2), Duration.ZERO,
+                Duration.ofSeconds(10));
+        if (lightBelow.compareTo(heavyAbove) >= 0) {
+            throw FairsliceConfigException.of(ADAPTIVE_LIGHT_BELOW, "must be below " + ADAPTIVE_HEAVY_ABOVE + " ("
+                    + Durations.format(heavyAbove) + ") so that routes do not flap", keys.get(ADAPTIVE_LIGHT_BELOW) == null
+                    ? Durations.format(lightBelow) : keys.get(ADAPTIVE_LIGHT_BELOW));
+        }
+        double alpha = decimal(ADAPTIVE_ALPHA, 0.2, 0.01, 1.0);
+        int minSamples = integer(ADAPTIVE_MIN_SAMPLES, 3, 1, 10_000);
+        int routesMax = integer(ROUTES_MAX, 1000, 1, 100_000);
+        int maxPages = integer(ROUTES_MAX_PAGES, 50, 1, 1000);
+        if (maxPages > routesMax) {
+            throw FairsliceConfigException.of(ROUTES_MAX_PAGES, "must be at most " + ROUTES_MAX + " (" + routesMax + ")",
+                    String.valueOf(maxPages));
+        }
+        Duration quantum = duration(SHARE_QUANTUM, Duration.ofMillis(5), Duration.ofNanos(100_000), Duration.ofSeconds(1));
+        Duration maxPark = duration(SHARE_MAX_PARK, Duration.ofMillis(500), Duration.ofMillis(1), Duration.ofSeconds(60));
+        Duration linger = duration(SHARE_LINGER, Duration.ofMillis(20), Duration.ZERO, Duration.ofSeconds(1));
+        int cpus = integer(SHARE_CPUS, 0, 0, 1024);
+        if (cpus == 0) {
+            cpus = Runtime.getRuntime().availableProcessors();
+        }
+        Duration sleepQuantum = duration(SLEEP_QUANTUM, Duration.ofMillis(1), Duration.ofNanos(10_000),
+                Duration.ofSeconds(10));
+        Duration sleepDuration = duration(SLEEP_DURATION, Duration.ofMillis(1), Duration.ofNanos(10_000),
+                Duration.ofSeconds(10));
+        Set<String> sleepClasses = sleepClasses(names);
+        Duration retryAfterMax = duration(RETRY_AFTER_MAX, Duration.ofSeconds(60), Duration.ofSeconds(1),
+                Duration.ofHours(1));
+        boolean jmx = bool(JMX, true);
+        Map<String, Map<String, String>> listenerSettings = listenerSettings(listeners);
+        rejectUnused();
+        return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
+                lightBelow, alpha, minSamples, routesMax, maxPages, quantum, maxPark, linger, cpus, sleepQuantum,
+                sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
+    }
+
+    private String take(String key) {
+        used.add(key);
+        String v = keys.get(key);
+        return v == null || v.isEmpty() ? null : v;
+    }
+
+    private boolean bool(String key, boolean fallback) {
+        String v = take(key);
+        if (v == null) {
+            return fallback;
+        }
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw FairsliceConfigException.of(key, "must be true or false", v);
+        };
+    }
+
+    private int integer(String key, int fallback, int min, int max) {
+        String v = take(key);
+        if (v == null) {
+            return fallback;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw FairsliceConfigException.of(key, "must be a whole number " + min + ".." + max, v);
+        }
+        if (n < min || n > max) {
+            throw FairsliceConfigException.of(key, "must be " + min + ".." + max, v);
+        }
+        return (int) n;
+    }
+
+    private double decimal(String key, double fallback, double min, double max) {
+        String v = take(key);
+        if (v == null) {
+            return fallback;
+        }
+        double d;
+        try {
+            d = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw FairsliceConfigException.of(key, "must be a number " + min + ".." + max, v);
+        }
+        if (!(d >= min && d <= max)) {
+            throw FairsliceConfigException.of(key, "must be " + min + ".." + max, v);
+        }
+        return d;
+    }
+
+    private Duration duration(String key, Duration fallback, Duration min, Duration max) {
+        String v = take(key);
+        if (v == null) {
+            return fallback;
+        }
+        Duration d = Durations.parseOrNull(v);
+        String range = Durations.format(min) + ".." + Durations.format(max);
+        if (d == null) {
+            throw FairsliceConfigException.of(key, "must be a duration with a unit (ns, us, ms, s, m, h) in " + range
+                    + ", such as 5ms", v);
+        }
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw FairsliceConfigException.of(key, "must be " + range, v);
+        }
+        return d;
+    }
+
+    private Policy policy() {
+        String v = take(POLICY);
+        if (v == null) {
+            return Policy.SHARE;
+        }
+        Policy p = Policy.ofValue(v);
+        if (p == null) {
+            throw FairsliceConfigException.of(POLICY, "must be one of observe, sleep, share", v);
+        }
+        return p;
+    }
+
+    private List<String> classNames() {
+        String v = take(CLASSES);
+        if (v == null) {
+            return List.of("light", "heavy");
+        }
+        Set<String> names = new LinkedHashSet<>();
+        for (String n : v.split(",")) {
+            String name = n.trim();
+            if (!name.matches(CLASS_NAME)) {
+                throw FairsliceConfigException.of(CLASSES, "must be a comma-separated list of names matching "
+                        + CLASS_NAME + " (bad name '" + name + "')", v);
+            }
+            if (!names.add(name)) {
+                throw FairsliceConfigException.of(CLASSES, "must not repeat a name ('" + name + "')", v);
+            }
+        }
+        if (names.size() > 16) {
+            throw FairsliceConfigException.of(CLASSES, "must name at most 16 classes (each is a metric tag value)", v);
+        }
+        return List.copyOf(names);
+    }
+
+    private int classRef(String key, List<String> names, int fallback) {
+        String v = take(key);
+        if (v == null) {
+            return fallback;
+        }
+        int i = names.indexOf(v);
+        if (i < 0) {
+            throw FairsliceConfigException.of(key, "must be one of the configured classes " + names, v);
+        }
+        return i;
+    }
+
+    private List<Rule> rules(List<String> names) {
+        TreeMap<Integer, Rule> rules = new TreeMap<>();
+        for (String key : keys.keySet()) {
+            if (!key.startsWith(RULE_PREFIX)) {
+                continue;
+            }
+            String n = key.substring(RULE_PREFIX.length());
+            int order;
+            try {
+                order = n.matches("\\d{1,4}") ? Integer.parseInt(n) : -1;
+            } catch (NumberFormatException e) {
+                order = -1;
+            }
+            if (order < 1) {
+                throw FairsliceConfigException.of(key, "must be rule.<n> with <n> a whole number 1..9999", keys.get(key));
+            }
+            String v = take(key);
+            if (v == null) {
+                throw FairsliceConfigException.of(key, "must not be empty", keys.get(key));
+            }
+            rules.put(order, Rule.parse(key, order, v, names));
+        }
+        List<Rule> list = new ArrayList<>(rules.values());
+        list.sort(Comparator.comparingInt(Rule::order));
+        return list;
+    }
+
+    private Set<String> sleepClasses(List<String> names) {
+        String v = take(SLEEP_CLASSES);
+        if (v == null) {
+            return Set.copyOf(names.subList(1, names.size()));
+        }
+        Set<String> set = new LinkedHashSet<>();
+        for (String n : v.split(",")) {
+            if (!names.contains(n.trim())) {
+                throw FairsliceConfigException.of(SLEEP_CLASSES, "must list configured classes " + names
+                        + " ('" + n.trim() + "' is not one)", v);
+            }
+            set.add(n.trim());
+        }
+        return set;
+    }
+
+    private Map<String, Map<String, String>> listenerSettings(Map<String, Set<String>> listeners) {
+        Map<String, Map<String, String>> result = new HashMap<>();
+        for (var listener : listeners.entrySet()) {
+            Map<String, String> settings = new LinkedHashMap<>();
+            String prefix = listener.getKey() + ".";
+            for (var e : keys.entrySet()) {
+                if (!e.getKey().startsWith(prefix)) {
+                    continue;
+                }
+                String setting = e.getKey().substring(prefix.length());
+                if (!declares(listener.getValue(), setting)) {
+                    throw FairsliceConfigException.of(e.getKey(), "is not a setting of the request listener '"
+                            + listener.getKey() + "' (it declares " + new java.util.TreeSet<>(listener.getValue())
+                            + ")", e.getValue());
+                }
+                used.add(e.getKey());
+                settings.put(setting, e.getValue());
+            }
+            result.put(listener.getKey(), Map.copyOf(settings));
+        }
+        return result;
+    }
+
+    /** A declared name ending in {@code .*} accepts any setting below it (per-class settings, for example). */
+    private static boolean declares(Set<String> declared, String setting) {
+        if (declared.contains(setting)) {
+            return true;
+        }
+        for (String d : declared) {
+            if (d.endsWith(".*") && setting.startsWith(d.substring(0, d.length() - 1))
+                    && setting.length() > d.length() - 1) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void rejectUnused() {
+        for (var e : keys.entrySet()) {
+            if (!used.contains(e.getKey())) {
+                throw FairsliceConfigException.of(e.getKey(), "is not a fairslice configuration key "
+                        + "(see docs/configuration.md; per-class keys need a configured class)", e.getValue());
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.fairslice.middleware.config;
+
+import io.fairslice.middleware.FairsliceConfigException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
+
+/**
+ * Merges the configuration sources into one key map, later sources winning:
+ * <ol>
+ * <li>the properties file: the path in system property (or context parameter) {@code fairslice.config}; otherwise
+ * {@code /WEB-INF/fairslice.properties}; otherwise {@code fairslice.properties} on the web application's class
+ * path; keys without prefix;</li>
+ * <li>context parameters {@code fairslice.<key>};</li>
+ * <li>filter init parameters {@code <key>} (a {@code fairslice.} prefix is accepted and dropped);</li>
+ * <li>system properties {@code fairslice.<key>}.</li>
+ * </ol>
+ */
+public final class ConfigSources {
+
+    private ConfigSources() {
+    }
+
+    /** Where the merged keys came from, for the startup log line. */
+    public record Merged(Map<String, String> keys, String file) {
+    }
+
+    /**
+     * @param contextParams context parameter names to values ({@code null} for absent)
+     * @param contextParamNames all context parameter names
+     * @param filterParams filter init parameters
+     * @param webInfFile reads {@code /WEB-INF/fairslice.properties} or returns null
+     * @param loader the web application's class loader
+     * @param system the system properties
+     */
+    public static Merged merge(Function<String, String> contextParams, Iterable<String> contextParamNames,
+                               Map<String, String> filterParams, Function<String, InputStream> webInfFile,
+                               ClassLoader loader, Properties system) {
+        Map<String, String> keys = new LinkedHashMap<>();
+        String file = null;
+        String named = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
+        if (named == null) {
+            named = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
+        }
+        if (named != null && !named.isBlank()) {
+            Path p = Path.of(named.trim());
+            if (!Files.isRegularFile(p)) {
+                throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file", named);
+            }
+            try (InputStream in = Files.newInputStream(p)) {
+                load(in, keys, named);
+            } catch (IOException e) {
+                throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file ("
+                        + e.getMessage() + ")", named);
+            }
+            file = p.toAbsolutePath().toString();
+        } else {
+            InputStream in = webInfFile.apply("/WEB-INF/fairslice.properties");
+            if (in != null) {
+                file = "/WEB-INF/fairslice.properties";
+            } else if (loader != null && (in = loader.getResourceAsStream("fairslice.properties")) != null) {
+                file = "classpath:fairslice.properties";
+            }
+            if (in != null) {
+                try (InputStream closing = in) {
+                    load(closing, keys, file);
+                } catch (IOException e) {
+                    throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be readable ("
+                            + e.getMessage() + ")", file);
+                }
+            }
+        }
+        for (String name : contextParamNames) {
+            if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
+                keys.put(name.substring(ConfigKeys.PREFIX.length()), contextParams.apply(name));
+            }
+        }
+        filterParams.forEach((k, v) -> keys.put(k.startsWith(ConfigKeys.PREFIX) ? k.substring(ConfigKeys.PREFIX.length()) : k, v));
+        for (String name : system.stringPropertyNames()) {
+            if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
+                keys.put(name.substring(ConfigKeys.PREFIX.length()), system.getProperty(name));
+            }
+        }
+        return new Merged(keys, file);
+    }
+
+    private static void load(InputStream in, Map<String, String> keys, String where) throws IOException {
+        Properties p = new Properties();
+        p.load(in);
+        for (String name : p.stringPropertyNames()) {
+            String key = name.startsWith(ConfigKeys.PREFIX) ? name.substring(ConfigKeys.PREFIX.length()) : name;
+            keys.put(key, p.getProperty(name));
+        }
+    }
+}

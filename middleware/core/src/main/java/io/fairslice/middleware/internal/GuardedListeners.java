@@ -1,0 +1,148 @@
+package io.fairslice.middleware.internal;
+
+import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.FairsliceConfigException;
+import io.fairslice.middleware.metrics.MeterNames;
+import io.fairslice.middleware.spi.ListenerContext;
+import io.fairslice.middleware.spi.RequestListener;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The installed {@link RequestListener}s, each wrapped so that it cannot break a request: the first throw is logged
+ * with its stack trace, counted, and the listener is disabled for good.
+ */
+public final class GuardedListeners implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(GuardedListeners.class.getName());
+
+    private final RequestListener[] listeners;
+    private final boolean[] disabled;
+    private final AtomicLong[] failures;
+
+    private GuardedListeners(List<RequestListener> listeners) {
+        this.listeners = listeners.toArray(new RequestListener[0]);
+        this.disabled = new boolean[this.listeners.length];
+        this.failures = new AtomicLong[this.listeners.length];
+        for (int i = 0; i < failures.length; i++) {
+            failures[i] = new AtomicLong();
+        }
+    }
+
+    /** Finds listeners with ServiceLoader in {@code loader}; a name used twice is a configuration error. */
+    public static List<RequestListener> discover(ClassLoader loader) {
+        List<RequestListener> found = new ArrayList<>();
+        Set<String> names = new java.util.HashSet<>();
+        for (RequestListener l : ServiceLoader.load(RequestListener.class, loader)) {
+            if (!names.add(l.name())) {
+                throw FairsliceConfigException.of("<listener>", "names must be unique (two listeners are called '"
+                        + l.name() + "')", l.getClass().getName());
+            }
+            found.add(l);
+        }
+        return found;
+    }
+
+    /** Each listener's name and declared settings, for the configuration parser. */
+    public static Map<String, Set<String>> declaredSettings(List<RequestListener> listeners) {
+        Map<String, Set<String>> m = new HashMap<>();
+        for (RequestListener l : listeners) {
+            m.put(l.name(), Set.copyOf(l.settingNames()));
+        }
+        return m;
+    }
+
+    /** Starts every listener; a bad setting ({@link IllegalArgumentException}) fails startup. */
+    public static GuardedListeners start(List<RequestListener> listeners, FairsliceConfig config,
+                                         MeterRegistry registry) {
+        GuardedListeners g = new GuardedListeners(listeners);
+        List<String> classes = config.classNames();
+        for (int i = 0; i < g.listeners.length; i++) {
+            RequestListener l = g.listeners[i];
+            Map<String, String> settings = config.listenerSettings().getOrDefault(l.name(), Map.of());
+            l.start(new ListenerContext() {
+                @Override
+                public List<String> requestClasses() {
+                    return classes;
+                }
+
+                @Override
+                public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+                    return registry;
+                }
+
+                @Override
+                public Map<String, String> settings() {
+                    return settings;
+                }
+            });
+            FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
+                    .tag(MeterNames.TAG_LISTENER, l.name()).description("listeners disabled because they threw")
+                    .register(registry);
+            LOG.info(() -> "fairslice: request listener '" + l.name() + "' started (" + l.getClass().getName() + ")");
+        }
+        return g;
+    }
+
+    public void enter(String requestClass) {
+        for (int i = 0; i < listeners.length; i++) {
+            if (!disabled[i]) {
+                try {
+                    listeners[i].enter(requestClass);
+                } catch (RuntimeException | LinkageError e) {
+                    disable(i, "enter", e);
+                }
+            }
+        }
+    }
+
+    public void exit(String requestClass) {
+        for (int i = 0; i < listeners.length; i++) {
+            if (!disabled[i]) {
+                try {
+                    listeners[i].exit(requestClass);
+                } catch (RuntimeException | LinkageError e) {
+                    disable(i, "exit", e);
+                }
+            }
+        }
+    }
+
+    private synchronized void disable(int i, String where, Throwable e) {
+        if (!disabled[i]) {
+            disabled[i] = true;
+            failures[i].incrementAndGet();
+            LOG.log(Level.WARNING, "fairslice: request listener '" + listeners[i].name() + "' threw in " + where
+                    + " and is disabled from now on", e);
+        }
+    }
+
+    /** Whether listener {@code index} has been disabled. */
+    public boolean disabled(int index) {
+        return disabled[index];
+    }
+
+    public int size() {
+        return listeners.length;
+    }
+
+    @Override
+    public void close() {
+        for (RequestListener l : listeners) {
+            try {
+                l.stop();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "fairslice: request listener '" + l.name() + "' failed to stop", e);
+            }
+        }
+    }
+}

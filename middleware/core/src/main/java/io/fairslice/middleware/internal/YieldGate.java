@@ -1,0 +1,49 @@
+package io.fairslice.middleware.internal;
+
+import io.fairslice.middleware.schedule.Ticket;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What {@link io.fairslice.middleware.Fairslice#yieldPoint()} reads. The fast path is one volatile read of
+ * {@link #ARMED}: the number of schedulers (one per web application) that may want a running request to yield
+ * right now. Only when it is non-zero does the yield point look up the current thread's request.
+ *
+ * <p>Static on purpose: woven application code reaches the yield point through a static call and cannot carry a
+ * reference. It holds no configuration and no per-application state, only a count and the per-thread request,
+ * which the filter sets and clears around every dispatch, so tests stay independent of each other.
+ */
+public final class YieldGate {
+
+    private YieldGate() {
+    }
+
+    private static final AtomicInteger ARMED = new AtomicInteger();
+    private static final ThreadLocal<Ticket> CURRENT = new ThreadLocal<>();
+
+    public static boolean armed() {
+        return ARMED.get() != 0;
+    }
+
+    public static void arm() {
+        ARMED.incrementAndGet();
+    }
+
+    public static void disarm() {
+        ARMED.decrementAndGet();
+    }
+
+    /** The request the current thread serves, or null. */
+    public static Ticket current() {
+        return CURRENT.get();
+    }
+
+    /** Set by the filter on dispatch entry. */
+    public static void enter(Ticket ticket) {
+        CURRENT.set(ticket);
+    }
+
+    /** Cleared by the filter in finally on dispatch exit. */
+    public static void exit() {
+        CURRENT.remove();
+    }
+}

@@ -1,0 +1,159 @@
+package io.fairslice.middleware.metrics;
+
+import static io.fairslice.middleware.metrics.MeterNames.*;
+
+import io.fairslice.middleware.Policy;
+import io.fairslice.middleware.classify.RequestClassifier;
+import io.fairslice.middleware.classify.Route;
+import io.fairslice.middleware.schedule.ClassState;
+import io.fairslice.middleware.schedule.Scheduler;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Registers the middleware's meters once and records into them. Gauges and function counters read the scheduler's
+ * and classifier's own counters (nothing to do per request); per-request meters are cached on the route, so a
+ * request records without a registry lookup after its route's first use.
+ */
+public final class FairsliceMetrics implements AutoCloseable {
+
+    private static final int CPU_SLOT = OUTCOMES.size();
+
+    private final MeterRegistry registry;
+    private final Scheduler scheduler;
+    private final List<String> classNames;
+    private final List<Meter> meters = new ArrayList<>();
+    private final DistributionSummary[] retryAfter;
+
+    public FairsliceMetrics(MeterRegistry registry, Scheduler scheduler, RequestClassifier classifier,
+                            java.util.function.Supplier<Policy> policy) {
+        this.registry = registry;
+        this.scheduler = scheduler;
+        this.classNames = scheduler.config().classNames();
+        this.retryAfter = new DistributionSummary[classNames.size()];
+        for (ClassState c : scheduler.classes()) {
+            int i = c.index();
+            String cls = c.name();
+            add(Gauge.builder(REQUESTS_INFLIGHT, c, ClassState::inflight).tag(TAG_CLASS, cls)
+                    .description("requests between filter entry and completion").register(registry));
+            add(Gauge.builder(REQUESTS_RUNNING, c, ClassState::running).tag(TAG_CLASS, cls)
+                    .description("requests admitted and not parked").register(registry));
+            add(Gauge.builder(REQUESTS_WAITING, c, ClassState::waiting).tag(TAG_CLASS, cls)
+                    .description("requests queued for admission or parked at a yield point").register(registry));
+            add(Gauge.builder(CLASS_CPU_SHARE, scheduler, s -> s.cpuShare(i)).tag(TAG_CLASS, cls)
+                    .description("the class's part of the requests' CPU time, decayed over ~2 s").register(registry));
+            add(Gauge.builder(CLASS_CPU_SHARE_TARGET, scheduler, s -> s.targetShare(i)).tag(TAG_CLASS, cls)
+                    .description("the class's configured share, normalised").register(registry));
+            add(Gauge.builder(CLASS_BALANCE, c, x -> x.balanceNanos() / 1e9).tag(TAG_CLASS, cls).baseUnit("seconds")
+                    .description("share scheduler CPU balance; negative: over its share").register(registry));
+            add(FunctionCounter.builder(YIELD_POINTS, c, ClassState::yieldPoints).tag(TAG_CLASS, cls)
+                    .description("yield points reached while the scheduler was armed").register(registry));
+            add(FunctionCounter.builder(CLASSIFY_RECLASSIFIED, classifier, k -> k.reclassifiedInto(i))
+                    .tag(TAG_CLASS, cls).description("routes the adaptive classifier moved into the class")
+                    .register(registry));
+            for (int w = 0; w < WHERES.size(); w++) {
+                int where = w;
+                add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tag(TAG_CLASS, cls)
+                        .tag(TAG_WHERE, WHERES.get(w)).description("times a request's thread parked").register(registry));
+                add(FunctionCounter.builder(YIELD_PARKED, c, x -> x.parkedNanos(where) / 1e9).tag(TAG_CLASS, cls)
+                        .tag(TAG_WHERE, WHERES.get(w)).baseUnit("seconds").description("time spent parked")
+                        .register(registry));
+            }
+            for (int r = 0; r < REASONS.size(); r++) {
+                int reason = r;
+                add(FunctionCounter.builder(REJECTIONS, c, x -> x.rejections(reason)).tag(TAG_CLASS, cls)
+                        .tag(TAG_REASON, REASONS.get(r)).description("requests answered 503 by admission control")
+                        .register(registry));
+            }
+            retryAfter[i] = add(DistributionSummary.builder(RETRY_AFTER).tag(TAG_CLASS, cls).baseUnit("seconds")
+                    .description("Retry-After values given with rejections").register(registry));
+        }
+        for (Policy p : Policy.values()) {
+            add(Gauge.builder(POLICY, policy, s -> s.get() == p ? 1 : 0).tag(TAG_POLICY, p.value())
+                    .description("1 for the active policy").register(registry));
+        }
+        add(Gauge.builder(CLASSIFY_ROUTES, classifier, k -> k.routes().size())
+                .description("routes in the bounded route table").register(registry));
+        add(FunctionCounter.builder(CLASSIFY_ROUTES_OVERFLOW, classifier, k -> k.routes().overflowCount())
+                .description("requests whose route did not fit in the full table").register(registry));
+    }
+
+    private <M extends Meter> M add(M meter) {
+        synchronized (meters) {
+            meters.add(meter);
+        }
+        return meter;
+    }
+
+    /** Records a finished request: its latency under {@code outcome} and its CPU time. */
+    public void request(Route route, int classIndex, int outcome, long durationNanos, long cpuNanos) {
+        Object[] m = meters(route);
+        int base = classIndex * (CPU_SLOT + 1);
+        ((Timer) m[base + outcome]).record(durationNanos, TimeUnit.NANOSECONDS);
+        if (cpuNanos > 0) {
+            ((Counter) m[base + CPU_SLOT]).increment(cpuNanos / 1e9);
+        }
+    }
+
+    /** Records the Retry-After given with a rejection. */
+    public void retryAfter(int classIndex, long seconds) {
+        retryAfter[classIndex].record(seconds);
+    }
+
+    private Object[] meters(Route route) {
+        Object[] m = route.meters;
+        if (m != null) {
+            return m;
+        }
+        synchronized (route) {
+            if (route.meters == null) {
+                Object[] fresh = new Object[classNames.size() * (CPU_SLOT + 1)];
+                for (int c = 0; c < classNames.size(); c++) {
+                    int base = c * (CPU_SLOT + 1);
+                    for (int o = 0; o < OUTCOMES.size(); o++) {
+                        fresh[base + o] = add(Timer.builder(REQUESTS).tag(TAG_CLASS, classNames.get(c))
+                                .tag(TAG_PAGE, route.page()).tag(TAG_OUTCOME, OUTCOMES.get(o))
+                                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                                .maximumExpectedValue(Duration.ofSeconds(60))
+                                .description("time from filter entry to completion, queueing and parking included")
+                                .register(registry));
+                    }
+                    fresh[base + CPU_SLOT] = add(Counter.builder(REQUESTS_CPU).tag(TAG_CLASS, classNames.get(c))
+                            .tag(TAG_PAGE, route.page()).baseUnit("seconds")
+                            .description("CPU time of the serving threads").register(registry));
+                }
+                route.meters = fresh;
+            }
+            return route.meters;
+        }
+    }
+
+    /** Index of an outcome value in {@link MeterNames#OUTCOMES} for an HTTP status. */
+    public static int outcomeOf(int status) {
+        return status >= 500 ? 2 : status >= 400 ? 1 : 0;
+    }
+
+    /** Removes every meter this instance registered (web application stopped). */
+    @Override
+    public void close() {
+        synchronized (meters) {
+            for (Meter m : meters) {
+                registry.remove(m);
+            }
+            meters.clear();
+        }
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+}

@@ -1,0 +1,98 @@
+package io.fairslice.middleware.schedule;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The scheduler's state for one request class. Written under the scheduler's lock; the volatile fields and adders
+ * are what gauges and counters read without it.
+ */
+public final class ClassState {
+
+    final int index;
+    final String name;
+
+    volatile int inflight;
+    volatile int running;
+    volatile int permits;
+    volatile int waitingAdmission;
+    volatile int waitingYield;
+    /** CPU balance (ns): negative when the class used more than its share while others competed. */
+    volatile long balance;
+    long lastActiveNanos = Long.MIN_VALUE / 2;
+    final ArrayDeque<Ticket> admissionQueue = new ArrayDeque<>();
+    final ArrayDeque<Ticket> yieldWaiters = new ArrayDeque<>();
+
+    /** Decayed actual CPU use, for the share gauge. */
+    volatile double decayedCpu;
+    /** EWMA of CPU per finished request (ns): the reservation when the route has no history. */
+    double ewmaCost;
+    /** EWMA of the interval between completions (ns): the drain rate behind Retry-After. */
+    double drainIntervalNanos;
+    long lastCompletionNanos;
+
+    final LongAdder yieldPoints = new LongAdder();
+    final LongAdder[] parks = {new LongAdder(), new LongAdder()};
+    final LongAdder[] parkedNanos = {new LongAdder(), new LongAdder()};
+    final LongAdder[] rejections = {new LongAdder(), new LongAdder(), new LongAdder()};
+    final LongAdder cpuNanos = new LongAdder();
+
+    ClassState(int index, String name) {
+        this.index = index;
+        this.name = name;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    /** Requests between filter entry and completion. */
+    public int inflight() {
+        return inflight;
+    }
+
+    /** Requests admitted and not parked. */
+    public int running() {
+        return running;
+    }
+
+    /** Requests queued for admission or parked at a yield point. */
+    public int waiting() {
+        return waitingAdmission + waitingYield;
+    }
+
+    public int waitingAdmission() {
+        return waitingAdmission;
+    }
+
+    public long balanceNanos() {
+        return balance;
+    }
+
+    public long yieldPoints() {
+        return yieldPoints.sum();
+    }
+
+    /** Parks at admission ({@code where} 0) or at yield points (1). */
+    public long parks(int where) {
+        return parks[where].sum();
+    }
+
+    public long parkedNanos(int where) {
+        return parkedNanos[where].sum();
+    }
+
+    /** Rejections for a reason index of {@link Scheduler#REJECT_REASONS}. */
+    public long rejections(int reason) {
+        return rejections[reason].sum();
+    }
+
+    /** Actual CPU time of the class's requests (ns), as measured so far. */
+    public long cpuNanos() {
+        return cpuNanos.sum();
+    }
+}

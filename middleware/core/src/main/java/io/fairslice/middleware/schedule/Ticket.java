@@ -1,0 +1,72 @@
+package io.fairslice.middleware.schedule;
+
+/**
+ * One request's scheduling state, created by the filter when the request enters and handed to the scheduler at
+ * every decision. Written by the thread serving the request; the fields the scheduler's dispatcher writes from
+ * other threads ({@link #granted}) are volatile or guarded by the scheduler's lock.
+ */
+public final class Ticket {
+
+    final Scheduler scheduler;
+    final ClassState cls;
+    /** Expected CPU of this request (ns), reserved from the class's balance on admission. */
+    final long expectedCpuNanos;
+    final long startNanos;
+
+    Thread thread;
+    volatile boolean granted;
+    boolean holdsPermit;
+    boolean queuedForAdmission;
+    boolean parkedAtYield;
+    long deadlineNanos;
+
+    /** CPU of finished dispatches plus the current dispatch's start point. */
+    long cpuDone;
+    long cpuDispatchStart;
+    boolean dispatching;
+    /** CPU already charged to the class's balance (the reservation counts) and already counted as actual use. */
+    long charged;
+    long accounted;
+    /** CPU at the start of the current burst (since admission or the last park). */
+    long burstStartCpu;
+    long burstStartWall;
+    long lastCheckNanos;
+    long yieldPoints;
+    boolean completed;
+    int rejection = -1;
+
+    Ticket(Scheduler scheduler, ClassState cls, long expectedCpuNanos, long startNanos) {
+        this.scheduler = scheduler;
+        this.cls = cls;
+        this.expectedCpuNanos = expectedCpuNanos;
+        this.startNanos = startNanos;
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    /** The request's class index. */
+    public int classIndex() {
+        return cls.index;
+    }
+
+    public String className() {
+        return cls.name;
+    }
+
+    /** When the request entered the filter (scheduler clock). */
+    public long startNanos() {
+        return startNanos;
+    }
+
+    /** CPU time used by the request's dispatches so far (ns), measured on the calling thread if it serves it. */
+    public long cpuNanos() {
+        return dispatching ? cpuDone + scheduler.clock.threadCpuNanos() - cpuDispatchStart : cpuDone;
+    }
+
+    /** Yield points this request reached while the scheduler was armed. */
+    public long yieldPoints() {
+        return yieldPoints;
+    }
+}
