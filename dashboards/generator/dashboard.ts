@@ -1,0 +1,367 @@
+// The fairslice overview dashboard: what a request class gets (throughput, CPU share, latency) and what the
+// middleware and the kernel did about it (parks, rejections, timeslices, run-queue waits). docs/dashboards.md explains
+// each panel and how an overload looks in it; keep the two in step.
+
+import * as common from "@grafana/grafana-foundation-sdk/common";
+import * as dashboard from "@grafana/grafana-foundation-sdk/dashboard";
+import * as prometheus from "@grafana/grafana-foundation-sdk/prometheus";
+import * as timeseries from "@grafana/grafana-foundation-sdk/timeseries";
+import { applyFixes } from "./fixes";
+import { middleware as m, probe as p, recorded as r } from "./metrics";
+
+export const DASHBOARD_UID = "fairslice-overview";
+
+/** The datasource every panel and variable uses: the dashboard's datasource variable. */
+const DATASOURCE: common.DataSourceRef = { type: "prometheus", uid: "${datasource}" };
+
+/** Series of the selected applications and instances. */
+const TARGET = `application=~"$application", instance=~"$instance"`;
+/** ... and of the selected pages. */
+const PAGES = `${TARGET}, page=~"$page"`;
+
+interface Query {
+  expr: string;
+  /** Grafana legend template; every {{label}} in it must be a label of every series (the live test checks it). */
+  legend: string;
+}
+
+interface PanelSpec {
+  title: string;
+  description: string;
+  /** A Grafana unit id, such as reqps, s, percentunit. */
+  unit: string;
+  queries: Query[];
+  min?: number;
+  max?: number;
+  /** Series whose legend matches this pattern are drawn dashed: the targets a measured series is compared to. */
+  dashedPattern?: string;
+  width?: number;
+}
+
+function panel(spec: PanelSpec): timeseries.PanelBuilder {
+  const builder = new timeseries.PanelBuilder()
+    .title(spec.title)
+    .description(spec.description)
+    .datasource(DATASOURCE)
+    .unit(spec.unit)
+    .height(8)
+    .span(spec.width ?? 12)
+    .lineWidth(1)
+    .fillOpacity(10)
+    .showPoints(common.VisibilityMode.Never)
+    .legend(
+      new common.VizLegendOptionsBuilder()
+        .showLegend(true)
+        .displayMode(common.LegendDisplayMode.Table)
+        .placement(common.LegendPlacement.Bottom)
+        .calcs(["mean", "max", "lastNotNull"]),
+    )
+    .tooltip(new common.VizTooltipOptionsBuilder().mode(common.TooltipDisplayMode.Multi).sort(common.SortOrder.Descending));
+  if (spec.min !== undefined) {
+    builder.min(spec.min);
+  }
+  if (spec.max !== undefined) {
+    builder.max(spec.max);
+  }
+  if (spec.dashedPattern !== undefined) {
+    builder.overrideByRegexp(spec.dashedPattern, [
+      { id: "custom.lineStyle", value: { fill: "dash", dash: [10, 10] } },
+      { id: "custom.fillOpacity", value: 0 },
+    ]);
+  }
+  spec.queries.forEach((query, index) => {
+    builder.withTarget(
+      new prometheus.DataqueryBuilder()
+        .datasource(DATASOURCE)
+        .refId(String.fromCharCode("A".charCodeAt(0) + index))
+        .expr(query.expr)
+        .legendFormat(query.legend)
+        .range(),
+    );
+  });
+  return builder;
+}
+
+function row(title: string): dashboard.RowBuilder {
+  return new dashboard.RowBuilder(title);
+}
+
+/** A query variable over one label of the request timer, filtered by the variables before it. */
+function labelVariable(name: string, label: string, matchers: string, all: boolean): dashboard.QueryVariableBuilder {
+  const query = `label_values(${m.requestsCount}${matchers === "" ? "" : `{${matchers}}`}, ${label})`;
+  const builder = new dashboard.QueryVariableBuilder(name)
+    .label(label)
+    .datasource(DATASOURCE)
+    // the plain-string form: every Grafana since 7 reads it (10.1+ convert it to their query object on load)
+    .query(query)
+    .refresh(dashboard.VariableRefresh.OnTimeRangeChanged)
+    .sort(dashboard.VariableSort.AlphabeticalAsc)
+    .multi(all)
+    .includeAll(all);
+  if (all) {
+    // without it Grafana would list every value in the regex; ".*" also matches series that lack the label
+    builder.allValue(".*");
+  }
+  return builder;
+}
+
+const quantile = (q: number, name: string): Query => ({
+  expr: `histogram_quantile(${q}, sum by (page, le) (${r.pageLatencyBuckets}{${PAGES}}))`,
+  legend: `{{page}} ${name}`,
+});
+
+export function buildDashboard(): dashboard.Dashboard {
+  const builder = new dashboard.DashboardBuilder("fairslice: overload fairness")
+    .uid(DASHBOARD_UID)
+    .description(
+      "Per-page throughput and latency, class CPU shares against their targets, and what the fairslice middleware " +
+        "and the kernel did under overload (parks, rejections, timeslices, run-queue waits). See docs/dashboards.md.",
+    )
+    .tags(["fairslice", "tomcat", "overload"])
+    .editable()
+    .tooltip(dashboard.DashboardCursorSync.Crosshair)
+    .refresh("10s")
+    .time({ from: "now-30m", to: "now" })
+    .timezone("browser")
+    .withVariable(
+      new dashboard.DatasourceVariableBuilder("datasource").label("Data source").type("prometheus"),
+    )
+    .withVariable(labelVariable("application", "application", "", false))
+    .withVariable(labelVariable("instance", "instance", `application=~"$application"`, true))
+    .withVariable(labelVariable("page", "page", TARGET, true))
+
+    .withRow(row("Throughput and CPU share"))
+    .withPanel(
+      panel({
+        title: "Throughput per page",
+        description: "Completed requests per second for each page (all outcomes, 503 rejections included).",
+        unit: "reqps",
+        min: 0,
+        queries: [{ expr: `sum by (page) (rate(${m.requestsCount}{${PAGES}}[$__rate_interval]))`, legend: "{{page}}" }],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Throughput per class",
+        description:
+          "Completed requests per second for each request class (all outcomes; the 503s alone are in 'Rejections').",
+        unit: "reqps",
+        min: 0,
+        queries: [
+          { expr: `sum by (class) (rate(${m.requestsCount}{${PAGES}}[$__rate_interval]))`, legend: "{{class}}" },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Class CPU share against target",
+        description:
+          "Each class's part of the CPU time used by all requests (solid), against its configured share (dashed). " +
+          "A light class far below its target while its requests wait is the unfairness fairslice exists to stop.",
+        unit: "percentunit",
+        min: 0,
+        max: 1,
+        dashedPattern: ".* target$",
+        queries: [
+          { expr: `avg by (class) (${m.classCpuShare}{${TARGET}})`, legend: "{{class}}" },
+          { expr: `avg by (class) (${m.classCpuShareTarget}{${TARGET}})`, legend: "{{class}} target" },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Throughput retention per class",
+        description:
+          "Each class's throughput over the last minute as a fraction of its best minute in the last hour " +
+          "(recording rule). The study's 'light retention': near 100% means heavy load does not crowd the class out.",
+        unit: "percentunit",
+        min: 0,
+        queries: [{ expr: `min by (class) (${r.classRetention}{${TARGET}})`, legend: "{{class}}" }],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Request CPU time per class",
+        description:
+          "CPU seconds per second spent by the threads serving each class (1 = one full core), from the threads' " +
+          "own CPU clocks.",
+        unit: "s",
+        min: 0,
+        width: 24,
+        queries: [{ expr: `sum by (class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))`, legend: "{{class}}" }],
+      }),
+    )
+
+    .withRow(row("Latency"))
+    .withPanel(
+      panel({
+        title: "Latency per page (p50, p95, p99)",
+        description:
+          "Quantiles of the time from the filter's entry to the response's completion, queued and parked time " +
+          "included, from the timer's histogram buckets over one minute (recording rule).",
+        unit: "s",
+        min: 0,
+        width: 24,
+        queries: [quantile(0.5, "p50"), quantile(0.95, "p95"), quantile(0.99, "p99")],
+      }),
+    )
+
+    .withRow(row("Scheduling"))
+    .withPanel(
+      panel({
+        title: "In flight per class",
+        description:
+          "Requests between filter entry and completion, split into running (admitted, not parked) and waiting " +
+          "(queued for admission or parked at a yield point).",
+        unit: "short",
+        min: 0,
+        queries: [
+          { expr: `sum by (class) (${m.requestsInflight}{${TARGET}})`, legend: "{{class}} in flight" },
+          { expr: `sum by (class) (${m.requestsRunning}{${TARGET}})`, legend: "{{class}} running" },
+          { expr: `sum by (class) (${m.requestsWaiting}{${TARGET}})`, legend: "{{class}} waiting" },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Yield points per class",
+        description:
+          "Yield points reached per second while the scheduler was armed (the fast path, when nobody needs to " +
+          "yield, is not counted).",
+        unit: "ops",
+        min: 0,
+        queries: [{ expr: `sum by (class) (rate(${m.yieldPoints}{${TARGET}}[$__rate_interval]))`, legend: "{{class}}" }],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Parks per class",
+        description: "Times per second a request's thread parked, at admission or at a yield point.",
+        unit: "ops",
+        min: 0,
+        queries: [
+          {
+            expr: `sum by (class, where) (rate(${m.yieldParks}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{class}} at {{where}}",
+          },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Parked threads per class",
+        description:
+          "Seconds parked per second: the average number of threads of the class that were parked, at admission " +
+          "or at a yield point.",
+        unit: "short",
+        min: 0,
+        queries: [
+          {
+            expr: `sum by (class, where) (rate(${m.yieldParked}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{class}} at {{where}}",
+          },
+        ],
+      }),
+    )
+
+    .withRow(row("Admission control"))
+    .withPanel(
+      panel({
+        title: "Rejections (503) per class",
+        description: "Requests answered 503 with Retry-After per second, by class and reason.",
+        unit: "reqps",
+        min: 0,
+        queries: [
+          {
+            expr: `sum by (class, reason) (rate(${m.rejections}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{class}} {{reason}}",
+          },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Retry-After given",
+        description: "The Retry-After sent with rejections: mean over the interval and the recent maximum.",
+        unit: "s",
+        min: 0,
+        queries: [
+          {
+            expr:
+              `sum by (class) (rate(${m.retryAfterSum}{${TARGET}}[$__rate_interval])) / ` +
+              `sum by (class) (rate(${m.retryAfterCount}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{class}} mean",
+          },
+          { expr: `max by (class) (${m.retryAfterMax}{${TARGET}})`, legend: "{{class}} max" },
+        ],
+      }),
+    )
+
+    .withRow(row("Kernel scheduler (kernel-probe)"))
+    .withPanel(
+      panel({
+        title: "Effective timeslice per class",
+        description:
+          "CPU time per dispatch of the worker threads serving each class: how long a thread runs once the OS " +
+          "puts it on a CPU. Long slices for heavy work are what starve light requests on a long-slice OS.",
+        unit: "s",
+        min: 0,
+        queries: [{ expr: `avg by (class) (${p.effectiveSlice}{${TARGET}})`, legend: "{{class}}" }],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Run-queue wait per dispatch",
+        description:
+          "Time a worker thread of the class waited runnable for a CPU, per dispatch: the OS-level queueing that " +
+          "a servlet filter cannot see.",
+        unit: "s",
+        min: 0,
+        queries: [
+          {
+            expr:
+              `sum by (class) (rate(${p.runQueueWait}{${TARGET}}[$__rate_interval])) / ` +
+              `sum by (class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{class}}",
+          },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Involuntary context switches per class",
+        description: "Times per second the scheduler preempted a worker thread serving the class.",
+        unit: "ops",
+        min: 0,
+        queries: [
+          {
+            expr: `sum by (class) (rate(${p.switches}{${TARGET}, kind="involuntary"}[$__rate_interval]))`,
+            legend: "{{class}}",
+          },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "CPU pressure",
+        description:
+          "Share of wall time in which at least one task of the machine (or container) waited for a CPU (PSI " +
+          "'some'). Near 100% means the CPU is overcommitted, whatever the middleware does.",
+        unit: "percentunit",
+        min: 0,
+        queries: [{ expr: `max by (instance) (rate(${p.cpuPressureStall}{${TARGET}}[$__rate_interval]))`, legend: "{{instance}}" }],
+      }),
+    );
+
+  const built = builder.build();
+  numberPanels(built);
+  return applyFixes(built);
+}
+
+/** Stable panel ids in layout order (Grafana needs unique ids; the SDK leaves them out). */
+function numberPanels(board: dashboard.Dashboard): void {
+  let id = 1;
+  for (const item of board.panels ?? []) {
+    item.id = id++;
+  }
+}

@@ -1,0 +1,213 @@
+package io.fairslice.dashboards;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fairslice.dashboards.DashboardModel.Panel;
+import io.fairslice.dashboards.DashboardModel.Query;
+import io.fairslice.dashboards.DashboardModel.Variable;
+import io.fairslice.experiments.server.ServerOptions;
+import io.fairslice.experiments.server.StudyServer;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every panel of the committed dashboard shows data: a real Prometheus (loopback, scratch storage, 1 s scrapes, the
+ * committed rules) scrapes a real fairslice study server under a short light + heavy load; then every panel query,
+ * with the dashboard's variables substituted as Grafana would, must return series that carry the labels its legend
+ * prints and at least one finite value. A panel whose meter does not exist fails the test by name.
+ */
+class DashboardQueriesLiveTest {
+
+    /** Prometheus's scrape and rule evaluation interval for the test. */
+    private static final String SCRAPE_INTERVAL = "1s";
+    /**
+     * What Grafana puts for $__rate_interval with a data source whose scrape interval is 1 s: max(4 x scrape
+     * interval, query step + scrape interval), rounded up for a safe margin over jittery scrapes.
+     */
+    private static final String RATE_INTERVAL = "10s";
+    private static final Duration LOAD = Duration.ofSeconds(15);
+    /** How long after the load the panels may take to fill (recording rules need two scrapes of a rate window). */
+    private static final Duration SETTLE = Duration.ofSeconds(30);
+
+    private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.+),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\)$");
+    private static final Pattern LEFTOVER_VARIABLE = Pattern.compile("\\$\\{?[a-zA-Z_][a-zA-Z0-9_]*");
+
+    /** The two ways a multi-value variable is usually set: "All" (allValue) and every value ticked. */
+    enum Selection { ALL, EVERY_VALUE }
+
+    @Test
+    void shouldShowDataInEveryPanelOfTheCommittedDashboard() throws Exception {
+        DashboardModel dashboard = DashboardModel.read(ModuleFiles.dashboardJson());
+        assertThat(dashboard.panels()).as("panels in %s", ModuleFiles.dashboardJson()).isNotEmpty();
+        assertThat(dashboard.panels()).as("panels with no query cannot be verified")
+                .allSatisfy(panel -> assertThat(panel.queries()).as(panel.title()).isNotEmpty());
+
+        // The command line of `./fairslice serve`. Heavy requests may run one at a time with one waiting: the third
+        // heavy client is turned away, so the admission panels (rejections, Retry-After) have data too.
+        ServerOptions options = ServerOptions.parse("--port", "0", "--max-threads", "64", "--document-size", "1MB",
+                "--policy", "share",
+                "--fairslice", "rule.1=heavy path=/heavy",
+                "--fairslice", "class.heavy.max-concurrency=1",
+                "--fairslice", "class.heavy.queue-size=1");
+        try (StudyServer server = new StudyServer(options).start();
+             LocalPrometheus prometheus = LocalPrometheus.start("127.0.0.1:" + server.port(), SCRAPE_INTERVAL)) {
+            long start = epochSeconds() - 1;
+            Map<String, Long> responses = new StudyLoad().run(URI.create("http://127.0.0.1:" + server.port() + "/"),
+                    Map.of("/light", 4, "/light2", 2, "/heavy", 3), LOAD, 20_000);
+            assertThat(responses).as("responses of the load, by page and status")
+                    .containsKeys("/light 200", "/light2 200", "/heavy 200", "/heavy 503");
+
+            List<String> problems = List.of();
+            long deadline = System.nanoTime() + SETTLE.toNanos();
+            do {
+                problems = new ArrayList<>();
+                for (Selection selection : Selection.values()) {
+                    problems.addAll(checkPanels(dashboard, prometheus, selection, start, epochSeconds()));
+                }
+                if (problems.isEmpty()) {
+                    break;
+                }
+                Thread.sleep(1000);
+            } while (System.nanoTime() < deadline);
+
+            assertThat(problems)
+                    .as("panels of %s without data after a %s s load (responses: %s); Prometheus log:%n%s",
+                            ModuleFiles.dashboardJson().getFileName(), LOAD.toSeconds(), responses,
+                            prometheus.logText())
+                    .isEmpty();
+        }
+    }
+
+    private static List<String> checkPanels(DashboardModel dashboard, LocalPrometheus prometheus, Selection selection,
+                                            long start, long end) throws IOException, InterruptedException {
+        List<String> problems = new ArrayList<>();
+        Map<String, String> values = resolveVariables(dashboard, prometheus, selection, start, end, problems);
+        if (!problems.isEmpty()) {
+            return problems;
+        }
+        for (Panel panel : dashboard.panels()) {
+            for (Query query : panel.queries()) {
+                String where = "panel '" + panel.title() + "' query " + query.refId() + " (variables " + selection
+                        + ")";
+                String expr = substitute(query.expr(), values);
+                Matcher leftover = LEFTOVER_VARIABLE.matcher(expr);
+                if (leftover.find()) {
+                    problems.add(where + ": uses " + leftover.group() + ", which the test cannot substitute");
+                    continue;
+                }
+                problems.addAll(checkQuery(where, expr, query.legendLabels(), prometheus, start, end));
+            }
+        }
+        return problems;
+    }
+
+    private static List<String> checkQuery(String where, String expr, Set<String> legendLabels,
+                                           LocalPrometheus prometheus, long start, long end)
+            throws IOException, InterruptedException {
+        JsonNode data;
+        try {
+            data = prometheus.api("/api/v1/query_range", Map.of("query", expr, "start", Long.toString(start),
+                    "end", Long.toString(end), "step", "1"));
+        } catch (LocalPrometheus.PrometheusQueryException e) {
+            return List.of(where + ": Prometheus rejected it: " + e.getMessage());
+        }
+        JsonNode series = data.path("result");
+        if (series.isEmpty()) {
+            return List.of(where + ": no series for " + expr);
+        }
+        List<String> problems = new ArrayList<>();
+        boolean anyFinite = false;
+        for (JsonNode one : series) {
+            for (String label : legendLabels) {
+                if (!one.path("metric").hasNonNull(label)) {
+                    problems.add(where + ": a series lacks label '" + label + "' that the legend prints: "
+                            + one.path("metric"));
+                }
+            }
+            for (JsonNode point : one.path("values")) {
+                double value = Double.parseDouble(point.get(1).asText());
+                anyFinite |= Double.isFinite(value);
+            }
+        }
+        if (!anyFinite) {
+            problems.add(where + ": only NaN or infinite values for " + expr);
+        }
+        return problems;
+    }
+
+    /**
+     * Values for every variable, in dashboard order (a variable's query may use those before it). Query variables
+     * are resolved through Prometheus as Grafana's label_values() does; each must find at least one value.
+     */
+    private static Map<String, String> resolveVariables(DashboardModel dashboard, LocalPrometheus prometheus,
+                                                        Selection selection, long start, long end,
+                                                        List<String> problems)
+            throws IOException, InterruptedException {
+        Map<String, String> values = new LinkedHashMap<>();
+        values.put("__rate_interval", RATE_INTERVAL);
+        for (Variable variable : dashboard.variables()) {
+            switch (variable.type()) {
+                case "datasource" -> values.put(variable.name(), "prometheus");
+                case "query" -> {
+                    Matcher matcher = LABEL_VALUES.matcher(variable.query().trim());
+                    if (!matcher.matches()) {
+                        problems.add("variable '" + variable.name() + "': the test understands label_values(selector,"
+                                + " label) queries only, got '" + variable.query() + "'");
+                        continue;
+                    }
+                    String selector = substitute(matcher.group(1), values);
+                    List<String> found = prometheus.labelValues(selector, matcher.group(2), start, end);
+                    if (found.isEmpty()) {
+                        problems.add("variable '" + variable.name() + "': no values for " + selector);
+                        continue;
+                    }
+                    values.put(variable.name(), format(variable, found, selection));
+                }
+                default -> problems.add("variable '" + variable.name() + "': type '" + variable.type()
+                        + "' is not one the test knows how to set");
+            }
+        }
+        return values;
+    }
+
+    /** A variable's value as Grafana interpolates it into a Prometheus query. */
+    private static String format(Variable variable, List<String> found, Selection selection) {
+        if (!variable.multi() && !variable.includeAll()) {
+            return found.get(0);
+        }
+        if (selection == Selection.ALL && variable.includeAll() && variable.allValue() != null) {
+            return variable.allValue();
+        }
+        return found.stream().map(DashboardQueriesLiveTest::regexEscape).collect(Collectors.joining("|", "(", ")"));
+    }
+
+    /** Grafana's escaping of one value of a multi-value variable, for use in a PromQL "..." regex. */
+    private static String regexEscape(String value) {
+        return value.replace("\\", "\\\\\\\\").replaceAll("[$^*{}\\[\\]'+?.()|]", "\\\\\\\\$0");
+    }
+
+    private static String substitute(String text, Map<String, String> values) {
+        String result = text;
+        // longest names first, so $page does not eat the start of a hypothetical $pages
+        List<String> names = values.keySet().stream().sorted((a, b) -> b.length() - a.length()).toList();
+        for (String name : names) {
+            result = result.replace("${" + name + "}", values.get(name)).replace("$" + name, values.get(name));
+        }
+        return result;
+    }
+
+    private static long epochSeconds() {
+        return System.currentTimeMillis() / 1000;
+    }
+}
