@@ -96,7 +96,7 @@ public final class BusyBurstyMain {
         System.exit(0);
     }
 
-    static long spin(long nanos) {
+    public static long spin(long nanos) {
         long end = System.nanoTime() + nanos;
         long x = 0;
         while (System.nanoTime() < end) {

@@ -1,0 +1,268 @@
+package io.fairslice.probe;
+
+import static io.fairslice.probe.ProbeMeterNames.*;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fairslice.middleware.spi.RequestListener;
+import io.fairslice.probe.internal.Sampler;
+import io.fairslice.probe.linux.BusyBurstyMain;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+class KernelProbeListenerTest {
+
+    private static final List<String> CLASSES = List.of("light", "heavy");
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final List<String> warnings = new CopyOnWriteArrayList<>();
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> new Thread(r, "test-worker"));
+    private KernelProbeListener listener;
+
+    @AfterEach
+    void tearDown() {
+        if (listener != null) {
+            listener.stop();
+        }
+        worker.shutdownNow();
+    }
+
+    private KernelProbeListener start(Map<String, String> settings) {
+        listener = new KernelProbeListener(w -> KernelProbes.create(System.getProperty("os.name"), Path.of("/proc"),
+                w), warnings::add);
+        listener.start(new TestContext(CLASSES, registry, settings));
+        return listener;
+    }
+
+    @Test
+    void shouldBeFoundByServiceLoaderUnderItsName() {
+        List<String> names = new ArrayList<>();
+        for (RequestListener l : ServiceLoader.load(RequestListener.class)) {
+            names.add(l.name() + ":" + l.getClass().getName());
+        }
+
+        assertThat(names).contains("kernel-probe:" + KernelProbeListener.class.getName());
+    }
+
+    @Test
+    void shouldAcceptItsSettingNamesAndNoOthers() {
+        Set<String> names = new KernelProbeListener().settingNames();
+
+        // the middleware checks keys with contains(); iteration shows readable patterns
+        assertThat(List.of("interval", "enabled", "nice.heavy", "slice.heavy")).allMatch(names::contains);
+        assertThat(names).contains("nice.<class>", "slice.<class>");
+        assertThat(names.contains("nice.")).isFalse();
+        assertThat(names.contains("intervall")).isFalse();
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldAttributeCpuToTheClassEachThreadServes() throws Exception {
+        start(Map.of());
+        worker.submit(() -> {
+            listener.enter("heavy");
+            BusyBurstyMain.spin(150_000_000L);
+            listener.exit("heavy");
+            for (int i = 0; i < 10; i++) {
+                listener.enter("light");
+                BusyBurstyMain.spin(2_000_000L);
+                listener.exit("light");
+            }
+        }).get();
+
+        double heavy = registry.get(RUN_TIME).tag(TAG_CLASS, "heavy").functionCounter().count();
+        double light = registry.get(RUN_TIME).tag(TAG_CLASS, "light").functionCounter().count();
+        assertThat(heavy).as("heavy run time, s").isCloseTo(0.150, within(0.03));
+        assertThat(light).as("light run time, s").isCloseTo(0.020, within(0.01));
+        DistributionSummary lightCpu = registry.get(REQUEST_CPU).tag(TAG_CLASS, "light").summary();
+        assertThat(lightCpu.count()).isEqualTo(10);
+        assertThat(lightCpu.mean()).as("CPU per light request, s").isCloseTo(0.002, within(0.001));
+        assertThat(registry.get(DISPATCHES).tag(TAG_CLASS, "heavy").functionCounter().count()).isPositive();
+        assertThat(warnings).isEmpty();
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldPublishIntervalRatesWithOnlyConfiguredClassesAndNoneAsTags() throws Exception {
+        start(Map.of("interval", "100ms"));
+        Sampler sampler = listener.sampler();
+        worker.submit(() -> {
+            for (int i = 0; i < 60; i++) {
+                listener.enter(i % 2 == 0 ? "heavy" : "light");
+                BusyBurstyMain.spin(3_000_000L);
+                try {
+                    Thread.sleep(2); // voluntary switches inside the request
+                } catch (InterruptedException e) {
+                    return;
+                }
+                listener.exit(i % 2 == 0 ? "heavy" : "light");
+            }
+        }).get();
+        long ticks = sampler.ticks();
+        while (sampler.ticks() < ticks + 2) {
+            Thread.sleep(20);
+        }
+
+        Set<String> classTags = registry.getMeters().stream().map(m -> m.getId().getTag(TAG_CLASS))
+                .filter(t -> t != null).collect(Collectors.toSet());
+        assertThat(classTags).containsExactlyInAnyOrder("light", "heavy", "none");
+        assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getName()).startsWith("fairslice.probe."));
+        assertThat(registry.get(SWITCHES).tag(TAG_CLASS, "heavy").tag(TAG_KIND, KIND_VOLUNTARY).functionCounter()
+                .count()).isGreaterThanOrEqualTo(30);
+        assertThat(registry.get(SAMPLER_INTERVAL).gauge().value()).isGreaterThanOrEqualTo(0.1);
+        assertThat(registry.get(SAMPLER_COST).gauge().value()).isBetween(0.0, 0.01);
+        assertThat(registry.get(THREADS).gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get(LOAD).gauge().value()).isGreaterThanOrEqualTo(0.0);
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldNiceAThreadWhileItServesTheClassAndRestoreItOnExit() throws Exception {
+        start(Map.of("nice.heavy", "10"));
+        KernelProbe probe = KernelProbes.create();
+        long[] nice = worker.submit(() -> {
+            long tid = probe.currentThreadId();
+            ThreadStats s = new ThreadStats();
+            listener.enter("heavy");
+            probe.actuator().readScheduling(tid, s);
+            long during = s.nice();
+            listener.exit("heavy");
+            probe.actuator().readScheduling(tid, s);
+            long after = s.nice();
+            listener.enter("light");
+            probe.actuator().readScheduling(tid, s);
+            long light = s.nice();
+            listener.exit("light");
+            return new long[] {during, after, light};
+        }).get();
+
+        assertThat(nice).containsExactly(10, 0, 0);
+        assertThat(registry.get(ACTUATOR_FAILURES).tag(TAG_ACTUATOR, "nice").functionCounter().count()).isZero();
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldGiveAThreadTheClassSliceWhileItServesTheClass() throws Exception {
+        KernelProbe probe = KernelProbes.create();
+        assumeTrue(probe.actuator().supportsSlice(), "per-thread EEVDF slices need Linux 6.12+, this is "
+                + System.getProperty("os.version"));
+        start(Map.of("slice.heavy", "2ms"));
+        long[] slice = worker.submit(() -> {
+            long tid = probe.currentThreadId();
+            String sched = "/proc/self/task/" + tid + "/sched";
+            long before = seSlice(sched);
+            listener.enter("heavy");
+            long during = seSlice(sched);
+            listener.exit("heavy");
+            return new long[] {before, during, seSlice(sched)};
+        }).get();
+
+        assertThat(slice[1]).isEqualTo(2_000_000L);
+        assertThat(slice[2]).isEqualTo(slice[0]);
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldEndTheSamplerThreadAndRemoveItsMetersOnStop() throws Exception {
+        start(Map.of());
+        assertThat(samplerThreads()).hasSize(1);
+        assertThat(registry.getMeters()).isNotEmpty();
+
+        listener.stop();
+
+        assertThat(samplerThreads()).isEmpty();
+        assertThat(registry.getMeters()).isEmpty();
+        assertThat(listener.isActive()).isFalse();
+        listener.enter("heavy"); // after stop: nothing happens, nothing breaks
+        listener.exit("heavy");
+    }
+
+    @Test
+    void shouldRejectBadSettingsNamingTheKeyAndTheValue() {
+        assertThatThrownBy(() -> start(Map.of("nice.heavy", "25")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kernel-probe.nice.heavy")
+                .hasMessageContaining("25");
+        assertThatThrownBy(() -> start(Map.of("slice.medium", "1ms")))
+                .hasMessageContaining("kernel-probe.slice.medium").hasMessageContaining("not configured");
+        assertThatThrownBy(() -> start(Map.of("interval", "1000")))
+                .hasMessageContaining("kernel-probe.interval").hasMessageContaining("'1000'");
+        assertThatThrownBy(() -> start(Map.of("slice.heavy", "200ms")))
+                .hasMessageContaining("kernel-probe.slice.heavy").hasMessageContaining("200ms");
+        assertThatThrownBy(() -> start(Map.of("colour", "red")))
+                .hasMessageContaining("unknown kernel probe setting kernel-probe.colour");
+        listener = null;
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldStayOffWithOneWarningWhenTheProbeCannotRunAndLeaveRequestsAlone(@TempDir Path fakeProc)
+            throws Exception {
+        Files.createDirectories(fakeProc.resolve("self"));
+        listener = new KernelProbeListener(w -> KernelProbes.create("Linux", fakeProc, w), warnings::add);
+        listener.start(new TestContext(CLASSES, registry, Map.of()));
+
+        worker.submit(() -> {
+            listener.enter("heavy");
+            listener.exit("heavy");
+        }).get();
+
+        assertThat(listener.isActive()).isFalse();
+        assertThat(warnings).hasSize(1);
+        assertThat(warnings.get(0)).contains("kernel probe disabled").contains("requests are unaffected");
+        assertThat(registry.getMeters()).isEmpty();
+        assertThat(samplerThreads()).isEmpty();
+    }
+
+    @Test
+    void shouldFailStartWhenActuatorsAreConfiguredButTheProbeCannotRun() {
+        listener = new KernelProbeListener(w -> KernelProbes.create("Plan 9", Path.of("/proc"), w), warnings::add);
+
+        assertThatThrownBy(() -> listener.start(new TestContext(CLASSES, registry, Map.of("nice.heavy", "5"))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kernel-probe.nice.heavy")
+                .hasMessageContaining("Plan 9");
+    }
+
+    @Test
+    void shouldDoNothingWhenDisabled() {
+        start(Map.of("enabled", "false"));
+
+        assertThat(listener.isActive()).isFalse();
+        assertThat(registry.getMeters()).isEmpty();
+        assertThat(warnings).isEmpty();
+    }
+
+    static long seSlice(String schedFile) {
+        try {
+            String text = Files.readString(Path.of(schedFile));
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^se\\.slice\\s+:\\s+(\\d+)").matcher(text);
+            return m.find() ? Long.parseLong(m.group(1)) : -1;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static List<Thread> samplerThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals(Sampler.THREAD_NAME) && t.isAlive()).collect(Collectors.toList());
+    }
+
+}

@@ -1,0 +1,11 @@
+package io.fairslice.probe;
+
+import io.fairslice.middleware.spi.ListenerContext;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.Map;
+
+/** What the middleware hands a listener, built by hand. */
+record TestContext(List<String> requestClasses, MeterRegistry meterRegistry, Map<String, String> settings)
+        implements ListenerContext {
+}
