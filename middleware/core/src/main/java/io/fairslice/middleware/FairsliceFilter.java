@@ -12,6 +12,8 @@ import io.fairslice.middleware.schedule.Clock;
 import io.fairslice.middleware.schedule.Scheduler;
 import io.fairslice.middleware.schedule.Ticket;
 import io.fairslice.middleware.spi.RequestListener;
+import io.fairslice.middleware.weaving.WeavingMetrics;
+import io.fairslice.middleware.weaving.WeavingScope;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import jakarta.servlet.AsyncEvent;
@@ -78,6 +80,15 @@ public final class FairsliceFilter implements Filter {
         }
         Object attribute = context.getAttribute("io.fairslice.meterRegistry");
         MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+        // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0
+        WeavingScope weaving = WeavingScope.inspect(context.getClassLoader());
+        try {
+            weaving.requireValid();
+        } catch (IllegalStateException e) {
+            throw new ServletException(e.getMessage(), e);
+        }
+        LOG.log(weaving.warnings().isEmpty() ? Level.INFO : Level.WARNING, weaving::summary);
+        new WeavingMetrics().bindTo(registry);
         scheduler = new Scheduler(config, Clock.system());
         classifier = new RequestClassifier(config);
         metrics = new FairsliceMetrics(registry, scheduler, classifier, () -> scheduler.config().policy());

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.weaving.WeavingScope;
 import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -45,16 +47,36 @@ class WeavingScopeTest {
     }
 
     @Test
-    void shouldRejectAPackageThatMatchesNoClass() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/></weaver>"
-                + "</aspectj>");
+    void shouldRejectAPackageThatMatchesNoClassInTheApplicationsOwnAopXml() throws IOException {
+        Path classes = Files.createDirectories(dir.resolve("classes/META-INF"));
+        Files.writeString(classes.resolve("aop.xml"),
+                "<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/></weaver></aspectj>");
+        try (URLClassLoader application =
+                new URLClassLoader(new URL[] {dir.resolve("classes").toUri().toURL()}, loader)) {
+
+            WeavingScope scope = WeavingScope.inspect(application, "META-INF/aop.xml");
+
+            assertThat(scope.problems()).singleElement().asString()
+                    .contains("io.fairslice.weavingtest.shp..*", "matches no class", "a typo?");
+            // the test JVM's own loader wove the aspect; the child loader sees that class
+            assertThat(scope.agentActive()).isTrue();
+            assertThatThrownBy(scope::requireValid).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("io.fairslice.weavingtest.shp..*");
+        }
+    }
+
+    @Test
+    void shouldOnlyWarnWhenAJvmWideFileNamesAPackageThisApplicationLacks() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/>"
+                + "<include within=\"io.fairslice.weavingtest.shop..*\"/></weaver></aspectj>");
 
         WeavingScope scope = WeavingScope.inspect(loader, file);
 
-        assertThat(scope.problems()).singleElement().asString()
-                .contains("io.fairslice.weavingtest.shp..*", "matches no class", "a typo?");
-        assertThatThrownBy(scope::requireValid).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("io.fairslice.weavingtest.shp..*");
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.warnings()).singleElement().asString().contains("io.fairslice.weavingtest.shp..*",
+                "shared by the JVM");
+        assertThat(scope.includes()).containsExactly("io.fairslice.weavingtest.shop..*");
+        assertThat(scope.summary()).contains("WARNING");
     }
 
     @Test
@@ -115,8 +137,10 @@ class WeavingScopeTest {
     void shouldReportAnEmptyScope() throws IOException {
         String file = fragment("<aspectj><weaver options=\"-Xlint:ignore\"/></aspectj>");
 
-        assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
-                .contains("the weaving scope is empty");
+        WeavingScope scope = WeavingScope.inspect(loader, file);
+
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.warnings()).singleElement().asString().contains("the weaving scope is empty");
     }
 
     @Test

@@ -3,16 +3,19 @@ package io.fairslice.middleware.weaving;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.net.URISyntaxException;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
@@ -28,16 +31,20 @@ import org.xml.sax.SAXException;
  * What the AspectJ load-time weaver will weave for one class loader, read the way the weaver reads it, and checked
  * for the mistakes the weaver passes over in silence.
  *
- * <p>The weaver merges every {@code aop.xml} it finds (the resources named by the system property
- * {@value #CONFIGURATION_PROPERTY}, by default {@code META-INF/aop.xml}, and {@code file:} entries of that property).
- * The operator's {@code <include within="..."/>} elements are the weaving scope. The weaver ignores unknown
- * elements and attributes, weaves nothing for a misspelt package, and disables itself on a malformed pattern with a
- * single warning; this class turns each of those into a {@link #problems() problem} that names the file, the
- * element and the rule broken, so that the middleware can refuse to start (see {@link #requireValid()}).
+ * <p>The weaver merges every {@code aop.xml} it finds: the resources named by the system property
+ * {@value #CONFIGURATION_PROPERTY} (by default {@code META-INF/aop.xml}) and the {@code file:} entries of that
+ * property. The operator's {@code <include within="..."/>} elements are the weaving scope. The weaver ignores
+ * unknown elements and attributes, weaves nothing for a misspelt package, and disables itself on a malformed pattern
+ * with one warning; this class reports each of those as a {@link #problems() problem} naming the file, the element
+ * and the rule broken, so that the middleware can refuse to start ({@link #requireValid()}).
  *
- * <p>A declared {@code <aspect name="..."/>} must name a class the loader can see. An include must be a package and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or
- * one class ({@code com.acme.Checkout}); it must match at least one class visible to the class loader; and it must
- * not lie inside code that is never woven (the JDK, the container, AspectJ, metrics libraries, fairslice).
+ * <p>Rules: a declared {@code <aspect name="..."/>} must name a class the loader can see. An include must be a
+ * package and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class
+ * ({@code com.acme.Checkout}); it must not lie inside code that is never woven (the JDK, the container, AspectJ,
+ * metrics libraries, fairslice); and it must match at least one class the loader can see. That last rule is a
+ * {@link #warnings() warning} instead when the include comes from a configuration shared by the whole JVM (a
+ * {@code file:} entry, or an aop.xml the parent loader sees too): in a container with several web applications
+ * such a file legitimately names packages of the others. An empty scope is a warning as well: nothing is woven.
  */
 public final class WeavingScope {
 
@@ -47,8 +54,9 @@ public final class WeavingScope {
     /** The weaver's default when {@value #CONFIGURATION_PROPERTY} is not set. */
     public static final String DEFAULT_CONFIGURATION = "META-INF/aop.xml;META-INF/aop-ajc.xml;org/aspectj/aop.xml";
 
-    private static final String ASPECT = YieldPointAspect.class.getName();
-    private static final String WEAVING_PACKAGE = YieldPointAspect.class.getPackageName() + ".";
+    // names, not class literals: this class must work where AspectJ's annotations are not on the class path
+    private static final String WEAVING_PACKAGE = WeavingScope.class.getPackageName() + ".";
+    private static final String ASPECT = WEAVING_PACKAGE + "YieldPointAspect";
 
     /** Packages that {@link YieldPointAspect} never advises, whatever the scope (its {@code fenced()} pointcut). */
     static final List<String> FENCED = List.of("java", "javax", "jakarta", "jdk", "sun", "com.sun",
@@ -67,8 +75,7 @@ public final class WeavingScope {
             Map.entry("dump", Set.of("within", "beforeandafter", "perclassloaderdumpdir")),
             Map.entry("aspects", Set.of()),
             Map.entry("aspect", Set.of("name", "scope", "requires")),
-            Map.entry("concrete-aspect",
-                    Set.of("name", "extends", "precedence", "perclause", "requires")),
+            Map.entry("concrete-aspect", Set.of("name", "extends", "precedence", "perclause", "requires")),
             Map.entry("pointcut", Set.of("name", "expression")),
             Map.entry("before", Set.of("pointcut", "invokeClass", "invokeMethod")),
             Map.entry("after", Set.of("pointcut", "invokeClass", "invokeMethod")),
@@ -79,12 +86,14 @@ public final class WeavingScope {
     private final List<String> sources;
     private final List<String> includes;
     private final List<String> problems;
+    private final List<String> warnings;
 
-    private WeavingScope(boolean agentActive, List<String> sources, List<String> includes, List<String> problems) {
+    private WeavingScope(boolean agentActive, Findings findings) {
         this.agentActive = agentActive;
-        this.sources = List.copyOf(sources);
-        this.includes = List.copyOf(includes);
-        this.problems = List.copyOf(problems);
+        this.sources = List.copyOf(findings.sources);
+        this.includes = List.copyOf(findings.includes);
+        this.problems = List.copyOf(findings.problems);
+        this.warnings = List.copyOf(findings.warnings);
     }
 
     /** Reads the weaving configuration visible to {@code loader}, as the weaver does, and checks it. */
@@ -97,131 +106,137 @@ public final class WeavingScope {
      * property: for tests and for checking a configuration before deploying it.
      */
     public static WeavingScope inspect(ClassLoader loader, String configuration) {
-        List<String> sources = new ArrayList<>();
-        Set<String> includes = new LinkedHashSet<>();
-        List<String> problems = new ArrayList<>();
+        Findings findings = new Findings(loader);
         for (String entry : configuration.split(";")) {
             if (entry.isBlank()) {
                 continue;
             }
             if (entry.startsWith("file:")) {
-                Path file = filePath(entry);
-                if (file == null || !Files.isRegularFile(file)) {
-                    problems.add(CONFIGURATION_PROPERTY + " names " + entry + ", which is not a readable file");
-                    continue;
-                }
-                try (InputStream in = Files.newInputStream(file)) {
-                    read(entry, in, loader, includes, problems);
-                    sources.add(entry);
-                } catch (IOException e) {
-                    problems.add("cannot read " + entry + ": " + e.getMessage());
-                }
+                readFile(entry, findings);
             } else {
-                Enumeration<URL> urls;
-                try {
-                    urls = loader.getResources(entry);
-                } catch (IOException e) {
-                    problems.add("cannot list the resources " + entry + ": " + e.getMessage());
-                    continue;
-                }
-                Set<String> seen = new LinkedHashSet<>();
-                while (urls.hasMoreElements()) {
-                    URL url = urls.nextElement();
-                    if (!seen.add(url.toString())) {
-                        continue;
-                    }
-                    try (InputStream in = url.openStream()) {
-                        read(url.toString(), in, loader, includes, problems);
-                        sources.add(url.toString());
-                    } catch (IOException e) {
-                        problems.add("cannot read " + url + ": " + e.getMessage());
-                    }
-                }
+                readResources(entry, findings);
             }
         }
-        if (includes.isEmpty() && problems.isEmpty()) {
-            problems.add("the weaving scope is empty: no aop.xml has an <include within=\"...\"/> naming the"
-                    + " application's packages (read from " + configuration + "), so no yield point is woven");
+        if (findings.includes.isEmpty() && findings.problems.isEmpty()) {
+            findings.warnings.add("the weaving scope is empty: no aop.xml has an <include within=\"...\"/> naming"
+                    + " the application's packages (read from " + configuration + "), so nothing is woven");
         }
-        return new WeavingScope(isAgentActive(loader), sources, new ArrayList<>(includes), problems);
+        return new WeavingScope(isAgentActive(loader), findings);
+    }
+
+    private static void readFile(String entry, Findings findings) {
+        Path file = filePath(entry);
+        if (file == null || !Files.isRegularFile(file)) {
+            findings.problems.add(CONFIGURATION_PROPERTY + " names " + entry + ", which is not a readable file");
+            return;
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            read(entry, in, true, findings);
+        } catch (IOException e) {
+            findings.problems.add("cannot read " + entry + ": " + e.getMessage());
+        }
+    }
+
+    private static void readResources(String name, Findings findings) {
+        ClassLoader loader = findings.loader;
+        Set<String> inParent = new LinkedHashSet<>();
+        try {
+            if (loader.getParent() != null) {
+                inParent.addAll(Collections.list(loader.getParent().getResources(name)).stream()
+                        .map(URL::toString).toList());
+            }
+            Set<String> seen = new LinkedHashSet<>();
+            for (Enumeration<URL> urls = loader.getResources(name); urls.hasMoreElements(); ) {
+                URL url = urls.nextElement();
+                if (!seen.add(url.toString())) {
+                    continue;
+                }
+                try (InputStream in = url.openStream()) {
+                    read(url.toString(), in, inParent.contains(url.toString()), findings);
+                } catch (IOException e) {
+                    findings.problems.add("cannot read " + url + ": " + e.getMessage());
+                }
+            }
+        } catch (IOException e) {
+            findings.problems.add("cannot list the resources " + name + ": " + e.getMessage());
+        }
     }
 
     private static Path filePath(String entry) {
         try {
             return Paths.get(new URL(entry).toURI());
-        } catch (IOException | java.net.URISyntaxException | IllegalArgumentException e) {
+        } catch (IOException | URISyntaxException | IllegalArgumentException e) {
             return null;
         }
     }
 
-    private static void read(String source, InputStream in, ClassLoader loader, Set<String> includes,
-            List<String> problems) {
+    private static void read(String source, InputStream in, boolean shared, Findings findings) {
         Document document;
         try {
             document = parser().parse(in);
         } catch (SAXException | IOException e) {
-            problems.add(source + " is not well-formed XML: " + e.getMessage());
+            findings.problems.add(source + " is not well-formed XML: " + e.getMessage());
             return;
         }
+        findings.sources.add(source);
         Element root = document.getDocumentElement();
         if (!root.getTagName().equals("aspectj")) {
-            problems.add(source + ": the root element is <" + root.getTagName() + ">, the weaver wants <aspectj>");
+            findings.problems.add(source + ": the root element is <" + root.getTagName()
+                    + ">, the weaver wants <aspectj>");
             return;
         }
-        check(source, root, loader, includes, problems);
+        check(source, root, shared, findings);
     }
 
-    private static void check(String source, Element element, ClassLoader loader, Set<String> includes,
-            List<String> problems) {
+    private static void check(String source, Element element, boolean shared, Findings findings) {
         String name = element.getTagName();
         Set<String> attributes = ELEMENTS.get(name);
         if (attributes == null) {
-            problems.add(source + ": unknown element <" + name + "> (the weaver would ignore it); known: "
-                    + new java.util.TreeSet<>(ELEMENTS.keySet()));
+            findings.problems.add(source + ": unknown element <" + name + "> (the weaver would ignore it); known: "
+                    + new TreeSet<>(ELEMENTS.keySet()));
             return;
         }
         for (int i = 0; i < element.getAttributes().getLength(); i++) {
             String attribute = element.getAttributes().item(i).getNodeName();
             if (!attributes.contains(attribute)) {
-                problems.add(source + ": unknown attribute " + attribute + " on <" + name
-                        + "> (the weaver would ignore it); known: " + new java.util.TreeSet<>(attributes));
+                findings.problems.add(source + ": unknown attribute " + attribute + " on <" + name
+                        + "> (the weaver would ignore it); known: " + new TreeSet<>(attributes));
             }
         }
-        Node parent = element.getParentNode();
+        ClassLoader loader = findings.loader;
         if (name.equals("aspect") && !element.getAttribute("name").isBlank()) {
             String aspect = element.getAttribute("name").trim();
             if (loader.getResource(aspect.replace('.', '/') + ".class") == null) {
-                problems.add(source + ": <aspect name=\"" + aspect + "\"/> names no class visible to " + loader
-                        + ": a typo?");
+                findings.problems.add(source + ": <aspect name=\"" + aspect + "\"/> names no class visible to "
+                        + loader + ": a typo?");
             }
         }
+        Node parent = element.getParentNode();
         if (name.equals("include") && parent instanceof Element p && p.getTagName().equals("weaver")) {
             String within = element.getAttribute("within").trim();
             // fairslice's own aop.xml includes its aspects (they need weaving to become aspects); not scope
             if (!within.startsWith(WEAVING_PACKAGE)) {
-                String problem = checkInclude(within, loader);
-                if (problem == null) {
-                    includes.add(within);
-                } else {
-                    problems.add(source + ": <include within=\"" + within + "\"/> " + problem);
-                }
+                checkInclude(source, within, shared, findings);
             }
         }
         for (Node child = element.getFirstChild(); child != null; child = child.getNextSibling()) {
             if (child instanceof Element e) {
-                check(source, e, loader, includes, problems);
+                check(source, e, shared, findings);
             }
         }
     }
 
-    /** Null when {@code within} is a usable scope, else what is wrong with it. */
-    static String checkInclude(String within, ClassLoader loader) {
+    private static void checkInclude(String source, String within, boolean shared, Findings findings) {
+        String element = source + ": <include within=\"" + within + "\"/> ";
         if (within.equals("*") || within.equals("*..*")) {
-            return "would weave every class; name the application's packages instead, such as com.acme..*";
+            findings.problems.add(element + "would weave every class; name the application's packages instead,"
+                    + " such as com.acme..*");
+            return;
         }
         if (!INCLUDE.matcher(within).matches()) {
-            return "is not a scope fairslice accepts: use a package and its subpackages (com.acme..*), one package"
-                    + " (com.acme.*) or one class (com.acme.Checkout)";
+            findings.problems.add(element + "is not a scope fairslice accepts: use a package and its subpackages"
+                    + " (com.acme..*), one package (com.acme.*) or one class (com.acme.Checkout)");
+            return;
         }
         boolean subpackages = within.endsWith("..*");
         boolean onePackage = !subpackages && within.endsWith(".*");
@@ -230,16 +245,25 @@ public final class WeavingScope {
         String packageName = subpackages || onePackage ? name : packageOf(name);
         for (String fenced : FENCED) {
             if (packageName.equals(fenced) || packageName.startsWith(fenced + ".")) {
-                return "lies inside " + fenced + ", which is never woven (JDK, container, AspectJ, metrics and"
-                        + " fairslice code get no yield points)";
+                findings.problems.add(element + "lies inside " + fenced + ", which is never woven (JDK, container,"
+                        + " AspectJ, metrics and fairslice code get no yield points)");
+                return;
             }
         }
         String resource = subpackages || onePackage ? name.replace('.', '/') + "/"
                 : name.replace('.', '/') + ".class";
-        if (loader.getResource(resource) == null) {
-            return "matches no class visible to " + loader + " (no resource " + resource + "): a typo?";
+        if (findings.loader.getResource(resource) == null) {
+            String miss = element + "matches no class visible to " + findings.loader + " (no resource " + resource
+                    + ")";
+            if (shared) {
+                findings.warnings.add(miss + "; the file is shared by the JVM, so it may name another application's"
+                        + " classes");
+            } else {
+                findings.problems.add(miss + ": a typo?");
+            }
+            return;
         }
-        return null;
+        findings.includes.add(within);
     }
 
     private static String packageOf(String className) {
@@ -273,6 +297,29 @@ public final class WeavingScope {
         }
     }
 
+    /**
+     * Checks, before a server starts, the weaving configuration it will have: run with the server's class path and
+     * its {@value #CONFIGURATION_PROPERTY} (no agent needed). Strict: warnings count as problems, since the one
+     * loader checked is the application's. Prints the scope; on a problem prints each one and exits with status 2.
+     * The launcher's {@code serve} runs it, so that a misspelt scope stops the start.
+     */
+    public static void main(String[] args) {
+        if (args.length != 0) {
+            System.err.println("usage: java -cp CLASSPATH [-D" + CONFIGURATION_PROPERTY + "=...] "
+                    + WeavingScope.class.getName() + "   (takes no arguments, got " + String.join(" ", args) + ")");
+            System.exit(2);
+        }
+        WeavingScope scope = inspect(ClassLoader.getSystemClassLoader());
+        List<String> all = new ArrayList<>(scope.problems());
+        all.addAll(scope.warnings());
+        if (!all.isEmpty()) {
+            System.err.println("fairslice weaving: the weaving configuration is not usable (docs/weaving.md):");
+            all.forEach(problem -> System.err.println("  " + problem));
+            System.exit(2);
+        }
+        System.out.println("fairslice weaving: scope " + scope.includes() + " from " + scope.sources());
+    }
+
     /** Whether the weaving agent ({@code -javaagent:aspectjweaver.jar}) processed the aspect in this loader. */
     public boolean agentActive() {
         return agentActive;
@@ -283,14 +330,19 @@ public final class WeavingScope {
         return sources;
     }
 
-    /** The operator's valid includes: the weaving scope. */
+    /** The valid includes that match classes of this loader: the weaving scope. */
     public List<String> includes() {
         return includes;
     }
 
-    /** What is wrong, one sentence each, naming the file and the element; empty when the scope is usable. */
+    /** What is wrong, one sentence each naming the file and the element; empty when the configuration is usable. */
     public List<String> problems() {
         return problems;
+    }
+
+    /** What may be intended but weaves nothing here (an empty scope, a shared file's include for another app). */
+    public List<String> warnings() {
+        return warnings;
     }
 
     /**
@@ -304,19 +356,33 @@ public final class WeavingScope {
         }
     }
 
-    /** One line for the startup log: agent, scope and how many classes were woven so far. */
+    /** One line for the startup log: agent, scope, warnings and how many classes were woven so far. */
     public String summary() {
         if (!agentActive) {
             return "fairslice weaving: off (no -javaagent:aspectjweaver.jar, or the aspect is not visible to this"
                     + " class loader); yield points only where code calls Fairslice.yieldPoint()";
         }
         return "fairslice weaving: on, scope " + includes + " from " + sources + "; " + WovenClasses.count()
-                + " woven classes initialised so far" + (problems.isEmpty() ? "" : "; problems: " + problems);
+                + " woven classes initialised so far" + (warnings.isEmpty() ? "" : "; WARNING: " + warnings)
+                + (problems.isEmpty() ? "" : "; problems: " + problems);
     }
 
     @Override
     public String toString() {
         return "WeavingScope[agentActive=" + agentActive + ", includes=" + includes + ", sources=" + sources
-                + ", problems=" + problems + "]";
+                + ", problems=" + problems + ", warnings=" + warnings + "]";
+    }
+
+    /** What a reading collects. */
+    private static final class Findings {
+        final ClassLoader loader;
+        final List<String> sources = new ArrayList<>();
+        final Set<String> includes = new LinkedHashSet<>();
+        final List<String> problems = new ArrayList<>();
+        final List<String> warnings = new ArrayList<>();
+
+        Findings(ClassLoader loader) {
+            this.loader = loader;
+        }
     }
 }
