@@ -237,32 +237,29 @@ public final class Attribution {
         return idx;
     }
 
+    /**
+     * Adds the growth of each counter since the thread's last checkpoint to {@code classIndex}. A counter this
+     * reading lacks keeps its previous baseline (Windows: the thread's own reading has no switch count, the
+     * sampler's has), so its growth goes to the class in effect when it is next read.
+     */
     private void checkpoint(ThreadState st, ThreadStats now, int classIndex) {
-        if (st.hasLast) {
-            ClassTotals t = totals[classIndex];
-            long run = now.cpuTimeNanos() - st.lastRun;
-            long wait = now.runQueueWaitNanos() - st.lastWait;
-            long disp = now.dispatches() - st.lastDispatches;
-            if (run >= 0 && wait >= 0 && disp >= 0) {
-                t.runNanos.add(run);
-                t.waitNanos.add(wait);
-                t.dispatches.add(disp);
-            }
-            long vol = diffOrZero(now.voluntarySwitches(), st.lastVoluntary);
-            long invol = diffOrZero(now.involuntarySwitches(), st.lastInvoluntary);
-            if (vol > 0) {
-                t.voluntary.add(vol);
-            }
-            if (invol > 0) {
-                t.involuntary.add(invol);
-            }
-        }
-        st.lastRun = now.cpuTimeNanos();
-        st.lastWait = now.runQueueWaitNanos();
-        st.lastDispatches = now.dispatches();
-        st.lastVoluntary = now.voluntarySwitches();
-        st.lastInvoluntary = now.involuntarySwitches();
+        ClassTotals t = totals[classIndex];
+        st.lastRun = advance(st.lastRun, now.cpuTimeNanos(), t.runNanos, st.hasLast);
+        st.lastWait = advance(st.lastWait, now.runQueueWaitNanos(), t.waitNanos, st.hasLast);
+        st.lastDispatches = advance(st.lastDispatches, now.dispatches(), t.dispatches, st.hasLast);
+        st.lastVoluntary = advance(st.lastVoluntary, now.voluntarySwitches(), t.voluntary, st.hasLast);
+        st.lastInvoluntary = advance(st.lastInvoluntary, now.involuntarySwitches(), t.involuntary, st.hasLast);
         st.hasLast = true;
+    }
+
+    private static long advance(long last, long now, LongAdder total, boolean hasLast) {
+        if (!ThreadStats.isSupported(now)) {
+            return last;
+        }
+        if (hasLast && ThreadStats.isSupported(last) && now > last) {
+            total.add(now - last);
+        }
+        return now;
     }
 
     private static long diffOrZero(long now, long before) {
@@ -353,11 +350,11 @@ public final class Attribution {
         final ThreadStats scheduling = new ThreadStats();
         volatile int classIndex;
         boolean hasLast;
-        long lastRun;
-        long lastWait;
-        long lastDispatches;
-        long lastVoluntary;
-        long lastInvoluntary;
+        long lastRun = ThreadStats.UNSUPPORTED;
+        long lastWait = ThreadStats.UNSUPPORTED;
+        long lastDispatches = ThreadStats.UNSUPPORTED;
+        long lastVoluntary = ThreadStats.UNSUPPORTED;
+        long lastInvoluntary = ThreadStats.UNSUPPORTED;
         boolean requestOpen;
         long requestCpu;
         long requestVoluntary;

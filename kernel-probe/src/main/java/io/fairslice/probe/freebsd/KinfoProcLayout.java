@@ -1,0 +1,117 @@
+package io.fairslice.probe.freebsd;
+
+import io.fairslice.probe.SchedPolicy;
+import io.fairslice.probe.ThreadStats;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Parses the array of {@code kinfo_proc} records that {@code sysctl(CTL_KERN, KERN_PROC,
+ * KERN_PROC_PID | KERN_PROC_INC_THREAD, pid)} returns, one per thread, straight from the bytes (no JNA structure
+ * per record: the sampler reads every thread every interval). Offsets are those of {@link KinfoProc} on LP64.
+ */
+public final class KinfoProcLayout {
+
+    public static final int SIZE = 1088;
+    public static final int OFF_STRUCTSIZE = 0;
+    public static final int OFF_PID = 72;
+    public static final int OFF_RUNTIME = 328;
+    public static final int OFF_STAT = 388;
+    public static final int OFF_NICE = 389;
+    public static final int OFF_TDNAME = 394;
+    public static final int TDNAME_LEN = 17;
+    public static final int OFF_MORETDNAME = 502;
+    public static final int MORETDNAME_LEN = 4;
+    public static final int OFF_LASTCPU = 572;
+    public static final int OFF_TID = 600;
+    public static final int OFF_PRI = 604;
+    public static final int OFF_RUSAGE = 608;
+    /** Within {@code struct rusage}. */
+    public static final int RU_NVCSW = 128;
+    public static final int RU_NIVCSW = 136;
+
+    /** {@code pri_class} values from {@code sys/priority.h}. */
+    public static final int PRI_ITHD = 1;
+    public static final int PRI_REALTIME = 2;
+    public static final int PRI_TIMESHARE = 3;
+    public static final int PRI_IDLE = 4;
+
+    private KinfoProcLayout() {
+    }
+
+    /** Number of whole records in {@code length} bytes. */
+    public static int records(int length) {
+        return length / SIZE;
+    }
+
+    /** {@code ki_structsize} of record {@code i}: {@link #SIZE} on a kernel whose layout matches. */
+    public static int structSize(ByteBuffer b, int i) {
+        return le(b).getInt(i * SIZE + OFF_STRUCTSIZE);
+    }
+
+    public static int pid(ByteBuffer b, int i) {
+        return le(b).getInt(i * SIZE + OFF_PID);
+    }
+
+    public static int tid(ByteBuffer b, int i) {
+        return le(b).getInt(i * SIZE + OFF_TID);
+    }
+
+    /** The record index of thread {@code tid}, or -1. */
+    public static int indexOfTid(ByteBuffer b, int length, long tid) {
+        int n = records(length);
+        for (int i = 0; i < n; i++) {
+            if (tid(b, i) == tid) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Fills {@code into} from record {@code i}: run time ({@code ki_runtime}, us), switches ({@code ki_rusage}),
+     * policy from {@code ki_pri.pri_class}, nice, and {@code quantumNanos} as the slice of time-sharing and
+     * real-time threads. FreeBSD gives no run-queue wait or dispatch count: those stay unsupported.
+     */
+    public static void read(ByteBuffer b, int i, long quantumNanos, ThreadStats into) {
+        ByteBuffer l = le(b);
+        int base = i * SIZE;
+        long runtimeMicros = l.getLong(base + OFF_RUNTIME);
+        into.setCounters(runtimeMicros * 1_000L, ThreadStats.UNSUPPORTED, ThreadStats.UNSUPPORTED,
+                l.getLong(base + OFF_RUSAGE + RU_NVCSW), l.getLong(base + OFF_RUSAGE + RU_NIVCSW));
+        int priClass = l.get(base + OFF_PRI) & 0xff;
+        SchedPolicy policy;
+        switch (priClass) {
+            case PRI_TIMESHARE: policy = SchedPolicy.OTHER; break;
+            case PRI_REALTIME: policy = SchedPolicy.RR; break;
+            case PRI_IDLE: policy = SchedPolicy.IDLE; break;
+            default: policy = SchedPolicy.UNKNOWN; break;
+        }
+        long slice = policy == SchedPolicy.OTHER || policy == SchedPolicy.RR ? quantumNanos : ThreadStats.UNSUPPORTED;
+        into.setScheduling(policy, l.get(base + OFF_NICE), slice);
+    }
+
+    /** The thread name: {@code ki_tdname} plus {@code ki_moretdname}. Allocates: for the operator tool only. */
+    public static String threadName(ByteBuffer b, int i) {
+        int base = i * SIZE;
+        return cString(b, base + OFF_TDNAME, TDNAME_LEN) + cString(b, base + OFF_MORETDNAME, MORETDNAME_LEN);
+    }
+
+    private static String cString(ByteBuffer b, int at, int max) {
+        int n = 0;
+        while (n < max && b.get(at + n) != 0) {
+            n++;
+        }
+        byte[] bytes = new byte[n];
+        for (int k = 0; k < n; k++) {
+            bytes[k] = b.get(at + k);
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static ByteBuffer le(ByteBuffer b) {
+        // the buffers passed here are created little-endian once; this only guards callers that forgot
+        return b.order() == ByteOrder.LITTLE_ENDIAN ? b : b.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    }
+}

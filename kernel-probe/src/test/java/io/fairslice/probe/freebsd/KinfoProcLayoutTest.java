@@ -1,0 +1,70 @@
+package io.fairslice.probe.freebsd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairslice.probe.Fixtures;
+import io.fairslice.probe.SchedPolicy;
+import io.fairslice.probe.ThreadStats;
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/** struct kinfo_proc: JNA layout, parser offsets and the documented size agree; the parser reads a fixture. */
+class KinfoProcLayoutTest {
+
+    private final KinfoProc layout = new KinfoProc();
+
+    @Test
+    void shouldLayOutKinfoProcAs1088BytesLikeFreeBsdAmd64() {
+        assertThat(layout.size()).isEqualTo(1088).isEqualTo(KinfoProcLayout.SIZE);
+        assertThat(new KinfoProc.Rusage().size()).isEqualTo(144);
+    }
+
+    @Test
+    void shouldPlaceTheFieldsTheParserReadsWhereJnaPutsThem() {
+        assertThat(layout.offsetOf("ki_structsize")).isEqualTo(KinfoProcLayout.OFF_STRUCTSIZE);
+        assertThat(layout.offsetOf("ki_pid")).isEqualTo(KinfoProcLayout.OFF_PID).isEqualTo(72);
+        assertThat(layout.offsetOf("ki_runtime")).isEqualTo(KinfoProcLayout.OFF_RUNTIME).isEqualTo(328);
+        assertThat(layout.offsetOf("ki_stat")).isEqualTo(KinfoProcLayout.OFF_STAT);
+        assertThat(layout.offsetOf("ki_nice")).isEqualTo(KinfoProcLayout.OFF_NICE);
+        assertThat(layout.offsetOf("ki_tdname")).isEqualTo(KinfoProcLayout.OFF_TDNAME);
+        assertThat(layout.offsetOf("ki_moretdname")).isEqualTo(KinfoProcLayout.OFF_MORETDNAME);
+        assertThat(layout.offsetOf("ki_lastcpu")).isEqualTo(KinfoProcLayout.OFF_LASTCPU);
+        assertThat(layout.offsetOf("ki_tid")).isEqualTo(KinfoProcLayout.OFF_TID).isEqualTo(600);
+        assertThat(layout.offsetOf("ki_pri")).isEqualTo(KinfoProcLayout.OFF_PRI);
+        assertThat(layout.offsetOf("ki_rusage")).isEqualTo(KinfoProcLayout.OFF_RUSAGE).isEqualTo(608);
+        assertThat(layout.offsetOf("ki_tdev")).as("uint64 after the spare ints, 8-aligned").isEqualTo(560);
+        assertThat(layout.offsetOf("ki_sflag")).isEqualTo(1072);
+        assertThat(layout.offsetOf("ki_tdflags")).isEqualTo(1080);
+        KinfoProc.Rusage ru = new KinfoProc.Rusage();
+        assertThat(ru.size()).isEqualTo(144);
+    }
+
+    @Test
+    void shouldReadEveryThreadOfTheRecordedSysctlAnswer() {
+        ByteBuffer b = Fixtures.load("freebsd-kinfo-proc-amd64.bin");
+        int length = b.capacity();
+
+        assertThat(KinfoProcLayout.records(length)).isEqualTo(3);
+        assertThat(KinfoProcLayout.structSize(b, 0)).isEqualTo(1088);
+        assertThat(KinfoProcLayout.pid(b, 2)).isEqualTo(4242);
+        assertThat(KinfoProcLayout.indexOfTid(b, length, 100102)).isEqualTo(1);
+        assertThat(KinfoProcLayout.indexOfTid(b, length, 7)).isEqualTo(-1);
+
+        ThreadStats s = new ThreadStats();
+        KinfoProcLayout.read(b, 1, 94_000_000L, s);
+        assertThat(s.cpuTimeNanos()).isEqualTo(98_765_432_000L);
+        assertThat(s.voluntarySwitches()).isEqualTo(4);
+        assertThat(s.involuntarySwitches()).isEqualTo(5120);
+        assertThat(s.policy()).isEqualTo(SchedPolicy.OTHER);
+        assertThat(s.nice()).isEqualTo(10);
+        assertThat(s.sliceNanos()).isEqualTo(94_000_000L);
+        assertThat(ThreadStats.isSupported(s.runQueueWaitNanos())).as("FreeBSD has no run-queue wait").isFalse();
+        assertThat(ThreadStats.isSupported(s.dispatches())).isFalse();
+        assertThat(KinfoProcLayout.threadName(b, 1)).isEqualTo("worker-thread-1234");
+        assertThat(KinfoProcLayout.threadName(b, 0)).isEqualTo("main");
+
+        KinfoProcLayout.read(b, 2, 94_000_000L, s);
+        assertThat(s.policy()).isEqualTo(SchedPolicy.RR);
+        assertThat(s.voluntarySwitches()).isEqualTo(77);
+    }
+}
