@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
 /**
  * One classification rule: {@code <class> <condition>...}; a request matches when every condition holds.
  * Conditions: {@code path=<glob>} (the path inside the web application; {@code *} matches within one segment,
- * {@code **} across segments), {@code method=GET|POST} (alternatives), {@code header:<Name>=<glob>} and
+ * {@code **} across segments), {@code method=GET|POST} (alternatives), {@code header:<Name>=<glob>} (where
+ * {@code *} matches anything) and
  * {@code header:<Name>} (present). Example: {@code rule.10 = heavy path=/reports/** method=GET}.
  */
 public final class Rule {
@@ -58,7 +59,7 @@ public final class Rule {
                 if (!glob.startsWith("/")) {
                     throw FairsliceConfigException.of(key, "path glob must start with '/'", value);
                 }
-                path = glob(glob);
+                path = glob(glob, true);
             } else if (w.startsWith("method=") && methods == null) {
                 String[] ms = w.substring(7).toUpperCase(Locale.ROOT).split("\\|");
                 for (String m : ms) {
@@ -75,7 +76,7 @@ public final class Rule {
                     throw FairsliceConfigException.of(key, "header name must be an HTTP token", value);
                 }
                 headerNames.add(name);
-                headerValues.add(eq < 0 ? null : glob(h.substring(eq + 1)));
+                headerValues.add(eq < 0 ? null : glob(h.substring(eq + 1), false));
             } else {
                 throw FairsliceConfigException.of(key, "has an unknown or repeated condition '" + w
                         + "' (use path=<glob>, method=<M>|<M>, header:<Name>[=<glob>])", value);
@@ -85,8 +86,11 @@ public final class Rule {
                 java.util.Collections.unmodifiableList(headerValues), value.trim());
     }
 
-    /** {@code **} any characters, {@code *} any but '/', {@code ?} one character; everything else literal. */
-    static Pattern glob(String glob) {
+    /**
+     * {@code **} any characters, {@code *} any but '/' in a path (any in a header value), {@code ?} one character;
+     * everything else literal.
+     */
+    static Pattern glob(String glob, boolean path) {
         StringBuilder re = new StringBuilder();
         for (int i = 0; i < glob.length(); i++) {
             char c = glob.charAt(i);
@@ -94,7 +98,7 @@ public final class Rule {
                 re.append(".*");
                 i++;
             } else if (c == '*') {
-                re.append("[^/]*");
+                re.append(path ? "[^/]*" : ".*");
             } else if (c == '?') {
                 re.append('.');
             } else {

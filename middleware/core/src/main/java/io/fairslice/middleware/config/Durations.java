@@ -46,6 +46,9 @@ public final class Durations {
     /** The shortest exact form: {@code 5ms}, {@code 250us}, {@code 30s}. */
     public static String format(Duration d) {
         long n = d.toNanos();
+        if (n != 0 && n % 3_600_000_000_000L == 0) {
+            return n / 3_600_000_000_000L + "h";
+        }
         if (n != 0 && n % 60_000_000_000L == 0) {
             return n / 60_000_000_000L + "m";
         }

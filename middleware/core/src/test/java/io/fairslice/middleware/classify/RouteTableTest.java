@@ -1,0 +1,44 @@
+package io.fairslice.middleware.classify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class RouteTableTest {
+
+    @Test
+    void shouldCollapseInstanceSegmentsIntoOneRoute() {
+        assertThat(RouteTable.normalise("/orders/12345")).isEqualTo("/orders/{n}");
+        assertThat(RouteTable.normalise("/u/3f2a9c1e-77aa-4bcd-9e01-aa00ff112233/avatar")).isEqualTo("/u/{id}/avatar");
+        assertThat(RouteTable.normalise("/a/" + "x".repeat(60))).isEqualTo("/a/{x}");
+        assertThat(RouteTable.normalise("/1/2/3/4/5/6/7/8/9/10")).isEqualTo("/{n}/{n}/{n}/{n}/{n}/{n}/{n}/{n}/**");
+        assertThat(RouteTable.normalise("")).isEqualTo("/");
+        assertThat(RouteTable.normalise("/heavy")).isEqualTo("/heavy");
+        assertThat(RouteTable.normalise("//a//b/")).isEqualTo("/a/b");
+    }
+
+    @Test
+    void shouldStayBoundedUnderAHundredThousandDistinctUrls() {
+        RouteTable table = new RouteTable(1000, 50);
+        Set<String> pages = new HashSet<>();
+        Set<Route> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (int i = 0; i < 100_000; i++) {
+            Route r = table.route("/attack/p" + Integer.toString(i, 36) + "x/q");
+            pages.add(r.page());
+            routes.add(r);
+        }
+        assertThat(table.size()).isEqualTo(1000);
+        assertThat(routes).as("distinct route objects").hasSize(1001);
+        assertThat(pages).as("distinct page tag values").hasSize(51).contains("other");
+        assertThat(table.overflowCount()).isEqualTo(99_000);
+        assertThat(table.route("/attack/fresh-one")).isSameAs(table.other());
+    }
+
+    @Test
+    void shouldReturnTheSameRouteForTheSamePath() {
+        RouteTable table = new RouteTable(10, 10);
+        assertThat(table.route("/orders/1")).isSameAs(table.route("/orders/2")).isSameAs(table.route("/orders/1"));
+    }
+}

@@ -1,0 +1,133 @@
+package io.fairslice.middleware.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.FairsliceConfigException;
+import io.fairslice.middleware.Policy;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/** One case per validation rule: each names the key, the rule and the value in its message. */
+class ConfigValidationTest {
+
+    static Stream<Arguments> badValues() {
+        return Stream.of(
+                // key, value, words of the rule, [other keys...]
+                Arguments.of("unknown key", "polcy", "share", "is not a fairslice configuration key", new String[0]),
+                Arguments.of("per-class key of no class", "class.medium.share", "10", "is not a fairslice", new String[0]),
+                Arguments.of("boolean", "enabled", "yes", "must be true or false", new String[0]),
+                Arguments.of("policy", "policy", "fair", "must be one of observe, sleep, share", new String[0]),
+                Arguments.of("class name", "classes", "light,Heavy", "must be a comma-separated list", new String[0]),
+                Arguments.of("class repeated", "classes", "a,a", "must not repeat a name", new String[0]),
+                Arguments.of("at most 16 classes", "classes", "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", "at most 16",
+                        new String[0]),
+                Arguments.of("default class", "default-class", "medium", "must be one of the configured classes",
+                        new String[0]),
+                Arguments.of("share range", "class.heavy.share", "0", "must be 1..1000", new String[0]),
+                Arguments.of("share number", "class.heavy.share", "ten", "must be a whole number", new String[0]),
+                Arguments.of("cap range", "class.heavy.max-concurrency", "-1", "must be 0..100000", new String[0]),
+                Arguments.of("queue size range", "class.light.queue-size", "100001", "must be 0..100000", new String[0]),
+                Arguments.of("duration unit", "class.heavy.queue-timeout", "30", "must be a duration with a unit",
+                        new String[0]),
+                Arguments.of("duration range", "class.heavy.queue-timeout", "11m", "must be 1ms..10m", new String[0]),
+                Arguments.of("rule number", "rule.x", "heavy path=/a", "rule.<n> with <n> a whole number", new String[0]),
+                Arguments.of("rule class", "rule.1", "medium path=/a", "must start with a configured class",
+                        new String[0]),
+                Arguments.of("rule needs a condition", "rule.1", "heavy", "at least one condition", new String[0]),
+                Arguments.of("rule condition", "rule.1", "heavy url=/a", "unknown or repeated condition", new String[0]),
+                Arguments.of("rule path", "rule.1", "heavy path=a/*", "path glob must start with '/'", new String[0]),
+                Arguments.of("rule method", "rule.1", "heavy method=G3T", "method must be names", new String[0]),
+                Arguments.of("rule header", "rule.1", "heavy header:X(y)", "header name must be an HTTP token",
+                        new String[0]),
+                Arguments.of("adaptive class", "adaptive.class", "x", "must be one of the configured classes",
+                        new String[0]),
+                Arguments.of("heavy-above range", "adaptive.heavy-above", "0ns", "must be 1us..10s", new String[0]),
+                Arguments.of("hysteresis", "adaptive.light-below", "6ms", "must be below adaptive.heavy-above",
+                        new String[0]),
+                Arguments.of("alpha range", "adaptive.alpha", "1.5", "must be 0.01..1.0", new String[0]),
+                Arguments.of("min samples", "adaptive.min-samples", "0", "must be 1..10000", new String[0]),
+                Arguments.of("routes", "routes.max", "0", "must be 1..100000", new String[0]),
+                Arguments.of("pages within routes", "routes.max-pages", "20", "must be at most routes.max",
+                        new String[] {"routes.max", "10"}),
+                Arguments.of("quantum range", "share.quantum", "50us", "must be 100us..1s", new String[0]),
+                Arguments.of("max park range", "share.max-park", "2m", "must be 1ms..1m", new String[0]),
+                Arguments.of("linger range", "share.linger", "2s", "must be 0ns..1s", new String[0]),
+                Arguments.of("cpus range", "share.cpus", "2000", "must be 0..1024", new String[0]),
+                Arguments.of("sleep quantum", "sleep.quantum", "1us", "must be 10us..10s", new String[0]),
+                Arguments.of("sleep duration", "sleep.duration", "1h", "must be 10us..10s", new String[0]),
+                Arguments.of("sleep classes", "sleep.classes", "heavy,huge", "must list configured classes",
+                        new String[0]),
+                Arguments.of("retry-after", "retry-after.max", "500ms", "must be 1s..1h", new String[0]),
+                Arguments.of("jmx", "jmx", "on", "must be true or false", new String[0]));
+    }
+
+    @ParameterizedTest(name = "{0}: {1}={2}")
+    @MethodSource("badValues")
+    void shouldRejectABadValueNamingKeyRuleAndValue(String rule, String key, String value, String words,
+                                                    String[] others) {
+        Map<String, String> keys = new HashMap<>();
+        for (int i = 0; i < others.length; i += 2) {
+            keys.put(others[i], others[i + 1]);
+        }
+        keys.put(key, value);
+        assertThatThrownBy(() -> FairsliceConfig.parse(keys))
+                .isInstanceOf(FairsliceConfigException.class)
+                .hasMessageContaining(key).hasMessageContaining(words).hasMessageContaining("'" + value + "'")
+                .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo(key));
+    }
+
+    @Test
+    void shouldRejectAListenerSettingTheListenerDoesNotDeclare() {
+        Map<String, Set<String>> listeners = Map.of("probe", Set.of("interval", "nice.*"));
+        assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("probe.intervall", "1s"), listeners))
+                .isInstanceOf(FairsliceConfigException.class)
+                .hasMessageContaining("probe.intervall").hasMessageContaining("is not a setting of the request listener");
+    }
+
+    @Test
+    void shouldHandListenersTheirDeclaredSettingsIncludingWildcards() {
+        Map<String, Set<String>> listeners = Map.of("probe", Set.of("interval", "nice.*"));
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("probe.interval", "1s", "probe.nice.heavy", "10"), listeners);
+        assertThat(c.listenerSettings().get("probe")).containsEntry("interval", "1s").containsEntry("nice.heavy", "10");
+    }
+
+    @Test
+    void shouldDefaultToShareWithLightEightyAndHeavyTwenty() {
+        FairsliceConfig c = FairsliceConfig.ofDefaults();
+        assertThat(c.policy()).isEqualTo(Policy.SHARE);
+        assertThat(c.classNames()).containsExactly("light", "heavy");
+        assertThat(c.classes().get(0).share()).isEqualTo(80);
+        assertThat(c.classes().get(1).share()).isEqualTo(20);
+        assertThat(c.adaptiveClass()).isEqualTo(1);
+        assertThat(c.sleepClasses()).containsExactly("heavy");
+        assertThat(c.cpus()).isEqualTo(Runtime.getRuntime().availableProcessors());
+    }
+
+    @Test
+    void shouldParseDurationsWithUnits() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("share.quantum", "250us", "share.max-park", "1.5s",
+                "class.heavy.queue-timeout", "2m"));
+        assertThat(c.shareQuantum()).isEqualTo(Duration.ofNanos(250_000));
+        assertThat(c.shareMaxPark()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(c.classes().get(1).queueTimeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(Durations.format(Duration.ofMillis(5))).isEqualTo("5ms");
+    }
+
+    @Test
+    void shouldApplyARuntimeChangeWithTheSameValidation() {
+        FairsliceConfig c = FairsliceConfig.ofDefaults();
+        assertThat(c.with(Map.of("class.heavy.share", "10")).classes().get(1).share()).isEqualTo(10);
+        assertThatThrownBy(() -> c.with(Map.of("class.heavy.share", "0")))
+                .hasMessageContaining("class.heavy.share must be 1..1000, got '0'");
+        assertThat(c.classes().get(1).share()).as("the original is unchanged").isEqualTo(20);
+    }
+}

@@ -1,0 +1,23 @@
+package io.fairslice.middleware.schedule;
+
+/** A clock the test moves by hand: wall time and the CPU time of "the" thread (tests drive one at a time). */
+final class FakeClock implements Clock {
+
+    volatile long now = 1_000_000_000L;
+    volatile long cpu;
+
+    @Override
+    public long nanoTime() {
+        return now;
+    }
+
+    @Override
+    public long threadCpuNanos() {
+        return cpu;
+    }
+
+    void advance(long wallNanos, long cpuNanos) {
+        now += wallNanos;
+        cpu += cpuNanos;
+    }
+}
