@@ -1,0 +1,54 @@
+package io.fairslice.loadgen;
+
+import static io.gatling.javaapi.core.CoreDsl.constantUsersPerSec;
+import static io.gatling.javaapi.core.CoreDsl.exec;
+import static io.gatling.javaapi.core.CoreDsl.nothingFor;
+import static io.gatling.javaapi.core.CoreDsl.roundRobinSwitch;
+import static io.gatling.javaapi.core.CoreDsl.scenario;
+import static io.gatling.javaapi.http.HttpDsl.http;
+
+import io.gatling.javaapi.core.ChainBuilder;
+import io.gatling.javaapi.core.PopulationBuilder;
+import io.gatling.javaapi.core.Simulation;
+import io.gatling.javaapi.http.HttpProtocolBuilder;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An open model with a heavy burst (see {@link SpikeParameters}): steady light arrivals, and for a while heavy
+ * arrivals on top. Arrivals do not wait for answers, so queues build up when the server falls behind: the case
+ * for admission control, and the load to watch the dashboard with.
+ *
+ * <pre>./mvnw -pl loadgen gatling:test -Dgatling.simulationClass=io.fairslice.loadgen.OverloadSpike \
+ *     -DbaseUrl=http://127.0.0.1:8080 -DlightRate=50 -DheavyRate=30</pre>
+ */
+public class OverloadSpike extends Simulation {
+
+    private final SpikeParameters parameters = SpikeParameters.fromSystemProperties();
+
+    public OverloadSpike() {
+        HttpProtocolBuilder protocol = http.baseUrl(parameters.baseUrl()).disableWarmUp();
+        List<PopulationBuilder> populations = new ArrayList<>();
+        if (parameters.lightRate() > 0) {
+            List<ChainBuilder> pages = new ArrayList<>();
+            for (String path : parameters.lightPaths()) {
+                pages.add(request(StudyParameters.lightRequestName(path), path));
+            }
+            ChainBuilder light = pages.size() == 1 ? pages.get(0) : exec(roundRobinSwitch().on(pages));
+            populations.add(scenario("light").exec(light)
+                    .injectOpen(constantUsersPerSec(parameters.lightRate()).during(parameters.duration())));
+        }
+        if (parameters.heavyRate() > 0 && !parameters.burstDuration().isZero()) {
+            ChainBuilder heavy = request(StudyParameters.heavyRequestName(parameters.heavyPath()),
+                    parameters.heavyPath());
+            populations.add(scenario("heavy").exec(heavy).injectOpen(
+                    nothingFor(parameters.burstStart()),
+                    constantUsersPerSec(parameters.heavyRate()).during(parameters.burstDuration())));
+        }
+        setUp(populations).protocols(protocol);
+    }
+
+    private ChainBuilder request(String name, String path) {
+        return exec(http(name).get(path).requestTimeout(parameters.requestTimeout()));
+    }
+}

@@ -1,0 +1,141 @@
+package io.fairslice.loadgen;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.UnaryOperator;
+
+/**
+ * Reads and validates the simulations' parameters. Every value comes from a lookup (system properties when run
+ * by Gatling) and a bad value fails the run before any load is sent, with a message naming the parameter.
+ */
+final class Parameters {
+
+    private final UnaryOperator<String> lookup;
+
+    Parameters(UnaryOperator<String> lookup) {
+        this.lookup = lookup;
+    }
+
+    String string(String name, String fallback) {
+        String value = lookup.apply(name);
+        return value == null || value.isBlank() ? fallback : value.trim();
+    }
+
+    int integer(String name, int fallback, int min, int max) {
+        String value = lookup.apply(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        int parsed;
+        try {
+            parsed = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
+        }
+        if (parsed < min || parsed > max) {
+            throw new IllegalArgumentException(name + " must be " + min + ".." + max + ", got " + parsed);
+        }
+        return parsed;
+    }
+
+    double decimal(String name, double fallback, double min, double max) {
+        String value = lookup.apply(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        double parsed;
+        try {
+            parsed = Double.parseDouble(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number, got '" + value + "'");
+        }
+        if (!(parsed >= min && parsed <= max)) {
+            throw new IllegalArgumentException(name + " must be " + min + ".." + max + ", got " + value.trim());
+        }
+        return parsed;
+    }
+
+    Duration duration(String name, Duration fallback, Duration min, Duration max) {
+        String value = lookup.apply(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        Duration parsed;
+        try {
+            parsed = parseDuration(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name + " must be a duration such as 500ms, 30s or 2m, got '" + value + "'");
+        }
+        if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
+            throw new IllegalArgumentException(name + " must be between " + format(min) + " and " + format(max)
+                    + ", got " + value.trim());
+        }
+        return parsed;
+    }
+
+    /** A base URL: http or https, no trailing slash. */
+    String baseUrl(String name, String fallback) {
+        String value = string(name, fallback);
+        if (!value.startsWith("http://") && !value.startsWith("https://")) {
+            throw new IllegalArgumentException(name + " must start with http:// or https://, got '" + value + "'");
+        }
+        return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
+    }
+
+    /** A comma-separated list of paths, each starting with a slash. */
+    List<String> paths(String name, List<String> fallback) {
+        String value = lookup.apply(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        List<String> paths = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String path = part.trim();
+            if (!path.startsWith("/")) {
+                throw new IllegalArgumentException(name + " must be paths starting with '/', separated by commas, got '"
+                        + value + "'");
+            }
+            paths.add(path);
+        }
+        return List.copyOf(paths);
+    }
+
+    String path(String name, String fallback) {
+        String value = string(name, fallback);
+        if (!value.startsWith("/")) {
+            throw new IllegalArgumentException(name + " must start with '/', got '" + value + "'");
+        }
+        return value;
+    }
+
+    /** Durations such as {@code 250ms}, {@code 30s}, {@code 2m}; a bare number is seconds. */
+    static Duration parseDuration(String text) {
+        String v = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (v.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
+            }
+            if (v.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 1000));
+            }
+            if (v.endsWith("m")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 60_000));
+            }
+            return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("not a duration: '" + text + "'", e);
+        }
+    }
+
+    static String format(Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
+    }
+
+    /** The request name Gatling records for a page: the class, a colon, the path ({@code light:/light}). */
+    static String requestName(String requestClass, String path) {
+        return requestClass + ":" + path;
+    }
+}

@@ -1,0 +1,54 @@
+package io.fairslice.loadgen;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * Parameters of {@link OverloadSpike}, an open model: light requests arrive at a steady {@code lightRate} per
+ * second for {@code duration}; from {@code burstStart} on, heavy requests also arrive at {@code heavyRate} per
+ * second for {@code burstDuration}. Each arrival is one user sending one request, so a slow server does not slow
+ * the arrivals down (unlike the closed model): this is what admission control and the dashboard are tested with.
+ *
+ * <p>System properties (all optional): {@code baseUrl}, {@code lightPaths}, {@code heavyPath} as in
+ * {@link StudyParameters}; {@code lightRate} (50/s), {@code heavyRate} (20/s), {@code duration} (60s),
+ * {@code burstStart} (20s), {@code burstDuration} (20s), {@code requestTimeout} (60s).
+ */
+public record SpikeParameters(String baseUrl, List<String> lightPaths, String heavyPath, double lightRate,
+                              double heavyRate, Duration duration, Duration burstStart, Duration burstDuration,
+                              Duration requestTimeout) {
+
+    public SpikeParameters {
+        lightPaths = List.copyOf(lightPaths);
+        if (lightPaths.isEmpty()) {
+            throw new IllegalArgumentException("lightPaths must name at least one page");
+        }
+        if (burstStart.plus(burstDuration).compareTo(duration) > 0) {
+            throw new IllegalArgumentException("burstStart + burstDuration must fit in duration, got "
+                    + Parameters.format(burstStart) + " + " + Parameters.format(burstDuration) + " > "
+                    + Parameters.format(duration));
+        }
+        if (lightRate == 0 && heavyRate == 0) {
+            throw new IllegalArgumentException("lightRate and heavyRate cannot both be 0");
+        }
+    }
+
+    public static SpikeParameters fromSystemProperties() {
+        return from(System::getProperty);
+    }
+
+    public static SpikeParameters from(UnaryOperator<String> lookup) {
+        Parameters p = new Parameters(lookup);
+        return new SpikeParameters(
+                p.baseUrl("baseUrl", StudyParameters.DEFAULT_BASE_URL),
+                p.paths("lightPaths", StudyParameters.DEFAULT_LIGHT_PATHS),
+                p.path("heavyPath", StudyParameters.DEFAULT_HEAVY_PATH),
+                p.decimal("lightRate", 50, 0, 100_000),
+                p.decimal("heavyRate", 20, 0, 100_000),
+                p.duration("duration", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24)),
+                p.duration("burstStart", Duration.ofSeconds(20), Duration.ZERO, Duration.ofHours(24)),
+                p.duration("burstDuration", Duration.ofSeconds(20), Duration.ZERO, Duration.ofHours(24)),
+                p.duration("requestTimeout", StudyParameters.DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100),
+                        Duration.ofMinutes(30)));
+    }
+}

@@ -1,0 +1,74 @@
+package io.fairslice.loadgen;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * Parameters of {@link OverloadStudy}, the study's closed model: {@code lightUsers} clients loop on the light
+ * page(s) and {@code heavyUsers} on the heavy page, each sending its next request as soon as the previous one is
+ * answered (plus {@code thinkTime}). Every user runs for {@code warmUp + duration}; the harness measures only the
+ * {@code duration} part, the Gatling report shows both.
+ *
+ * <p>System properties (all optional): {@code baseUrl} (default http://127.0.0.1:8080), {@code lightUsers}
+ * (30), {@code heavyUsers} (10), {@code lightPaths} (/light; "/light,/light2" is the study's two-light-page
+ * variant: each light user alternates between them), {@code heavyPath} (/heavy), {@code warmUp} (5s),
+ * {@code duration} (30s), {@code thinkTime} (0ms), {@code requestTimeout} (60s).
+ */
+public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, List<String> lightPaths,
+                              String heavyPath, Duration warmUp, Duration duration, Duration thinkTime,
+                              Duration requestTimeout) {
+
+    public static final String DEFAULT_BASE_URL = "http://127.0.0.1:8080";
+    public static final int DEFAULT_LIGHT_USERS = 30;
+    public static final int DEFAULT_HEAVY_USERS = 10;
+    public static final List<String> DEFAULT_LIGHT_PATHS = List.of("/light");
+    public static final String DEFAULT_HEAVY_PATH = "/heavy";
+    public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(5);
+    public static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(60);
+
+    public StudyParameters {
+        lightPaths = List.copyOf(lightPaths);
+        if (lightUsers + heavyUsers == 0) {
+            throw new IllegalArgumentException("lightUsers + heavyUsers must be at least 1, got 0 and 0");
+        }
+        if (lightUsers > 0 && lightPaths.isEmpty()) {
+            throw new IllegalArgumentException("lightPaths must name at least one page when lightUsers > 0");
+        }
+    }
+
+    /** Reads the parameters from system properties. */
+    public static StudyParameters fromSystemProperties() {
+        return from(System::getProperty);
+    }
+
+    public static StudyParameters from(UnaryOperator<String> lookup) {
+        Parameters p = new Parameters(lookup);
+        return new StudyParameters(
+                p.baseUrl("baseUrl", DEFAULT_BASE_URL),
+                p.integer("lightUsers", DEFAULT_LIGHT_USERS, 0, 10_000),
+                p.integer("heavyUsers", DEFAULT_HEAVY_USERS, 0, 10_000),
+                p.paths("lightPaths", DEFAULT_LIGHT_PATHS),
+                p.path("heavyPath", DEFAULT_HEAVY_PATH),
+                p.duration("warmUp", DEFAULT_WARM_UP, Duration.ZERO, Duration.ofHours(1)),
+                p.duration("duration", DEFAULT_DURATION, Duration.ofSeconds(1), Duration.ofHours(24)),
+                p.duration("thinkTime", Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10)),
+                p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30)));
+    }
+
+    /** How long every user keeps sending: the warm-up plus the measured part. */
+    public Duration total() {
+        return warmUp.plus(duration);
+    }
+
+    /** The name Gatling records for requests to a light page. */
+    public static String lightRequestName(String path) {
+        return Parameters.requestName("light", path);
+    }
+
+    /** The name Gatling records for requests to the heavy page. */
+    public static String heavyRequestName(String path) {
+        return Parameters.requestName("heavy", path);
+    }
+}

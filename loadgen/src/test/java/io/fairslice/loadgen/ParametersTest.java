@@ -1,0 +1,121 @@
+package io.fairslice.loadgen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ParametersTest {
+
+    @Test
+    void shouldUseTheStudyDefaultsWhenNothingIsSet() {
+        StudyParameters p = StudyParameters.from(Map.<String, String>of()::get);
+
+        assertThat(p.baseUrl()).isEqualTo("http://127.0.0.1:8080");
+        assertThat(p.lightUsers()).isEqualTo(30);
+        assertThat(p.heavyUsers()).isEqualTo(10);
+        assertThat(p.lightPaths()).containsExactly("/light");
+        assertThat(p.heavyPath()).isEqualTo("/heavy");
+        assertThat(p.total()).isEqualTo(Duration.ofSeconds(35));
+        assertThat(p.thinkTime()).isZero();
+    }
+
+    @Test
+    void shouldReadEveryStudyParameter() {
+        StudyParameters p = StudyParameters.from(Map.of(
+                "baseUrl", "http://127.0.0.1:9090/",
+                "lightUsers", "20",
+                "heavyUsers", "40",
+                "lightPaths", "/light, /light2",
+                "heavyPath", "/heavy",
+                "warmUp", "2s",
+                "duration", "1.5m",
+                "thinkTime", "250ms",
+                "requestTimeout", "2m")::get);
+
+        assertThat(p.baseUrl()).isEqualTo("http://127.0.0.1:9090");
+        assertThat(p.lightUsers()).isEqualTo(20);
+        assertThat(p.heavyUsers()).isEqualTo(40);
+        assertThat(p.lightPaths()).containsExactly("/light", "/light2");
+        assertThat(p.warmUp()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(p.duration()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(p.thinkTime()).isEqualTo(Duration.ofMillis(250));
+        assertThat(p.requestTimeout()).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
+    void shouldNameRequestsByClassAndPath() {
+        assertThat(StudyParameters.lightRequestName("/light2")).isEqualTo("light:/light2");
+        assertThat(StudyParameters.heavyRequestName("/heavy")).isEqualTo("heavy:/heavy");
+    }
+
+    @Test
+    void shouldRejectANegativeUserCountNamingTheParameter() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("heavyUsers", "-1")::get))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("heavyUsers must be 0..10000, got -1");
+    }
+
+    @Test
+    void shouldRejectAUserCountThatIsNotANumber() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("lightUsers", "thirty")::get))
+                .hasMessage("lightUsers must be a whole number, got 'thirty'");
+    }
+
+    @Test
+    void shouldRejectADurationWithoutAUnitItUnderstands() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("duration", "30 parsecs")::get))
+                .hasMessageContaining("duration must be a duration such as 500ms, 30s or 2m, got '30 parsecs'");
+    }
+
+    @Test
+    void shouldRejectAZeroDuration() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("duration", "0s")::get))
+                .hasMessage("duration must be between 1s and 86400s, got 0s");
+    }
+
+    @Test
+    void shouldRejectABaseUrlWithoutScheme() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("baseUrl", "127.0.0.1:8080")::get))
+                .hasMessage("baseUrl must start with http:// or https://, got '127.0.0.1:8080'");
+    }
+
+    @Test
+    void shouldRejectAPathWithoutLeadingSlash() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("lightPaths", "/light,light2")::get))
+                .hasMessageStartingWith("lightPaths must be paths starting with '/'");
+    }
+
+    @Test
+    void shouldRejectARunWithNoUsersAtAll() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("lightUsers", "0", "heavyUsers", "0")::get))
+                .hasMessageStartingWith("lightUsers + heavyUsers must be at least 1");
+    }
+
+    @Test
+    void shouldReadSpikeParameters() {
+        SpikeParameters p = SpikeParameters.from(Map.of("lightRate", "80", "heavyRate", "12.5",
+                "duration", "40s", "burstStart", "10s", "burstDuration", "15s")::get);
+
+        assertThat(p.lightRate()).isEqualTo(80.0);
+        assertThat(p.heavyRate()).isEqualTo(12.5);
+        assertThat(p.burstStart()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(p.lightPaths()).isEqualTo(List.of("/light"));
+    }
+
+    @Test
+    void shouldRejectABurstThatEndsAfterTheRun() {
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("duration", "30s", "burstStart", "20s",
+                "burstDuration", "20s")::get))
+                .hasMessage("burstStart + burstDuration must fit in duration, got 20s + 20s > 30s");
+    }
+
+    @Test
+    void shouldRejectANegativeRate() {
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("heavyRate", "-3")::get))
+                .hasMessage("heavyRate must be 0.0..100000.0, got -3");
+    }
+}
