@@ -1,0 +1,95 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Samples, every 200 ms, the server process's CPU time and its core's times from /proc, so that the share of the
+ * core the server had in any window can be computed afterwards (the window is only known once Gatling's log is
+ * read). A window where the server had less than its threshold because <em>other</em> processes ran on its core
+ * is disturbed; one where the core sat idle is not (the server simply did not use it, e.g. under RT throttling).
+ */
+final class CpuSampler implements AutoCloseable {
+
+    /** CPU share of a window: the server's, other tasks', interrupts', and idle; each a fraction of one core. */
+    record Share(double server, double others, double interrupts, double idle) {
+        static final Share UNKNOWN = new Share(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+        boolean known() {
+            return !Double.isNaN(server);
+        }
+    }
+
+    private record Sample(long epochMillis, long serverTicks, ProcFs.CoreTimes core) {
+    }
+
+    private final long pid;
+    private final int core;
+    private final long ticksPerSecond;
+    private final List<Sample> samples = new ArrayList<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    CpuSampler(long pid, int core, long ticksPerSecond) {
+        this.pid = pid;
+        this.core = core;
+        this.ticksPerSecond = ticksPerSecond;
+        this.thread = new Thread(this::loop, "fairslice-cpu-sampler");
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    private void loop() {
+        while (running) {
+            try {
+                Sample s = new Sample(System.currentTimeMillis(), ProcFs.processTicks(pid), ProcFs.coreTimes(core));
+                synchronized (samples) {
+                    samples.add(s);
+                }
+                Thread.sleep(200);
+            } catch (IOException e) {
+                return; // the process is gone: nothing more to sample
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** The shares over [from, to) (epoch ms), from the samples closest inside the window; UNKNOWN if too few. */
+    Share share(long fromEpochMillis, long toEpochMillis) {
+        Sample first = null;
+        Sample last = null;
+        synchronized (samples) {
+            for (Sample s : samples) {
+                if (s.epochMillis >= fromEpochMillis && first == null) {
+                    first = s;
+                }
+                if (s.epochMillis <= toEpochMillis) {
+                    last = s;
+                }
+            }
+        }
+        if (first == null || last == null || last.epochMillis - first.epochMillis < 500) {
+            return Share.UNKNOWN;
+        }
+        double ticks = (last.epochMillis - first.epochMillis) / 1000.0 * ticksPerSecond;
+        double server = (last.serverTicks - first.serverTicks) / ticks;
+        double task = (last.core.task() - first.core.task()) / ticks;
+        double irq = (last.core.irq() - first.core.irq()) / ticks;
+        double idle = (last.core.idle() - first.core.idle()) / ticks;
+        return new Share(server, Math.max(0, task - server), irq, idle);
+    }
+
+    /** The server's share of its core over the last {@code millis} of samples (for drain decisions). */
+    Share recent(long millis) {
+        long now = System.currentTimeMillis();
+        return share(now - millis, now);
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+    }
+}

@@ -1,0 +1,198 @@
+package io.fairslice.experiments.harness;
+
+import de.erichseifert.vectorgraphics2d.Processors;
+import de.erichseifert.vectorgraphics2d.VectorGraphics2D;
+import de.erichseifert.vectorgraphics2d.util.PageSize;
+import java.awt.Color;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.geom.AffineTransform;
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import javax.imageio.ImageIO;
+import org.knowm.xchart.AnnotationLine;
+import org.knowm.xchart.AnnotationText;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * The run's figures, each as PNG and SVG (XChart draws, VectorGraphics2D writes the SVG): throughput against heavy
+ * clients with one panel per configuration (the study's figure), light retention at the heaviest point by
+ * middleware and scheduler, and light latency percentiles per configuration.
+ */
+public final class Figures {
+
+    static final int PANEL_WIDTH = 460;
+    static final int PANEL_HEIGHT = 320;
+    private static final Color LIGHT = new Color(0x1f77b4);
+    private static final Color HEAVY = new Color(0xd62728);
+
+    private Figures() {
+    }
+
+    /** Writes every figure into {@code dir}; returns the base names written (each has .png and .svg). */
+    public static List<String> write(Summary summary, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        List<String> written = new ArrayList<>();
+        if (summary.rows().isEmpty()) {
+            return written;
+        }
+        save(throughputPanels(summary), dir, "throughput");
+        written.add("throughput");
+        save(List.of(retention(summary)), dir, "retention");
+        written.add("retention");
+        save(latencyPanels(summary), dir, "latency");
+        written.add("latency");
+        return written;
+    }
+
+    static List<Chart<?, ?>> throughputPanels(Summary summary) {
+        List<Chart<?, ?>> charts = new ArrayList<>();
+        for (String configuration : summary.configurations()) {
+            List<Summary.Row> rows = summary.rowsOf(configuration);
+            XYChart chart = new XYChartBuilder().width(PANEL_WIDTH).height(PANEL_HEIGHT).title(configuration)
+                    .xAxisTitle("heavy clients").yAxisTitle("light req/s").build();
+            style(chart.getStyler());
+            chart.getStyler().setYAxisMin(0, 0.0).setYAxisMin(1, 0.0);
+            chart.setYAxisGroupTitle(1, "heavy req/s");
+            chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+            List<Double> x = rows.stream().map(r -> (double) r.heavyUsers()).toList();
+            XYSeries light = chart.addSeries("light", x, rows.stream().map(Summary.Row::light).toList());
+            light.setMarker(SeriesMarkers.CIRCLE);
+            light.setLineColor(LIGHT);
+            light.setMarkerColor(LIGHT);
+            XYSeries heavy = chart.addSeries("heavy (right axis)", x, rows.stream().map(Summary.Row::heavy).toList());
+            heavy.setYAxisGroup(1);
+            heavy.setMarker(SeriesMarkers.SQUARE);
+            heavy.setLineColor(HEAVY);
+            heavy.setMarkerColor(HEAVY);
+            charts.add(chart);
+        }
+        return charts;
+    }
+
+    static CategoryChart retention(Summary summary) {
+        List<String> middlewares = new ArrayList<>();
+        List<String> schedulers = new ArrayList<>();
+        int heaviest = 0;
+        for (String c : summary.configurations()) {
+            String m = c.substring(0, c.indexOf('@'));
+            String s = c.substring(c.indexOf('@') + 1);
+            if (!middlewares.contains(m)) {
+                middlewares.add(m);
+            }
+            if (!schedulers.contains(s)) {
+                schedulers.add(s);
+            }
+            Summary.Row row = summary.heaviestRow(c);
+            heaviest = Math.max(heaviest, row.heavyUsers());
+        }
+        int width = Math.max(PANEL_WIDTH, 140 + middlewares.size() * schedulers.size() * 46);
+        CategoryChart chart = new CategoryChartBuilder().width(width).height(380)
+                .title("light retention at " + heaviest + " heavy clients")
+                .xAxisTitle("middleware").yAxisTitle("% of light throughput kept").build();
+        style(chart.getStyler());
+        chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0).setYAxisDecimalPattern("#");
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+        chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        for (String s : schedulers) {
+            List<Double> values = new ArrayList<>();
+            for (String m : middlewares) {
+                Summary.Row row = summary.heaviestRow(m + "@" + s);
+                double v = row == null || Double.isNaN(row.retention()) ? 0.0 : 100 * row.retention();
+                values.add(v);
+            }
+            chart.addSeries("scheduler " + s, middlewares, values);
+        }
+        int light = summary.rows().get(0).lightUsers();
+        double fair = 100.0 * light / (light + heaviest);
+        chart.addAnnotation(new AnnotationLine(fair, false, false));
+        chart.addAnnotation(new AnnotationText(String.format(Locale.ROOT, "fair share %.0f %%", fair),
+                middlewares.size() - 0.6, fair + 3, false));
+        chart.addAnnotation(new AnnotationLine(22, false, false));
+        chart.addAnnotation(new AnnotationText("2005 study, Solaris 9: 22 %", middlewares.size() - 0.6, 25, false));
+        return chart;
+    }
+
+    static List<Chart<?, ?>> latencyPanels(Summary summary) {
+        List<Chart<?, ?>> charts = new ArrayList<>();
+        for (String configuration : summary.configurations()) {
+            List<Summary.Row> rows = summary.rowsOf(configuration).stream()
+                    .filter(r -> r.lightP50() > 0 || r.lightP99() > 0).toList();
+            XYChart chart = new XYChartBuilder().width(PANEL_WIDTH).height(PANEL_HEIGHT)
+                    .title(configuration + ": light latency").xAxisTitle("heavy clients").yAxisTitle("ms (log)")
+                    .build();
+            style(chart.getStyler());
+            chart.getStyler().setYAxisLogarithmic(true);
+            if (rows.isEmpty()) {
+                charts.add(chart);
+                continue;
+            }
+            List<Double> x = rows.stream().map(r -> (double) r.heavyUsers()).toList();
+            chart.addSeries("p50", x, rows.stream().map(r -> Math.max(1, r.lightP50())).toList())
+                    .setMarker(SeriesMarkers.CIRCLE);
+            chart.addSeries("p99", x, rows.stream().map(r -> Math.max(1, r.lightP99())).toList())
+                    .setMarker(SeriesMarkers.DIAMOND);
+            charts.add(chart);
+        }
+        return charts;
+    }
+
+    private static void style(Styler styler) {
+        styler.setChartBackgroundColor(Color.WHITE);
+        styler.setLegendPosition(Styler.LegendPosition.InsideNE);
+        styler.setMarkerSize(7);
+        styler.setAntiAlias(true);
+    }
+
+    /** Lays the charts out in a grid (up to 3 per row) and writes {@code name}.png and {@code name}.svg. */
+    static void save(List<? extends Chart<?, ?>> charts, Path dir, String name) throws IOException {
+        int columns = Math.min(3, charts.size());
+        int rows = (charts.size() + columns - 1) / columns;
+        int cellWidth = charts.stream().mapToInt(Chart::getWidth).max().orElse(PANEL_WIDTH);
+        int cellHeight = charts.stream().mapToInt(Chart::getHeight).max().orElse(PANEL_HEIGHT);
+        int width = columns * cellWidth;
+        int height = rows * cellHeight;
+
+        BufferedImage image = new BufferedImage(width, height, BufferedImage.TYPE_INT_RGB);
+        Graphics2D g = image.createGraphics();
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        paintGrid(charts, g, columns, cellWidth, cellHeight, width, height);
+        g.dispose();
+        ImageIO.write(image, "png", dir.resolve(name + ".png").toFile());
+
+        VectorGraphics2D svg = new VectorGraphics2D();
+        paintGrid(charts, svg, columns, cellWidth, cellHeight, width, height);
+        try (OutputStream out = Files.newOutputStream(dir.resolve(name + ".svg"))) {
+            Processors.get("svg").getDocument(svg.getCommands(), new PageSize(0, 0, width, height)).writeTo(out);
+        }
+    }
+
+    private static void paintGrid(List<? extends Chart<?, ?>> charts, Graphics2D g, int columns, int cellWidth,
+                                  int cellHeight, int width, int height) {
+        g.setColor(Color.WHITE);
+        g.fillRect(0, 0, width, height);
+        for (int i = 0; i < charts.size(); i++) {
+            AffineTransform saved = g.getTransform();
+            g.translate((i % columns) * cellWidth, (i / columns) * cellHeight);
+            Chart<?, ?> chart = charts.get(i);
+            chart.paint(g, chart.getWidth(), chart.getHeight());
+            g.setTransform(saved);
+            g.setClip(null);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The machine the study runs on: what it can do (pinning with taskset, SCHED_RR with chrt and a writable
+ * quantum), the processes the harness started, and the SCHED_RR quantum, which is always put back to 100 ms when
+ * the run ends, however it ends (normal end, exception, Ctrl-C: a shutdown hook; the launcher's trap is the
+ * second line of defence for a killed JVM).
+ */
+final class Host implements AutoCloseable {
+
+    static final Path RR_TIMESLICE = Path.of("/proc/sys/kernel/sched_rr_timeslice_ms");
+    /** What the quantum is put back to: Linux's default, and what every other user of the machine expects. */
+    static final int RR_TIMESLICE_RESTORE = 100;
+
+    final int cores;
+    final boolean pinning;
+    final String rrUnavailableReason;
+    final long ticksPerSecond;
+    private final List<Process> children = new CopyOnWriteArrayList<>();
+    private final Thread shutdownHook = new Thread(this::cleanUp, "fairslice-harness-cleanup");
+    private volatile boolean rrTouched;
+
+    Host() {
+        cores = Runtime.getRuntime().availableProcessors();
+        pinning = cores >= 2 && onPath("taskset");
+        rrUnavailableReason = probeRealtime();
+        ticksPerSecond = clockTicks();
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** The core the server runs on and the one Gatling runs on (the server gets 1, as GUIDE section 2 did). */
+    int serverCore() {
+        return pinning ? 1 : 0;
+    }
+
+    int loadCore() {
+        return 0;
+    }
+
+    /** Command prefix that pins to a core (empty when pinning is not possible). */
+    List<String> pin(int core) {
+        return pinning ? List.of("taskset", "-c", Integer.toString(core)) : List.of();
+    }
+
+    boolean realtimeAvailable() {
+        return rrUnavailableReason == null;
+    }
+
+    /** Sets the SCHED_RR quantum for the next server. */
+    void setRrTimeslice(int millis) throws IOException {
+        rrTouched = true;
+        ProcFs.write(RR_TIMESLICE, Integer.toString(millis));
+        int actual = readRrTimeslice();
+        // Linux rounds to its tick (e.g. 5 -> 8 ms with a 250 Hz tick); anything else means the write did not take
+        if (Math.abs(actual - millis) > 4) {
+            throw new IOException("wrote " + millis + " to " + RR_TIMESLICE + " but it reads " + actual);
+        }
+    }
+
+    static int readRrTimeslice() throws IOException {
+        return Integer.parseInt(ProcFs.read(RR_TIMESLICE).trim());
+    }
+
+    /** Starts a child process, output to a log file, and remembers it so that it is stopped with the run. */
+    Process start(List<String> command, Path log) throws IOException {
+        Files.createDirectories(log.getParent());
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        children.add(p);
+        return p;
+    }
+
+    /** Stops a child: SIGTERM, then SIGKILL after a grace period. */
+    void stop(Process p, long graceMillis) {
+        p.descendants().forEach(ProcessHandle::destroy);
+        p.destroy();
+        try {
+            if (!p.waitFor(graceMillis, TimeUnit.MILLISECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                p.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        children.remove(p);
+    }
+
+    private void cleanUp() {
+        for (Process p : children) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        }
+        restoreRrTimeslice();
+    }
+
+    void restoreRrTimeslice() {
+        if (!rrTouched) {
+            return;
+        }
+        try {
+            ProcFs.write(RR_TIMESLICE, Integer.toString(RR_TIMESLICE_RESTORE));
+        } catch (IOException e) {
+            System.err.println("fairslice study: could not restore " + RR_TIMESLICE + " to " + RR_TIMESLICE_RESTORE
+                    + ": " + e.getMessage() + " -- do it by hand: echo 100 > " + RR_TIMESLICE);
+        }
+    }
+
+    @Override
+    public void close() {
+        cleanUp();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // already shutting down: the hook runs cleanUp anyway
+        }
+    }
+
+    /** Facts about the machine, for the run's JSON and the report. */
+    Map<String, String> facts() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version"));
+        m.put("cpu", cpuModel());
+        m.put("cores", Integer.toString(cores));
+        m.put("memory", memory());
+        m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+        m.put("pinning", pinning ? "server on core " + serverCore() + ", Gatling on core " + loadCore()
+                : "none (fewer than 2 cores or no taskset)");
+        m.put("sched_rr", realtimeAvailable() ? "available (chrt -r 1, quantum via " + RR_TIMESLICE + ")"
+                : "not available: " + rrUnavailableReason);
+        try {
+            m.put("sched_rr_timeslice_ms_at_start", Integer.toString(readRrTimeslice()));
+        } catch (IOException | RuntimeException e) {
+            m.put("sched_rr_timeslice_ms_at_start", "unreadable");
+        }
+        m.put("clock_ticks_per_second", Long.toString(ticksPerSecond));
+        return m;
+    }
+
+    private static String cpuModel() {
+        try {
+            for (String line : ProcFs.read(Path.of("/proc/cpuinfo")).split("\n")) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException e) {
+            // not Linux: fall through
+        }
+        return System.getProperty("os.arch");
+    }
+
+    private static String memory() {
+        try {
+            for (String line : ProcFs.read(Path.of("/proc/meminfo")).split("\n")) {
+                if (line.startsWith("MemTotal:")) {
+                    long kb = Long.parseLong(line.replaceAll("\\D", ""));
+                    return (kb / 1024 / 1024) + " GiB";
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // not Linux
+        }
+        return "unknown";
+    }
+
+    private static String probeRealtime() {
+        if (!Files.isWritable(RR_TIMESLICE)) {
+            return RR_TIMESLICE + " is not writable (needs root on Linux)";
+        }
+        if (!onPath("chrt")) {
+            return "chrt is not installed (util-linux)";
+        }
+        try {
+            Process p = new ProcessBuilder("chrt", "-r", "1", "true").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                return "chrt -r 1 was refused: " + out;
+            }
+        } catch (IOException e) {
+            return "chrt could not run: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted while probing chrt";
+        }
+        return null;
+    }
+
+    private static long clockTicks() {
+        try {
+            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            p.waitFor(5, TimeUnit.SECONDS);
+            return Long.parseLong(out);
+        } catch (IOException | NumberFormatException e) {
+            return 100; // USER_HZ is 100 on every Linux architecture the study targets
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 100;
+        }
+    }
+
+    static boolean onPath(String program) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String dir : path.split(":")) {
+            if (Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}

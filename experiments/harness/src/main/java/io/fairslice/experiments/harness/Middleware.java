@@ -1,0 +1,73 @@
+package io.fairslice.experiments.harness;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * What runs in the server between Tomcat and the study pages, as the server's command-line options and JVM
+ * options that select it. The server refuses options it does not know, so a middleware that this checkout's
+ * server does not have yet shows up as "not available" in the run, never as a silent baseline.
+ */
+public enum Middleware {
+    /** No middleware: the baseline (the server runs fairslice's share policy unless told otherwise). */
+    NONE("none", "no middleware", List.of("--policy", "none"), false),
+    /** fairslice measuring only, changing nothing. */
+    OBSERVE("observe", "fairslice, observe policy", List.of("--policy", "observe"), true),
+    /** fairslice making heavy requests sleep at yield points (the 2005 authors' proposal). */
+    SLEEP("sleep", "fairslice, sleep policy", List.of("--policy", "sleep"), true),
+    /** fairslice sharing the CPU between classes by budget at yield points. */
+    SHARE("share", "fairslice, share policy", List.of("--policy", "share"), true),
+    /** Peer: Netflix concurrency-limits' partitioned limiter (light and heavy partitions) in a servlet filter. */
+    NETFLIX("netflix", "Netflix concurrency-limits, partitioned limiter",
+            List.of("--policy", "none", "--peer", "netflix-partitioned"), false),
+    /** Peer: heavy requests' threads run at nice 10, through kernel-probe's actuator. */
+    NICE("nice", "OS nice 10 for heavy requests' threads (kernel-probe)",
+            List.of("--policy", "observe", "--fairslice", "kernel-probe.nice.heavy=10"), false),
+    /** Peer: heavy requests' threads get a 1 ms EEVDF slice, through kernel-probe's actuator. */
+    SLICE("slice", "OS slice 1 ms for heavy requests' threads (kernel-probe)",
+            List.of("--policy", "observe", "--fairslice", "kernel-probe.slice.heavy=1ms"), false);
+
+    private final String id;
+    private final String description;
+    private final List<String> serverArguments;
+    private final boolean yieldPoints;
+
+    Middleware(String id, String description, List<String> serverArguments, boolean yieldPoints) {
+        this.id = id;
+        this.description = description;
+        this.serverArguments = serverArguments;
+        this.yieldPoints = yieldPoints;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    public List<String> serverArguments() {
+        return serverArguments;
+    }
+
+    /**
+     * Whether the server runs with yield points woven into the study app (the AspectJ agent, when the launcher
+     * provides it): fairslice's policies act at yield points; the baseline and the peers run without the agent so
+     * they pay nothing for it.
+     */
+    public boolean yieldPoints() {
+        return yieldPoints;
+    }
+
+    public static Middleware of(String id) {
+        for (Middleware m : values()) {
+            if (m.id.equals(id)) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("unknown middleware '" + id + "'; known: "
+                + Arrays.stream(values()).map(Middleware::id).collect(Collectors.joining(", ")));
+    }
+}

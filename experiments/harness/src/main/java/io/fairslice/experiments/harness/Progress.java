@@ -1,0 +1,81 @@
+package io.fairslice.experiments.harness;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+/**
+ * The progress line: step, elapsed time and an ETA. The ETA starts from a plan (server start, JIT warm-up, and per
+ * point Gatling's start-up, warm-up, window and drain) and is rescaled by how long the finished work really took.
+ */
+final class Progress {
+
+    private static final double SERVER_START_SECONDS = 4;
+    private static final double GATLING_START_SECONDS = 4;
+    private static final double DRAIN_SECONDS = 1.5;
+
+    private final PrintStream console;
+    private final double configurationSeconds;
+    private final double pointSeconds;
+    private final int pointsPerConfiguration;
+    private final long started = System.currentTimeMillis();
+    private double plannedRemaining;
+    private double plannedDone;
+
+    Progress(StudyConfig config, PrintStream console) {
+        this.console = console;
+        this.configurationSeconds = SERVER_START_SECONDS
+                + (config.jitWarmUp().isZero() ? 0 : GATLING_START_SECONDS + config.jitWarmUp().toMillis() / 1000.0
+                + DRAIN_SECONDS);
+        this.pointSeconds = GATLING_START_SECONDS + (config.warmUp().toMillis() + config.measure().toMillis()) / 1000.0
+                + DRAIN_SECONDS;
+        this.pointsPerConfiguration = config.heavyUsers().size() * config.repetitions();
+        this.plannedRemaining = config.configurations().size() * (configurationSeconds
+                + pointsPerConfiguration * pointSeconds);
+        console.printf(Locale.ROOT, "fairslice study: %d configuration(s) x %d point(s) x %d repetition(s); "
+                        + "planned %s (ETA updates as it runs)%n", config.configurations().size(),
+                config.heavyUsers().size(), config.repetitions(), Durations.clock(java.time.Duration.ofSeconds(
+                        Math.round(plannedRemaining))));
+    }
+
+    void configurationStarted() {
+        // the server start is done; the JIT warm-up comes next
+    }
+
+    void warmedUp() {
+        advance(configurationSeconds);
+    }
+
+    void pointDone() {
+        advance(pointSeconds);
+    }
+
+    /** A configuration that will not run (skipped or failed): its planned time is no longer ahead. */
+    void skipConfiguration() {
+        plannedRemaining = Math.max(0, plannedRemaining - configurationSeconds - pointsPerConfiguration * pointSeconds);
+    }
+
+    private void advance(double seconds) {
+        plannedDone += seconds;
+        plannedRemaining = Math.max(0, plannedRemaining - seconds);
+    }
+
+    void step(String configuration, String what) {
+        double elapsed = (System.currentTimeMillis() - started) / 1000.0;
+        double pace = plannedDone > 0 ? elapsed / plannedDone : 1.0;
+        console.printf(Locale.ROOT, "[%s elapsed, ETA %s] %s: %s%n",
+                Durations.clock(java.time.Duration.ofSeconds(Math.round(elapsed))),
+                Durations.clock(java.time.Duration.ofSeconds(Math.round(plannedRemaining * pace))), configuration, what);
+    }
+
+    void report(PointResult r) {
+        console.printf(Locale.ROOT, "    light %.1f req/s (p99 %d ms), heavy %.1f req/s, server CPU %.3f%s%n",
+                r.light().throughput(), r.light().p99Millis(), r.heavy().throughput(), r.serverCpu(),
+                r.note().isEmpty() ? "" : " -- " + r.note());
+    }
+
+    void done() {
+        double elapsed = (System.currentTimeMillis() - started) / 1000.0;
+        console.printf(Locale.ROOT, "fairslice study: measured in %s%n",
+                Durations.clock(java.time.Duration.ofSeconds(Math.round(elapsed))));
+    }
+}

@@ -1,0 +1,227 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * report.md and report.html of a run: the headline (light retention per configuration at the heaviest point),
+ * the run beside the 2005 study's published numbers and the fair-sharing bound, what was and was not measured,
+ * every point, the figures, the settings and the machine. Both files come from one list of blocks, so they say
+ * the same thing.
+ */
+public final class Report {
+
+    /** The study's published light retention at 40 heavy clients (shared/GUIDE.md section 1). */
+    static final String STUDY_SOLARIS = "22 %";
+    static final String STUDY_OTHERS = "1-3 %";
+
+    private sealed interface Block permits Heading, Paragraph, Table, Image {
+    }
+
+    private record Heading(int level, String text) implements Block {
+    }
+
+    private record Paragraph(String text) implements Block {
+    }
+
+    private record Table(List<String> header, List<List<String>> rows) implements Block {
+    }
+
+    private record Image(String alt, String pngPath, String svgPath) implements Block {
+    }
+
+    private Report() {
+    }
+
+    /** Writes figures/, report.md and report.html into {@code dir}; returns the headline. */
+    public static String write(StudyResult result, Path dir) throws IOException {
+        Summary summary = Summary.of(result.points());
+        List<String> figures = Figures.write(summary, dir.resolve("figures"));
+        List<Block> blocks = blocks(result, summary, figures);
+        Files.writeString(dir.resolve("report.md"), markdown(blocks), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("report.html"), html(blocks, "fairslice study " + result.runId()),
+                StandardCharsets.UTF_8);
+        return headline(result, summary);
+    }
+
+    /** One line: light retention per configuration at the heaviest point. */
+    public static String headline(StudyResult result, Summary summary) {
+        List<String> parts = new ArrayList<>();
+        int heaviest = 0;
+        for (String c : summary.configurations()) {
+            Summary.Row row = summary.heaviestRow(c);
+            heaviest = Math.max(heaviest, row.heavyUsers());
+            parts.add(c + " " + percent(row.retention()) + (row.flagged() ? " (disturbed)" : ""));
+        }
+        if (parts.isEmpty()) {
+            return "no configuration was measured";
+        }
+        return "light retention at " + heaviest + " heavy clients: " + String.join(", ", parts);
+    }
+
+    private static List<Block> blocks(StudyResult result, Summary summary, List<String> figures) {
+        List<Block> b = new ArrayList<>();
+        b.add(new Heading(1, "fairslice overload study: run " + result.runId()));
+        b.add(new Paragraph(String.format(Locale.ROOT, "Preset %s, %s to %s (%s). %s.",
+                result.settings().getOrDefault("preset", "?"),
+                Instant.ofEpochMilli(result.startEpochMillis()), Instant.ofEpochMilli(result.endEpochMillis()),
+                Durations.clock(Duration.ofMillis(result.endEpochMillis() - result.startEpochMillis())),
+                capitalize(headline(result, summary)))));
+
+        b.add(new Heading(2, "Beside the 2005 study"));
+        b.add(new Paragraph("Light retention is light throughput with H heavy clients over light throughput with "
+                + "none, in the same configuration. The study (Hibino, Kourai, Chiba, Tomcat 5.0.25) measured it at "
+                + "40 heavy clients and 30 light ones; the fair-sharing bound is what ideal processor sharing among "
+                + "all clients would give: light / (light + heavy) clients."));
+        List<List<String>> beside = new ArrayList<>();
+        beside.add(List.of("2005 study: Solaris 9", "40", STUDY_SOLARIS, "published"));
+        beside.add(List.of("2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003", "40", STUDY_OTHERS, "published"));
+        Summary.Row any = summary.rows().isEmpty() ? null : summary.rows().get(0);
+        int heaviest = result.heaviest();
+        if (any != null) {
+            double fair = (double) any.lightUsers() / (any.lightUsers() + heaviest);
+            beside.add(List.of("fair-sharing bound (" + any.lightUsers() + " light + " + heaviest + " heavy)",
+                    Integer.toString(heaviest), percent(fair), "theory"));
+        }
+        for (String c : summary.configurations()) {
+            Summary.Row row = summary.heaviestRow(c);
+            beside.add(List.of("this run: " + c, Integer.toString(row.heavyUsers()), percent(row.retention()),
+                    row.flagged() ? "disturbed windows only" : row.windows() + " window(s)"));
+        }
+        b.add(new Table(List.of("system", "heavy clients", "light retention", "source"), beside));
+
+        b.add(new Heading(2, "Configurations"));
+        List<List<String>> outcomes = new ArrayList<>();
+        for (ConfigurationOutcome o : result.outcomes()) {
+            outcomes.add(List.of(o.configuration(), o.status().name().toLowerCase(Locale.ROOT).replace('_', ' '),
+                    o.message().isEmpty() ? "-" : o.message()));
+        }
+        b.add(new Table(List.of("configuration", "outcome", "detail"), outcomes));
+
+        b.add(new Heading(2, "Every point"));
+        b.add(new Paragraph("Means over repetitions; throughput in successful requests per second of the measured "
+                + "window, latency in ms (Gatling's resolution). \"oldest open\" is the age of the oldest light "
+                + "request still unanswered at a window's end (the worst over the repetitions). Server CPU is the "
+                + "server's share of its core; a window where other processes took the core is re-run, and marked "
+                + "\"disturbed\" if it stays so."));
+        List<List<String>> rows = new ArrayList<>();
+        for (Summary.Row r : summary.rows()) {
+            rows.add(List.of(r.configuration(), Integer.toString(r.heavyUsers()), fixed(r.light(), 1),
+                    percent(r.retention()), fixed(r.heavy(), 2), fixed(r.lightP50(), 0), fixed(r.lightP99(), 0),
+                    fixed(r.heavyP50(), 0), Long.toString(r.lightOldestOpenMillis()),
+                    r.lightRejected() + " / " + r.heavyRejected(), fixed(r.serverCpu(), 3),
+                    r.windows() + (r.flagged() ? " disturbed" : "")));
+        }
+        b.add(new Table(List.of("configuration", "H", "light req/s", "retention", "heavy req/s", "light p50",
+                "light p99", "heavy p50", "oldest open", "rejected light / heavy", "server CPU", "windows"), rows));
+
+        if (!figures.isEmpty()) {
+            b.add(new Heading(2, "Figures"));
+            for (String f : figures) {
+                b.add(new Image(f, "figures/" + f + ".png", "figures/" + f + ".svg"));
+            }
+        }
+
+        b.add(new Heading(2, "Settings"));
+        b.add(keyValues(result.settings()));
+        b.add(new Heading(2, "Machine"));
+        b.add(keyValues(result.machine()));
+        b.add(new Paragraph("Data: points.csv and points.json (every window), summary.csv (these means), "
+                + "outcomes.csv, run.properties; Gatling's simulation.log of every point under gatling/, "
+                + "process logs under logs/."));
+        return b;
+    }
+
+    private static Table keyValues(Map<String, String> map) {
+        List<List<String>> rows = new ArrayList<>();
+        map.forEach((k, v) -> rows.add(List.of(k, v)));
+        return new Table(List.of("key", "value"), rows);
+    }
+
+    static String percent(double fraction) {
+        if (Double.isNaN(fraction)) {
+            return "n/a";
+        }
+        double p = 100 * fraction;
+        return p < 10 ? String.format(Locale.ROOT, "%.1f %%", p) : String.format(Locale.ROOT, "%.0f %%", p);
+    }
+
+    private static String fixed(double v, int decimals) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    private static String capitalize(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+
+    static String markdown(List<Block> blocks) {
+        StringBuilder md = new StringBuilder();
+        for (Block block : blocks) {
+            if (block instanceof Heading h) {
+                md.append("#".repeat(h.level())).append(' ').append(h.text()).append("\n\n");
+            } else if (block instanceof Paragraph p) {
+                md.append(p.text()).append("\n\n");
+            } else if (block instanceof Table t) {
+                md.append("| ").append(String.join(" | ", t.header().stream().map(Report::mdCell).toList()))
+                        .append(" |\n|");
+                t.header().forEach(x -> md.append("---|"));
+                md.append('\n');
+                for (List<String> row : t.rows()) {
+                    md.append("| ").append(String.join(" | ", row.stream().map(Report::mdCell).toList()))
+                            .append(" |\n");
+                }
+                md.append('\n');
+            } else if (block instanceof Image i) {
+                md.append("![").append(i.alt()).append("](").append(i.pngPath()).append(")\n\n");
+            }
+        }
+        return md.toString();
+    }
+
+    static String html(List<Block> blocks, String title) {
+        StringBuilder h = new StringBuilder();
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(esc(title))
+                .append("</title>\n<style>body{font-family:sans-serif;max-width:80em;margin:1em auto;padding:0 1em}"
+                        + "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;"
+                        + "text-align:left}th{background:#f3f3f3}img{max-width:100%}</style></head><body>\n");
+        for (Block block : blocks) {
+            if (block instanceof Heading x) {
+                h.append("<h").append(x.level()).append('>').append(esc(x.text())).append("</h").append(x.level())
+                        .append(">\n");
+            } else if (block instanceof Paragraph p) {
+                h.append("<p>").append(esc(p.text())).append("</p>\n");
+            } else if (block instanceof Table t) {
+                h.append("<table><thead><tr>");
+                t.header().forEach(c -> h.append("<th>").append(esc(c)).append("</th>"));
+                h.append("</tr></thead><tbody>\n");
+                for (List<String> row : t.rows()) {
+                    h.append("<tr>");
+                    row.forEach(c -> h.append("<td>").append(esc(c)).append("</td>"));
+                    h.append("</tr>\n");
+                }
+                h.append("</tbody></table>\n");
+            } else if (block instanceof Image i) {
+                h.append("<figure><img src=\"").append(esc(i.svgPath())).append("\" alt=\"").append(esc(i.alt()))
+                        .append("\"><figcaption>").append(esc(i.alt())).append(" (<a href=\"")
+                        .append(esc(i.pngPath())).append("\">PNG</a>)</figcaption></figure>\n");
+            }
+        }
+        return h.append("</body></html>\n").toString();
+    }
+
+    private static String mdCell(String s) {
+        return s.replace("|", "\\|").replace("\n", " ");
+    }
+
+    private static String esc(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    }
+}

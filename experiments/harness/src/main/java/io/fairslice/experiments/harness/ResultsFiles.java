@@ -1,0 +1,336 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * A run's data files: points.csv and points.json (every window, with the run's settings and machine facts in the
+ * JSON), summary.csv (one row per configuration and point), outcomes.csv, and run.properties; and the reverse, so
+ * a report can be made again from a results folder ({@code ./fairslice study --report DIR}).
+ */
+public final class ResultsFiles {
+
+    static final String POINTS_CSV = "points.csv";
+    static final String OUTCOMES_CSV = "outcomes.csv";
+    static final String RUN_PROPERTIES = "run.properties";
+
+    private static final List<String> POINT_COLUMNS = List.of("configuration", "middleware", "scheduler",
+            "heavy_users", "light_users", "repetition", "attempt", "window_start", "window_s",
+            "light_requests", "light_ok", "light_rejected", "light_failed", "light_rps", "light_p50_ms",
+            "light_p90_ms", "light_p99_ms", "light_max_ms", "light_mean_ms", "light_oldest_open_ms",
+            "heavy_requests", "heavy_ok", "heavy_rejected", "heavy_failed", "heavy_rps", "heavy_p50_ms",
+            "heavy_p90_ms", "heavy_p99_ms", "heavy_max_ms", "heavy_mean_ms", "heavy_oldest_open_ms",
+            "server_cpu", "other_cpu", "irq_cpu", "idle_cpu", "accepted", "note");
+
+    private ResultsFiles() {
+    }
+
+    public static void write(StudyResult result, Path dir) throws IOException {
+        Files.createDirectories(dir);
+        writePointsCsv(result.points(), dir.resolve(POINTS_CSV));
+        writeSummaryCsv(Summary.of(result.points()), dir.resolve("summary.csv"));
+        try (Writer w = Files.newBufferedWriter(dir.resolve(OUTCOMES_CSV), StandardCharsets.UTF_8)) {
+            w.write("configuration,status,message\n");
+            for (ConfigurationOutcome o : result.outcomes()) {
+                w.write(csv(o.configuration()) + "," + o.status() + "," + csv(o.message()) + "\n");
+            }
+        }
+        Map<String, String> flat = new TreeMap<>();
+        flat.put("run.id", result.runId());
+        flat.put("run.start", Long.toString(result.startEpochMillis()));
+        flat.put("run.end", Long.toString(result.endEpochMillis()));
+        flat.put("run.heaviest", Integer.toString(result.heaviest()));
+        result.settings().forEach((k, v) -> flat.put("settings." + k, v));
+        result.machine().forEach((k, v) -> flat.put("machine." + k, v));
+        try (Writer w = Files.newBufferedWriter(dir.resolve(RUN_PROPERTIES), StandardCharsets.UTF_8)) {
+            w.write("# fairslice study run: settings and machine facts (read back by ./fairslice study --report)\n");
+            for (Map.Entry<String, String> e : flat.entrySet()) {
+                w.write(escapeKey(e.getKey()) + "=" + escapeValue(e.getValue()) + "\n");
+            }
+        }
+        writeJson(result, dir.resolve("points.json"));
+    }
+
+    /** Reads back what {@link #write} wrote. */
+    public static StudyResult read(Path dir) throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(dir.resolve(RUN_PROPERTIES), StandardCharsets.UTF_8)) {
+            p.load(r);
+        }
+        Map<String, String> settings = new LinkedHashMap<>();
+        Map<String, String> machine = new LinkedHashMap<>();
+        for (String key : new java.util.TreeSet<>(p.stringPropertyNames())) {
+            if (key.startsWith("settings.")) {
+                settings.put(key.substring(9), p.getProperty(key));
+            } else if (key.startsWith("machine.")) {
+                machine.put(key.substring(8), p.getProperty(key));
+            }
+        }
+        List<ConfigurationOutcome> outcomes = new ArrayList<>();
+        List<List<String>> outcomeRows = readCsv(dir.resolve(OUTCOMES_CSV));
+        for (List<String> row : outcomeRows.subList(1, outcomeRows.size())) {
+            outcomes.add(new ConfigurationOutcome(row.get(0), ConfigurationOutcome.Status.valueOf(row.get(1)),
+                    row.get(2)));
+        }
+        return new StudyResult(p.getProperty("run.id", dir.getFileName().toString()), settings, machine,
+                readPointsCsv(dir.resolve(POINTS_CSV)), outcomes, Long.parseLong(p.getProperty("run.start", "0")),
+                Long.parseLong(p.getProperty("run.end", "0")), Integer.parseInt(p.getProperty("run.heaviest", "0")));
+    }
+
+    static void writePointsCsv(List<PointResult> points, Path file) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            w.write(String.join(",", POINT_COLUMNS) + "\n");
+            for (PointResult p : points) {
+                List<String> v = new ArrayList<>();
+                v.add(p.configuration());
+                v.add(p.middleware());
+                v.add(p.scheduler());
+                v.add(Integer.toString(p.heavyUsers()));
+                v.add(Integer.toString(p.lightUsers()));
+                v.add(Integer.toString(p.repetition()));
+                v.add(Integer.toString(p.attempt()));
+                v.add(Instant.ofEpochMilli(p.startEpochMillis()).toString());
+                v.add(num(p.windowSeconds()));
+                addStats(v, p.light());
+                addStats(v, p.heavy());
+                v.add(num(p.serverCpu()));
+                v.add(num(p.otherCpu()));
+                v.add(num(p.irqCpu()));
+                v.add(num(p.idleCpu()));
+                v.add(Boolean.toString(p.accepted()));
+                v.add(p.note());
+                w.write(String.join(",", v.stream().map(ResultsFiles::csv).toList()) + "\n");
+            }
+        }
+    }
+
+    static List<PointResult> readPointsCsv(Path file) throws IOException {
+        List<List<String>> rows = readCsv(file);
+        if (rows.isEmpty() || !rows.get(0).equals(POINT_COLUMNS)) {
+            throw new IOException(file + " does not start with the expected header " + String.join(",", POINT_COLUMNS));
+        }
+        List<PointResult> points = new ArrayList<>();
+        for (int i = 1; i < rows.size(); i++) {
+            List<String> r = rows.get(i);
+            if (r.size() != POINT_COLUMNS.size()) {
+                throw new IOException(file + " line " + (i + 1) + " has " + r.size() + " fields, expected "
+                        + POINT_COLUMNS.size());
+            }
+            try {
+                points.add(new PointResult(r.get(0), Integer.parseInt(r.get(3)), Integer.parseInt(r.get(4)),
+                        Integer.parseInt(r.get(5)), Integer.parseInt(r.get(6)),
+                        Instant.parse(r.get(7)).toEpochMilli(), Double.parseDouble(r.get(8)), stats(r, 9),
+                        stats(r, 20), Double.parseDouble(r.get(31)), Double.parseDouble(r.get(32)),
+                        Double.parseDouble(r.get(33)), Double.parseDouble(r.get(34)), Boolean.parseBoolean(r.get(35)),
+                        r.get(36)));
+            } catch (RuntimeException e) {
+                throw new IOException(file + " line " + (i + 1) + ": " + e.getMessage(), e);
+            }
+        }
+        return points;
+    }
+
+    private static void addStats(List<String> v, ClassStats s) {
+        v.add(Long.toString(s.requests()));
+        v.add(Long.toString(s.ok()));
+        v.add(Long.toString(s.rejected()));
+        v.add(Long.toString(s.failed()));
+        v.add(num(s.throughput()));
+        v.add(Long.toString(s.p50Millis()));
+        v.add(Long.toString(s.p90Millis()));
+        v.add(Long.toString(s.p99Millis()));
+        v.add(Long.toString(s.maxMillis()));
+        v.add(num(s.meanMillis()));
+        v.add(Long.toString(s.oldestOpenMillis()));
+    }
+
+    private static ClassStats stats(List<String> r, int i) {
+        return new ClassStats(Long.parseLong(r.get(i)), Long.parseLong(r.get(i + 1)), Long.parseLong(r.get(i + 2)),
+                Long.parseLong(r.get(i + 3)), Double.parseDouble(r.get(i + 4)), Long.parseLong(r.get(i + 5)),
+                Long.parseLong(r.get(i + 6)), Long.parseLong(r.get(i + 7)), Long.parseLong(r.get(i + 8)),
+                Double.parseDouble(r.get(i + 9)), Long.parseLong(r.get(i + 10)));
+    }
+
+    static void writeSummaryCsv(Summary summary, Path file) throws IOException {
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            w.write("configuration,heavy_users,light_users,windows,flagged,light_rps,light_rps_spread,heavy_rps,"
+                    + "light_p50_ms,light_p99_ms,heavy_p50_ms,heavy_p99_ms,light_rejected,heavy_rejected,"
+                    + "light_oldest_open_ms,server_cpu,light_retention,fair_share_bound\n");
+            for (Summary.Row r : summary.rows()) {
+                w.write(String.join(",", List.of(csv(r.configuration()), Integer.toString(r.heavyUsers()),
+                        Integer.toString(r.lightUsers()), Integer.toString(r.windows()), Boolean.toString(r.flagged()),
+                        num(r.light()), num(r.lightSpread()), num(r.heavy()), num(r.lightP50()), num(r.lightP99()),
+                        num(r.heavyP50()), num(r.heavyP99()), Long.toString(r.lightRejected()),
+                        Long.toString(r.heavyRejected()), Long.toString(r.lightOldestOpenMillis()),
+                        num(r.serverCpu()), num(r.retention()), num(r.fairShareBound()))) + "\n");
+            }
+        }
+    }
+
+    private static void writeJson(StudyResult result, Path file) throws IOException {
+        StringBuilder j = new StringBuilder();
+        j.append("{\n  \"run\": ").append(json(result.runId())).append(",\n");
+        j.append("  \"start\": ").append(json(Instant.ofEpochMilli(result.startEpochMillis()).toString())).append(",\n");
+        j.append("  \"end\": ").append(json(Instant.ofEpochMilli(result.endEpochMillis()).toString())).append(",\n");
+        j.append("  \"settings\": ").append(json(result.settings())).append(",\n");
+        j.append("  \"machine\": ").append(json(result.machine())).append(",\n");
+        j.append("  \"outcomes\": [");
+        for (int i = 0; i < result.outcomes().size(); i++) {
+            ConfigurationOutcome o = result.outcomes().get(i);
+            j.append(i == 0 ? "\n" : ",\n").append("    {\"configuration\": ").append(json(o.configuration()))
+                    .append(", \"status\": ").append(json(o.status().name())).append(", \"message\": ")
+                    .append(json(o.message())).append("}");
+        }
+        j.append("\n  ],\n  \"points\": [");
+        for (int i = 0; i < result.points().size(); i++) {
+            PointResult p = result.points().get(i);
+            j.append(i == 0 ? "\n" : ",\n").append("    {\"configuration\": ").append(json(p.configuration()))
+                    .append(", \"middleware\": ").append(json(p.middleware()))
+                    .append(", \"scheduler\": ").append(json(p.scheduler()))
+                    .append(", \"heavyUsers\": ").append(p.heavyUsers())
+                    .append(", \"lightUsers\": ").append(p.lightUsers())
+                    .append(", \"repetition\": ").append(p.repetition())
+                    .append(", \"attempt\": ").append(p.attempt())
+                    .append(", \"windowStart\": ").append(json(Instant.ofEpochMilli(p.startEpochMillis()).toString()))
+                    .append(", \"windowSeconds\": ").append(jsonNum(p.windowSeconds()))
+                    .append(",\n      \"light\": ").append(json(p.light()))
+                    .append(",\n      \"heavy\": ").append(json(p.heavy()))
+                    .append(",\n      \"cpu\": {\"server\": ").append(jsonNum(p.serverCpu()))
+                    .append(", \"others\": ").append(jsonNum(p.otherCpu()))
+                    .append(", \"interrupts\": ").append(jsonNum(p.irqCpu()))
+                    .append(", \"idle\": ").append(jsonNum(p.idleCpu())).append("}")
+                    .append(", \"accepted\": ").append(p.accepted())
+                    .append(", \"note\": ").append(json(p.note())).append("}");
+        }
+        j.append("\n  ]\n}\n");
+        Files.writeString(file, j.toString(), StandardCharsets.UTF_8);
+    }
+
+    private static String json(ClassStats s) {
+        return "{\"requests\": " + s.requests() + ", \"ok\": " + s.ok() + ", \"rejected\": " + s.rejected()
+                + ", \"failed\": " + s.failed() + ", \"throughput\": " + jsonNum(s.throughput())
+                + ", \"p50Ms\": " + s.p50Millis() + ", \"p90Ms\": " + s.p90Millis() + ", \"p99Ms\": " + s.p99Millis()
+                + ", \"maxMs\": " + s.maxMillis() + ", \"meanMs\": " + jsonNum(s.meanMillis())
+                + ", \"oldestOpenMs\": " + s.oldestOpenMillis() + "}";
+    }
+
+    private static String json(Map<String, String> map) {
+        StringBuilder sb = new StringBuilder("{");
+        boolean first = true;
+        for (Map.Entry<String, String> e : map.entrySet()) {
+            sb.append(first ? "" : ", ").append(json(e.getKey())).append(": ").append(json(e.getValue()));
+            first = false;
+        }
+        return sb.append("}").toString();
+    }
+
+    static String json(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    private static String jsonNum(double v) {
+        return Double.isNaN(v) || Double.isInfinite(v) ? "null" : num(v);
+    }
+
+    static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "NaN";
+        }
+        String s = String.format(Locale.ROOT, "%.4f", v);
+        s = s.replaceAll("0+$", "");
+        return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    private static String csv(String s) {
+        if (s.contains(",") || s.contains("\"") || s.contains("\n")) {
+            return "\"" + s.replace("\"", "\"\"").replace("\n", " ") + "\"";
+        }
+        return s;
+    }
+
+    static List<List<String>> readCsv(Path file) throws IOException {
+        List<List<String>> rows = new ArrayList<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            if (line.isEmpty()) {
+                continue;
+            }
+            List<String> fields = new ArrayList<>();
+            StringBuilder field = new StringBuilder();
+            boolean quoted = false;
+            for (int i = 0; i < line.length(); i++) {
+                char c = line.charAt(i);
+                if (quoted) {
+                    if (c == '"' && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+                        field.append('"');
+                        i++;
+                    } else if (c == '"') {
+                        quoted = false;
+                    } else {
+                        field.append(c);
+                    }
+                } else if (c == '"') {
+                    quoted = true;
+                } else if (c == ',') {
+                    fields.add(field.toString());
+                    field.setLength(0);
+                } else {
+                    field.append(c);
+                }
+            }
+            fields.add(field.toString());
+            rows.add(fields);
+        }
+        return rows;
+    }
+
+    private static String escapeKey(String key) {
+        return key.replace(" ", "\\ ").replace(":", "\\:").replace("=", "\\=");
+    }
+
+    private static String escapeValue(String value) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : value.toCharArray()) {
+            switch (c) {
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                default -> {
+                    if (c > 0x7e) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.toString();
+    }
+}

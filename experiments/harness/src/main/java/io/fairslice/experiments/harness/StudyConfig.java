@@ -1,0 +1,242 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What a study run measures: configurations, heavy-client points, windows, repetitions and the server's JVM. Built
+ * from a preset ({@link #quick()}, {@link #full()}) and optionally a properties file ({@code --config FILE}) whose
+ * keys override the preset's; unknown keys and bad values stop the run before anything starts.
+ *
+ * @param preset             the preset this started from (quick, full)
+ * @param configurations     what to compare, each {@code middleware@scheduler}
+ * @param heavyUsers         the points: heavy clients per point (the study: 0, 10, 20, 30, 40)
+ * @param lightUsers         light clients at every point (the study: 30)
+ * @param lightPaths         light page(s), comma-separated; two pages is the study's second experiment
+ * @param repetitions        how often every point is measured; repetitions are interleaved (point order repeats)
+ * @param warmUp             per point: load before the measured window, not counted
+ * @param measure            per point: the measured window
+ * @param jitWarmUp          per configuration: load after the server starts, before the first point
+ * @param drainTimeout       between points: longest wait for the server to go idle
+ * @param retries            re-runs of a point whose window another process disturbed
+ * @param documentSize       the heavy page's XML document (2MB: ~25 ms of CPU; 10MB: ~120 ms)
+ * @param maxThreads         Tomcat worker threads (above the client population)
+ * @param serverJvmOptions   the server JVM's options (heap and GC per GUIDE section 2)
+ * @param gatlingJvmOptions  the load generator JVM's options
+ */
+public record StudyConfig(String preset, List<Configuration> configurations, List<Integer> heavyUsers, int lightUsers,
+                          String lightPaths, int repetitions, Duration warmUp, Duration measure, Duration jitWarmUp,
+                          Duration drainTimeout, int retries, String documentSize, int maxThreads,
+                          List<String> serverJvmOptions, List<String> gatlingJvmOptions) {
+
+    /** The keys a --config file may set. */
+    public static final Set<String> KEYS = Set.of("configurations", "heavyUsers", "lightUsers", "lightPaths",
+            "repetitions", "warmUp", "measure", "jitWarmUp", "drainTimeout", "retries", "documentSize", "maxThreads",
+            "serverJvmOptions", "gatlingJvmOptions");
+
+    public static final List<String> DEFAULT_SERVER_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g",
+            "-Xmn3g");
+    public static final List<String> DEFAULT_GATLING_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
+
+    public StudyConfig {
+        configurations = List.copyOf(configurations);
+        heavyUsers = List.copyOf(heavyUsers);
+        serverJvmOptions = List.copyOf(serverJvmOptions);
+        gatlingJvmOptions = List.copyOf(gatlingJvmOptions);
+        require(!configurations.isEmpty(), "configurations", "must name at least one configuration", "nothing");
+        require(configurations.stream().distinct().count() == configurations.size(), "configurations",
+                "must not repeat a configuration", configurations);
+        require(!heavyUsers.isEmpty(), "heavyUsers", "must list at least one point", "nothing");
+        for (int h : heavyUsers) {
+            require(h >= 0 && h <= 1000, "heavyUsers", "must be 0..1000 each", heavyUsers);
+        }
+        require(heavyUsers.stream().distinct().count() == heavyUsers.size(), "heavyUsers",
+                "must not repeat a point", heavyUsers);
+        require(lightUsers >= 1 && lightUsers <= 1000, "lightUsers", "must be 1..1000", lightUsers);
+        require(lightPaths.startsWith("/"), "lightPaths", "must be paths starting with '/'", lightPaths);
+        require(repetitions >= 1 && repetitions <= 100, "repetitions", "must be 1..100", repetitions);
+        require(!measure.isNegative() && measure.toMillis() >= 1000, "measure", "must be at least 1s",
+                Durations.format(measure));
+        require(!warmUp.isNegative(), "warmUp", "must not be negative", Durations.format(warmUp));
+        require(!jitWarmUp.isNegative(), "jitWarmUp", "must not be negative", Durations.format(jitWarmUp));
+        require(!drainTimeout.isNegative(), "drainTimeout", "must not be negative", Durations.format(drainTimeout));
+        require(retries >= 0 && retries <= 5, "retries", "must be 0..5", retries);
+        require(maxThreads >= 1 && maxThreads <= 10_000, "maxThreads", "must be 1..10000", maxThreads);
+        require(maxThreads > lightUsers + heavyUsers.stream().mapToInt(Integer::intValue).max().orElse(0),
+                "maxThreads", "must be above the largest client population (light + heavy users)", maxThreads);
+        require(documentSize.matches("(?i)\\d+(KB|MB|GB)?"), "documentSize", "must be a size such as 2MB",
+                documentSize);
+    }
+
+    /**
+     * The default run, about 5 minutes: the baseline and fairslice's share policy, with no heavy clients and with
+     * 40, under the default scheduler and the long-slice SCHED_RR emulation.
+     */
+    public static StudyConfig quick() {
+        return new StudyConfig("quick",
+                List.of(Configuration.parse("none@default"), Configuration.parse("share@default"),
+                        Configuration.parse("none@rr-100ms"), Configuration.parse("share@rr-100ms")),
+                List.of(0, 40), 30, "/light", 1, Duration.ofSeconds(5), Duration.ofSeconds(15),
+                Duration.ofSeconds(20), Duration.ofSeconds(15), 1, "2MB", 200, DEFAULT_SERVER_JVM_OPTIONS,
+                DEFAULT_GATLING_JVM_OPTIONS);
+    }
+
+    /** The whole matrix: every middleware under every scheduler, heavy clients 0..40, three repetitions. */
+    public static StudyConfig full() {
+        List<Configuration> all = new ArrayList<>();
+        for (Scheduler s : Scheduler.values()) {
+            for (Middleware m : Middleware.values()) {
+                all.add(new Configuration(m, s));
+            }
+        }
+        return new StudyConfig("full", all, List.of(0, 10, 20, 30, 40), 30, "/light", 3, Duration.ofSeconds(5),
+                Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(15), 1, "2MB", 200,
+                DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS);
+    }
+
+    /** Reads a properties file over this config. */
+    public StudyConfig withFile(Path file) throws IOException {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String key : properties.stringPropertyNames()) {
+            values.put(key, properties.getProperty(key));
+        }
+        try {
+            return with(values);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** This config with some keys replaced; an unknown key is an error naming the known ones. */
+    public StudyConfig with(Map<String, String> values) {
+        Set<String> unknown = new TreeSet<>(values.keySet());
+        unknown.removeAll(KEYS);
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException("unknown key(s) " + unknown + "; known keys: " + new TreeSet<>(KEYS));
+        }
+        return new StudyConfig(
+                preset,
+                values.containsKey("configurations") ? parseConfigurations(values.get("configurations"))
+                        : configurations,
+                values.containsKey("heavyUsers") ? parseInts("heavyUsers", values.get("heavyUsers")) : heavyUsers,
+                values.containsKey("lightUsers") ? parseInt("lightUsers", values.get("lightUsers")) : lightUsers,
+                values.getOrDefault("lightPaths", lightPaths).trim(),
+                values.containsKey("repetitions") ? parseInt("repetitions", values.get("repetitions")) : repetitions,
+                duration(values, "warmUp", warmUp),
+                duration(values, "measure", measure),
+                duration(values, "jitWarmUp", jitWarmUp),
+                duration(values, "drainTimeout", drainTimeout),
+                values.containsKey("retries") ? parseInt("retries", values.get("retries")) : retries,
+                values.getOrDefault("documentSize", documentSize).trim(),
+                values.containsKey("maxThreads") ? parseInt("maxThreads", values.get("maxThreads")) : maxThreads,
+                values.containsKey("serverJvmOptions") ? words(values.get("serverJvmOptions")) : serverJvmOptions,
+                values.containsKey("gatlingJvmOptions") ? words(values.get("gatlingJvmOptions")) : gatlingJvmOptions);
+    }
+
+    /** The number of measured points, repetitions included (without re-runs). */
+    public int pointCount() {
+        return configurations.size() * heavyUsers.size() * repetitions;
+    }
+
+    /** The heaviest point: where the headline retention is read. */
+    public int heaviest() {
+        return heavyUsers.stream().mapToInt(Integer::intValue).max().orElseThrow();
+    }
+
+    /** Settings as key/value pairs, for the run's JSON and the report. */
+    public Map<String, String> describe() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("preset", preset);
+        m.put("configurations", String.join(", ", configurations.stream().map(Configuration::id).toList()));
+        m.put("heavyUsers", heavyUsers.toString().replaceAll("[\\[\\] ]", ""));
+        m.put("lightUsers", Integer.toString(lightUsers));
+        m.put("lightPaths", lightPaths);
+        m.put("repetitions", Integer.toString(repetitions));
+        m.put("warmUp", Durations.format(warmUp));
+        m.put("measure", Durations.format(measure));
+        m.put("jitWarmUp", Durations.format(jitWarmUp));
+        m.put("drainTimeout", Durations.format(drainTimeout));
+        m.put("retries", Integer.toString(retries));
+        m.put("documentSize", documentSize);
+        m.put("maxThreads", Integer.toString(maxThreads));
+        m.put("serverJvmOptions", String.join(" ", serverJvmOptions));
+        m.put("gatlingJvmOptions", String.join(" ", gatlingJvmOptions));
+        return m;
+    }
+
+    private static List<Configuration> parseConfigurations(String text) {
+        List<Configuration> list = new ArrayList<>();
+        for (String part : text.split(",")) {
+            if (!part.isBlank()) {
+                try {
+                    list.add(Configuration.parse(part));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("configurations: " + e.getMessage(), e);
+                }
+            }
+        }
+        return list;
+    }
+
+    private static List<Integer> parseInts(String key, String text) {
+        List<Integer> list = new ArrayList<>();
+        for (String part : text.split(",")) {
+            if (!part.isBlank()) {
+                list.add(parseInt(key, part));
+            }
+        }
+        return list;
+    }
+
+    private static int parseInt(String key, String text) {
+        try {
+            return Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " must be a whole number, got '" + text.trim() + "'");
+        }
+    }
+
+    private static Duration duration(Map<String, String> values, String key, Duration fallback) {
+        String text = values.get(key);
+        if (text == null) {
+            return fallback;
+        }
+        try {
+            return Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(key + " must be a duration such as 500ms, 20s or 2m, got '"
+                    + text.trim() + "'");
+        }
+    }
+
+    private static List<String> words(String text) {
+        return Arrays.stream(text.trim().split("\\s+")).filter(w -> !w.isEmpty()).toList();
+    }
+
+    private static void require(boolean ok, String key, String rule, Object value) {
+        if (!ok) {
+            throw new IllegalArgumentException(key + " " + rule + ", got " + value);
+        }
+    }
+
+    static String lower(String s) {
+        return s.toLowerCase(Locale.ROOT);
+    }
+}

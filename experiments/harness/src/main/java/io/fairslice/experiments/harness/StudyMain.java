@@ -1,0 +1,122 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code ./fairslice study}: parses the command line, runs the study, writes the results and the report. */
+public final class StudyMain {
+
+    static final String USAGE = """
+            usage: ./fairslice study [--quick | --full] [--config FILE] [--out DIR]
+                   ./fairslice study --report DIR
+              --quick               the default: about 5 minutes (none and share, H = 0 and 40, default and rr-100ms)
+              --full                every middleware under every scheduler, H = 0,10,20,30,40, 3 repetitions (hours)
+              --config FILE         properties overriding the preset's settings (keys: %s)
+              --out DIR             where to write (default results/<date-time> in the checkout)
+              --report DIR          make figures and report again from a results folder's data files
+              --server-classpath CP the study server's class path (default: the harness's own)
+              --loadgen-classpath CP  Gatling's and the simulations' class path (default: the harness's own)
+              --server-jvm-option O an extra option for every server JVM (repeatable)
+              --weaving-jvm-option O  an option that weaves yield points (the AspectJ agent), for fairslice's
+                                    configurations only (repeatable; the launcher passes them)
+              --help                this text
+            """.formatted(String.join(", ", new java.util.TreeSet<>(StudyConfig.KEYS)));
+
+    private StudyMain() {
+    }
+
+    public static void main(String[] args) {
+        int status;
+        try {
+            status = run(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("fairslice study: " + e.getMessage());
+            System.err.println(USAGE);
+            status = 2;
+        } catch (IOException e) {
+            System.err.println("fairslice study: " + e.getMessage());
+            status = 1;
+        } catch (InterruptedException e) {
+            System.err.println("fairslice study: interrupted");
+            status = 130;
+        }
+        System.exit(status);
+    }
+
+    static int run(String[] args) throws IOException, InterruptedException {
+        StudyConfig config = StudyConfig.quick();
+        Path configFile = null;
+        Path out = null;
+        Path reportOnly = null;
+        String ownClasspath = System.getProperty("java.class.path");
+        String serverClasspath = ownClasspath;
+        String loadgenClasspath = ownClasspath;
+        List<String> serverOptions = new ArrayList<>();
+        List<String> weavingOptions = new ArrayList<>();
+        boolean presetGiven = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            switch (arg) {
+                case "--quick", "--full" -> {
+                    if (presetGiven) {
+                        throw new IllegalArgumentException("give at most one of --quick and --full");
+                    }
+                    presetGiven = true;
+                    config = arg.equals("--full") ? StudyConfig.full() : StudyConfig.quick();
+                }
+                case "--config" -> configFile = Path.of(value(args, ++i, arg));
+                case "--out" -> out = Path.of(value(args, ++i, arg));
+                case "--report" -> reportOnly = Path.of(value(args, ++i, arg));
+                case "--server-classpath" -> serverClasspath = value(args, ++i, arg);
+                case "--loadgen-classpath" -> loadgenClasspath = value(args, ++i, arg);
+                case "--server-jvm-option" -> serverOptions.add(value(args, ++i, arg));
+                case "--weaving-jvm-option" -> weavingOptions.add(value(args, ++i, arg));
+                case "--help", "-h" -> {
+                    System.out.println(USAGE);
+                    return 0;
+                }
+                default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
+            }
+        }
+        if (reportOnly != null) {
+            StudyResult result = ResultsFiles.read(reportOnly);
+            String headline = Report.write(result, reportOnly);
+            System.out.println("report: " + reportOnly.resolve("report.md") + " (and report.html)");
+            System.out.println(headline);
+            return 0;
+        }
+        if (configFile != null) {
+            if (!Files.isRegularFile(configFile)) {
+                throw new IllegalArgumentException("--config " + configFile + ": no such file");
+            }
+            config = config.withFile(configFile);
+        }
+        if (out == null) {
+            out = Path.of(System.getProperty("fairslice.results", "results"), LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        }
+        Files.createDirectories(out);
+        StudyRunner runner = new StudyRunner(config,
+                new StudyRunner.Classpaths(serverClasspath, loadgenClasspath, serverOptions, weavingOptions), out, System.out);
+        StudyResult result = runner.run();
+        ResultsFiles.write(result, out);
+        String headline = Report.write(result, out);
+        System.out.println();
+        System.out.println("report: " + out.resolve("report.md") + " (and report.html)");
+        System.out.println(headline);
+        boolean anyMeasured = result.outcomes().stream()
+                .anyMatch(o -> o.status() == ConfigurationOutcome.Status.MEASURED);
+        return anyMeasured ? 0 : 1;
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length || args[i].startsWith("--")) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+}

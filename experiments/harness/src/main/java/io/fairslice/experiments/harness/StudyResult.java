@@ -1,0 +1,18 @@
+package io.fairslice.experiments.harness;
+
+import java.util.List;
+import java.util.Map;
+
+/** A whole run: its settings, the machine, every window and what became of every configuration. */
+public record StudyResult(String runId, Map<String, String> settings, Map<String, String> machine,
+                          List<PointResult> points, List<ConfigurationOutcome> outcomes, long startEpochMillis,
+                          long endEpochMillis, int heaviest) {
+
+    public StudyResult {
+        // insertion order is the order the report lists them in
+        settings = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(settings));
+        machine = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(machine));
+        points = List.copyOf(points);
+        outcomes = List.copyOf(outcomes);
+    }
+}

@@ -1,0 +1,199 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs the study: for every configuration, start the server, warm its JIT up, then measure every point (heavy
+ * clients) as many times as configured, draining between points; a window that other processes disturbed is
+ * re-run, and kept flagged if it stays disturbed. Configurations the machine or the checkout cannot run are
+ * reported as such and the rest still runs.
+ */
+public final class StudyRunner {
+
+    /**
+     * Where the child JVMs get their classes; extra JVM options for every server; and the options that weave yield
+     * points into the study app (the AspectJ agent), used for fairslice's own configurations only.
+     */
+    public record Classpaths(String server, String loadgen, List<String> serverJvmOptions,
+                             List<String> weavingJvmOptions) {
+        public Classpaths {
+            serverJvmOptions = List.copyOf(serverJvmOptions);
+            weavingJvmOptions = List.copyOf(weavingJvmOptions);
+        }
+    }
+
+    private final StudyConfig config;
+    private final Classpaths classpaths;
+    private final Path out;
+    private final PrintStream console;
+    private final Progress progress;
+
+    public StudyRunner(StudyConfig config, Classpaths classpaths, Path out, PrintStream console) {
+        this.config = config;
+        this.classpaths = classpaths;
+        this.out = out;
+        this.console = console;
+        this.progress = new Progress(config, console);
+    }
+
+    public StudyResult run() throws IOException, InterruptedException {
+        long started = System.currentTimeMillis();
+        List<PointResult> points = new ArrayList<>();
+        List<ConfigurationOutcome> outcomes = new ArrayList<>();
+        Map<String, String> machine;
+        try (Host host = new Host()) {
+            machine = host.facts();
+            if (!host.realtimeAvailable() && config.configurations().stream().anyMatch(c -> c.scheduler().realtime())) {
+                console.println("fairslice study: SCHED_RR is not available here (" + host.rrUnavailableReason
+                        + "); the rr-* configurations are skipped and the rest runs");
+            }
+            LoadGenerator load = new LoadGenerator(host, classpaths.loadgen(), config.gatlingJvmOptions());
+            for (Configuration configuration : config.configurations()) {
+                outcomes.add(runConfiguration(host, load, configuration, points));
+            }
+        }
+        progress.done();
+        Map<String, String> settings = new LinkedHashMap<>(config.describe());
+        settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));
+        settings.put("weaving", classpaths.weavingJvmOptions().isEmpty()
+                ? "none (no yield points woven)"
+                : String.join(" ", classpaths.weavingJvmOptions()) + " (fairslice configurations only)");
+        return new StudyResult(out.getFileName().toString(), settings, machine, points, outcomes, started,
+                System.currentTimeMillis(), config.heaviest());
+    }
+
+    private ConfigurationOutcome runConfiguration(Host host, LoadGenerator load, Configuration configuration,
+                                                  List<PointResult> points) throws InterruptedException {
+        String id = configuration.id();
+        if (configuration.scheduler().realtime() && !host.realtimeAvailable()) {
+            progress.skipConfiguration();
+            return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE,
+                    "SCHED_RR not available: " + host.rrUnavailableReason);
+        }
+        Path logs = out.resolve("logs");
+        String safe = id.replace('@', '-');
+        try {
+            if (configuration.scheduler().realtime()) {
+                host.setRrTimeslice(configuration.scheduler().timesliceMillis());
+            }
+            progress.step(id, "starting the server");
+            try (StudyServerProcess server = StudyServerProcess.start(host, configuration, config, classpaths.server(),
+                    classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(safe + "-server.log"));
+                 CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond)) {
+                progress.configurationStarted();
+                if (!config.jitWarmUp().isZero()) {
+                    progress.step(id, "JIT warm-up " + Durations.format(config.jitWarmUp()));
+                    load.run(parameters(server, config.heaviest(), Duration.ZERO, config.jitWarmUp()),
+                            config.jitWarmUp(), out.resolve("gatling").resolve(safe + "-jit"),
+                            logs.resolve(safe + "-jit-gatling.log"), id + " JIT warm-up");
+                    drain(cpu, server);
+                }
+                progress.warmedUp();
+                for (int rep = 1; rep <= config.repetitions(); rep++) {
+                    for (int heavy : config.heavyUsers()) {
+                        points.add(measure(load, cpu, server, configuration, heavy, rep));
+                        progress.pointDone();
+                    }
+                }
+            }
+            return new ConfigurationOutcome(id, ConfigurationOutcome.Status.MEASURED, "");
+        } catch (StudyServerProcess.NotAvailableException e) {
+            progress.skipConfiguration();
+            console.println("fairslice study: " + id + " skipped: " + e.getMessage());
+            return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE, e.getMessage());
+        } catch (IOException | RuntimeException e) {
+            progress.skipConfiguration();
+            String why = e instanceof java.nio.file.FileSystemException || e.getMessage() == null ? e.toString()
+                    : e.getMessage();
+            console.println("fairslice study: " + id + " failed: " + why);
+            return new ConfigurationOutcome(id, ConfigurationOutcome.Status.FAILED, why);
+        } finally {
+            if (configuration.scheduler().realtime()) {
+                host.restoreRrTimeslice();
+            }
+        }
+    }
+
+    private PointResult measure(LoadGenerator load, CpuSampler cpu, StudyServerProcess server,
+                                Configuration configuration, int heavy, int rep)
+            throws IOException, InterruptedException {
+        String id = configuration.id();
+        String safe = id.replace('@', '-');
+        PointResult result = null;
+        for (int attempt = 1; attempt <= 1 + config.retries(); attempt++) {
+            progress.step(id, String.format(Locale.ROOT, "H=%d rep %d/%d%s", heavy, rep, config.repetitions(),
+                    attempt > 1 ? " (re-run " + (attempt - 1) + ")" : ""));
+            String point = String.format(Locale.ROOT, "%s-h%02d-r%d-a%d", safe, heavy, rep, attempt);
+            Path log = load.run(parameters(server, heavy, config.warmUp(), config.measure()),
+                    config.warmUp().plus(config.measure()), out.resolve("gatling").resolve(point),
+                    out.resolve("logs").resolve(point + "-gatling.log"), id + " H=" + heavy);
+            if (!server.alive()) {
+                throw new IOException("the study server died during " + point + "; see " + server.log);
+            }
+            long from = config.warmUp().toMillis();
+            long to = from + config.measure().toMillis();
+            WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, from, to);
+            CpuSampler.Share share = cpu.share(window.fromEpochMillis(), window.toEpochMillis());
+            double threshold = configuration.scheduler().minimumCpuShare();
+            boolean disturbed = share.known() && share.server() < threshold && share.others() > 1 - threshold;
+            String note = "";
+            if (!share.known()) {
+                note = "server CPU share unknown (no /proc samples in the window)";
+            } else if (disturbed) {
+                note = String.format(Locale.ROOT, "disturbed: server had %.3f of its core (< %.2f), other processes %.3f",
+                        share.server(), threshold, share.others());
+            } else if (share.server() < threshold) {
+                note = String.format(Locale.ROOT, "server used %.3f of its core; %.3f idle", share.server(), share.idle());
+            }
+            if (window.logTruncated()) {
+                note = (note.isEmpty() ? "" : note + "; ") + "simulation.log truncated";
+            }
+            result = new PointResult(id, heavy, config.lightUsers(), rep, attempt, window.fromEpochMillis(),
+                    config.measure().toMillis() / 1000.0, window.light(), window.heavy(), share.server(),
+                    share.others(), share.interrupts(), share.idle(), share.known() && !disturbed, note);
+            progress.report(result);
+            drain(cpu, server);
+            if (result.accepted()) {
+                return result;
+            }
+        }
+        return result;
+    }
+
+    private Map<String, String> parameters(StudyServerProcess server, int heavy, Duration warmUp, Duration duration) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("baseUrl", server.baseUrl);
+        p.put("lightUsers", Integer.toString(config.lightUsers()));
+        p.put("heavyUsers", Integer.toString(heavy));
+        p.put("lightPaths", config.lightPaths());
+        p.put("warmUp", warmUp.toMillis() + "ms");
+        p.put("duration", duration.toMillis() + "ms");
+        return p;
+    }
+
+    /**
+     * Waits until the server is idle (below 5 % of its core over the last second), then a short quiet period: Gatling has
+     * ended, so nothing new arrives, but requests it gave up on may still be running, and the next window must not
+     * pay for them.
+     */
+    private void drain(CpuSampler cpu, StudyServerProcess server) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + config.drainTimeout().toMillis();
+        Thread.sleep(500);
+        while (System.currentTimeMillis() < deadline && server.alive()) {
+            CpuSampler.Share recent = cpu.recent(1000);
+            if (recent.known() && recent.server() < 0.05) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        Thread.sleep(500);
+    }
+}

@@ -1,0 +1,119 @@
+package io.fairslice.experiments.harness;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The study server (experiments/server's StudyServer) in a JVM of its own, pinned and scheduled as configured. */
+final class StudyServerProcess implements AutoCloseable {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on http://([^/:\\s]+):(\\d+)/");
+
+    /** The server refused the configuration: this checkout's server does not have that middleware. */
+    static final class NotAvailableException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        NotAvailableException(String message) {
+            super(message);
+        }
+    }
+
+    private final Host host;
+    private final Process process;
+    final String baseUrl;
+    final Path log;
+
+    private StudyServerProcess(Host host, Process process, String baseUrl, Path log) {
+        this.host = host;
+        this.process = process;
+        this.baseUrl = baseUrl;
+        this.log = log;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    static StudyServerProcess start(Host host, Configuration configuration, StudyConfig config, String classpath,
+                                    List<String> extraJvmOptions, List<String> weavingJvmOptions, Path log)
+            throws IOException, NotAvailableException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        if (configuration.scheduler().realtime()) {
+            command.addAll(List.of("chrt", "-r", "1"));
+        }
+        command.addAll(host.pin(host.serverCore()));
+        command.add(javaExecutable());
+        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(config.serverJvmOptions());
+        command.addAll(extraJvmOptions);
+        if (configuration.middleware().yieldPoints()) {
+            command.addAll(weavingJvmOptions);
+        }
+        command.addAll(List.of("-cp", classpath, "io.fairslice.experiments.server.StudyServer",
+                "--port", "0", "--max-threads", Integer.toString(config.maxThreads()),
+                "--document-size", config.documentSize()));
+        command.addAll(configuration.middleware().serverArguments());
+        Files.createDirectories(log.getParent());
+        Files.writeString(log.resolveSibling(log.getFileName() + ".cmd"), String.join(" ", command) + "\n");
+        Process process = host.start(command, log);
+        long deadline = System.currentTimeMillis() + 120_000;
+        while (System.currentTimeMillis() < deadline) {
+            String output = Files.exists(log) ? Files.readString(log, StandardCharsets.ISO_8859_1) : "";
+            Matcher m = LISTENING.matcher(output);
+            if (m.find()) {
+                return new StudyServerProcess(host, process, "http://" + m.group(1) + ":" + m.group(2), log);
+            }
+            if (!process.isAlive()) {
+                String tail = tail(output, 15);
+                if (output.contains("unknown option") || output.contains("Unknown option")
+                        || output.contains("unknown policy") || output.contains("unknown peer")) {
+                    throw new NotAvailableException("the study server does not support "
+                            + String.join(" ", configuration.middleware().serverArguments()) + ": "
+                            + firstLine(tail));
+                }
+                throw new IOException("the study server exited with status " + process.exitValue()
+                        + " before listening; its log " + log + " ends with:\n" + tail);
+            }
+            Thread.sleep(100);
+        }
+        host.stop(process, 2000);
+        throw new IOException("the study server did not start listening within 120 s; see " + log);
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() {
+        host.stop(process, 10_000);
+    }
+
+    static String javaExecutable() {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        return Files.isExecutable(java) ? java.toString() : "java";
+    }
+
+    static String tail(String text, int lines) {
+        String[] all = text.split("\n");
+        StringBuilder sb = new StringBuilder();
+        for (int i = Math.max(0, all.length - lines); i < all.length; i++) {
+            sb.append(all[i]).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String firstLine(String text) {
+        for (String line : text.split("\n")) {
+            if (line.contains("unknown") || line.contains("Unknown")) {
+                return line.trim();
+            }
+        }
+        return text.trim();
+    }
+}

@@ -1,0 +1,120 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportTest {
+
+    @TempDir
+    Path dir;
+
+    /**
+     * A fixture result set: two configurations, H = 0 and 40, two repetitions; share@default's first repetition at
+     * H = 40 was disturbed and re-run; netflix@rr-8ms was not available.
+     */
+    static StudyResult fixture() {
+        List<PointResult> points = new ArrayList<>();
+        points.add(point("none@default", 0, 1, 1, 2000, 0, true));
+        points.add(point("none@default", 40, 1, 1, 220, 30, true));
+        points.add(point("none@default", 0, 2, 1, 2200, 0, true));
+        points.add(point("none@default", 40, 2, 1, 200, 32, true));
+        points.add(point("share@default", 0, 1, 1, 2100, 0, true));
+        points.add(point("share@default", 40, 1, 1, 100, 20, false));
+        points.add(point("share@default", 40, 1, 2, 900, 25, true));
+        points.add(point("share@default", 0, 2, 1, 2100, 0, true));
+        points.add(point("share@default", 40, 2, 1, 780, 26, true));
+        Map<String, String> settings = new LinkedHashMap<>(StudyConfig.quick().describe());
+        Map<String, String> machine = Map.of("cores", "2", "cpu", "fixture");
+        return new StudyResult("fixture", settings, machine, points, List.of(
+                new ConfigurationOutcome("none@default", ConfigurationOutcome.Status.MEASURED, ""),
+                new ConfigurationOutcome("share@default", ConfigurationOutcome.Status.MEASURED, ""),
+                new ConfigurationOutcome("netflix@rr-8ms", ConfigurationOutcome.Status.NOT_AVAILABLE,
+                        "SCHED_RR not available: chrt is not installed")),
+                1_700_000_000_000L, 1_700_000_300_000L, 40);
+    }
+
+    private static PointResult point(String configuration, int heavy, int rep, int attempt, double light,
+                                     double heavyRate, boolean accepted) {
+        ClassStats l = new ClassStats((long) (light * 15), (long) (light * 15), 0, 0, light, 3, 9, 40 + heavy, 80 + heavy,
+                4.0, 12);
+        ClassStats h = heavy == 0 ? ClassStats.EMPTY
+                : new ClassStats((long) (heavyRate * 15), (long) (heavyRate * 15), 0, 0, heavyRate, 900, 1500, 2000,
+                        2500, 1000.0, 800);
+        return new PointResult(configuration, heavy, 30, rep, attempt, 1_700_000_000_000L + rep * 60_000L, 15.0, l, h,
+                accepted ? 0.99 : 0.80, accepted ? 0.0 : 0.19, 0.01, 0.0, accepted,
+                accepted ? "" : "disturbed: server had 0.800 of its core (< 0.97), other processes 0.190");
+    }
+
+    @Test
+    void shouldComputeRetentionFromAcceptedWindowsOnly() {
+        Summary summary = Summary.of(fixture().points());
+
+        assertThat(summary.heaviestRow("none@default").retention()).isCloseTo(210.0 / 2100.0, within(1e-9));
+        Summary.Row share = summary.heaviestRow("share@default");
+        assertThat(share.light()).isCloseTo(840.0, within(1e-9));
+        assertThat(share.retention()).isCloseTo(0.4, within(1e-9));
+        assertThat(share.windows()).isEqualTo(2);
+        assertThat(share.flagged()).isFalse();
+        assertThat(share.fairShareBound()).isCloseTo(30.0 / 70.0, within(1e-9));
+    }
+
+    @Test
+    void shouldPutTheHeadlineTheStudyAndEveryConfigurationInTheReport() throws Exception {
+        String headline = Report.write(fixture(), dir);
+
+        assertThat(headline).isEqualTo("light retention at 40 heavy clients: none@default 10 %, share@default 40 %");
+        String md = Files.readString(dir.resolve("report.md"));
+        assertThat(md).contains("| 2005 study: Solaris 9 | 40 | 22 % | published |")
+                .contains("| 2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003 | 40 | 1-3 % | published |")
+                .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 43 % | theory |")
+                .contains("| this run: share@default | 40 | 40 % | 2 window(s) |")
+                .contains("| netflix@rr-8ms | not available | SCHED_RR not available: chrt is not installed |")
+                .contains("![throughput](figures/throughput.png)");
+        String html = Files.readString(dir.resolve("report.html"));
+        assertThat(html).startsWith("<!DOCTYPE html>").contains("<img src=\"figures/retention.svg\"")
+                .contains("<td>this run: none@default</td>").endsWith("</body></html>\n");
+    }
+
+    @Test
+    void shouldDrawEveryFigureAsPngAndSvg() throws Exception {
+        Report.write(fixture(), dir);
+
+        for (String figure : List.of("throughput", "retention", "latency")) {
+            BufferedImage png = ImageIO.read(dir.resolve("figures").resolve(figure + ".png").toFile());
+            assertThat(png).as(figure + ".png").isNotNull();
+            assertThat(png.getWidth()).isGreaterThanOrEqualTo(Figures.PANEL_WIDTH);
+            String svg = Files.readString(dir.resolve("figures").resolve(figure + ".svg"));
+            assertThat(svg).as(figure + ".svg").contains("<svg").contains("</svg>");
+        }
+        // one panel per configuration, side by side
+        BufferedImage throughput = ImageIO.read(dir.resolve("figures/throughput.png").toFile());
+        assertThat(throughput.getWidth()).isEqualTo(2 * Figures.PANEL_WIDTH);
+    }
+
+    @Test
+    void shouldReadBackWhatItWrote() throws Exception {
+        StudyResult original = fixture();
+        ResultsFiles.write(original, dir);
+
+        StudyResult read = ResultsFiles.read(dir);
+
+        assertThat(read.points()).isEqualTo(original.points());
+        assertThat(read.outcomes()).isEqualTo(original.outcomes());
+        assertThat(read.settings()).containsAllEntriesOf(original.settings());
+        assertThat(read.heaviest()).isEqualTo(40);
+        assertThat(Files.readString(dir.resolve("points.json"))).contains("\"configuration\": \"share@default\"")
+                .contains("\"accepted\": false");
+        assertThat(Files.readAllLines(dir.resolve("summary.csv"))).hasSize(1 + 4);
+    }
+}

@@ -1,0 +1,112 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StudyConfigTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldMeasureBaselineAndShareAtNoneAndFortyHeavyClientsInTheQuickPreset() {
+        StudyConfig quick = StudyConfig.quick();
+
+        assertThat(quick.configurations()).extracting(Configuration::id)
+                .containsExactly("none@default", "share@default", "none@rr-100ms", "share@rr-100ms");
+        assertThat(quick.heavyUsers()).containsExactly(0, 40);
+        assertThat(quick.lightUsers()).isEqualTo(30);
+        assertThat(quick.heaviest()).isEqualTo(40);
+    }
+
+    @Test
+    void shouldCoverEveryMiddlewareUnderEverySchedulerInTheFullPreset() {
+        StudyConfig full = StudyConfig.full();
+
+        assertThat(full.configurations()).hasSize(Middleware.values().length * Scheduler.values().length);
+        assertThat(full.heavyUsers()).containsExactly(0, 10, 20, 30, 40);
+        assertThat(full.repetitions()).isEqualTo(3);
+        assertThat(full.pointCount()).isEqualTo(21 * 5 * 3);
+    }
+
+    @Test
+    void shouldOverrideThePresetFromAFile() throws Exception {
+        Path file = Files.writeString(dir.resolve("study.properties"), """
+                # two light pages, one heavy page, as in the study's second experiment
+                configurations = none@default, sleep@rr-8ms
+                heavyUsers = 0, 20
+                lightPaths = /light,/light2
+                measure = 30s
+                serverJvmOptions = -XX:+UseSerialGC -Xmx8g -Xmn6g
+                documentSize = 10MB
+                """);
+
+        StudyConfig config = StudyConfig.quick().withFile(file);
+
+        assertThat(config.configurations()).extracting(Configuration::id)
+                .containsExactly("none@default", "sleep@rr-8ms");
+        assertThat(config.heavyUsers()).containsExactly(0, 20);
+        assertThat(config.lightPaths()).isEqualTo("/light,/light2");
+        assertThat(config.measure()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(config.serverJvmOptions()).containsExactly("-XX:+UseSerialGC", "-Xmx8g", "-Xmn6g");
+        assertThat(config.documentSize()).isEqualTo("10MB");
+        assertThat(config.warmUp()).isEqualTo(StudyConfig.quick().warmUp());
+    }
+
+    @Test
+    void shouldRejectAnUnknownKeyNamingTheKnownOnes() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("heavyUser", "10")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("unknown key(s) [heavyUser]; known keys: [configurations,");
+    }
+
+    @Test
+    void shouldNameTheFileWhenItHasABadValue() throws Exception {
+        Path file = Files.writeString(dir.resolve("bad.properties"), "repetitions = three\n");
+
+        assertThatThrownBy(() -> StudyConfig.quick().withFile(file))
+                .hasMessage(file + ": repetitions must be a whole number, got 'three'");
+    }
+
+    @Test
+    void shouldRejectAnUnknownMiddlewareOrScheduler() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("configurations", "fair@default")))
+                .hasMessageStartingWith("configurations: unknown middleware 'fair'; known: none, observe");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("configurations", "none@rr-1ms")))
+                .hasMessage("configurations: unknown scheduler 'rr-1ms'; known: default, rr-100ms, rr-8ms");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("configurations", "none")))
+                .hasMessageContaining("a configuration is middleware@scheduler");
+    }
+
+    @Test
+    void shouldRejectADurationWithoutUnit() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("measure", "20")))
+                .hasMessage("measure must be a duration such as 500ms, 20s or 2m, got '20'");
+    }
+
+    @Test
+    void shouldRejectTooFewWorkerThreadsForTheClients() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("maxThreads", "50")))
+                .hasMessage("maxThreads must be above the largest client population (light + heavy users), got 50");
+    }
+
+    @Test
+    void shouldRejectARepeatedPoint() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("heavyUsers", "0,10,10")))
+                .hasMessage("heavyUsers must not repeat a point, got [0, 10, 10]");
+    }
+
+    @Test
+    void shouldGiveRealtimeWindowsALowerCpuBarBecauseOfRtThrottling() {
+        assertThat(Scheduler.DEFAULT.minimumCpuShare()).isEqualTo(0.97);
+        assertThat(Scheduler.RR_100MS.minimumCpuShare()).isEqualTo(0.94);
+        assertThat(Scheduler.RR_8MS.timesliceMillis()).isEqualTo(8);
+    }
+}

@@ -1,0 +1,79 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The harness for real, small: the study server and Gatling in JVMs of their own (pinned when the machine has two
+ * cores), two points of a few seconds, then the data files, figures and report.
+ */
+class StudyEndToEndTest {
+
+    @TempDir
+    Path out;
+
+    @Test
+    @Timeout(120)
+    void shouldMeasureTwoPointsAgainstARealServerAndWriteTheReport() throws Exception {
+        StudyConfig config = StudyConfig.quick().with(Map.of(
+                "configurations", "none@default",
+                "heavyUsers", "0, 4",
+                "lightUsers", "5",
+                "warmUp", "1s",
+                "measure", "3s",
+                "jitWarmUp", "1s",
+                "retries", "0",
+                "documentSize", "256KB",
+                "serverJvmOptions", "-XX:+UseSerialGC -Xms256m -Xmx512m",
+                "gatlingJvmOptions", "-Xmx512m"));
+        // surefire runs the tests from a manifest-only jar; this property holds the real class path
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+
+        StudyResult result = new StudyRunner(config, new StudyRunner.Classpaths(classpath, classpath, List.of(), List.of()), out,
+                new PrintStream(console, true, StandardCharsets.UTF_8)).run();
+        ResultsFiles.write(result, out);
+        String headline = Report.write(result, out);
+
+        assertThat(result.outcomes()).singleElement()
+                .satisfies(o -> assertThat(o.status()).as(o.message() + "\n" + console)
+                        .isEqualTo(ConfigurationOutcome.Status.MEASURED));
+        assertThat(result.points()).extracting(PointResult::heavyUsers).containsExactly(0, 4);
+        PointResult lightOnly = result.points().get(0);
+        PointResult mixed = result.points().get(1);
+        assertThat(lightOnly.light().throughput()).as("light req/s with no heavy clients").isGreaterThan(10);
+        assertThat(lightOnly.light().failed()).isZero();
+        assertThat(lightOnly.heavy().requests()).isZero();
+        assertThat(mixed.light().throughput()).isGreaterThan(1);
+        assertThat(mixed.heavy().throughput()).as("heavy req/s with 4 heavy clients").isGreaterThan(0);
+        assertThat(mixed.heavy().p50Millis()).isGreaterThan(0);
+        for (PointResult p : result.points()) {
+            assertThat(p.serverCpu()).as("server CPU share").isBetween(0.05, 1.1);
+            assertThat(p.windowSeconds()).isEqualTo(3.0);
+        }
+        assertThat(headline).startsWith("light retention at 4 heavy clients: none@default ");
+
+        assertThat(Files.readAllLines(out.resolve("points.csv"))).hasSize(3);
+        assertThat(Files.readString(out.resolve("points.json"))).contains("\"heavyUsers\": 4");
+        assertThat(Files.readString(out.resolve("report.md"))).contains("| this run: none@default | 4 |");
+        assertThat(out.resolve("report.html")).isNotEmptyFile();
+        assertThat(out.resolve("figures/throughput.png")).isNotEmptyFile();
+        assertThat(out.resolve("figures/throughput.svg")).isNotEmptyFile();
+        try (Stream<Path> files = Files.walk(out.resolve("gatling"))) {
+            assertThat(files.filter(p -> p.getFileName().toString().equals("simulation.log")).count())
+                    .as("one simulation.log for the JIT warm-up and one per point").isEqualTo(3);
+        }
+        assertThat(console.toString(StandardCharsets.UTF_8)).contains("ETA").contains("none@default: H=4 rep 1/1");
+    }
+}

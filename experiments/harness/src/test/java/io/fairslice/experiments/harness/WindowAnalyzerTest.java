@@ -1,0 +1,104 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WindowAnalyzerTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldCountOnlyRequestsThatEndInsideTheWindow() throws Exception {
+        SimulationLogWriter w = new SimulationLogWriter(10_000L, List.of("light", "heavy"));
+        w.request("light:/light", 900, 999, true, "");      // ends before the window: warm-up
+        for (int i = 0; i < 10; i++) {
+            w.request("light:/light", 1000 + i * 100, 1000 + i * 100 + 1 + i, true, "");
+        }
+        w.request("light:/light", 1990, 2000, true, "");    // ends exactly at the window's end: not in it
+        w.request("heavy:/heavy", 500, 1500, true, "");
+        Path log = w.writeTo(dir.resolve("simulation.log"));
+
+        WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, 1000, 2000);
+
+        assertThat(window.light().requests()).isEqualTo(10);
+        assertThat(window.light().throughput()).isCloseTo(10.0, within(1e-9));
+        assertThat(window.light().p50Millis()).isEqualTo(5);
+        assertThat(window.light().p99Millis()).isEqualTo(10);
+        assertThat(window.light().maxMillis()).isEqualTo(10);
+        assertThat(window.heavy().requests()).isEqualTo(1);
+        assertThat(window.heavy().p50Millis()).isEqualTo(1000);
+        assertThat(window.fromEpochMillis()).isEqualTo(11_000L);
+        assertThat(window.toEpochMillis()).isEqualTo(12_000L);
+    }
+
+    @Test
+    void shouldSeparateRejectionsFromOtherFailures() throws Exception {
+        Path log = new SimulationLogWriter(0L, List.of("light"))
+                .request("light:/light", 100, 110, false, "status.find.in([200, 209], 304), but actually found 503")
+                .request("light:/light", 120, 130, false, "status.find.in([200, 209], 304), but actually found 429")
+                .request("light:/light", 140, 150, false, "status.find.in([200, 209], 304), but actually found 500")
+                .request("light:/light", 160, 170, false, "Request timeout to 127.0.0.1/127.0.0.1:8080 after 60000 ms")
+                .request("light:/light", 180, 190, true, "")
+                .writeTo(dir.resolve("simulation.log"));
+
+        ClassStats light = WindowAnalyzer.analyze(log, 0, 1000).light();
+
+        assertThat(light.requests()).isEqualTo(5);
+        assertThat(light.ok()).isEqualTo(1);
+        assertThat(light.rejected()).isEqualTo(2);
+        assertThat(light.failed()).isEqualTo(2);
+        assertThat(light.throughput()).isCloseTo(1.0, within(1e-9));
+    }
+
+    @Test
+    void shouldReportTheAgeOfTheOldestRequestStillOpenAtTheWindowsEnd() throws Exception {
+        Path log = new SimulationLogWriter(0L, List.of("light"))
+                .request("light:/light", 1200, 2600, true, "")     // open at 2000 for 800 ms
+                .request("light:/light", 1900, 2100, true, "")     // open for 100 ms
+                .request("light:/light", 1500, 1600, true, "")
+                .writeTo(dir.resolve("simulation.log"));
+
+        ClassStats light = WindowAnalyzer.analyze(log, 1000, 2000).light();
+
+        assertThat(light.oldestOpenMillis()).isEqualTo(800);
+        assertThat(light.requests()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldGiveNoPercentilesForAClassWithoutSuccessfulRequests() throws Exception {
+        Path log = new SimulationLogWriter(0L, List.of("light"))
+                .request("light:/light", 100, 110, true, "")
+                .writeTo(dir.resolve("simulation.log"));
+
+        ClassStats heavy = WindowAnalyzer.analyze(log, 0, 1000).heavy();
+
+        assertThat(heavy.requests()).isZero();
+        assertThat(heavy.throughput()).isZero();
+        assertThat(heavy.p99Millis()).isEqualTo(-1);
+    }
+
+    @Test
+    void shouldAgreeWithTheRecordedFixtureOverTheWholeRun() throws Exception {
+        WindowAnalyzer.Window all = WindowAnalyzer.analyze(SimulationLogTest.fixture(), 0, 60_000);
+
+        assertThat(all.light().requests()).isEqualTo(793 + 790);
+        assertThat(all.heavy().requests()).isEqualTo(22);
+        assertThat(all.light().p50Millis()).isLessThanOrEqualTo(all.light().p90Millis());
+        assertThat(all.light().p90Millis()).isLessThanOrEqualTo(all.light().p99Millis());
+        assertThat(all.light().p99Millis()).isLessThanOrEqualTo(all.light().maxMillis());
+    }
+
+    @Test
+    void shouldRejectAnEmptyWindow() {
+        assertThatThrownBy(() -> WindowAnalyzer.analyze(dir.resolve("x"), 2000, 2000))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the window must satisfy 0 <= from < to, got [2000, 2000) ms");
+    }
+}
