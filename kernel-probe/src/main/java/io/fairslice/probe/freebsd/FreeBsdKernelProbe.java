@@ -67,20 +67,10 @@ public final class FreeBsdKernelProbe implements KernelProbe {
                 throw new ProbeUnavailableException("sysctl KERN_PROC_PID|KERN_PROC_INC_THREAD for pid " + pid
                         + " failed");
             }
-            int n = KinfoProcLayout.records(probe.snapshotLength);
-            if (n == 0 || KinfoProcLayout.structSize(probe.bytes, 0) != KinfoProcLayout.SIZE) {
-                throw new ProbeUnavailableException("the kernel's kinfo_proc is "
-                        + (n == 0 ? "missing" : KinfoProcLayout.structSize(probe.bytes, 0) + " bytes") + ", expected "
-                        + KinfoProcLayout.SIZE);
-            }
-            if (KinfoProcLayout.pid(probe.bytes, 0) != pid) {
-                throw new ProbeUnavailableException("kinfo_proc names pid " + KinfoProcLayout.pid(probe.bytes, 0)
-                        + ", expected this process, " + pid);
-            }
-            long tid = probe.currentThreadId();
-            if (KinfoProcLayout.indexOfTid(probe.bytes, probe.snapshotLength, tid) < 0) {
-                throw new ProbeUnavailableException("this thread (thr_self " + tid + ") is not among the " + n
-                        + " kinfo_proc records");
+            String problem = KinfoProcLayout.selfCheck(probe.bytes, probe.snapshotLength, pid,
+                    probe.currentThreadId());
+            if (problem != null) {
+                throw new ProbeUnavailableException(problem);
             }
         }
         return probe;

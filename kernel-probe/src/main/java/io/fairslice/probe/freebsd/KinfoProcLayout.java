@@ -40,6 +40,27 @@ public final class KinfoProcLayout {
     private KinfoProcLayout() {
     }
 
+    /**
+     * The runtime self-check on a fresh sysctl answer: null if the records have the expected size, belong to
+     * {@code pid} and include thread {@code tid}; otherwise what is wrong, for the one warning.
+     */
+    public static String selfCheck(ByteBuffer b, int length, int pid, long tid) {
+        int n = records(length);
+        if (n == 0) {
+            return "sysctl KERN_PROC_PID|KERN_PROC_INC_THREAD returned " + length + " bytes, less than one kinfo_proc";
+        }
+        if (structSize(b, 0) != SIZE) {
+            return "the kernel's kinfo_proc is " + structSize(b, 0) + " bytes, this probe's layout " + SIZE;
+        }
+        if (pid(b, 0) != pid) {
+            return "kinfo_proc names pid " + pid(b, 0) + ", expected this process, " + pid;
+        }
+        if (indexOfTid(b, length, tid) < 0) {
+            return "this thread (thr_self " + tid + ") is not among the " + n + " kinfo_proc records";
+        }
+        return null;
+    }
+
     /** Number of whole records in {@code length} bytes. */
     public static int records(int length) {
         return length / SIZE;

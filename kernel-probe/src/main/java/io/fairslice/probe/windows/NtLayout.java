@@ -40,6 +40,22 @@ public final class NtLayout {
     private NtLayout() {
     }
 
+    /**
+     * The runtime self-check on a fresh snapshot: null if process {@code pid} is in it with thread {@code tid};
+     * otherwise what is wrong, for the one warning.
+     */
+    public static String selfCheck(ByteBuffer b, int length, long pid, long tid) {
+        int proc = findProcess(b, length, pid);
+        if (proc < 0) {
+            return "this process (pid " + pid + ") is not in the SystemProcessInformation snapshot of " + length
+                    + " bytes";
+        }
+        if (findThread(b, length, proc, tid) < 0) {
+            return "this thread (" + tid + ") is not among the " + threadCount(b, proc) + " threads of this process";
+        }
+        return null;
+    }
+
     /** Offset of the process entry for {@code pid}, or -1. */
     public static int findProcess(ByteBuffer b, int length, long pid) {
         ByteBuffer l = le(b);

@@ -74,14 +74,10 @@ public final class WindowsKernelProbe implements KernelProbe {
             if (!probe.refresh(true)) {
                 throw new ProbeUnavailableException("NtQuerySystemInformation(SystemProcessInformation) failed");
             }
-            if (probe.processOffset < 0) {
-                throw new ProbeUnavailableException("this process (pid " + probe.pid + ") is not in the "
-                        + "SystemProcessInformation snapshot");
-            }
-            long tid = probe.currentThreadId();
-            if (NtLayout.findThread(probe.bytes, probe.snapshotLength, probe.processOffset, tid) < 0) {
-                throw new ProbeUnavailableException("this thread (" + tid + ") is not among the "
-                        + NtLayout.threadCount(probe.bytes, probe.processOffset) + " threads of this process");
+            String problem = NtLayout.selfCheck(probe.bytes, probe.snapshotLength, probe.pid,
+                    probe.currentThreadId());
+            if (problem != null) {
+                throw new ProbeUnavailableException(problem);
             }
         }
         return probe;

@@ -77,4 +77,15 @@ class NtLayoutTest {
         assertThat(WindowsQuantum.backgroundQuantumNanos(0x02, tick, true)).isEqualTo(12 * tick); // server default
         assertThat(WindowsQuantum.backgroundQuantumNanos(0x2A, tick, true)).isEqualTo(2 * tick); // short on a server
     }
+
+    @Test
+    void shouldPassTheSelfCheckOnlyWhenItsProcessAndThreadAreInTheSnapshot() {
+        ByteBuffer b = Fixtures.load("windows-system-process-information-x64.bin");
+        int length = b.capacity();
+
+        assertThat(NtLayout.selfCheck(b, length, 7777, 7781)).isNull();
+        assertThat(NtLayout.selfCheck(b, length, 7778, 7781)).contains("pid 7778").contains("not in");
+        assertThat(NtLayout.selfCheck(b, length, 7777, 8)).contains("thread (8)").contains("2 threads");
+        assertThat(NtLayout.selfCheck(b, 300, 7777, 7781)).as("truncated buffer").contains("not in");
+    }
 }

@@ -1,0 +1,319 @@
+package io.fairslice.probe.cli;
+
+import io.fairslice.probe.ProbeUnavailableException;
+import io.fairslice.probe.SchedPolicy;
+import io.fairslice.probe.SystemStats;
+import io.fairslice.probe.ThreadHandle;
+import io.fairslice.probe.ThreadStats;
+import io.fairslice.probe.internal.Durations;
+import io.fairslice.probe.linux.LinuxKernelProbe;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code ./fairslice probe --pid N [--interval 1s] [--once | --count K] [--top N]}: a top-like table of another
+ * process's threads (Linux): policy, nice, configured slice, effective slice (run time per dispatch), CPU share,
+ * run-queue wait per second and per dispatch, voluntary and involuntary switches per second, over each interval.
+ * Live mode redraws with plain ANSI codes on a terminal; {@code --once} and {@code --count} print plain tables for
+ * scripts. Exit codes: 0 done, 1 the process went away or cannot be read, 2 bad arguments.
+ */
+public final class ProbeTop {
+
+    static final String USAGE = "usage: ./fairslice probe --pid N [--interval 1s] [--once | --count K] [--top N]\n"
+            + "  --pid N        the process whose threads to show (another JVM, for instance)\n"
+            + "  --interval D   time between tables, default 1s, at least 100ms (run-queue wait is credited late:\n"
+            + "                 shorter intervals are noisy)\n"
+            + "  --once         print one table after one interval and exit\n"
+            + "  --count K      print K tables and exit\n"
+            + "  --top N        show the N threads with most CPU (default: all)\n";
+
+    private ProbeTop() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs the tool; returns the exit code. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("probe: " + e.getMessage());
+            err.print(USAGE);
+            return 2;
+        }
+        if (o.help) {
+            out.print(USAGE);
+            return 0;
+        }
+        if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
+            err.println("probe: the live thread table reads /proc and runs on Linux only (this is "
+                    + System.getProperty("os.name") + ")");
+            return 1;
+        }
+        Path procDir = Path.of("/proc", String.valueOf(o.pid));
+        if (!Files.isDirectory(procDir.resolve("task"))) {
+            err.println("probe: no process with pid " + o.pid + " (nothing at " + procDir + ")");
+            return 1;
+        }
+        LinuxKernelProbe probe;
+        try {
+            probe = LinuxKernelProbe.create();
+        } catch (ProbeUnavailableException e) {
+            err.println("probe: the kernel probe cannot run here: " + e.getMessage());
+            return 1;
+        }
+        boolean live = o.count < 0 && System.console() != null;
+        Top top = new Top(probe, o.pid, procDir);
+        try {
+            top.sample();
+            int tables = 0;
+            while (o.count < 0 || tables < o.count) {
+                Thread.sleep(o.intervalNanos / 1_000_000L, (int) (o.intervalNanos % 1_000_000L));
+                if (!Files.isDirectory(procDir)) {
+                    err.println("probe: process " + o.pid + " has exited");
+                    return tables > 0 ? 0 : 1;
+                }
+                List<Row> rows = top.sample();
+                if (live) {
+                    out.print("\033[H\033[2J");
+                } else if (tables > 0) {
+                    out.println();
+                }
+                top.print(rows, o, out);
+                out.flush();
+                tables++;
+            }
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        } finally {
+            top.close();
+        }
+    }
+
+    static final class Options {
+        long pid = -1;
+        long intervalNanos = 1_000_000_000L;
+        int count = -1;
+        int top = Integer.MAX_VALUE;
+        boolean help;
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--pid":
+                        o.pid = positive(a, value(args, ++i, a));
+                        break;
+                    case "--interval":
+                        o.intervalNanos = Durations.parseNanos("--interval", value(args, ++i, a));
+                        if (o.intervalNanos < 100_000_000L) {
+                            throw new IllegalArgumentException("--interval must be at least 100ms, got "
+                                    + args[i]);
+                        }
+                        break;
+                    case "--once":
+                        o.count = 1;
+                        break;
+                    case "--count":
+                        o.count = (int) positive(a, value(args, ++i, a));
+                        break;
+                    case "--top":
+                        o.top = (int) positive(a, value(args, ++i, a));
+                        break;
+                    case "--help":
+                    case "-h":
+                        o.help = true;
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown option '" + a + "'");
+                }
+            }
+            if (o.pid < 0 && !o.help) {
+                throw new IllegalArgumentException("--pid is required");
+            }
+            return o;
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+
+        private static long positive(String option, String v) {
+            try {
+                long n = Long.parseLong(v);
+                if (n > 0) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // reported below
+            }
+            throw new IllegalArgumentException(option + " must be a positive integer, got '" + v + "'");
+        }
+    }
+
+    /** One thread's figures over the last interval. */
+    static final class Row {
+        long tid;
+        String name;
+        ThreadStats now;
+        double cpuShare;
+        double effectiveSliceMs = Double.NaN;
+        double waitPerSecondMs;
+        double waitPerDispatchMs = Double.NaN;
+        double voluntaryPerSecond;
+        double involuntaryPerSecond;
+    }
+
+    private static final class Top {
+        private final LinuxKernelProbe probe;
+        private final int pid;
+        private final Path procDir;
+        private final Map<Long, ThreadHandle> handles = new HashMap<>();
+        private final Map<Long, ThreadStats> last = new HashMap<>();
+        private final Map<Long, String> names = new HashMap<>();
+        private final SystemStats system = new SystemStats();
+        private long lastAt;
+
+        Top(LinuxKernelProbe probe, long pid, Path procDir) {
+            this.probe = probe;
+            this.pid = (int) pid;
+            this.procDir = procDir;
+        }
+
+        List<Row> sample() {
+            long at = System.nanoTime();
+            double seconds = lastAt == 0 ? 0 : (at - lastAt) / 1e9;
+            Set<Long> present = new HashSet<>();
+            try (DirectoryStream<Path> tasks = Files.newDirectoryStream(procDir.resolve("task"))) {
+                for (Path p : tasks) {
+                    present.add(Long.parseLong(p.getFileName().toString()));
+                }
+            } catch (IOException | RuntimeException e) {
+                // the process is going away: an empty table, then the caller notices
+            }
+            handles.keySet().removeIf(tid -> {
+                if (!present.contains(tid)) {
+                    handles.get(tid).close();
+                    last.remove(tid);
+                    return true;
+                }
+                return false;
+            });
+            List<Row> rows = new ArrayList<>();
+            for (long tid : present) {
+                ThreadHandle h = handles.get(tid);
+                if (h == null) {
+                    try {
+                        h = probe.openThreadOf(pid, tid);
+                    } catch (IOException e) {
+                        continue;
+                    }
+                    handles.put(tid, h);
+                    names.put(tid, comm(tid));
+                }
+                ThreadStats now = new ThreadStats();
+                if (!h.read(now, true)) {
+                    continue;
+                }
+                ThreadStats before = last.put(tid, now);
+                if (before == null || seconds <= 0) {
+                    continue;
+                }
+                Row r = new Row();
+                r.tid = tid;
+                r.name = names.get(tid);
+                r.now = now;
+                long run = now.cpuTimeNanos() - before.cpuTimeNanos();
+                long wait = now.runQueueWaitNanos() - before.runQueueWaitNanos();
+                long disp = now.dispatches() - before.dispatches();
+                r.cpuShare = run / 1e9 / seconds;
+                r.waitPerSecondMs = wait / 1e6 / seconds;
+                if (disp > 0) {
+                    r.effectiveSliceMs = run / 1e6 / disp;
+                    r.waitPerDispatchMs = wait / 1e6 / disp;
+                }
+                r.voluntaryPerSecond = (now.voluntarySwitches() - before.voluntarySwitches()) / seconds;
+                r.involuntaryPerSecond = (now.involuntarySwitches() - before.involuntarySwitches()) / seconds;
+                rows.add(r);
+            }
+            probe.readSystem(system);
+            lastAt = at;
+            rows.sort(Comparator.comparingDouble((Row r) -> -r.cpuShare).thenComparingLong(r -> r.tid));
+            return rows;
+        }
+
+        void print(List<Row> rows, Options o, PrintStream out) {
+            double cpu = rows.stream().mapToDouble(r -> r.cpuShare).sum();
+            out.printf(Locale.ROOT, "fairslice probe  pid %d (%s)  %d threads  interval %s  process CPU %.0f%%  "
+                    + "load %s  cpu pressure %s  rr quantum %s%n", pid, comm(-1), rows.size(),
+                    Durations.format(o.intervalNanos), cpu * 100, fmt(system.load1(), 2),
+                    Double.isNaN(system.cpuPressureSomeAvg10()) ? "-" : fmt(system.cpuPressureSomeAvg10() * 100, 1) + "%",
+                    ms(probe.rrQuantumNanos()));
+            out.printf(Locale.ROOT, "%8s %-16s %-6s %4s %9s %9s %6s %10s %10s %8s %8s%n", "TID", "NAME", "POLICY",
+                    "NICE", "SLICE", "EFF.SLICE", "CPU%", "RQWAIT/s", "RQWAIT/dsp", "VOL/s", "INVOL/s");
+            int shown = 0;
+            for (Row r : rows) {
+                if (shown++ >= o.top) {
+                    break;
+                }
+                out.printf(Locale.ROOT, "%8d %-16s %-6s %4s %9s %9s %6.1f %10s %10s %8.0f %8.0f%n", r.tid,
+                        r.name, policy(r.now.policy()), ThreadStats.isSupported(r.now.nice()) ? r.now.nice() : "-",
+                        ms(r.now.sliceNanos()), msValue(r.effectiveSliceMs), r.cpuShare * 100,
+                        msValue(r.waitPerSecondMs), msValue(r.waitPerDispatchMs), r.voluntaryPerSecond,
+                        r.involuntaryPerSecond);
+            }
+            out.println("SLICE: configured slice (EEVDF se.slice, or the RR quantum); EFF.SLICE: run time per dispatch;"
+                    + " RQWAIT: time runnable but waiting for a CPU, ms per second and per dispatch.");
+        }
+
+        private String comm(long tid) {
+            Path p = tid < 0 ? procDir.resolve("comm") : procDir.resolve("task/" + tid + "/comm");
+            try {
+                return new String(Files.readAllBytes(p), StandardCharsets.UTF_8).trim();
+            } catch (IOException e) {
+                return "?";
+            }
+        }
+
+        void close() {
+            handles.values().forEach(ThreadHandle::close);
+        }
+    }
+
+    private static String policy(SchedPolicy p) {
+        return p == SchedPolicy.UNKNOWN ? "?" : p.name();
+    }
+
+    private static String ms(long nanos) {
+        return ThreadStats.isSupported(nanos) ? fmt(nanos / 1e6, 2) + "ms" : "-";
+    }
+
+    private static String msValue(double ms) {
+        return Double.isNaN(ms) ? "-" : fmt(ms, 2) + "ms";
+    }
+
+    private static String fmt(double v, int decimals) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+}

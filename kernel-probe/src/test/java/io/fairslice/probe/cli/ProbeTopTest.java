@@ -1,0 +1,96 @@
+package io.fairslice.probe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairslice.probe.ForkedJvm;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+class ProbeTopTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return ProbeTop.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldShowABusyAndASleepyThreadOfAnotherJvm() throws Exception {
+        Process child = new ProcessBuilder(ForkedJvm.command(List.of(), ProbeChildMain.class))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                    StandardCharsets.UTF_8));
+            assertThat(lines.readLine()).isEqualTo("ready");
+
+            int code = run("--pid", String.valueOf(child.pid()), "--count", "2", "--interval", "500ms");
+
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+            assertThat(text).doesNotContain("\033[").contains("pid " + child.pid());
+            assertThat(text.split("\\R")).filteredOn(l -> l.contains("TID") && l.contains("EFF.SLICE")).hasSize(2);
+            String[] busy = lastRow(text, "probe-busy");
+            String[] sleepy = lastRow(text, "probe-sleepy");
+            // TID NAME POLICY NICE SLICE EFF.SLICE CPU% RQWAIT/s RQWAIT/dsp VOL/s INVOL/s
+            assertThat(busy[2]).isEqualTo("OTHER");
+            assertThat(busy[3]).isEqualTo("0");
+            assertThat(busy[4]).endsWith("ms");
+            assertThat(Double.parseDouble(busy[6])).as("busy thread CPU%%: %s", text).isGreaterThan(20.0);
+            assertThat(Double.parseDouble(sleepy[6])).as("sleepy thread CPU%%").isLessThan(20.0);
+            assertThat(Double.parseDouble(sleepy[9])).as("sleepy thread voluntary switches/s: %s", text)
+                    .isGreaterThan(50.0);
+            assertThat(Double.parseDouble(busy[9])).as("busy thread voluntary switches/s")
+                    .isLessThan(Double.parseDouble(sleepy[9]));
+        } finally {
+            child.getOutputStream().close();
+            if (!child.waitFor(10, TimeUnit.SECONDS)) {
+                child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
+    void shouldExplainBadArgumentsWithExitCode2() {
+        assertThat(run("--count", "1")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pid is required").contains("usage:");
+        err.reset();
+        assertThat(run("--pid", "1", "--interval", "10ms")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be at least 100ms, got 10ms");
+        err.reset();
+        assertThat(run("--pid", "x")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pid must be a positive integer, got 'x'");
+        err.reset();
+        assertThat(run("--pid", "1", "--colour")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown option '--colour'");
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldSayWhenThereIsNoSuchProcess() {
+        assertThat(run("--pid", "2147483646", "--once")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no process with pid 2147483646");
+    }
+
+    private static String[] lastRow(String text, String name) {
+        Matcher m = Pattern.compile("(?m)^\\s*\\d+ " + Pattern.quote(name) + " .*$").matcher(text);
+        String row = null;
+        while (m.find()) {
+            row = m.group();
+        }
+        assertThat(row).as("a row for " + name + " in:\n" + text).isNotNull();
+        return row.trim().split("\\s+");
+    }
+}
