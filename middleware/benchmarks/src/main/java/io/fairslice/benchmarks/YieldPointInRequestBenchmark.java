@@ -1,0 +1,90 @@
+package io.fairslice.benchmarks;
+
+import io.fairslice.middleware.Fairslice;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Yield points inside a request served by the real filter, when the scheduler has nothing to do, per yield point:
+ * one request runs {@value #YIELD_POINTS} of them, so the filter's own per-request cost adds about 0.1 ns.
+ *
+ * <ul>
+ * <li>{@code unarmed}: policy share, only this request's class busy: the gate is not armed (the fast path);</li>
+ * <li>{@code armed-observe}: policy observe arms the gate whenever a request is in flight; its slow path counts;</li>
+ * <li>{@code armed-share}: policy share with a request of the other class held open: the gate is armed and every
+ * yield point asks the scheduler, which lets this request run (it stays under its CPU quantum).</li>
+ * </ul>
+ * The baseline runs the same loop of empty calls with no filter.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class YieldPointInRequestBenchmark {
+
+    static final int YIELD_POINTS = 10_000;
+
+    @Param({"unarmed", "armed-observe", "armed-share"})
+    public String gate;
+
+    private FilterHarness harness;
+    private final FilterHarness.Request request = new FilterHarness.Request("/light");
+    private final FilterHarness.Response response = new FilterHarness.Response();
+
+    private static final FilterChain YIELD_POINT_LOOP = (req, res) -> {
+        for (int i = 0; i < YIELD_POINTS; i++) {
+            Fairslice.yieldPoint();
+        }
+    };
+
+    private static final FilterChain EMPTY_LOOP = (req, res) -> {
+        for (int i = 0; i < YIELD_POINTS; i++) {
+            Blank.call();
+        }
+    };
+
+    @Setup
+    public void start() throws ServletException, InterruptedException {
+        String policy = gate.equals("armed-observe") ? "observe" : "share";
+        harness = new FilterHarness(Map.of("policy", policy, "adaptive", "false", "jmx", "false",
+                "rule.1", "heavy path=/heavy"));
+        if (gate.equals("armed-share")) {
+            harness.holdRequestOpen("/heavy");
+        }
+    }
+
+    @TearDown
+    public void stop() throws InterruptedException {
+        harness.close();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(YIELD_POINTS)
+    public void baselineEmptyLoopNoFilter() throws IOException, ServletException {
+        EMPTY_LOOP.doFilter(request, response);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(YIELD_POINTS)
+    public void yieldPointsInsideRequest() throws IOException, ServletException {
+        harness.send(request, response, YIELD_POINT_LOOP);
+    }
+}
