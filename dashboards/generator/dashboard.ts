@@ -187,8 +187,24 @@ export function buildDashboard(): dashboard.Dashboard {
           "own CPU clocks.",
         unit: "s",
         min: 0,
-        width: 24,
         queries: [{ expr: `sum by (class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))`, legend: "{{class}}" }],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Adaptive reclassifications per class",
+        description:
+          "Requests whose route the adaptive classifier moved into each class, per interval. When 'Throughput per " +
+          "page' holds steady but 'Throughput per class' shifts, a route changed class: a light page that turns " +
+          "slow under overload can be moved into the heavy class and throttled with it.",
+        unit: "short",
+        min: 0,
+        queries: [
+          {
+            expr: `sum by (class) (increase(${m.classifyReclassified}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{class}}",
+          },
+        ],
       }),
     )
 

@@ -18,6 +18,8 @@ export const middleware = {
   /** Gauges (ratio 0..1), tag class. */
   classCpuShare: "fairslice_class_cpu_share",
   classCpuShareTarget: "fairslice_class_cpu_share_target",
+  /** Counter, tag class: requests whose route the adaptive classifier moved into the class. */
+  classifyReclassified: "fairslice_classify_reclassified_total",
   /** Counter, tag class. */
   yieldPoints: "fairslice_yield_points_total",
   /** Counters, tags class, where. */

@@ -38,6 +38,14 @@ class DashboardQueriesLiveTest {
     /** How long after the load the panels may take to fill (recording rules need two scrapes of a rate window). */
     private static final Duration SETTLE = Duration.ofSeconds(30);
 
+    /**
+     * Panels whose series must exist but may stay at zero under this test's load, each with the reason. Every other
+     * panel must show a non-zero value.
+     */
+    private static final Map<String, String> MAY_STAY_ZERO = Map.of(
+            "Adaptive reclassifications per class",
+            "the test pins every page's class (adaptive=false), so nothing is reclassified");
+
     private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.+),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\)$");
     private static final Pattern LEFTOVER_VARIABLE = Pattern.compile("\\$\\{?[a-zA-Z_][a-zA-Z0-9_]*");
 
@@ -50,12 +58,16 @@ class DashboardQueriesLiveTest {
         assertThat(dashboard.panels()).as("panels in %s", ModuleFiles.dashboardJson()).isNotEmpty();
         assertThat(dashboard.panels()).as("panels with no query cannot be verified")
                 .allSatisfy(panel -> assertThat(panel.queries()).as(panel.title()).isNotEmpty());
+        assertThat(dashboard.panels().stream().map(Panel::title).toList())
+                .as("panels allowed to stay at zero must exist").containsAll(MAY_STAY_ZERO.keySet());
 
-        // `./fairslice serve` options. Heavy requests may run one at a time with one waiting: the third heavy client
-        // is turned away, so the admission panels (rejections, Retry-After) have data too.
+        // `./fairslice serve` options. Classes are pinned (a rule for /heavy, no adaptive classifier: left on, it
+        // sometimes moves /light into the heavy class under this load). Heavy requests may run one at a time with one
+        // waiting: the third heavy client is turned away, so the admission panels (rejections, Retry-After) have data.
         try (ForkedStudyServer server = ForkedStudyServer.start("--max-threads", "64", "--document-size", "1MB",
                 "--policy", "share",
                 "--fairslice", "rule.1=heavy path=/heavy",
+                "--fairslice", "adaptive=false",
                 "--fairslice", "class.heavy.max-concurrency=1",
                 "--fairslice", "class.heavy.queue-size=1");
              LocalPrometheus prometheus = LocalPrometheus.start("127.0.0.1:" + server.port(), SCRAPE_INTERVAL)) {
@@ -63,7 +75,8 @@ class DashboardQueriesLiveTest {
             Map<String, Long> responses = new StudyLoad().run(server.uri("/"),
                     Map.of("/light", 4, "/light2", 2, "/heavy", 3), LOAD, 20_000);
             assertThat(responses).as("responses of the load, by page and status")
-                    .containsKeys("/light 200", "/light2 200", "/heavy 200", "/heavy 503");
+                    .containsKeys("/light 200", "/light2 200", "/heavy 200", "/heavy 503")
+                    .doesNotContainKeys("/light 503", "/light2 503");
 
             List<String> problems = List.of();
             long deadline = System.nanoTime() + SETTLE.toNanos();
@@ -103,13 +116,14 @@ class DashboardQueriesLiveTest {
                     problems.add(where + ": uses " + leftover.group() + ", which the test cannot substitute");
                     continue;
                 }
-                problems.addAll(checkQuery(where, expr, query.legendLabels(), prometheus, start, end));
+                problems.addAll(checkQuery(where, expr, query.legendLabels(),
+                        !MAY_STAY_ZERO.containsKey(panel.title()), prometheus, start, end));
             }
         }
         return problems;
     }
 
-    private static List<String> checkQuery(String where, String expr, Set<String> legendLabels,
+    private static List<String> checkQuery(String where, String expr, Set<String> legendLabels, boolean mustMove,
                                            LocalPrometheus prometheus, long start, long end)
             throws IOException, InterruptedException {
         JsonNode data;
@@ -137,7 +151,7 @@ class DashboardQueriesLiveTest {
                 anyMoved |= Double.isFinite(value) && value != 0;
             }
         }
-        if (!anyMoved) {
+        if (mustMove && !anyMoved) {
             // the middleware registers its meters up front, so a series of zeros is a meter nothing updates
             problems.add(where + ": only zero, NaN or infinite values for " + expr);
         }
