@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairslice.experiments.app.HeavyServlet;
 import io.fairslice.experiments.app.LightServlet;
 import io.fairslice.experiments.app.StudyApplication;
+import io.fairslice.middleware.FairsliceFilter;
+import io.fairslice.middleware.metrics.MeterNames;
 import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.middleware.weaving.WovenClasses;
 import io.fairslice.weavingtest.probe.YieldPointCounter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,20 +22,24 @@ import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The study application in a real embedded Tomcat, under the weaving agent with io.fairslice.experiments.app..* in
- * scope: the pages' own code reaches yield points, Tomcat's request processing does not.
+ * The study application in a real embedded Tomcat with the fairslice filter, under the weaving agent with
+ * io.fairslice.experiments.app..* in scope: the pages' own code reaches yield points, which the middleware sees;
+ * Tomcat's request processing holds none.
  */
 class StudyAppInTomcatWeavingTest {
 
     @TempDir
     static Path work;
     private static Tomcat tomcat;
+    private static final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private static int port;
 
     @BeforeAll
@@ -49,6 +56,21 @@ class StudyAppInTomcatWeavingTest {
         Context context = tomcat.addContext("", docBase.getAbsolutePath());
         context.addParameter("study.heavy.dir", work.resolve("documents").toString());
         context.addApplicationListener(StudyApplication.class.getName());
+        context.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
+        // the real middleware; observe arms the yield gate whenever a request is in flight, so its
+        // fairslice.yield.points counter sees every woven yield point a request reaches
+        FilterDef fairslice = new FilterDef();
+        fairslice.setFilterName("fairslice");
+        fairslice.setFilter(new FairsliceFilter());
+        fairslice.addInitParameter("policy", "observe");
+        fairslice.addInitParameter("jmx", "false");
+        fairslice.addInitParameter("adaptive", "false");
+        fairslice.addInitParameter("rule.1", "heavy path=/heavy");
+        context.addFilterDef(fairslice);
+        FilterMap everything = new FilterMap();
+        everything.setFilterName("fairslice");
+        everything.addURLPattern("/*");
+        context.addFilterMap(everything);
         tomcat.start();
         port = connector.getLocalPort();
     }
@@ -75,6 +97,40 @@ class StudyAppInTomcatWeavingTest {
         // doGet, parseAndTraverse, traverse, the Summary record's accessors, Pages.html: the XML parser is JDK
         // code and holds none
         assertThat(yieldPoints).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void shouldShowTheWovenYieldPointsInTheMiddlewaresOwnCounter() throws Exception {
+        get("/heavy");
+        get("/light");
+        long before = YieldPointCounter.count();
+        double heavyBefore = yieldPointsCounted("heavy");
+        double lightBefore = yieldPointsCounted("light");
+
+        get("/heavy");
+        get("/light");
+
+        long reached = YieldPointCounter.count() - before;
+        // the filter records a request's yield points when it completes, which may follow the response by a moment
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        double counted;
+        do {
+            counted = yieldPointsCounted("heavy") - heavyBefore + yieldPointsCounted("light") - lightBefore;
+        } while (counted < reached && System.nanoTime() < deadline && sleep());
+        System.out.printf("woven yield points reached: %d; counted by the middleware (fairslice.yield.points):"
+                + " %.0f%n", reached, counted);
+        assertThat(counted).isEqualTo((double) reached);
+        assertThat(yieldPointsCounted("light") - lightBefore).isGreaterThanOrEqualTo(242_785);
+    }
+
+    private static double yieldPointsCounted(String requestClass) {
+        var counter = registry.find(MeterNames.YIELD_POINTS).tag(MeterNames.TAG_CLASS, requestClass).functionCounter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    private static boolean sleep() throws InterruptedException {
+        Thread.sleep(10);
+        return true;
     }
 
     @Test
