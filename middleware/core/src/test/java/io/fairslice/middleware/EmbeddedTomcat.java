@@ -1,0 +1,77 @@
+package io.fairslice.middleware;
+
+import jakarta.servlet.http.HttpServlet;
+import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
+import org.apache.catalina.startup.Tomcat;
+
+/** A real embedded Tomcat on a free loopback port with one context that registers the middleware via its initializer. */
+final class EmbeddedTomcat implements AutoCloseable {
+
+    final Tomcat tomcat = new Tomcat();
+    final Context context;
+    private final Path base;
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    EmbeddedTomcat(String contextPath, Map<String, String> params, Object meterRegistry) throws IOException {
+        base = Files.createTempDirectory("fairslice-filter-test");
+        tomcat.setBaseDir(base.toString());
+        tomcat.setPort(0);
+        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        context = tomcat.addContext(contextPath, base.toString());
+        params.forEach(context::addParameter);
+        if (meterRegistry != null) {
+            context.getServletContext().setAttribute("io.fairslice.meterRegistry", meterRegistry);
+        }
+        context.addServletContainerInitializer(new FairsliceInitializer(), null);
+    }
+
+    EmbeddedTomcat servlet(String path, HttpServlet servlet, boolean async) {
+        String name = "s" + path.replace('/', '_');
+        Tomcat.addServlet(context, name, servlet).setAsyncSupported(async);
+        context.addServletMappingDecoded(path, name);
+        return this;
+    }
+
+    EmbeddedTomcat start() throws LifecycleException {
+        tomcat.start();
+        return this;
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + tomcat.getConnector().getLocalPort() + context.getPath() + path);
+        return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The middleware's filter instance in this context. */
+    FairsliceFilter filter() {
+        try {
+            var config = ((org.apache.catalina.core.StandardContext) context).findFilterConfig(FairsliceInitializer.FILTER_NAME);
+            var m = config.getClass().getDeclaredMethod("getFilter");
+            m.setAccessible(true);
+            return (FairsliceFilter) m.invoke(config);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() throws LifecycleException {
+        tomcat.stop();
+        tomcat.destroy();
+        try (var files = Files.walk(base)) {
+            files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException e) {
+            // a temp folder left behind is harmless
+        }
+    }
+}

@@ -1,0 +1,338 @@
+package io.fairslice.middleware;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairslice.middleware.schedule.ClassState;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.http.HttpResponse;
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import javax.management.Attribute;
+import javax.management.ObjectName;
+import org.apache.catalina.LifecycleState;
+import org.junit.jupiter.api.Test;
+
+/** The filter in a real embedded Tomcat, registered by its ServletContainerInitializer. */
+class FairsliceFilterTest {
+
+    static final class Hello extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.getWriter().write("hello");
+        }
+    }
+
+    static final class NotFound extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.sendError(404);
+        }
+    }
+
+    static final class Blocking extends HttpServlet {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            entered.countDown();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            resp.getWriter().write("done");
+        }
+    }
+
+    static final class Async extends HttpServlet {
+        final LinkedBlockingQueue<AsyncContext> started = new LinkedBlockingQueue<>();
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext ac = req.startAsync();
+            ac.setTimeout(30_000);
+            started.add(ac);
+        }
+    }
+
+    private static void complete(AsyncContext ac) throws IOException {
+        ac.getResponse().getWriter().write("async done");
+        ac.complete();
+    }
+
+    @Test
+    void shouldServeAndRecordLatencyAndCpuByClassAndPage() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/record", Map.of("fairslice.rule.1", "heavy path=/slow/*"),
+                registry).servlet("/fast", new Hello(), false).servlet("/slow/*", new Hello(), false)
+                .servlet("/missing", new NotFound(), false).start()) {
+            assertThat(t.get("/fast").statusCode()).isEqualTo(200);
+            assertThat(t.get("/slow/17").body()).isEqualTo("hello");
+            assertThat(t.get("/missing").statusCode()).isEqualTo(404);
+            // the filter records after the response is complete, which may be after the client has read it
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "/missing",
+                    "outcome", "client_error").timer().count()).isEqualTo(1));
+            assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "/fast", "outcome", "success")
+                    .timer().count()).isEqualTo(1);
+            assertThat(registry.get("fairslice.requests").tags("class", "heavy", "page", "/slow/{n}", "outcome",
+                    "success").timer().count()).isEqualTo(1);
+            assertThat(registry.get("fairslice.requests.cpu").tags("class", "heavy", "page", "/slow/{n}").counter().count())
+                    .isPositive();
+        }
+        assertThat(registry.find("fairslice.requests").meters()).as("meters removed with the application").isEmpty();
+    }
+
+    @Test
+    void shouldFailApplicationStartupOnABadValueNamingKeyRuleAndValue() throws Exception {
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/bad", Map.of("fairslice.class.heavy.share", "0"), null)
+                .servlet("/x", new Hello(), false)) {
+            t.start();
+            assertThat(t.context.getState()).isNotEqualTo(LifecycleState.STARTED);
+        }
+        FairsliceFilter filter = new FairsliceFilter();
+        assertThatThrownBy(() -> filter.init(filterConfig(Map.of("class.heavy.share", "0"))))
+                .isInstanceOf(ServletException.class)
+                .hasMessage("fairslice configuration: class.heavy.share must be 1..1000, got '0'");
+    }
+
+    @Test
+    void shouldAnswer503WithRetryAfterWhenTheClassQueueIsFull() throws Exception {
+        Blocking blocking = new Blocking();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/full", Map.of("fairslice.rule.1", "heavy path=/block",
+                "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0"), registry)
+                .servlet("/block", blocking, false).start()) {
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/block"));
+            assertThat(blocking.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            HttpResponse<String> second = t.get("/block");
+            assertThat(second.statusCode()).isEqualTo(503);
+            assertThat(Long.parseLong(second.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 60L);
+            blocking.release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "heavy", "outcome", "success")
+                    .timer().count()).isEqualTo(1));
+            assertThat(registry.get("fairslice.rejections").tags("class", "heavy", "reason", "queue_full")
+                    .functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("fairslice.requests").tags("class", "heavy", "outcome", "rejected").timer()
+                    .count()).isEqualTo(1);
+            assertThat(registry.get("fairslice.retry.after").tags("class", "heavy").summary().count()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldHoldAnAsyncRequestsPermitUntilItsAsyncCycleCompletes() throws Exception {
+        Async async = new Async();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/async", Map.of("fairslice.rule.1", "heavy path=/async",
+                "fairslice.class.heavy.max-concurrency", "1"), new SimpleMeterRegistry())
+                .servlet("/async", async, true).start()) {
+            ClassState heavy = t.filter().scheduler().classState(1);
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/async"));
+            AsyncContext firstContext = async.started.poll(10, TimeUnit.SECONDS);
+            assertThat(firstContext).isNotNull();
+            CompletableFuture<HttpResponse<String>> second = CompletableFuture.supplyAsync(() -> get(t, "/async"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (heavy.waitingAdmission() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(heavy.waitingAdmission()).as("the second waits: the first's async cycle holds the permit")
+                    .isEqualTo(1);
+            assertThat(async.started).isEmpty();
+
+            complete(firstContext);
+            assertThat(first.get(10, TimeUnit.SECONDS).body()).isEqualTo("async done");
+            AsyncContext secondContext = async.started.poll(10, TimeUnit.SECONDS);
+            assertThat(secondContext).as("admitted once the first completed").isNotNull();
+            complete(secondContext);
+            assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (heavy.inflight() != 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(heavy.inflight()).isZero();
+        }
+    }
+
+    @Test
+    void shouldKeepServingWhenARequestListenerThrowsAndDisableItOnce() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/listener", Map.of("fairslice.classes", "light,boom",
+                "fairslice.rule.1", "boom path=/x"), registry).servlet("/x", new Hello(), false).start()) {
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "boom", "outcome", "success")
+                    .timer().count())
+                    .isEqualTo(2));
+            assertThat(registry.get("fairslice.listener.failures").tag("listener", "exploding").functionCounter()
+                    .count()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void shouldSwitchPolicyThroughJmxWithTheSameValidation() throws Exception {
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/jmx", Map.of(), new SimpleMeterRegistry())
+                .servlet("/x", new Hello(), false).start()) {
+            var server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote("/jmx"));
+            assertThat(server.getAttribute(name, "Policy")).isEqualTo("share");
+            server.setAttribute(name, new Attribute("Policy", "observe"));
+            assertThat(t.filter().scheduler().config().policy()).isEqualTo(Policy.OBSERVE);
+            server.setAttribute(name, new Attribute("Shares", "heavy=5"));
+            assertThat(t.filter().scheduler().config().classes().get(1).share()).isEqualTo(5);
+            assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Policy", "fair")))
+                    .hasRootCauseMessage("fairslice configuration: policy must be one of observe, sleep, share, got 'fair'");
+            assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"routes.max", "5"},
+                    new String[] {"java.lang.String", "java.lang.String"}))
+                    .hasRootCauseMessage("fairslice configuration: routes.max cannot change at runtime (restart the "
+                            + "application), got '5'");
+            assertThat(t.filter().scheduler().config().policy()).isEqualTo(Policy.OBSERVE);
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+        }
+        assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(
+                new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote("/jmx")))).isFalse();
+    }
+
+    @Test
+    void shouldAlsoFeedALegacyPrometheusSimpleclientRegistry() throws Exception {
+        PrometheusMeterRegistry legacy = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/legacy", Map.of(), legacy).servlet("/x", new Hello(), false)
+                .start()) {
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(legacy.scrape()).contains("fairslice_requests_seconds_count{class=\"light\""));
+            String scrape = legacy.scrape();
+            assertThat(scrape).contains("fairslice_requests_seconds_count{class=\"light\",outcome=\"success\",page=\"/x\",} 1.0")
+                .contains("fairslice_requests_seconds_bucket{class=\"light\"")
+                    .contains("fairslice_class_cpu_share_target{class=\"heavy\",} 0.2");
+        }
+    }
+
+    /** Burns about 200 ms of CPU, calling the public yield point as woven code would. */
+    static final class Spin extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            var threads = ManagementFactory.getThreadMXBean();
+            long until = threads.getCurrentThreadCpuTime() + 200_000_000L;
+            long x = 0;
+            while (threads.getCurrentThreadCpuTime() < until) {
+                for (int i = 0; i < 10_000; i++) {
+                    x += i ^ x;
+                }
+                Fairslice.yieldPoint();
+            }
+            resp.getWriter().write(Long.toString(x));
+        }
+    }
+
+    @Test
+    void shouldParkAHeavyRequestAtItsYieldPointsWhileLightIsActiveButNeverLongerThanMaxPark() throws Exception {
+        Blocking light = new Blocking();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/yield", Map.of("fairslice.rule.1", "heavy path=/spin",
+                "fairslice.share.cpus", "1", "fairslice.share.quantum", "2ms", "fairslice.share.max-park", "20ms"),
+                registry).servlet("/spin", new Spin(), false).servlet("/light", light, false).start()) {
+            CompletableFuture<HttpResponse<String>> lightResponse = CompletableFuture.supplyAsync(() -> get(t, "/light"));
+            assertThat(light.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            long start = System.nanoTime();
+            assertThat(t.get("/spin").statusCode()).isEqualTo(200);
+            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            ClassState heavy = t.filter().scheduler().classState(1);
+            assertThat(heavy.parks(1)).as("parks at yield points").isPositive();
+            assertThat(heavy.parkedNanos(1) / heavy.parks(1)).as("mean park, ns").isLessThan(60_000_000L);
+            assertThat(elapsedMs).as("the heavy request progressed: no starvation").isLessThan(20_000);
+            light.release.countDown();
+            assertThat(lightResponse.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void shouldNotParkAnythingOutsideARequest() {
+        long start = System.nanoTime();
+        for (int i = 0; i < 1_000_000; i++) {
+            Fairslice.yieldPoint();
+        }
+        assertThat(System.nanoTime() - start).isLessThan(2_000_000_000L);
+    }
+
+    @Test
+    void shouldPassThroughWhenDisabled() throws Exception {
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/off", Map.of("fairslice.enabled", "false"), null)
+                .servlet("/x", new Hello(), false).start()) {
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+            assertThat(((org.apache.catalina.core.StandardContext) t.context).findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
+        }
+    }
+
+    static void eventually(Runnable assertion) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            try {
+                assertion.run();
+                return;
+            } catch (AssertionError | RuntimeException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(5);
+            }
+        }
+    }
+
+    private static HttpResponse<String> get(EmbeddedTomcat t, String path) {
+        try {
+            return t.get(path);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static FilterConfig filterConfig(Map<String, String> params) {
+        ServletContext context = (ServletContext) java.lang.reflect.Proxy.newProxyInstance(
+                FairsliceFilterTest.class.getClassLoader(), new Class<?>[] {ServletContext.class}, (p, m, a) ->
+                        switch (m.getName()) {
+                            case "getInitParameterNames", "getAttributeNames" -> Collections.emptyEnumeration();
+                            case "getClassLoader" -> FairsliceFilterTest.class.getClassLoader();
+                            case "getContextPath" -> "/direct";
+                            default -> null;
+                        });
+        return new FilterConfig() {
+            @Override
+            public String getFilterName() {
+                return "fairslice";
+            }
+
+            @Override
+            public ServletContext getServletContext() {
+                return context;
+            }
+
+            @Override
+            public String getInitParameter(String name) {
+                return params.get(name);
+            }
+
+            @Override
+            public java.util.Enumeration<String> getInitParameterNames() {
+                return Collections.enumeration(params.keySet());
+            }
+        };
+    }
+}
