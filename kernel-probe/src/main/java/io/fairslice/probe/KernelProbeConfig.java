@@ -1,9 +1,7 @@
 package io.fairslice.probe;
 
 import io.fairslice.probe.internal.Durations;
-import java.util.AbstractSet;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +37,12 @@ public final class KernelProbeConfig {
     static final String PREFIX_NICE = "nice.";
     static final String PREFIX_SLICE = "slice.";
 
-    /** The setting names as a set: exact names plus every {@code nice.<class>} and {@code slice.<class>}. */
-    public static final Set<String> SETTING_NAMES = new SettingNames();
+    /**
+     * The setting names for {@code RequestListener.settingNames()}: a name ending in {@code .*} declares every
+     * setting below it ({@code nice.heavy}, {@code slice.light}), the middleware's convention for per-class settings.
+     */
+    public static final Set<String> SETTING_NAMES = Set.of(KEY_ENABLED, KEY_INTERVAL, PREFIX_NICE + "*",
+            PREFIX_SLICE + "*");
 
     private final boolean enabled;
     private final long intervalNanos;
@@ -217,36 +219,6 @@ public final class KernelProbeConfig {
 
         public KernelProbeConfig build() {
             return new KernelProbeConfig(this);
-        }
-    }
-
-    /**
-     * Contains {@code enabled}, {@code interval} and every {@code nice.<class>} / {@code slice.<class>}; iterates
-     * over readable patterns. The middleware checks a key with {@link Set#contains}.
-     */
-    private static final class SettingNames extends AbstractSet<String> {
-        private static final List<String> SHOWN = List.of(KEY_ENABLED, KEY_INTERVAL, PREFIX_NICE + "<class>",
-                PREFIX_SLICE + "<class>");
-
-        @Override
-        public boolean contains(Object o) {
-            if (!(o instanceof String)) {
-                return false;
-            }
-            String s = (String) o;
-            return s.equals(KEY_ENABLED) || s.equals(KEY_INTERVAL)
-                    || (s.startsWith(PREFIX_NICE) && s.length() > PREFIX_NICE.length())
-                    || (s.startsWith(PREFIX_SLICE) && s.length() > PREFIX_SLICE.length());
-        }
-
-        @Override
-        public Iterator<String> iterator() {
-            return SHOWN.iterator();
-        }
-
-        @Override
-        public int size() {
-            return SHOWN.size();
         }
     }
 }

@@ -5,6 +5,9 @@ import io.fairslice.probe.KernelProbe;
 import io.fairslice.probe.ThreadActuator;
 import io.fairslice.probe.ThreadHandle;
 import io.fairslice.probe.ThreadStats;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -37,6 +40,8 @@ public final class Attribution {
     }
 
     public static final int NO_NICE = Integer.MIN_VALUE;
+    /** {@code Thread.isVirtual()} on Java 21+, null before: looked up once so that this class stays Java 17. */
+    private static final MethodHandle IS_VIRTUAL = lookUpIsVirtual();
     private static final RequestSink NO_SINK = (i, c, v, n) -> { };
 
     private final KernelProbe probe;
@@ -53,6 +58,7 @@ public final class Attribution {
     private final LongAdder sliceFailures = new LongAdder();
     private final AtomicBoolean warnedUnknownClass = new AtomicBoolean();
     private final AtomicBoolean warnedUntrackable = new AtomicBoolean();
+    private final AtomicBoolean warnedVirtual = new AtomicBoolean();
     private volatile boolean niceEnabled;
     private volatile boolean sliceEnabled;
     private volatile RequestSink sink = NO_SINK;
@@ -123,6 +129,9 @@ public final class Attribution {
             return;
         }
         Thread current = Thread.currentThread();
+        if (isVirtual(current)) {
+            return;
+        }
         ThreadState st = byThread.get(current);
         if (st == null) {
             st = register(current);
@@ -152,7 +161,11 @@ public final class Attribution {
 
     /** The calling thread stops serving the request it entered. */
     public void exit(String requestClass) {
-        ThreadState st = byThread.get(Thread.currentThread());
+        Thread current = Thread.currentThread();
+        if (IS_VIRTUAL != null && isVirtual(current)) {
+            return;
+        }
+        ThreadState st = byThread.get(current);
         if (st == null || st == untrackable) {
             return;
         }
@@ -184,6 +197,12 @@ public final class Attribution {
         for (Map.Entry<Thread, ThreadState> e : byThread.entrySet()) {
             ThreadState st = e.getValue();
             boolean alive = e.getKey().isAlive();
+            if (st == untrackable) {
+                if (!alive) {
+                    byThread.remove(e.getKey(), st);
+                }
+                continue;
+            }
             synchronized (st) {
                 if (alive && !st.closed && st.handle.read(scratch, false)) {
                     checkpoint(st, scratch, st.classIndex);
@@ -205,6 +224,35 @@ public final class Attribution {
             }
         }
         byThread.clear();
+    }
+
+    /**
+     * Virtual threads are not attributed: they move between carrier OS threads, so an OS thread's counters are not
+     * theirs. (A carrier's own counters would be, but the middleware does not call us on carriers.)
+     */
+    private boolean isVirtual(Thread t) {
+        if (IS_VIRTUAL == null) {
+            return false;
+        }
+        try {
+            boolean virtual = (boolean) IS_VIRTUAL.invokeExact(t);
+            if (virtual && warnedVirtual.compareAndSet(false, true)) {
+                warnings.accept("fairslice kernel probe: requests on virtual threads are not attributed to classes "
+                        + "(a virtual thread has no OS thread of its own)");
+            }
+            return virtual;
+        } catch (Throwable e) {
+            return false;
+        }
+    }
+
+    private static MethodHandle lookUpIsVirtual() {
+        try {
+            return MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual",
+                    MethodType.methodType(boolean.class));
+        } catch (NoSuchMethodException | IllegalAccessException e) {
+            return null;
+        }
     }
 
     private ThreadState register(Thread current) {

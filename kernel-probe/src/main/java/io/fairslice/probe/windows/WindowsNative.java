@@ -15,8 +15,8 @@ final class WindowsNative {
     static final int STATUS_SUCCESS = 0;
     static final int STATUS_INFO_LENGTH_MISMATCH = 0xC0000004;
     static final int RRF_RT_REG_DWORD = 0x00000010;
-    /** HKEY_LOCAL_MACHINE: (HKEY)(ULONG_PTR)(LONG)0x80000002, sign-extended on x64. */
-    static final Pointer HKEY_LOCAL_MACHINE = new Pointer((long) (int) 0x80000002);
+    /** HKEY_LOCAL_MACHINE: (HKEY)(ULONG_PTR)(LONG)0x80000002; the int literal is negative, so it sign-extends. */
+    static final Pointer HKEY_LOCAL_MACHINE = new Pointer((long) 0x80000002);
 
     /** ntdll.dll. */
     static final class NtDll {

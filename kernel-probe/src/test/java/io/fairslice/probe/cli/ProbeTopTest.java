@@ -48,8 +48,9 @@ class ProbeTopTest {
             assertThat(busy[2]).isEqualTo("OTHER");
             assertThat(busy[3]).isEqualTo("0");
             assertThat(busy[4]).endsWith("ms");
-            assertThat(Double.parseDouble(busy[6])).as("busy thread CPU%%: %s", text).isGreaterThan(20.0);
-            assertThat(Double.parseDouble(sleepy[6])).as("sleepy thread CPU%%").isLessThan(20.0);
+            // a shared machine: compare the two threads rather than trust absolute shares
+            assertThat(Double.parseDouble(busy[6])).as("busy thread CPU%%: %s", text).isGreaterThan(5.0)
+                    .isGreaterThan(2 * Double.parseDouble(sleepy[6]));
             assertThat(Double.parseDouble(sleepy[9])).as("sleepy thread voluntary switches/s: %s", text)
                     .isGreaterThan(50.0);
             assertThat(Double.parseDouble(busy[9])).as("busy thread voluntary switches/s")

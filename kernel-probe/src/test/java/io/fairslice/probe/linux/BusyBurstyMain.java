@@ -96,6 +96,17 @@ public final class BusyBurstyMain {
         System.exit(0);
     }
 
+    /** Computes until this thread has used {@code nanos} of CPU time (however long that takes on a busy machine). */
+    public static long burnCpu(long nanos) {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long end = mx.getCurrentThreadCpuTime() + nanos;
+        long x = 0;
+        while (mx.getCurrentThreadCpuTime() < end) {
+            x += spin(100_000L);
+        }
+        return x;
+    }
+
     public static long spin(long nanos) {
         long end = System.nanoTime() + nanos;
         long x = 0;

@@ -1,0 +1,213 @@
+package io.fairslice.probe.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairslice.probe.KernelProbe;
+import io.fairslice.probe.SystemStats;
+import io.fairslice.probe.ThreadActuator;
+import io.fairslice.probe.ThreadHandle;
+import io.fairslice.probe.ThreadStats;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The attribution arithmetic against a scripted probe: exact, platform-independent. */
+class AttributionTest {
+
+    /** Counters the test sets; the probe reports them for every thread. */
+    static final class ScriptedProbe implements KernelProbe {
+        volatile long[] counters = {0, 0, 0, 0, 0};
+        volatile boolean ownReadHasSwitches = true;
+        volatile boolean canOpen = true;
+
+        void set(long run, long wait, long dispatches, long vol, long invol) {
+            counters = new long[] {run, wait, dispatches, vol, invol};
+        }
+
+        private void fill(ThreadStats into, boolean switches) {
+            long[] c = counters;
+            into.setCounters(c[0], c[1], c[2], switches ? c[3] : ThreadStats.UNSUPPORTED,
+                    switches ? c[4] : ThreadStats.UNSUPPORTED);
+        }
+
+        @Override
+        public String platform() {
+            return "scripted";
+        }
+
+        @Override
+        public boolean isOperational() {
+            return true;
+        }
+
+        @Override
+        public long currentThreadId() {
+            return Thread.currentThread().getId();
+        }
+
+        @Override
+        public ThreadHandle openThread(long tid) {
+            return null;
+        }
+
+        @Override
+        public ThreadHandle openCurrentThread() {
+            if (!canOpen) {
+                return null;
+            }
+            long tid = currentThreadId();
+            return new ThreadHandle() {
+                @Override
+                public long tid() {
+                    return tid;
+                }
+
+                @Override
+                public boolean read(ThreadStats into, boolean scheduling) {
+                    fill(into, true);
+                    return true;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        @Override
+        public boolean readCurrentThread(ThreadHandle handle, ThreadStats into) {
+            fill(into, ownReadHasSwitches);
+            return true;
+        }
+
+        @Override
+        public boolean readSystem(SystemStats into) {
+            return false;
+        }
+
+        @Override
+        public ThreadActuator actuator() {
+            return ThreadActuator.NONE;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private final ScriptedProbe probe = new ScriptedProbe();
+    private final List<String> warnings = new ArrayList<>();
+    private final List<long[]> requests = new ArrayList<>();
+    private final Attribution attribution = new Attribution(probe, List.of("light", "heavy"), "none", Map.of(),
+            Map.of(), warnings::add);
+
+    {
+        attribution.setRequestSink((cls, cpu, vol, invol) -> requests.add(new long[] {cls, cpu, vol, invol}));
+    }
+
+    private long[] totals(String cls) {
+        ClassTotals t = attribution.totals(attribution.classNames().indexOf(cls));
+        return new long[] {t.runNanos.sum(), t.waitNanos.sum(), t.dispatches.sum(), t.voluntary.sum(),
+                t.involuntary.sum()};
+    }
+
+    @Test
+    void shouldAddTheGrowthBetweenEnterAndExitToTheRequestClass() {
+        probe.set(100, 10, 1, 0, 0);
+        attribution.enter("heavy");
+        probe.set(1_100, 60, 3, 1, 2);
+        attribution.exit("heavy");
+
+        assertThat(totals("heavy")).containsExactly(1_000, 50, 2, 1, 2);
+        assertThat(totals("light")).containsExactly(0, 0, 0, 0, 0);
+        assertThat(requests).singleElement().satisfies(r -> assertThat(r).containsExactly(1, 1_000, 1, 2));
+    }
+
+    @Test
+    void shouldGiveTimeBetweenRequestsToNoneAndHistoryBeforeTrackingToNobody() {
+        probe.set(5_000, 500, 50, 5, 5);
+        attribution.enter("light"); // first sight of this thread: baseline only
+        probe.set(5_100, 500, 51, 5, 5);
+        attribution.exit("light");
+        probe.set(5_130, 510, 52, 6, 5);
+        attribution.enter("heavy");
+
+        assertThat(totals("light")).containsExactly(100, 0, 1, 0, 0);
+        assertThat(totals("none")).containsExactly(30, 10, 1, 1, 0);
+    }
+
+    @Test
+    void shouldLetTheSamplerCheckpointALongRequestIntoItsClass() {
+        probe.set(0, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        probe.set(400, 40, 4, 0, 4);
+        attribution.sample(new ThreadStats());
+        assertThat(totals("heavy")).containsExactly(400, 40, 4, 0, 4);
+
+        probe.set(500, 50, 5, 1, 4);
+        attribution.exit("heavy");
+        assertThat(totals("heavy")).containsExactly(500, 50, 5, 1, 4);
+        assertThat(requests).singleElement().satisfies(r -> assertThat(r[1]).isEqualTo(500));
+    }
+
+    @Test
+    void shouldKeepTheBaselineOfACounterTheThreadsOwnReadingLacks() {
+        probe.ownReadHasSwitches = false; // like Windows: switches only in the sampler's reading
+        probe.set(0, 0, 0, 10, 0);
+        attribution.enter("heavy");
+        attribution.sample(new ThreadStats()); // sampler sets the switch baseline: 10
+        probe.set(100, 0, 1, 13, 0);
+        attribution.exit("heavy");
+        assertThat(totals("heavy")[3]).as("no switch reading at exit yet").isZero();
+
+        attribution.sample(new ThreadStats());
+
+        assertThat(totals("none")[3]).as("growth goes to the class in effect when next read").isEqualTo(3);
+        assertThat(totals("heavy")[0]).isEqualTo(100);
+    }
+
+    @Test
+    void shouldLeaveThreadsItCannotOpenAloneWithOneWarning() throws Exception {
+        probe.canOpen = false;
+        Thread t = new Thread(() -> {
+            for (int i = 0; i < 3; i++) {
+                attribution.enter("heavy");
+                attribution.exit("heavy");
+            }
+        });
+        t.start();
+        t.join();
+
+        assertThat(attribution.sample(new ThreadStats())).isZero();
+        assertThat(warnings).singleElement().asString().contains("not tracked");
+    }
+
+    @Test
+    void shouldCountUnknownClassesAsNoneWithOneWarning() {
+        probe.set(0, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        attribution.exit("heavy");
+        attribution.enter("medium");
+        probe.set(10, 0, 1, 0, 0);
+        attribution.exit("medium");
+        attribution.enter("medium");
+        attribution.exit("medium");
+
+        assertThat(totals("none")[0]).isEqualTo(10);
+        assertThat(warnings).singleElement().asString().contains("'medium'");
+    }
+
+    @Test
+    void shouldForgetThreadsThatHaveExited() throws Exception {
+        Thread t = new Thread(() -> {
+            attribution.enter("light");
+            attribution.exit("light");
+        });
+        t.start();
+        t.join();
+        assertThat(attribution.trackedThreads()).isEqualTo(1);
+
+        assertThat(attribution.sample(new ThreadStats())).isZero();
+    }
+}
