@@ -1,0 +1,97 @@
+package io.fairslice.probe;
+
+import static io.fairslice.probe.ProbeMeterNames.*;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairslice.middleware.FairsliceInitializer;
+import io.fairslice.probe.linux.BusyBurstyMain;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.catalina.Context;
+import org.apache.catalina.startup.Tomcat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+
+/**
+ * The probe jar on the class path of a web application that uses the middleware, in a real embedded Tomcat: the
+ * middleware finds the listener, passes it {@code kernel-probe.*} settings, and calls it around every request.
+ */
+@EnabledOnOs(OS.LINUX)
+class MiddlewareIntegrationTest {
+
+    private static final KernelProbe PROBE = KernelProbes.create();
+
+    /** Answers with the serving thread's nice value, read back from the kernel. */
+    static final class NiceServlet extends HttpServlet {
+        private final long cpuNanos;
+
+        NiceServlet(long cpuNanos) {
+            this.cpuNanos = cpuNanos;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            BusyBurstyMain.burnCpu(cpuNanos);
+            ThreadStats s = new ThreadStats();
+            PROBE.actuator().readScheduling(PROBE.currentThreadId(), s);
+            resp.getWriter().print(s.nice());
+        }
+    }
+
+    @Test
+    void shouldAttributeRequestsAndNiceHeavyOnesWhenTheMiddlewareRunsTheProbe() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Path base = Files.createTempDirectory("kernel-probe-it");
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(base.toString());
+        tomcat.setPort(0);
+        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        Context ctx = tomcat.addContext("", base.toString());
+        Map.of("fairslice.classes", "light,heavy", "fairslice.rule.1", "heavy path=/heavy",
+                "fairslice.kernel-probe.nice.heavy", "10").forEach(ctx::addParameter);
+        ctx.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
+        ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
+        Tomcat.addServlet(ctx, "light", new NiceServlet(1_000_000L));
+        ctx.addServletMappingDecoded("/light", "light");
+        Tomcat.addServlet(ctx, "heavy", new NiceServlet(20_000_000L));
+        ctx.addServletMappingDecoded("/heavy", "heavy");
+        tomcat.start();
+        try {
+            HttpClient client = HttpClient.newHttpClient();
+            String root = "http://127.0.0.1:" + tomcat.getConnector().getLocalPort();
+            for (int i = 0; i < 5; i++) {
+                assertThat(get(client, root + "/heavy")).as("nice inside a heavy request").isEqualTo("10");
+                assertThat(get(client, root + "/light")).as("nice inside a light request").isEqualTo("0");
+            }
+
+            assertThat(registry.get(RUN_TIME).tag(TAG_CLASS, "heavy").functionCounter().count())
+                    .as("heavy CPU seen by the probe, s").isGreaterThan(0.09);
+            assertThat(registry.get(REQUEST_CPU).tag(TAG_CLASS, "light").summary().count()).isEqualTo(5);
+            assertThat(registry.get(REQUEST_CPU).tag(TAG_CLASS, "heavy").summary().mean())
+                    .as("CPU per heavy request, s").isGreaterThan(0.018);
+        } finally {
+            tomcat.stop();
+            tomcat.destroy();
+        }
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(
+                t -> t.getName().equals(io.fairslice.probe.internal.Sampler.THREAD_NAME) && t.isAlive());
+    }
+
+    private static String get(HttpClient client, String uri) throws IOException, InterruptedException {
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(uri)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(uri + ": " + r.body()).isEqualTo(200);
+        return r.body();
+    }
+}
