@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What an overload looks like on the dashboard, as text: for each policy, starts `./fairslice serve --prometheus`,
 # drives a closed-loop light + heavy load on loopback, and prints every panel's values (npm run snapshot) at the end.
-# Outputs go to dashboards/results/overload-<policy>.txt. Takes about 80 s per policy; run it alone (it takes the
+# Outputs go to dashboards/snapshots/overload-<policy>.txt (results/ is git-ignored). Takes about 80 s per policy; run it alone (it takes the
 # build lock, as load tests must). Usage: dashboards/scripts/overload-snapshot.sh [LIGHT HEAVY SECONDS [POLICY...]]
 set -euo pipefail
 
@@ -11,7 +11,7 @@ LIGHT="${1:-30}" HEAVY="${2:-10}" SECONDS_="${3:-45}"
 shift $(( $# < 3 ? $# : 3 ))
 POLICIES=("$@")
 [[ ${#POLICIES[@]} -gt 0 ]] || POLICIES=(observe share)
-OUT="$ROOT/dashboards/results"
+OUT="$ROOT/dashboards/snapshots"
 mkdir -p "$OUT"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 (cd "$ROOT/dashboards" && npm run -s build)
