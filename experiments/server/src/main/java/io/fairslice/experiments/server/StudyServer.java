@@ -81,6 +81,11 @@ public final class StudyServer implements AutoCloseable {
         }
         Tomcat.addServlet(context, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
         context.addServletMappingDecoded("/metrics", "metrics");
+        // a peer of the study's comparisons (-Dfairslice.peer), if one was selected; the harness looks for this line
+        String peer = io.fairslice.experiments.server.peers.Peers.install(context, registry);
+        if (peer != null) {
+            System.out.println(peer);
+        }
         tomcat.start();
         if (!context.getState().isAvailable()) {
             close();
