@@ -36,6 +36,23 @@ final class Host implements AutoCloseable {
         rrUnavailableReason = probeRealtime();
         ticksPerSecond = clockTicks();
         Runtime.getRuntime().addShutdownHook(shutdownHook);
+        if (pinning) {
+            pinSelf();
+        }
+    }
+
+    /** Keeps the harness's own threads (the /proc sampler, process control) off the server's core. */
+    private void pinSelf() {
+        try {
+            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", Integer.toString(loadCore()),
+                    Long.toString(ProcessHandle.current().pid())).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            p.waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // not fatal: the harness is mostly asleep; the CPU share check would show it if it mattered
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** The core the server runs on and the one Gatling runs on (the server gets 1, as GUIDE section 2 did). */

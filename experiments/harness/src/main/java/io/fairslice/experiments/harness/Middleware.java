@@ -11,33 +11,51 @@ import java.util.stream.Collectors;
  */
 public enum Middleware {
     /** No middleware: the baseline (the server runs fairslice's share policy unless told otherwise). */
-    NONE("none", "no middleware", List.of("--policy", "none"), false),
+    NONE("none", "no middleware", List.of("--policy", "none"), List.of(), false),
     /** fairslice measuring only, changing nothing. */
-    OBSERVE("observe", "fairslice, observe policy", List.of("--policy", "observe"), true),
+    OBSERVE("observe", "fairslice, observe policy", List.of("--policy", "observe"), List.of(), true),
     /** fairslice making heavy requests sleep at yield points (the 2005 authors' proposal). */
-    SLEEP("sleep", "fairslice, sleep policy", List.of("--policy", "sleep"), true),
+    SLEEP("sleep", "fairslice, sleep policy", List.of("--policy", "sleep"), List.of(), true),
     /** fairslice sharing the CPU between classes by budget at yield points. */
-    SHARE("share", "fairslice, share policy", List.of("--policy", "share"), true),
+    SHARE("share", "fairslice, share policy", List.of("--policy", "share"), List.of(), true),
     /** Peer: Netflix concurrency-limits' partitioned limiter (light and heavy partitions) in a servlet filter. */
-    NETFLIX("netflix", "Netflix concurrency-limits, partitioned limiter",
-            List.of("--policy", "none", "--peer", "netflix-partitioned"), false),
+    NETFLIX("netflix", "Netflix concurrency-limits, partitioned limiter (light 90 %, heavy 10 %)",
+            List.of("--policy", "none"), List.of("-Dfairslice.peer=netflix-partitioned"), false),
     /** Peer: heavy requests' threads run at nice 10, through kernel-probe's actuator. */
     NICE("nice", "OS nice 10 for heavy requests' threads (kernel-probe)",
-            List.of("--policy", "observe", "--fairslice", "kernel-probe.nice.heavy=10"), false),
+            List.of("--policy", "observe"), List.of("-Dfairslice.kernel-probe.nice.heavy=10"), false),
     /** Peer: heavy requests' threads get a 1 ms EEVDF slice, through kernel-probe's actuator. */
     SLICE("slice", "OS slice 1 ms for heavy requests' threads (kernel-probe)",
-            List.of("--policy", "observe", "--fairslice", "kernel-probe.slice.heavy=1ms"), false);
+            List.of("--policy", "observe"), List.of("-Dfairslice.kernel-probe.slice.heavy=1ms"), false);
 
     private final String id;
     private final String description;
     private final List<String> serverArguments;
+    private final List<String> jvmOptions;
     private final boolean yieldPoints;
 
-    Middleware(String id, String description, List<String> serverArguments, boolean yieldPoints) {
+    Middleware(String id, String description, List<String> serverArguments, List<String> jvmOptions,
+               boolean yieldPoints) {
         this.id = id;
         this.description = description;
         this.serverArguments = serverArguments;
+        this.jvmOptions = jvmOptions;
         this.yieldPoints = yieldPoints;
+    }
+
+    /** JVM options of the server (a peer is selected with {@code -Dfairslice.peer}). */
+    public List<String> jvmOptions() {
+        return jvmOptions;
+    }
+
+    /** Whether this needs the kernel probe in the server (its meters must show up in /metrics). */
+    boolean kernelProbe() {
+        return jvmOptions.stream().anyMatch(o -> o.startsWith("-Dfairslice.kernel-probe."));
+    }
+
+    /** Whether the server must confirm it installed a peer ("fairslice peer: ... installed"). */
+    boolean peer() {
+        return jvmOptions.stream().anyMatch(o -> o.startsWith("-Dfairslice.peer="));
     }
 
     public String id() {

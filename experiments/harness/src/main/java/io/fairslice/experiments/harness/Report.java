@@ -82,21 +82,24 @@ public final class Report {
                 + "40 heavy clients and 30 light ones; the fair-sharing bound is what ideal processor sharing among "
                 + "all clients would give: light / (light + heavy) clients."));
         List<List<String>> beside = new ArrayList<>();
-        beside.add(List.of("2005 study: Solaris 9", "40", STUDY_SOLARIS, "published"));
-        beside.add(List.of("2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003", "40", STUDY_OTHERS, "published"));
+        beside.add(List.of("2005 study: Solaris 9", "40", STUDY_SOLARIS, "-", "published"));
+        beside.add(List.of("2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003", "40", STUDY_OTHERS, "-",
+                "published"));
         Summary.Row any = summary.rows().isEmpty() ? null : summary.rows().get(0);
         int heaviest = result.heaviest();
         if (any != null) {
             double fair = (double) any.lightUsers() / (any.lightUsers() + heaviest);
             beside.add(List.of("fair-sharing bound (" + any.lightUsers() + " light + " + heaviest + " heavy)",
-                    Integer.toString(heaviest), percent(fair), "theory"));
+                    Integer.toString(heaviest), percent(fair), "-", "theory"));
         }
         for (String c : summary.configurations()) {
             Summary.Row row = summary.heaviestRow(c);
             beside.add(List.of("this run: " + c, Integer.toString(row.heavyUsers()), percent(row.retention()),
+                    fixed(row.light(), 1) + " / " + fixed(row.heavy(), 1),
                     row.flagged() ? "disturbed windows only" : row.windows() + " window(s)"));
         }
-        b.add(new Table(List.of("system", "heavy clients", "light retention", "source"), beside));
+        b.add(new Table(List.of("system", "heavy clients", "light retention", "light / heavy req/s", "source"),
+                beside));
 
         b.add(new Heading(2, "Configurations"));
         List<List<String>> outcomes = new ArrayList<>();

@@ -89,8 +89,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         return new StudyConfig("quick",
                 List.of(Configuration.parse("none@default"), Configuration.parse("share@default"),
                         Configuration.parse("none@rr-100ms"), Configuration.parse("share@rr-100ms")),
-                List.of(0, 40), 30, "/light", 1, Duration.ofSeconds(5), Duration.ofSeconds(15),
-                Duration.ofSeconds(20), Duration.ofSeconds(15), 1, "2MB", 200, DEFAULT_SERVER_JVM_OPTIONS,
+                List.of(0, 40), 30, "/light", 1, Duration.ofSeconds(5), Duration.ofSeconds(12),
+                Duration.ofSeconds(15), Duration.ofSeconds(15), 1, "2MB", 200, DEFAULT_SERVER_JVM_OPTIONS,
                 DEFAULT_GATLING_JVM_OPTIONS);
     }
 

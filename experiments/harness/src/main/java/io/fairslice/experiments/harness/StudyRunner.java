@@ -96,6 +96,13 @@ public final class StudyRunner {
                             logs.resolve(safe + "-jit-gatling.log"), id + " JIT warm-up");
                     drain(cpu, server);
                 }
+                if (configuration.middleware().kernelProbe()
+                        && !server.scrapeMetrics().contains("fairslice_probe_")) {
+                    // without the probe the -D settings are ignored: measuring would pass the baseline off as the peer
+                    throw new StudyServerProcess.NotAvailableException("the kernel probe is not active in the study "
+                            + "server (no fairslice_probe_* meters in /metrics after the warm-up), so "
+                            + configuration.middleware().jvmOptions() + " would do nothing");
+                }
                 progress.warmedUp();
                 for (int rep = 1; rep <= config.repetitions(); rep++) {
                     for (int heavy : config.heavyUsers()) {

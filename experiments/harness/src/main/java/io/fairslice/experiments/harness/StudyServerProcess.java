@@ -54,6 +54,7 @@ final class StudyServerProcess implements AutoCloseable {
         if (configuration.middleware().yieldPoints()) {
             command.addAll(weavingJvmOptions);
         }
+        command.addAll(configuration.middleware().jvmOptions());
         command.addAll(List.of("-cp", classpath, "io.fairslice.experiments.server.StudyServer",
                 "--port", "0", "--max-threads", Integer.toString(config.maxThreads()),
                 "--document-size", config.documentSize()));
@@ -66,15 +67,29 @@ final class StudyServerProcess implements AutoCloseable {
             String output = Files.exists(log) ? Files.readString(log, StandardCharsets.ISO_8859_1) : "";
             Matcher m = LISTENING.matcher(output);
             if (m.find()) {
-                return new StudyServerProcess(host, process, "http://" + m.group(1) + ":" + m.group(2), log);
+                StudyServerProcess server = new StudyServerProcess(host, process,
+                        "http://" + m.group(1) + ":" + m.group(2), log);
+                if (configuration.middleware().peer() && !output.contains("fairslice peer: ")) {
+                    // an older server ignores -Dfairslice.peer: measuring it would pass the baseline off as the peer
+                    server.close();
+                    throw new NotAvailableException("this checkout's study server does not install peers "
+                            + "(no 'fairslice peer:' line for " + configuration.middleware().jvmOptions() + ")");
+                }
+                return server;
             }
             if (!process.isAlive()) {
                 String tail = tail(output, 15);
+                if (output.contains("is not a fairslice configuration key")) {
+                    // fairslice rejects settings no installed listener declares: here the kernel probe's
+                    throw new NotAvailableException("the study server has no listener for "
+                            + configuration.middleware().jvmOptions() + " (is the kernel probe on its class path?): "
+                            + firstLine(output, "is not a fairslice configuration key"));
+                }
                 if (output.contains("unknown option") || output.contains("Unknown option")
                         || output.contains("unknown policy") || output.contains("unknown peer")) {
                     throw new NotAvailableException("the study server does not support "
                             + String.join(" ", configuration.middleware().serverArguments()) + ": "
-                            + firstLine(tail));
+                            + firstLine(output, "nknown"));
                 }
                 throw new IOException("the study server exited with status " + process.exitValue()
                         + " before listening; its log " + log + " ends with:\n" + tail);
@@ -83,6 +98,23 @@ final class StudyServerProcess implements AutoCloseable {
         }
         host.stop(process, 2000);
         throw new IOException("the study server did not start listening within 120 s; see " + log);
+    }
+
+    /** The server's /metrics in Prometheus text, or an empty string if it cannot be read. */
+    String scrapeMetrics() {
+        try {
+            java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+                    .connectTimeout(java.time.Duration.ofSeconds(5)).build();
+            java.net.http.HttpResponse<String> response = client.send(java.net.http.HttpRequest
+                    .newBuilder(java.net.URI.create(baseUrl + "/metrics")).timeout(java.time.Duration.ofSeconds(10))
+                    .header("Accept", "text/plain").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? response.body() : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
     }
 
     boolean alive() {
@@ -108,9 +140,9 @@ final class StudyServerProcess implements AutoCloseable {
         return sb.toString();
     }
 
-    private static String firstLine(String text) {
+    private static String firstLine(String text, String containing) {
         for (String line : text.split("\n")) {
-            if (line.contains("unknown") || line.contains("Unknown")) {
+            if (line.contains(containing)) {
                 return line.trim();
             }
         }

@@ -75,10 +75,10 @@ class ReportTest {
 
         assertThat(headline).isEqualTo("light retention at 40 heavy clients: none@default 10 %, share@default 40 %");
         String md = Files.readString(dir.resolve("report.md"));
-        assertThat(md).contains("| 2005 study: Solaris 9 | 40 | 22 % | published |")
-                .contains("| 2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003 | 40 | 1-3 % | published |")
-                .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 43 % | theory |")
-                .contains("| this run: share@default | 40 | 40 % | 2 window(s) |")
+        assertThat(md).contains("| 2005 study: Solaris 9 | 40 | 22 % | - | published |")
+                .contains("| 2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003 | 40 | 1-3 % | - | published |")
+                .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 43 % | - | theory |")
+                .contains("| this run: share@default | 40 | 40 % | 840.0 / 25.5 | 2 window(s) |")
                 .contains("| netflix@rr-8ms | not available | SCHED_RR not available: chrt is not installed |")
                 .contains("![throughput](figures/throughput.png)");
         String html = Files.readString(dir.resolve("report.html"));

@@ -66,7 +66,7 @@ class StudyEndToEndTest {
 
         assertThat(Files.readAllLines(out.resolve("points.csv"))).hasSize(3);
         assertThat(Files.readString(out.resolve("points.json"))).contains("\"heavyUsers\": 4");
-        assertThat(Files.readString(out.resolve("report.md"))).contains("| this run: none@default | 4 |");
+        assertThat(Files.readString(out.resolve("report.md"))).contains("| this run: none@default | 4 | ");
         assertThat(out.resolve("report.html")).isNotEmptyFile();
         assertThat(out.resolve("figures/throughput.png")).isNotEmptyFile();
         assertThat(out.resolve("figures/throughput.svg")).isNotEmptyFile();
