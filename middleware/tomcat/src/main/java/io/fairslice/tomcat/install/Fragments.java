@@ -1,0 +1,148 @@
+package io.fairslice.tomcat.install;
+
+import io.fairslice.tomcat.TomcatLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The text of every file and block the installer writes, in one place so that the documentation
+ * (docs/user-guide.md) and the tests can point at it.
+ */
+final class Fragments {
+
+    /** The middleware's optional aspect for yield points at call sites (see its javadoc). */
+    static final String CALL_SITE_ASPECT = "io.fairslice.middleware.weaving.CallSiteYieldPointAspect";
+
+    private Fragments() {
+    }
+
+    /**
+     * The setenv.sh block. CATALINA_OPTS (not JAVA_OPTS) so that {@code catalina.sh stop} does not load the agent.
+     * catalina.sh passes CATALINA_OPTS through {@code eval}: the escaped quotes keep each option one word, and the
+     * {@code ;} of the weaver's configuration list from ending the command.
+     */
+    static List<String> setenvSh(String weaverJar) {
+        List<String> lines = new ArrayList<>(List.of(
+                "# Written by `fairslice install`; `fairslice install --uninstall` removes this block. Edit the",
+                "# configuration in $CATALINA_BASE/" + TomcatLayout.CONFIG + " (docs/configuration.md), not here.",
+                "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dfairslice.config=$CATALINA_BASE/" + TomcatLayout.CONFIG + "\\\"\"",
+                "# the kernel probe uses JNA, which asks for native access on JDK 24+ (JDK 17 accepts the flag)",
+                "CATALINA_OPTS=\"$CATALINA_OPTS --enable-native-access=ALL-UNNAMED\""));
+        if (weaverJar != null) {
+            lines.addAll(List.of(
+                    "# yield points woven at class loading into the packages of " + TomcatLayout.AOP_XML,
+                    "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
+                            + weaverJar + "\\\"\"",
+                    "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dorg.aspectj.weaver.loadtime.configuration="
+                            + "META-INF/aop.xml;file:$CATALINA_BASE/" + TomcatLayout.AOP_XML + "\\\"\""));
+        }
+        return lines;
+    }
+
+    /** The setenv.bat block: the same options for catalina.bat (not tested on Windows by this project). */
+    static List<String> setenvBat(String weaverJar) {
+        List<String> lines = new ArrayList<>(List.of(
+                "rem Written by \"fairslice install\"; \"fairslice install --uninstall\" removes this block. Edit the",
+                "rem configuration in %CATALINA_BASE%\\" + windows(TomcatLayout.CONFIG) + ", not here.",
+                "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-Dfairslice.config=%CATALINA_BASE%\\"
+                        + windows(TomcatLayout.CONFIG) + "\"\"",
+                "set \"CATALINA_OPTS=%CATALINA_OPTS% --enable-native-access=ALL-UNNAMED\""));
+        if (weaverJar != null) {
+            lines.addAll(List.of(
+                    "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-javaagent:%CATALINA_BASE%\\" + TomcatLayout.HOME + "\\"
+                            + weaverJar + "\"\"",
+                    "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-Dorg.aspectj.weaver.loadtime.configuration="
+                            + "META-INF/aop.xml;file:%CATALINA_BASE%\\" + windows(TomcatLayout.AOP_XML) + "\"\""));
+        }
+        return lines;
+    }
+
+    private static String windows(String path) {
+        return path.replace('/', '\\');
+    }
+
+    /** XML comments may not contain "--": the installer's options are named without it in the files below. */
+    static byte[] aopXml(List<String> scope, boolean calls) {
+        String includes = scope.stream().map(w -> "    <include within=\"" + w + "\"/>")
+                .collect(Collectors.joining("\n"));
+        String aspects = calls ? """
+                  <!-- the installer's weave-calls option: also a yield point before each call into the JDK or DOM -->
+                  <aspects>
+                    <aspect name="%s"/>
+                  </aspects>
+                """.formatted(CALL_SITE_ASPECT) : "";
+        return Installation.utf8("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!-- Written by `fairslice install` (its weave option): the weaving scope, the application packages that get
+                     fairslice's yield points. Run the installer again to change it; it overwrites this file. The
+                     aspect itself, and what is never woven, are declared in fairslice's jar (META-INF/aop.xml). -->
+                <aspectj>
+                %s  <weaver>
+                %s
+                  </weaver>
+                </aspectj>
+                """.formatted(aspects, includes));
+    }
+
+    static byte[] configTemplate() {
+        return Installation.utf8("""
+                # fairslice's configuration for this Tomcat: every key, its default and its range are in
+                # docs/configuration.md. Keys are written without the "fairslice." prefix that system properties and
+                # context parameters carry. This file is yours: `fairslice install` never overwrites it, and
+                # `fairslice install --uninstall` removes it only while it is unchanged.
+                #
+                # policy=share
+                # classes=light,heavy
+                # class.light.share=80
+                # class.heavy.share=20
+                """);
+    }
+
+    static byte[] tomcatSettings(List<String> apps) {
+        return Installation.utf8("""
+                # Written by `fairslice install`; run it again with --apps to change it (it overwrites this file).
+                # apps: the context paths of the web applications that get fairslice, comma-separated ("/" is the
+                # ROOT application), or * for all of them. fairslice's own metrics application never gets it.
+                apps=%s
+                """.formatted(String.join(",", apps)));
+    }
+
+    static byte[] metricsWebXml() {
+        return Installation.utf8("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!-- Written by `fairslice install`: the metrics web application. Its servlet is in fairslice's jar in
+                     $CATALINA_BASE/lib; who may read it is set in its context descriptor (metrics.ports). -->
+                <web-app xmlns="https://jakarta.ee/xml/ns/jakartaee"
+                         xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+                         xsi:schemaLocation="https://jakarta.ee/xml/ns/jakartaee https://jakarta.ee/xml/ns/jakartaee/web-app_6_0.xsd"
+                         version="6.0"
+                         metadata-complete="true">
+                  <display-name>fairslice metrics</display-name>
+                  <servlet>
+                    <servlet-name>metrics</servlet-name>
+                    <servlet-class>io.fairslice.tomcat.metrics.MetricsServlet</servlet-class>
+                  </servlet>
+                  <servlet-mapping>
+                    <servlet-name>metrics</servlet-name>
+                    <url-pattern>/metrics</url-pattern>
+                  </servlet-mapping>
+                </web-app>
+                """);
+    }
+
+    static byte[] metricsDescriptor(List<Integer> ports) {
+        String list = ports.stream().map(String::valueOf).collect(Collectors.joining(","));
+        return Installation.utf8("""
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!-- Written by `fairslice install`: deploys fairslice's metrics at %s (Prometheus text format).
+                     By default only clients on this host, connecting to a loopback address, get an answer; every
+                     other request gets 404. metrics.ports lists connector ports where any client may read them
+                     (a connector bound to an internal network, for a remote Prometheus). Change it with the
+                     installer's metrics-ports option; the installer overwrites this file. -->
+                <Context docBase="${catalina.base}/%s" reloadable="false">
+                  <Parameter name="metrics.ports" value="%s" override="false"/>
+                </Context>
+                """.formatted(TomcatLayout.METRICS_PATH, TomcatLayout.METRICS_WEBAPP, list));
+    }
+}

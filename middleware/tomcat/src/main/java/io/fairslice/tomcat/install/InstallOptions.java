@@ -1,0 +1,158 @@
+package io.fairslice.tomcat.install;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * What the operator asked the installer for, parsed from the command line and validated: a bad option stops the
+ * installer before it touches anything, with a message naming the option and the value.
+ *
+ * @param catalinaBase the Tomcat instance directory (required)
+ * @param catalinaHome the Tomcat installation directory, only to check the version when the base has no catalina.jar
+ * @param dist         the bundle folder ({@code lib/} and {@code agent/}); by default the folder above this jar's
+ * @param uninstall    remove what an earlier install added, and nothing else
+ * @param weave        the weaving scope: AspectJ type patterns of the applications' packages; empty means no agent
+ * @param weaveCalls   also weave yield points before the scope's calls into the JDK and the DOM/SAX APIs
+ * @param apps         context paths of the web applications that get fairslice ({@code /shop}, {@code /} for ROOT),
+ *                     or {@code *} for all
+ * @param metrics      install the metrics web application ({@code /fairslice/metrics})
+ * @param metricsPorts connector ports on which the metrics answer from any address (besides loopback)
+ */
+public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, boolean uninstall, List<String> weave,
+        boolean weaveCalls, List<String> apps, boolean metrics, List<Integer> metricsPorts) {
+
+    private static final String IDENTIFIER = "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
+    /** A package and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class. */
+    static final Pattern WEAVE = Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")*(\\.\\.\\*|\\.\\*)?");
+    /** A context path as Tomcat writes it, or {@code *}. */
+    static final Pattern APP = Pattern.compile("\\*|/|(/[A-Za-z0-9._~-]+)+");
+
+    public InstallOptions {
+        weave = List.copyOf(weave);
+        apps = List.copyOf(apps);
+        metricsPorts = List.copyOf(metricsPorts);
+        if (catalinaBase == null) {
+            throw new InstallException("--catalina-base DIR is required: the Tomcat instance to install into");
+        }
+        if (weaveCalls && weave.isEmpty()) {
+            throw new InstallException("--weave-calls needs --weave: it adds yield points to the woven classes' calls");
+        }
+        for (String w : weave) {
+            if (!WEAVE.matcher(w).matches()) {
+                throw new InstallException("--weave " + w + " is not a weaving scope: use a package and its"
+                        + " subpackages (com.acme..*), one package (com.acme.*) or one class (com.acme.Checkout)");
+            }
+        }
+        if (apps.isEmpty()) {
+            throw new InstallException("--apps needs at least one context path (such as /shop), or *");
+        }
+        for (String a : apps) {
+            if (!APP.matcher(a).matches()) {
+                throw new InstallException("--apps " + a + " is not a context path: use /shop, / for the ROOT"
+                        + " application, or * for every application");
+            }
+        }
+        if (apps.contains("*") && apps.size() > 1) {
+            throw new InstallException("--apps * already means every application; do not list others with it ("
+                    + String.join(",", apps) + ")");
+        }
+        for (int port : metricsPorts) {
+            if (port < 1 || port > 65535) {
+                throw new InstallException("--metrics-ports " + port + " is not a TCP port (1..65535)");
+            }
+        }
+    }
+
+    /** Usage text for {@code --help} and for mistakes. */
+    public static final String USAGE = """
+            usage: fairslice install --catalina-base DIR [options]
+                   fairslice install --catalina-base DIR --uninstall
+
+            Installs fairslice into the Tomcat instance DIR (its CATALINA_BASE): the jars into DIR/lib, the AspectJ
+            weaver into DIR/fairslice, a marked block into DIR/bin/setenv.sh and setenv.bat, the configuration
+            DIR/conf/fairslice.properties (only if absent) and the metrics web application /fairslice/metrics.
+            Running it again updates the installation; --uninstall removes exactly what it added.
+
+            options:
+              --weave PATTERN        weave yield points into these application packages (repeatable or comma-
+                                     separated): com.acme..* (package and subpackages), com.acme.* or a class.
+                                     Without --weave no weaving agent is set up (yield points only where code
+                                     calls Fairslice.yieldPoint()).
+              --weave-calls          also a yield point before each call the woven code makes into the JDK or
+                                     the DOM/SAX APIs (for loops that spend their time in library calls)
+              --apps PATHS           comma-separated context paths that get fairslice (/shop, / for ROOT);
+                                     default * (every application but fairslice's own)
+              --no-metrics           do not install the metrics web application
+              --metrics-ports PORTS  comma-separated connector ports where /fairslice/metrics answers any client;
+                                     default none: only clients on this host, through a loopback address
+              --catalina-home DIR    Tomcat's installation, to check its version when DIR has no lib/catalina.jar
+              --dist DIR             the bundle to install (default: the folder this installer's jar came from)
+              --uninstall            remove what an earlier install added
+            """;
+
+    /** Parses the command line; throws {@link InstallException} naming the bad option. */
+    public static InstallOptions parse(List<String> args, Path defaultDist) {
+        Path base = null;
+        Path home = null;
+        Path dist = defaultDist;
+        boolean uninstall = false;
+        boolean metrics = true;
+        boolean weaveCalls = false;
+        List<String> weave = new ArrayList<>();
+        List<String> apps = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            switch (arg) {
+                case "--catalina-base" -> base = Path.of(value(args, ++i, arg));
+                case "--catalina-home" -> home = Path.of(value(args, ++i, arg));
+                case "--dist" -> dist = Path.of(value(args, ++i, arg));
+                case "--uninstall" -> uninstall = true;
+                case "--no-metrics" -> metrics = false;
+                case "--weave-calls" -> weaveCalls = true;
+                case "--weave" -> weave.addAll(split(value(args, ++i, arg)));
+                case "--apps" -> apps.addAll(split(value(args, ++i, arg)));
+                case "--metrics-ports" -> {
+                    for (String p : split(value(args, ++i, arg))) {
+                        try {
+                            ports.add(Integer.parseInt(p));
+                        } catch (NumberFormatException e) {
+                            throw new InstallException("--metrics-ports " + p + " is not a port number");
+                        }
+                    }
+                }
+                default -> throw new InstallException("unknown option '" + arg + "'\n\n" + USAGE);
+            }
+        }
+        if (uninstall && (!weave.isEmpty() || weaveCalls || !apps.isEmpty() || !ports.isEmpty() || !metrics)) {
+            throw new InstallException("--uninstall takes only --catalina-base (and --catalina-home): it removes"
+                    + " what the install record lists");
+        }
+        if (apps.isEmpty()) {
+            apps.add("*");
+        }
+        if (!uninstall && dist == null) {
+            throw new InstallException("--dist DIR is required when the installer does not run from its bundle");
+        }
+        return new InstallOptions(base, home, dist, uninstall, weave, weaveCalls, apps, metrics, ports);
+    }
+
+    private static String value(List<String> args, int i, String option) {
+        if (i >= args.size() || args.get(i).startsWith("--")) {
+            throw new InstallException(option + " needs a value\n\n" + USAGE);
+        }
+        return args.get(i);
+    }
+
+    private static List<String> split(String value) {
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            if (!part.isBlank()) {
+                out.add(part.strip());
+            }
+        }
+        return out;
+    }
+}

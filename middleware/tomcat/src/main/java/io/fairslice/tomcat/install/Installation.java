@@ -1,0 +1,341 @@
+package io.fairslice.tomcat.install;
+
+import io.fairslice.tomcat.TomcatLayout;
+import io.fairslice.tomcat.install.InstallRecord.Entry;
+import io.fairslice.tomcat.install.InstallRecord.Kind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Installs fairslice into a Tomcat instance, updates an earlier installation, or removes it, keeping an
+ * {@link InstallRecord} of everything it adds.
+ *
+ * <p>Rules: a file fairslice owns (listed in the record with its hash) is replaced or removed only while it is
+ * unchanged; a file fairslice does not own is copied to {@code NAME.before-fairslice} before it is first changed; in
+ * the operator's {@code setenv.sh}/{@code setenv.bat} only the {@link MarkedBlock marked block} is touched. Running
+ * install twice changes nothing the second time. Uninstall removes the blocks, the files that are still as
+ * fairslice wrote them, and the directories it created if they are empty; it says what it kept and why.
+ */
+public final class Installation {
+
+    static final String SETENV_SH = "bin/setenv.sh";
+    static final String SETENV_BAT = "bin/setenv.bat";
+
+    private final TomcatBase base;
+    private final Consumer<String> report;
+    private final String version;
+
+    /** {@code report} receives one line per action, for the operator. */
+    public Installation(TomcatBase base, String version, Consumer<String> report) {
+        this.base = base;
+        this.version = version;
+        this.report = report;
+    }
+
+    // ---- install -------------------------------------------------------------------------------------------------
+
+    /** Installs (or updates) according to {@code options}; returns the new record. */
+    public InstallRecord install(InstallOptions options, Bundle bundle) throws IOException {
+        InstallRecord previous = InstallRecord.read(base).orElse(new InstallRecord(version, List.of()));
+        checkBlocks();
+        Writer w = new Writer(previous);
+
+        for (Path jar : bundle.libJars()) {
+            w.file("lib/" + jar.getFileName(), Files.readAllBytes(jar), false);
+        }
+        boolean weaving = !options.weave().isEmpty();
+        if (weaving) {
+            w.file(TomcatLayout.HOME + "/" + bundle.weaverName(), Files.readAllBytes(bundle.weaverJar()), false);
+            w.file(TomcatLayout.AOP_XML, Fragments.aopXml(options.weave(), options.weaveCalls()), false);
+        }
+        w.file(TomcatLayout.CONFIG, Fragments.configTemplate(), true);
+        w.file(TomcatLayout.TOMCAT_SETTINGS, Fragments.tomcatSettings(options.apps()), false);
+        if (options.metrics()) {
+            w.file(TomcatLayout.METRICS_WEBAPP + "/WEB-INF/web.xml", Fragments.metricsWebXml(), false);
+            w.file(base.relative(base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR)),
+                    Fragments.metricsDescriptor(options.metricsPorts()), false);
+        }
+        String weaver = weaving ? bundle.weaverName() : null;
+        w.block(SETENV_SH, MarkedBlock.SHELL, Fragments.setenvSh(weaver));
+        w.block(SETENV_BAT, MarkedBlock.BATCH, Fragments.setenvBat(weaver));
+        w.removeStale();
+
+        // directories first, in creation order (parents before children), so that the record is stable across runs
+        List<Entry> ordered = new ArrayList<>(w.entries.stream().filter(e -> e.kind() == Kind.DIR).toList());
+        ordered.addAll(w.entries.stream().filter(e -> e.kind() != Kind.DIR).toList());
+        InstallRecord record = new InstallRecord(version, ordered);
+        record.write(base);
+        if (!weaving) {
+            report.accept("note: no --weave given, so no weaving agent: yield points only where application code"
+                    + " calls Fairslice.yieldPoint()");
+        }
+        return record;
+    }
+
+    /** Builds the new record while it writes, carrying over what the previous record still covers. */
+    private final class Writer {
+        final InstallRecord previous;
+        final List<Entry> entries = new ArrayList<>();
+        final Set<String> written = new HashSet<>();
+
+        Writer(InstallRecord previous) {
+            this.previous = previous;
+            for (Entry dir : previous.all(Kind.DIR)) {
+                if (Files.isDirectory(base.resolve(dir.path()))) {
+                    entries.add(dir);
+                }
+            }
+        }
+
+        /**
+         * Makes {@code rel} hold {@code content}. {@code operatorOwned}: a configuration file the operator edits; it
+         * is written only when absent and never replaced.
+         */
+        void file(String rel, byte[] content, boolean operatorOwned) throws IOException {
+            written.add(rel);
+            Path file = base.resolve(rel);
+            String hash = sha256(content);
+            Optional<Entry> ours = previous.find(Kind.FILE, rel);
+            if (Files.exists(file)) {
+                String current = sha256(Files.readAllBytes(file));
+                if (current.equals(hash)) {
+                    if (ours.isPresent()) {
+                        entries.add(new Entry(Kind.FILE, rel, hash));
+                        carryBackup(rel);
+                        report.accept("unchanged  " + rel);
+                    } else {
+                        report.accept("present    " + rel + " (already there, identical; not fairslice's)");
+                    }
+                    return;
+                }
+                boolean unchangedOurs = ours.isPresent() && ours.get().value().equals(current);
+                if (operatorOwned) {
+                    ours.ifPresent(entries::add);
+                    carryBackup(rel);
+                    report.accept("kept       " + rel + " (" + (ours.isPresent() ? "you changed it" : "yours")
+                            + "; fairslice does not overwrite configuration)");
+                    return;
+                }
+                if (!unchangedOurs) {
+                    Optional<Entry> backup = previous.find(Kind.BACKUP, rel);
+                    if (backup.isEmpty()) {
+                        Path copy = backupOf(file);
+                        Files.copy(file, copy, StandardCopyOption.COPY_ATTRIBUTES);
+                        entries.add(new Entry(Kind.BACKUP, rel, base.relative(copy)));
+                        report.accept("backed up  " + rel + " -> " + base.relative(copy));
+                    } else {
+                        entries.add(backup.get());
+                        report.accept("replacing  " + rel + " (changed since fairslice wrote it; the original is in "
+                                + backup.get().value() + ")");
+                    }
+                } else {
+                    carryBackup(rel);
+                }
+                Files.write(file, content);
+                entries.add(new Entry(Kind.FILE, rel, hash));
+                report.accept("updated    " + rel);
+                return;
+            }
+            createParents(file);
+            Files.write(file, content);
+            entries.add(new Entry(Kind.FILE, rel, hash));
+            carryBackup(rel);
+            report.accept("added      " + rel);
+        }
+
+        void block(String rel, MarkedBlock marked, List<String> body) throws IOException {
+            Path file = base.resolve(rel);
+            Optional<Entry> ours = previous.find(Kind.BLOCK, rel);
+            if (!Files.exists(file)) {
+                createParents(file);
+                Files.writeString(file, marked.write("", body, rel), StandardCharsets.UTF_8);
+                entries.add(new Entry(Kind.BLOCK, rel, "created"));
+                report.accept("added      " + rel + " (new file with fairslice's block)");
+                return;
+            }
+            String text = Files.readString(file, StandardCharsets.UTF_8);
+            String flags;
+            if (marked.isIn(text, rel)) {
+                flags = ours.map(Entry::value).orElse("-");
+                carryBackup(rel);
+            } else {
+                flags = !text.isEmpty() && !MarkedBlock.endsWithNewline(text) ? "no-final-newline" : "-";
+                Optional<Entry> backup = previous.find(Kind.BACKUP, rel);
+                if (backup.isPresent()) {
+                    entries.add(backup.get());
+                } else {
+                    Path copy = backupOf(file);
+                    Files.copy(file, copy, StandardCopyOption.COPY_ATTRIBUTES);
+                    entries.add(new Entry(Kind.BACKUP, rel, base.relative(copy)));
+                    report.accept("backed up  " + rel + " -> " + base.relative(copy));
+                }
+            }
+            String updated = marked.write(text, body, rel);
+            entries.add(new Entry(Kind.BLOCK, rel, flags));
+            if (updated.equals(text)) {
+                report.accept("unchanged  " + rel + " (fairslice's block)");
+            } else {
+                Files.writeString(file, updated, StandardCharsets.UTF_8);
+                report.accept("updated    " + rel + " (fairslice's block)");
+            }
+        }
+
+        /** Files of the previous installation that this one no longer writes (an older jar, metrics turned off). */
+        void removeStale() throws IOException {
+            for (Entry old : previous.all(Kind.FILE)) {
+                if (!written.contains(old.path())) {
+                    removeOurFile(old, previous);
+                }
+            }
+        }
+
+        private void carryBackup(String rel) {
+            previous.find(Kind.BACKUP, rel).ifPresent(entries::add);
+        }
+
+        private void createParents(Path file) throws IOException {
+            List<Path> missing = new ArrayList<>();
+            for (Path p = file.getParent(); p != null && !Files.exists(p); p = p.getParent()) {
+                missing.add(0, p);
+            }
+            for (Path dir : missing) {
+                Files.createDirectory(dir);
+                entries.add(new Entry(Kind.DIR, base.relative(dir), "-"));
+            }
+        }
+    }
+
+    /** Refuses damaged blocks before anything is written, so that a refusal leaves the Tomcat as it was. */
+    private void checkBlocks() throws IOException {
+        for (String rel : List.of(SETENV_SH, SETENV_BAT)) {
+            Path file = base.resolve(rel);
+            if (Files.isRegularFile(file)) {
+                markerOf(rel).isIn(Files.readString(file, StandardCharsets.UTF_8), rel);
+            }
+        }
+    }
+
+    private static MarkedBlock markerOf(String rel) {
+        return rel.endsWith(".bat") ? MarkedBlock.BATCH : MarkedBlock.SHELL;
+    }
+
+    private Path backupOf(Path file) {
+        Path copy = file.resolveSibling(file.getFileName() + TomcatLayout.BACKUP_SUFFIX);
+        for (int i = 1; Files.exists(copy); i++) {
+            copy = file.resolveSibling(file.getFileName() + TomcatLayout.BACKUP_SUFFIX + "." + i);
+        }
+        return copy;
+    }
+
+    // ---- uninstall -----------------------------------------------------------------------------------------------
+
+    /** Removes what the record lists; returns false when there was no record (nothing to do). */
+    public boolean uninstall() throws IOException {
+        Optional<InstallRecord> found = InstallRecord.read(base);
+        if (found.isEmpty()) {
+            report.accept("nothing to uninstall: " + base.dir() + " has no " + InstallRecord.FILE);
+            return false;
+        }
+        InstallRecord record = found.get();
+        checkBlocks();
+        for (Entry block : record.all(Kind.BLOCK)) {
+            removeBlock(block, record);
+        }
+        for (Entry file : record.all(Kind.FILE)) {
+            removeOurFile(file, record);
+        }
+        Files.deleteIfExists(base.resolve(InstallRecord.FILE));
+        List<Entry> dirs = new ArrayList<>(record.all(Kind.DIR));
+        java.util.Collections.reverse(dirs);
+        for (Entry dir : dirs) {
+            Path d = base.resolve(dir.path());
+            if (Files.isDirectory(d)) {
+                try (var children = Files.list(d)) {
+                    if (children.findAny().isPresent()) {
+                        report.accept("kept       " + dir.path() + "/ (not empty: it holds files fairslice did not"
+                                + " add, or kept)");
+                        continue;
+                    }
+                }
+                Files.delete(d);
+                report.accept("removed    " + dir.path() + "/");
+            }
+        }
+        return true;
+    }
+
+    private void removeBlock(Entry block, InstallRecord record) throws IOException {
+        Path file = base.resolve(block.path());
+        MarkedBlock marked = markerOf(block.path());
+        if (!Files.exists(file)) {
+            report.accept("gone       " + block.path() + " (already removed)");
+            return;
+        }
+        String text = Files.readString(file, StandardCharsets.UTF_8);
+        String updated = marked.remove(text, block.path());
+        if (block.value().contains("no-final-newline") && updated.endsWith("\n")) {
+            updated = updated.substring(0, updated.length() - (updated.endsWith("\r\n") ? 2 : 1));
+        }
+        if (block.value().contains("created") && updated.isBlank()) {
+            Files.delete(file);
+            report.accept("removed    " + block.path());
+        } else if (!updated.equals(text)) {
+            Files.writeString(file, updated, StandardCharsets.UTF_8);
+            report.accept("updated    " + block.path() + " (removed fairslice's block)");
+        }
+        Optional<Entry> backup = record.find(Kind.BACKUP, block.path());
+        if (backup.isPresent()) {
+            Path copy = base.resolve(backup.get().value());
+            if (Files.exists(copy) && Files.exists(file) && Files.mismatch(copy, file) == -1) {
+                Files.delete(copy);
+                report.accept("removed    " + backup.get().value() + " (" + block.path() + " is as it was)");
+            } else if (Files.exists(copy)) {
+                report.accept("kept       " + backup.get().value() + " (" + block.path()
+                        + " changed since the install; compare them)");
+            }
+        }
+    }
+
+    private void removeOurFile(Entry entry, InstallRecord record) throws IOException {
+        Path file = base.resolve(entry.path());
+        if (!Files.exists(file)) {
+            report.accept("gone       " + entry.path() + " (already removed)");
+        } else if (sha256(Files.readAllBytes(file)).equals(entry.value())) {
+            Files.delete(file);
+            report.accept("removed    " + entry.path());
+        } else {
+            report.accept("kept       " + entry.path() + " (changed since fairslice wrote it; delete it yourself"
+                    + " if you no longer need it)");
+            return;
+        }
+        Optional<Entry> backup = record.find(Kind.BACKUP, entry.path());
+        if (backup.isPresent() && Files.exists(base.resolve(backup.get().value()))) {
+            Files.move(base.resolve(backup.get().value()), file);
+            report.accept("restored   " + entry.path() + " from " + backup.get().value());
+        }
+    }
+
+    static String sha256(byte[] content) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
+        }
+    }
+
+    static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,86 @@
+package io.fairslice.tomcat.install;
+
+import io.fairslice.tomcat.TomcatLayout;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.CodeSource;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * {@code fairslice install}: the command line over {@link Installation}. Exit status 0 when done, 2 when it refused
+ * (bad option, not a Tomcat, damaged block or record) without changing anything, 1 when an I/O error stopped it.
+ */
+public final class Installer {
+
+    private Installer() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(Arrays.asList(args), System.out, System.err));
+    }
+
+    /** Runs the installer; returns the exit status. */
+    public static int run(List<String> args, PrintStream out, PrintStream err) {
+        if (args.contains("--help") || args.contains("-h")) {
+            out.print(InstallOptions.USAGE);
+            return 0;
+        }
+        try {
+            InstallOptions options = InstallOptions.parse(args, defaultDist());
+            TomcatBase base = TomcatBase.open(options.catalinaBase(), options.catalinaHome());
+            Installation installation = new Installation(base, version(), line -> out.println("  " + line));
+            if (options.uninstall()) {
+                out.println("fairslice: uninstalling from " + base.dir());
+                if (installation.uninstall()) {
+                    out.println("fairslice: removed. Restart Tomcat to unload it.");
+                }
+                return 0;
+            }
+            Bundle bundle = Bundle.open(options.dist());
+            out.println("fairslice: installing " + version() + " into " + base.dir()
+                    + base.version().map(v -> " (Tomcat " + v + ")").orElse(" (Tomcat version not checked: no"
+                            + " lib/catalina.jar here; pass --catalina-home to check it)"));
+            installation.install(options, bundle);
+            out.println("fairslice: done. Restart Tomcat to apply it. Configuration: " + base.dir().resolve(
+                    TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: http://127.0.0.1:<port>"
+                            + TomcatLayout.METRICS_PATH + " from this host" : ""));
+            return 0;
+        } catch (InstallException e) {
+            err.println("fairslice install: " + e.getMessage());
+            return 2;
+        } catch (IllegalStateException e) {
+            err.println("fairslice install: " + e.getMessage());
+            return 2;
+        } catch (IOException e) {
+            err.println("fairslice install: stopped by an I/O error: " + e + " (what was done so far is listed"
+                    + " above; fix the cause and run the installer again)");
+            return 1;
+        }
+    }
+
+    /** The bundle this installer came in: its jar is {@code DIST/lib/fairslice-tomcat-*.jar}. */
+    private static Path defaultDist() {
+        try {
+            CodeSource source = Installer.class.getProtectionDomain().getCodeSource();
+            if (source == null) {
+                return null;
+            }
+            Path jar = Path.of(source.getLocation().toURI());
+            if (!Files.isRegularFile(jar) || jar.getParent() == null || jar.getParent().getParent() == null) {
+                return null;
+            }
+            return jar.getParent().getParent();
+        } catch (URISyntaxException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static String version() {
+        String v = Installer.class.getPackage().getImplementationVersion();
+        return v != null ? v : "(development build)";
+    }
+}

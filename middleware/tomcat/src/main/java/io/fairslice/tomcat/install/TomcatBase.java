@@ -1,0 +1,202 @@
+package io.fairslice.tomcat.install;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilder;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+import org.w3c.dom.NodeList;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXException;
+
+/**
+ * A Tomcat instance directory ({@code CATALINA_BASE}) as the installer sees it: validated on construction, so that
+ * the installer refuses a directory that is not a Tomcat before it writes anything.
+ *
+ * <p>A {@code CATALINA_BASE} is recognised by {@code conf/server.xml} whose root element is {@code <Server>}. The
+ * Tomcat version is read from {@code lib/catalina.jar} ({@code org/apache/catalina/util/ServerInfo.properties}) of
+ * the base or of {@code CATALINA_HOME} when one of them has it; fairslice needs Tomcat 10.1 or newer (Jakarta
+ * Servlet 6). The deployment folder for context descriptors comes from the first {@code <Engine>} and its default
+ * {@code <Host>} in server.xml (Tomcat's {@code conf/<engine>/<host>/}).
+ */
+public final class TomcatBase {
+
+    /** The oldest Tomcat fairslice runs on: 10.1 (Jakarta Servlet 6.0; Tomcat 10.0 is Servlet 5.0). */
+    static final int MIN_MAJOR = 10;
+    static final int MIN_MINOR = 1;
+
+    private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+).*");
+
+    private final Path dir;
+    private final String engineName;
+    private final String hostName;
+    private final Optional<String> version;
+
+    private TomcatBase(Path dir, String engineName, String hostName, Optional<String> version) {
+        this.dir = dir;
+        this.engineName = engineName;
+        this.hostName = hostName;
+        this.version = version;
+    }
+
+    /**
+     * Opens {@code dir} as a Tomcat {@code CATALINA_BASE}, or throws {@link InstallException} saying why it is not
+     * one. {@code home} (may be null) is {@code CATALINA_HOME}, looked at only for the version.
+     */
+    public static TomcatBase open(Path dir, Path home) {
+        Path base = dir.toAbsolutePath().normalize();
+        if (!Files.isDirectory(base)) {
+            throw new InstallException(base + " is not a directory (--catalina-base must name a Tomcat instance"
+                    + " directory, the one holding conf/server.xml)");
+        }
+        Path serverXml = base.resolve("conf/server.xml");
+        if (!Files.isRegularFile(serverXml)) {
+            throw new InstallException(base + " is not a Tomcat CATALINA_BASE: it has no conf/server.xml");
+        }
+        Element server = parse(serverXml);
+        if (!server.getTagName().equals("Server")) {
+            throw new InstallException(base + " is not a Tomcat CATALINA_BASE: the root element of conf/server.xml is <"
+                    + server.getTagName() + ">, Tomcat's is <Server>");
+        }
+        Element engine = first(server, "Engine");
+        if (engine == null) {
+            throw new InstallException(serverXml + " has no <Engine>: fairslice cannot tell where web applications"
+                    + " are deployed");
+        }
+        String engineName = attribute(engine, "name", "Catalina");
+        String hostName = attribute(engine, "defaultHost", "localhost");
+        checkPathCharacters(base);
+
+        Optional<String> version = readVersion(base.resolve("lib/catalina.jar"));
+        if (version.isEmpty() && home != null) {
+            version = readVersion(home.toAbsolutePath().normalize().resolve("lib/catalina.jar"));
+        }
+        version.ifPresent(v -> checkVersion(base, v));
+        return new TomcatBase(base, engineName, hostName, version);
+    }
+
+    /**
+     * The setenv fragments name files below {@code $CATALINA_BASE}; catalina.sh passes CATALINA_OPTS through
+     * {@code eval}, so characters the shell would interpret again cannot be carried safely.
+     */
+    private static void checkPathCharacters(Path base) {
+        String path = base.toString();
+        for (char c : new char[] {'"', '\'', '$', '`', '\\', '%', '!', '\n'}) {
+            if (c == '\\' && java.io.File.separatorChar == '\\') {
+                continue;
+            }
+            if (path.indexOf(c) >= 0) {
+                throw new InstallException(base + " contains the character '" + c + "', which Tomcat's start"
+                        + " scripts would interpret inside CATALINA_OPTS; install into a path without it");
+            }
+        }
+    }
+
+    static void checkVersion(Path base, String version) {
+        Matcher m = VERSION.matcher(version);
+        if (!m.matches()) {
+            throw new InstallException(base + ": cannot read the Tomcat version '" + version + "'");
+        }
+        int major = Integer.parseInt(m.group(1));
+        int minor = Integer.parseInt(m.group(2));
+        if (major < MIN_MAJOR || (major == MIN_MAJOR && minor < MIN_MINOR)) {
+            throw new InstallException(base + " is Tomcat " + version + "; fairslice needs Tomcat " + MIN_MAJOR + "."
+                    + MIN_MINOR + " or newer (Jakarta Servlet 6)");
+        }
+    }
+
+    private static Optional<String> readVersion(Path catalinaJar) {
+        if (!Files.isRegularFile(catalinaJar)) {
+            return Optional.empty();
+        }
+        try (JarFile jar = new JarFile(catalinaJar.toFile())) {
+            ZipEntry entry = jar.getEntry("org/apache/catalina/util/ServerInfo.properties");
+            if (entry == null) {
+                return Optional.empty();
+            }
+            Properties info = new Properties();
+            try (InputStream in = jar.getInputStream(entry)) {
+                info.load(in);
+            }
+            return Optional.ofNullable(info.getProperty("server.number"));
+        } catch (IOException e) {
+            throw new InstallException("cannot read the Tomcat version from " + catalinaJar + ": " + e.getMessage());
+        }
+    }
+
+    private static Element parse(Path xml) {
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setExpandEntityReferences(false);
+            DocumentBuilder builder = factory.newDocumentBuilder();
+            builder.setEntityResolver((publicId, systemId) -> new InputSource(new StringReader("")));
+            builder.setErrorHandler(null);
+            return builder.parse(xml.toFile()).getDocumentElement();
+        } catch (SAXException e) {
+            throw new InstallException(xml + " is not well-formed XML (" + e.getMessage() + "), so this is not a"
+                    + " Tomcat that starts");
+        } catch (IOException e) {
+            throw new InstallException("cannot read " + xml + ": " + e.getMessage());
+        } catch (ParserConfigurationException e) {
+            throw new IllegalStateException("the JDK's XML parser refused secure processing", e);
+        }
+    }
+
+    private static Element first(Element parent, String tag) {
+        NodeList nodes = parent.getElementsByTagName(tag);
+        for (int i = 0; i < nodes.getLength(); i++) {
+            Node node = nodes.item(i);
+            if (node instanceof Element e) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private static String attribute(Element element, String name, String fallback) {
+        String value = element.getAttribute(name).trim();
+        return value.isEmpty() ? fallback : value;
+    }
+
+    /** The directory, absolute and normalised. */
+    public Path dir() {
+        return dir;
+    }
+
+    /** {@code conf/<engine>/<host>}: context descriptors here are deployed by Tomcat at startup. */
+    public Path contextDescriptorDir() {
+        return dir.resolve("conf").resolve(engineName).resolve(hostName);
+    }
+
+    /** The Tomcat version (such as {@code 11.0.25.0}) when a catalina.jar was found. */
+    public Optional<String> version() {
+        return version;
+    }
+
+    /** The path of {@code file} relative to the base, with {@code /} separators (for records and messages). */
+    public String relative(Path file) {
+        return dir.relativize(file.toAbsolutePath().normalize()).toString().replace('\\', '/');
+    }
+
+    /** The file at {@code relative} (a {@code /}-separated path below the base). */
+    public Path resolve(String relative) {
+        Path file = dir.resolve(relative).normalize();
+        if (!file.startsWith(dir)) {
+            throw new InstallException("refusing a path outside " + dir + ": " + relative);
+        }
+        return file;
+    }
+}

@@ -1,0 +1,107 @@
+package io.fairslice.tomcat.metrics;
+
+import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
+import io.prometheus.metrics.expositionformats.ExpositionFormats;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Serves {@link BundleMetrics} in the format the scraper asks for (Prometheus text or OpenMetrics), in fairslice's
+ * metrics web application ({@code /fairslice/metrics}), to allowed clients only; everyone else gets 404, as if
+ * there were nothing here.
+ *
+ * <p>Allowed by default: a request that arrived on a loopback address from a loopback address with no
+ * {@code Forwarded}/{@code X-Forwarded-For} header, that is a client on this host and not a reverse proxy on this
+ * host relaying someone else. Context parameter {@code metrics.ports} lists connector ports (comma-separated) where
+ * any client is allowed: a connector bound to an internal network for a remote Prometheus. A bad value stops the
+ * application with a message naming the parameter.
+ */
+public final class MetricsServlet extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The context parameter with the connector ports open to any client. */
+    public static final String PORTS = "metrics.ports";
+
+    private transient Set<Integer> ports = Set.of();
+    private transient ExpositionFormats formats;
+
+    @Override
+    public void init() throws ServletException {
+        ports = parsePorts(getServletContext().getInitParameter(PORTS));
+        formats = ExpositionFormats.init();
+        BundleMetrics.prometheus();
+    }
+
+    static Set<Integer> parsePorts(String value) throws ServletException {
+        Set<Integer> out = new TreeSet<>();
+        if (value == null || value.isBlank()) {
+            return Set.of();
+        }
+        for (String part : value.split(",")) {
+            String p = part.strip();
+            if (p.isEmpty()) {
+                continue;
+            }
+            int port;
+            try {
+                port = Integer.parseInt(p);
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65535) {
+                throw new ServletException("fairslice metrics: " + PORTS + " must list TCP ports (1..65535), got '"
+                        + p + "' in '" + value + "'");
+            }
+            out.add(port);
+        }
+        return Set.copyOf(out);
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        if (!allowed(request)) {
+            response.sendError(HttpServletResponse.SC_NOT_FOUND);
+            return;
+        }
+        ExpositionFormatWriter writer = formats.findWriter(request.getHeader("Accept"));
+        response.setContentType(writer.getContentType());
+        response.setHeader("Cache-Control", "no-store");
+        try (OutputStream out = response.getOutputStream()) {
+            writer.write(out, BundleMetrics.prometheus().getPrometheusRegistry().scrape());
+        }
+    }
+
+    boolean allowed(HttpServletRequest request) {
+        if (ports.contains(request.getLocalPort())) {
+            return true;
+        }
+        return isLoopback(request.getLocalAddr()) && isLoopback(request.getRemoteAddr())
+                && request.getHeader("Forwarded") == null && request.getHeader("X-Forwarded-For") == null;
+    }
+
+    /** Whether {@code address} (an IP literal, as the container reports it) is a loopback address. */
+    static boolean isLoopback(String address) {
+        if (address == null || address.isEmpty()) {
+            return false;
+        }
+        String literal = address.startsWith("[") && address.endsWith("]")
+                ? address.substring(1, address.length() - 1) : address;
+        if (!literal.matches("[0-9A-Fa-f:.%a-zA-Z]+") || !(literal.contains(".") || literal.contains(":"))) {
+            return false; // not an IP literal: never resolve names here
+        }
+        try {
+            return InetAddress.getByName(literal).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,8 @@
+/**
+ * fairslice in a standalone Tomcat: the glue that ships inside the jar the installer puts into
+ * {@code $CATALINA_BASE/lib}. {@link io.fairslice.tomcat.TomcatInitializer} is the container-wide initializer that
+ * turns the middleware on for the configured web applications ({@link io.fairslice.tomcat.TomcatSettings});
+ * {@link io.fairslice.tomcat.TomcatLayout} names the files the installer writes and this code reads. The metrics
+ * endpoint is in {@code metrics}, the installer in {@code install}. docs/tomcat.md explains the packaging.
+ */
+package io.fairslice.tomcat;

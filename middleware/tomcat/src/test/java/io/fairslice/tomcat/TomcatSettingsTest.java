@@ -1,0 +1,52 @@
+package io.fairslice.tomcat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TomcatSettingsTest {
+
+    @TempDir
+    Path base;
+
+    private TomcatSettings load(String content) throws Exception {
+        Files.createDirectories(base.resolve("conf"));
+        Files.writeString(base.resolve(TomcatLayout.TOMCAT_SETTINGS), content);
+        return TomcatSettings.load(base);
+    }
+
+    @Test
+    void shouldSelectEveryApplicationButTheMetricsOneWhenTheFileIsAbsent() {
+        TomcatSettings settings = TomcatSettings.load(base);
+        assertThat(settings.selects("/shop")).isTrue();
+        assertThat(settings.selects("")).isTrue();
+        assertThat(settings.selects(TomcatLayout.METRICS_CONTEXT)).isFalse();
+    }
+
+    @Test
+    void shouldSelectOnlyTheNamedApplications() throws Exception {
+        TomcatSettings settings = load("apps=/shop, /\n");
+        assertThat(settings.selects("/shop")).isTrue();
+        assertThat(settings.selects("")).as("ROOT").isTrue();
+        assertThat(settings.selects("/manager")).isFalse();
+    }
+
+    @Test
+    void shouldRejectAnUnknownKey() {
+        assertThatThrownBy(() -> load("app=/shop\n")).hasMessageContaining("unknown key 'app'");
+    }
+
+    @Test
+    void shouldRejectSomethingThatIsNotAContextPath() {
+        assertThatThrownBy(() -> load("apps=shop\n")).hasMessageContaining("got 'shop'");
+    }
+
+    @Test
+    void shouldRejectAllMixedWithPaths() {
+        assertThatThrownBy(() -> load("apps=*,/shop\n")).hasMessageContaining("mixes * with context paths");
+    }
+}

@@ -1,0 +1,260 @@
+package io.fairslice.tomcat.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class InstallerTest {
+
+    @TempDir
+    Path tmp;
+
+    private Path base;
+    private Path dist;
+    private String out;
+    private String err;
+
+    @BeforeEach
+    void tomcat() throws Exception {
+        base = TestTomcat.base(tmp.resolve("tomcat"), "11.0.25");
+        dist = TestTomcat.bundle(tmp.resolve("dist"), "1.0");
+    }
+
+    private int run(String... args) {
+        ByteArrayOutputStream o = new ByteArrayOutputStream();
+        ByteArrayOutputStream e = new ByteArrayOutputStream();
+        int status = Installer.run(List.of(args), new PrintStream(o, true, StandardCharsets.UTF_8),
+                new PrintStream(e, true, StandardCharsets.UTF_8));
+        out = o.toString(StandardCharsets.UTF_8);
+        err = e.toString(StandardCharsets.UTF_8);
+        return status;
+    }
+
+    private int install(String... extra) {
+        List<String> args = new ArrayList<>(List.of("--catalina-base", base.toString(), "--dist", dist.toString()));
+        args.addAll(List.of(extra));
+        return run(args.toArray(String[]::new));
+    }
+
+    private int uninstall() {
+        return run("--catalina-base", base.toString(), "--uninstall");
+    }
+
+    private String read(String rel) throws Exception {
+        return Files.readString(base.resolve(rel));
+    }
+
+    @Test
+    void shouldInstallJarsAgentConfigurationMetricsAndSetenvBlocks() throws Exception {
+        assertThat(install("--weave", "com.acme..*", "--apps", "/shop,/")).as(err).isZero();
+
+        assertThat(base.resolve("lib/fairslice-tomcat-1.0.jar")).hasContent("fairslice 1.0");
+        assertThat(base.resolve("lib/jna-5.17.0.jar")).exists();
+        assertThat(base.resolve("fairslice/aspectjweaver-1.9.24.jar")).exists();
+        assertThat(read("conf/fairslice-aop.xml")).contains("<include within=\"com.acme..*\"/>");
+        assertThat(read("conf/fairslice-tomcat.properties")).contains("apps=/shop,/");
+        assertThat(read("conf/fairslice.properties")).contains("docs/configuration.md");
+        assertThat(read("conf/Catalina/localhost/fairslice.xml"))
+                .contains("docBase=\"${catalina.base}/fairslice/metrics-webapp\"");
+        assertThat(read("fairslice/metrics-webapp/WEB-INF/web.xml"))
+                .contains("io.fairslice.tomcat.metrics.MetricsServlet");
+        assertThat(read("bin/setenv.sh")).startsWith("# >>> fairslice >>>\n").endsWith("# <<< fairslice <<<\n")
+                .contains("\\\"-javaagent:$CATALINA_BASE/fairslice/aspectjweaver-1.9.24.jar\\\"")
+                .contains("\\\"-Dorg.aspectj.weaver.loadtime.configuration=META-INF/aop.xml;file:$CATALINA_BASE/"
+                        + "conf/fairslice-aop.xml\\\"")
+                .contains("-Dfairslice.config=$CATALINA_BASE/conf/fairslice.properties");
+        assertThat(read("bin/setenv.bat")).contains("\r\n").contains("-javaagent:%CATALINA_BASE%\\fairslice\\");
+        assertThat(out).contains("Tomcat 11.0.25.0");
+    }
+
+    @Test
+    void shouldSetUpNoAgentWithoutAWeavingScope() throws Exception {
+        assertThat(install()).as(err).isZero();
+        assertThat(read("bin/setenv.sh")).doesNotContain("javaagent").contains("-Dfairslice.config=");
+        assertThat(base.resolve("fairslice/aspectjweaver-1.9.24.jar")).doesNotExist();
+        assertThat(out).contains("no --weave given");
+    }
+
+    @Test
+    void shouldChangeNothingWhenRunTwice() throws Exception {
+        install("--weave", "com.acme..*");
+        Map<String, String> first = TestTomcat.snapshot(base);
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        assertThat(TestTomcat.snapshot(base)).isEqualTo(first);
+        assertThat(out).doesNotContain("added ", "updated ", "backed up");
+    }
+
+    @Test
+    void shouldRemoveExactlyWhatItAddedOnUninstall() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/setenv.sh"), "#!/bin/sh\nexport UMASK=0027\n");
+        Files.writeString(base.resolve("lib/postgresql.jar"), "driver");
+        Map<String, String> before = TestTomcat.snapshot(base);
+
+        install("--weave", "com.acme..*");
+        assertThat(read("bin/setenv.sh")).startsWith("#!/bin/sh\nexport UMASK=0027\n# >>> fairslice >>>\n");
+        assertThat(base.resolve("bin/setenv.sh.before-fairslice")).hasContent("#!/bin/sh\nexport UMASK=0027\n");
+
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
+    }
+
+    @Test
+    void shouldRestoreAFileWithoutFinalNewlineExactly() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/setenv.sh"), "export UMASK=0027");
+        Map<String, String> before = TestTomcat.snapshot(base);
+        install();
+        uninstall();
+        assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
+    }
+
+    @Test
+    void shouldKeepTheOperatorsChangesOnUninstall() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/setenv.sh"), "A=1\n");
+        install();
+        Files.writeString(base.resolve("conf/fairslice.properties"), "policy=observe\n");
+        Files.writeString(base.resolve("bin/setenv.sh"), read("bin/setenv.sh") + "B=2\n");
+
+        assertThat(uninstall()).as(err).isZero();
+
+        assertThat(base.resolve("conf/fairslice.properties")).hasContent("policy=observe");
+        assertThat(base.resolve("bin/setenv.sh")).hasContent("A=1\nB=2");
+        assertThat(base.resolve("bin/setenv.sh.before-fairslice")).as("backup kept: the file changed").exists();
+        assertThat(base.resolve("lib/fairslice-tomcat-1.0.jar")).doesNotExist();
+        assertThat(out).contains("kept       conf/fairslice.properties");
+    }
+
+    @Test
+    void shouldNeverOverwriteTheOperatorsConfiguration() throws Exception {
+        install();
+        Files.writeString(base.resolve("conf/fairslice.properties"), "policy=observe\n");
+        assertThat(install()).isZero();
+        assertThat(base.resolve("conf/fairslice.properties")).hasContent("policy=observe");
+    }
+
+    @Test
+    void shouldReplaceTheOldJarWhenUpgrading() throws Exception {
+        install();
+        dist = TestTomcat.bundle(tmp.resolve("dist2"), "2.0");
+        assertThat(install()).as(err).isZero();
+        assertThat(base.resolve("lib/fairslice-tomcat-2.0.jar")).exists();
+        assertThat(base.resolve("lib/fairslice-tomcat-1.0.jar")).doesNotExist();
+        uninstall();
+        assertThat(base.resolve("lib/fairslice-tomcat-2.0.jar")).doesNotExist();
+    }
+
+    @Test
+    void shouldDropTheAgentAndMetricsWhenReinstalledWithoutThem() throws Exception {
+        install("--weave", "com.acme..*");
+        assertThat(install("--no-metrics")).as(err).isZero();
+        assertThat(base.resolve("fairslice/aspectjweaver-1.9.24.jar")).doesNotExist();
+        assertThat(base.resolve("conf/fairslice-aop.xml")).doesNotExist();
+        assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml")).doesNotExist();
+        assertThat(read("bin/setenv.sh")).doesNotContain("javaagent");
+    }
+
+    @Test
+    void shouldBackUpAFileItReplacesAndRestoreItOnUninstall() throws Exception {
+        Files.writeString(base.resolve("conf/fairslice-aop.xml"), "<aspectj/>");
+        install("--weave", "com.acme..*");
+        assertThat(base.resolve("conf/fairslice-aop.xml.before-fairslice")).hasContent("<aspectj/>");
+        uninstall();
+        assertThat(base.resolve("conf/fairslice-aop.xml")).hasContent("<aspectj/>");
+        assertThat(base.resolve("conf/fairslice-aop.xml.before-fairslice")).doesNotExist();
+    }
+
+    @Test
+    void shouldWriteWellFormedXml() throws Exception {
+        install("--weave", "com.acme..*", "--weave-calls", "--metrics-ports", "9404");
+        assertThat(read("conf/fairslice-aop.xml")).contains("<aspect name=\"" + Fragments.CALL_SITE_ASPECT + "\"/>");
+        assertThat(Class.forName(Fragments.CALL_SITE_ASPECT, false, getClass().getClassLoader()))
+                .as("the aspect the file names exists in the middleware").isNotNull();
+        for (String rel : List.of("conf/fairslice-aop.xml", "conf/Catalina/localhost/fairslice.xml",
+                "fairslice/metrics-webapp/WEB-INF/web.xml")) {
+            DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(base.resolve(rel).toFile());
+        }
+        assertThat(read("conf/Catalina/localhost/fairslice.xml")).contains("value=\"9404\"");
+    }
+
+    @Test
+    void shouldUseTheEngineAndHostNamedInServerXml() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("Engine name=\"Catalina\" defaultHost=\"localhost\"", "Engine name=\"Shop\" defaultHost=\"www\""));
+        install();
+        assertThat(base.resolve("conf/Shop/www/fairslice.xml")).exists();
+    }
+
+    @Test
+    void shouldRefuseADirectoryThatIsNotATomcat() throws Exception {
+        Path notTomcat = Files.createDirectories(tmp.resolve("not-tomcat"));
+        Files.writeString(notTomcat.resolve("README"), "hello");
+        Map<String, String> before = TestTomcat.snapshot(notTomcat);
+        assertThat(run("--catalina-base", notTomcat.toString(), "--dist", dist.toString())).isEqualTo(2);
+        assertThat(err).contains("is not a Tomcat CATALINA_BASE: it has no conf/server.xml");
+        assertThat(TestTomcat.snapshot(notTomcat)).isEqualTo(before);
+    }
+
+    @Test
+    void shouldRefuseAServerXmlThatIsNotTomcats() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), "<Configure class=\"org.eclipse.jetty.server.Server\"/>");
+        assertThat(install()).isEqualTo(2);
+        assertThat(err).contains("the root element of conf/server.xml is <Configure>, Tomcat's is <Server>");
+    }
+
+    @Test
+    void shouldRefuseTomcatNine() throws Exception {
+        base = TestTomcat.base(tmp.resolve("tomcat9"), "9.0.98");
+        assertThat(install()).isEqualTo(2);
+        assertThat(err).contains("is Tomcat 9.0.98.0; fairslice needs Tomcat 10.1 or newer");
+        assertThat(base.resolve("bin")).doesNotExist();
+    }
+
+    @Test
+    void shouldRefuseADamagedBlockWithoutChangingAnything() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/setenv.sh"), "# >>> fairslice >>>\nA=1\n");
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(install()).isEqualTo(2);
+        assertThat(err).contains("bin/setenv.sh: fairslice's block is damaged");
+        assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
+    }
+
+    @Test
+    void shouldRefuseAWeavingScopeThatIsNotAPattern() {
+        assertThat(install("--weave", "com.acme..")).isEqualTo(2);
+        assertThat(err).contains("--weave com.acme.. is not a weaving scope");
+    }
+
+    @Test
+    void shouldRefuseCallSiteWeavingWithoutAScope() {
+        assertThat(install("--weave-calls")).isEqualTo(2);
+        assertThat(err).contains("--weave-calls needs --weave");
+    }
+
+    @Test
+    void shouldRefuseAnUnknownOption() {
+        assertThat(install("--wave", "com.acme..*")).isEqualTo(2);
+        assertThat(err).contains("unknown option '--wave'");
+    }
+
+    @Test
+    void shouldSayThereIsNothingToUninstallOnAPlainTomcat() throws Exception {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(uninstall()).isZero();
+        assertThat(out).contains("nothing to uninstall");
+        assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
+    }
+}

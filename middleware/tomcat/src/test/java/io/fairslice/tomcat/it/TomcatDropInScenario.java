@@ -1,0 +1,284 @@
+package io.fairslice.tomcat.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairslice.tomcat.install.Installer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.management.Attribute;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The drop-in story on a real Tomcat distribution, in the order an operator lives it: install fairslice with the
+ * installer into a fresh instance, deploy the study WAR unchanged, start catalina, see requests classified and
+ * yield points woven, scrape the metrics, run a short overload, redeploy the WAR, stop Tomcat. One Tomcat per
+ * version (subclasses), the steps as ordered tests sharing it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class TomcatDropInScenario {
+
+    /**
+     * The weaving scope given to the installer: the class where the heavy page spends its CPU, with yield points at
+     * its calls into the DOM (the walk is one loop of DOM calls). Not the whole package: the light page's recursive
+     * fib would get a yield point per call (about 250 000 per request), which costs more than the page itself while
+     * the scheduler is armed (docs/operations.md, "Choosing the weaving scope").
+     */
+    static final String STUDY_SCOPE = "io.fairslice.experiments.app.HeavyServlet";
+    static final String APP = "/study";
+    static final String STUDY_CONFIG = """
+            # the study's classes: /heavy is heavy, everything else light (shares: the defaults, 80/20)
+            rule.1=heavy path=/heavy
+            adaptive=false
+            """;
+
+    private StandaloneTomcat tomcat;
+    private Path war;
+    private String installOutput;
+
+    /** Which of the versions in system property tomcat.versions (index). */
+    abstract int versionIndex();
+
+    String version() {
+        return System.getProperty("tomcat.versions").split(",")[versionIndex()].strip();
+    }
+
+    @BeforeAll
+    void installAndStart() throws Exception {
+        Path home = Path.of(System.getProperty("tomcat.dir"), "apache-tomcat-" + version());
+        assertThat(home.resolve("bin/catalina.sh")).as("the unpacked Tomcat distribution").exists();
+        Path work = Path.of(System.getProperty("it.work"));
+        tomcat = StandaloneTomcat.create(home, work.resolve("tomcat-" + version()));
+
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--catalina-home",
+                home.toString(), "--dist", System.getProperty("fairslice.dist"), "--weave", STUDY_SCOPE, "--weave-calls", "--apps",
+                APP),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        installOutput = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertThat(status).as("installer exit status; output:\n%s", installOutput).isZero();
+
+        // the operator's part: name the heavy page (the adaptive classifier would find it too, but a cold JVM on a
+        // busy machine can also measure /light above the threshold for a while; a rule makes the test exact)
+        Files.writeString(tomcat.base().resolve("conf/fairslice.properties"), STUDY_CONFIG);
+
+        war = Path.of(System.getProperty("study.war"));
+        Files.copy(war, tomcat.base().resolve("webapps/study.war"), StandardCopyOption.REPLACE_EXISTING);
+        tomcat.start("-XX:+UseSerialGC -Xms1g -Xmx1g -Xmn700m -Dstudy.heavy.dir="
+                + tomcat.base().resolve("temp/study-documents"));
+        awaitStatus(APP + "/light", 200, 120);
+    }
+
+    @AfterAll
+    void stopTomcat() throws Exception {
+        if (tomcat != null) {
+            tomcat.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void shouldServeTheUnchangedWarWithTheMiddlewareStarted() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            assertThat(tomcat.get(APP + "/light", Map.of()).status()).isEqualTo(200);
+        }
+        for (int i = 0; i < 3; i++) {
+            assertThat(tomcat.get(APP + "/heavy", Map.of()).status()).isEqualTo(200);
+        }
+        assertThat(tomcat.logLines("fairslice[" + APP + "]: started")).as("startup log of the middleware")
+                .isNotEmpty();
+        assertThat(tomcat.logLines("SEVERE")).as("Tomcat's log after startup").isEmpty();
+    }
+
+    @Test
+    @Order(2)
+    void shouldClassifyRequestsAndServeThemAsPrometheusMetricsToLocalClientsOnly() throws Exception {
+        StandaloneTomcat.Response response = tomcat.get("/fairslice/metrics", Map.of());
+        assertThat(response.status()).as(response.body()).isEqualTo(200);
+        // a request is recorded when the filter returns, which may be just after the client has its response
+        PrometheusText metrics = awaitMetrics(m -> m.sum("fairslice_requests_seconds_count",
+                Map.of("class", "heavy", "page", "/heavy")) >= 3, 5);
+        assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("class", "light", "page", "/light")))
+                .as("light requests counted").isGreaterThanOrEqualTo(20);
+        assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("class", "heavy", "page", "/heavy")))
+                .as("heavy requests counted").isGreaterThanOrEqualTo(3);
+        assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("class", "heavy", "page", "/light")))
+                .as("light pages counted as heavy").isZero();
+        assertThat(metrics.has("jvm_memory_used_bytes")).as("JVM meters beside fairslice's").isTrue();
+
+        assertThat(tomcat.get("/fairslice/metrics", Map.of("X-Forwarded-For", "203.0.113.9")).status())
+                .as("a request relayed by a proxy on this host").isEqualTo(404);
+    }
+
+    @Test
+    @Order(3)
+    void shouldWeaveYieldPointsIntoTheWarsOwnClasses() throws Exception {
+        PrometheusText metrics = PrometheusText.parse(tomcat.get("/fairslice/metrics", Map.of()).body());
+        assertThat(metrics.sum("fairslice_weaving_classes", Map.of()))
+                .as("classes of the WAR initialised with woven yield points (the heavy servlet)").isEqualTo(1);
+    }
+
+    @Test
+    @Order(4)
+    void shouldKeepLightPagesFlowingUnderOverloadWithShareAgainstObserve() throws Exception {
+        ObjectName control = new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote(APP));
+        StringBuilder report = new StringBuilder("Tomcat " + version() + ", 10 light + 20 heavy closed-loop clients,"
+                + " windows of 5 s (light/s, heavy/s, failed)\n");
+        double observeLight = 0;
+        double shareLight = 0;
+        long shareFailed = 0;
+        double shareHeavy = 0;
+        double observeHeavy = 0;
+        try (JMXConnector jmx = JMXConnectorFactory.connect(new JMXServiceURL(tomcat.jmxUrl()))) {
+            MBeanServerConnection server = jmx.getMBeanServerConnection();
+            server.setAttribute(control, new Attribute("Policy", "observe"));
+            try (ClosedLoopLoad load = new ClosedLoopLoad(tomcat.httpPort(), APP + "/light", 10, APP + "/heavy",
+                    20)) {
+                load.measure(6); // JIT warm-up of both pages and of the scheduler, not counted
+                for (String policy : List.of("observe", "share", "observe", "share")) {
+                    server.setAttribute(control, new Attribute("Policy", policy));
+                    load.measure(1); // let requests started under the other policy drain
+                    ClosedLoopLoad.Window w = load.measure(5);
+                    report.append(String.format(Locale.ROOT, "%-8s %7.1f %6.1f %d%n", policy, w.lightPerSecond(),
+                            w.heavyPerSecond(), w.lightFailed() + w.heavyFailed()));
+                    if (policy.equals("observe")) {
+                        observeLight += w.lightPerSecond();
+                        observeHeavy += w.heavyPerSecond();
+                    } else {
+                        shareLight += w.lightPerSecond();
+                        shareHeavy += w.heavyPerSecond();
+                        shareFailed += w.lightFailed() + w.heavyFailed();
+                    }
+                }
+            }
+            server.setAttribute(control, new Attribute("Policy", "share"));
+        }
+        double ratio = shareLight / Math.max(observeLight, 1e-9);
+        report.append(String.format(Locale.ROOT, "light throughput share/observe: %.2f%n", ratio));
+        Path saved = Path.of(System.getProperty("it.work"), "overload-tomcat-" + version() + ".txt");
+        Files.writeString(saved, report);
+        System.out.print(report);
+
+        assertThat(ratio).as("light pages/s with share over observe:\n%s", report).isGreaterThanOrEqualTo(1.5);
+        assertThat(shareFailed).as("failed requests under share:\n%s", report).isZero();
+        // every request ends: the ones parked when the clients stopped drain (no request stays parked)
+        PrometheusText metrics = awaitMetrics(m -> m.sum("fairslice_requests_inflight", Map.of()) == 0, 60);
+        assertThat(metrics.sum("fairslice_requests_inflight", Map.of())).as("requests still in flight 60 s after"
+                + " the load stopped").isZero();
+
+        assertThat(metrics.sum("fairslice_yield_parks_total", Map.of("class", "heavy", "where", "yield")))
+                .as("heavy requests parked at yield points woven into the WAR").isGreaterThan(0);
+        overload = new Overload(report.toString(), observeHeavy, shareHeavy);
+    }
+
+    /** The windows measured by the overload step, for the step that checks heavy pages. */
+    private record Overload(String report, double observeHeavy, double shareHeavy) {
+    }
+
+    private Overload overload;
+
+    @Test
+    @Order(5)
+    void shouldKeepHeavyPagesProgressingUnderShare() {
+        assertThat(overload).as("the overload step ran").isNotNull();
+        // no starvation: with shares 80/20 heavy pages get about a fifth of the CPU while light ones compete, so
+        // they keep a good part of the rate they had without the scheduler (a tenth is a loose bound)
+        assertThat(overload.shareHeavy()).as("heavy pages/s under share against observe:\n%s", overload.report())
+                .isGreaterThanOrEqualTo(0.1 * overload.observeHeavy());
+    }
+
+    @Test
+    @Order(6)
+    void shouldRedeployTheWarWithoutLeakingThreadsOrClassLoaders() throws Exception {
+        Path deployed = tomcat.base().resolve("webapps/study.war");
+        Files.delete(deployed);
+        awaitStatus(APP + "/light", 404, 60);
+
+        Files.copy(war, deployed);
+        awaitStatus(APP + "/light", 200, 120);
+        double before = lightCount(PrometheusText.parse(tomcat.get("/fairslice/metrics", Map.of()).body()));
+        for (int i = 0; i < 10; i++) {
+            assertThat(tomcat.get(APP + "/light", Map.of()).status()).isEqualTo(200);
+        }
+        PrometheusText after = awaitMetrics(m -> lightCount(m) >= before + 10, 5);
+        assertThat(lightCount(after)).as("the redeployed application's requests are counted")
+                .isGreaterThanOrEqualTo(before + 10);
+
+        // findleaks runs one full GC and lists stopped applications whose class loader survived it. Objects of the
+        // old application can stay reachable for a moment after its undeploy (a worker thread finishing its last
+        // request); a leak stays, so ask a few times before calling it one.
+        StandaloneTomcat.Response leaks = tomcat.manager("findleaks?statusLine=true");
+        for (int i = 0; i < 5 && !leaks.body().contains("No memory leaks found"); i++) {
+            Thread.sleep(2000);
+            leaks = tomcat.manager("findleaks?statusLine=true");
+        }
+        assertThat(leaks.status()).as(leaks.body()).isEqualTo(200);
+        assertThat(leaks.body()).as("Tomcat's leak detection after the undeploy (5 tries, 2 s apart)")
+                .contains("No memory leaks found");
+        assertThat(tomcat.logLines("appears to have started a thread", "memory leak", "failed to stop"))
+                .as("Tomcat's leak warnings").isEmpty();
+    }
+
+    @Test
+    @Order(7)
+    void shouldShutDownCleanly() throws Exception {
+        assertThat(tomcat.stop()).as("Tomcat's exit status after catalina.sh stop").isZero();
+        assertThat(tomcat.logLines("SEVERE", "appears to have started a thread", "memory leak", "failed to stop"))
+                .as("Tomcat's log at shutdown").isEmpty();
+        assertThat(tomcat.logLines("Stopping ProtocolHandler")).as("connectors stopped").isNotEmpty();
+    }
+
+    private static double lightCount(PrometheusText metrics) {
+        return metrics.sum("fairslice_requests_seconds_count", Map.of("class", "light", "page", "/light"));
+    }
+
+    /** Scrapes until {@code done} holds (at most {@code seconds}), and returns the last scrape. */
+    private PrometheusText awaitMetrics(java.util.function.Predicate<PrometheusText> done, int seconds)
+            throws Exception {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        PrometheusText metrics;
+        do {
+            StandaloneTomcat.Response response = tomcat.get("/fairslice/metrics", Map.of());
+            assertThat(response.status()).as(response.body()).isEqualTo(200);
+            metrics = PrometheusText.parse(response.body());
+            if (done.test(metrics)) {
+                return metrics;
+            }
+            Thread.sleep(100);
+        } while (System.nanoTime() < deadline);
+        return metrics;
+    }
+
+    private void awaitStatus(String path, int status, int seconds) throws Exception {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        int last = -1;
+        while (System.nanoTime() < deadline) {
+            last = tomcat.get(path, Map.of()).status();
+            if (last == status) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(path + " answered " + last + ", not " + status + ", for " + seconds + " s; logs:\n"
+                + tomcat.logs() + "\ninstaller:\n" + installOutput);
+    }
+}

@@ -1,0 +1,40 @@
+package io.fairslice.tomcat.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+class MetricsServletTest {
+
+    @Test
+    void shouldTreatLoopbackLiteralsAsLocal() {
+        assertThat(MetricsServlet.isLoopback("127.0.0.1")).isTrue();
+        assertThat(MetricsServlet.isLoopback("127.8.9.10")).isTrue();
+        assertThat(MetricsServlet.isLoopback("0:0:0:0:0:0:0:1")).isTrue();
+        assertThat(MetricsServlet.isLoopback("[::1]")).isTrue();
+        assertThat(MetricsServlet.isLoopback("::ffff:127.0.0.1")).isTrue();
+    }
+
+    @Test
+    void shouldTreatOtherAddressesAndNamesAsRemote() {
+        assertThat(MetricsServlet.isLoopback("10.0.0.1")).isFalse();
+        assertThat(MetricsServlet.isLoopback("0.0.0.0")).isFalse();
+        assertThat(MetricsServlet.isLoopback("localhost")).as("names are never resolved").isFalse();
+        assertThat(MetricsServlet.isLoopback("")).isFalse();
+        assertThat(MetricsServlet.isLoopback(null)).isFalse();
+    }
+
+    @Test
+    void shouldRejectAPortListWithSomethingElse() {
+        assertThatThrownBy(() -> MetricsServlet.parsePorts("9404,http"))
+                .hasMessageContaining("metrics.ports must list TCP ports (1..65535), got 'http'");
+        assertThatThrownBy(() -> MetricsServlet.parsePorts("70000")).hasMessageContaining("got '70000'");
+    }
+
+    @Test
+    void shouldReadAPortList() throws Exception {
+        assertThat(MetricsServlet.parsePorts(" 9404 , 9405")).containsExactlyInAnyOrder(9404, 9405);
+        assertThat(MetricsServlet.parsePorts("")).isEmpty();
+    }
+}
