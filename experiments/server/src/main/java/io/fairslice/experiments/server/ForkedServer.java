@@ -60,7 +60,13 @@ final class ForkedServer implements AutoCloseable {
 
     /** Starts the server with {@code args}, pinned to {@code cpu} when not null; returns once it listens. */
     static ForkedServer start(String cpu, List<String> jvmOptions, List<String> args) throws IOException {
-        List<String> cmd = new ArrayList<>();
+        return start(List.of(), cpu, jvmOptions, args);
+    }
+
+    /** As {@link #start(String, List, List)}, the command run under {@code prefix} (e.g. chrt -r 1). */
+    static ForkedServer start(List<String> prefix, String cpu, List<String> jvmOptions, List<String> args)
+            throws IOException {
+        List<String> cmd = new ArrayList<>(prefix);
         if (cpu != null) {
             cmd.addAll(List.of("taskset", "-c", cpu));
         }
@@ -101,6 +107,10 @@ final class ForkedServer implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    long pid() {
+        return process.pid();
     }
 
     @Override

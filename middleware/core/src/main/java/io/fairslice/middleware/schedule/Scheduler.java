@@ -18,8 +18,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * request's own thread clock, or reserved up front on admission from the route's expected cost), its balance drops
  * by {@code x} and every active class, itself included, is credited {@code x} times its share among the active
  * classes: balances of competing classes sum to zero, a class below zero has used more than its share. A request may
- * start, or continue at a yield point after a burst of at least {@code share.quantum} CPU, when no other class is
- * active, or fewer requests run than there are CPUs (work-conserving), or its class's balance is not negative.
+ * start, or continue at a yield point after a burst of at least {@code share.quantum} CPU, when its class's balance is
+ * not negative, or no other class is active, or CPU capacity is going unused ({@link Clock#cpuIdle()}) while fewer
+ * requests run than there are CPUs (work-conserving).
  * Otherwise it parks ({@link LockSupport#parkNanos}) until the dispatcher grants it (on every completion and charge,
  * in order of balance) or its bound passes: {@code share.max-park} at a yield point (then it runs anyway: no
  * starvation), the class's queue timeout at admission (then 503).
@@ -431,12 +432,13 @@ public final class Scheduler {
         if (cfg.policy() != Policy.SHARE) {
             return true;
         }
-        if (totalRunning < cfg.cpus()) {
+        if (c.balance >= 0) {
             return true;
         }
         for (ClassState k : classes) {
             if (k != c && active(k, now, cfg)) {
-                return c.balance >= 0;
+                // over its share while others compete: only unused CPU lets it go on (work-conserving)
+                return totalRunning < cfg.cpus() && clock.cpuIdle();
             }
         }
         return true;

@@ -5,6 +5,12 @@ final class FakeClock implements Clock {
 
     volatile long now = 1_000_000_000L;
     volatile long cpu;
+    volatile boolean idle;
+
+    @Override
+    public boolean cpuIdle() {
+        return idle;
+    }
 
     @Override
     public long nanoTime() {

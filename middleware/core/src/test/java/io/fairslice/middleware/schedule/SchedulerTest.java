@@ -109,15 +109,23 @@ class SchedulerTest {
     }
 
     @Test
-    void shouldNotHoldBackHeavyWhileFewerRequestsRunThanCpus() {
+    void shouldLetHeavyBeyondItsShareOnlyWhileCpuCapacityGoesUnused() {
         scheduler("share.cpus", "4");
         running(LIGHT, MS);
+        running(HEAVY, 25 * MS); // now in debt
+        Ticket busy = scheduler.newTicket(HEAVY, 25 * MS);
+        assertThat(scheduler.tryAdmit(busy)).as("CPUs busy: held back").isEqualTo(Scheduler.QUEUED);
+        scheduler.close();
+
+        scheduler("share.cpus", "4");
+        clock.idle = true;
+        running(LIGHT, MS);
         running(HEAVY, 25 * MS);
-        running(HEAVY, 25 * MS); // in debt, but only 2 of 4 CPUs are busy: work-conserving
+        running(HEAVY, 25 * MS); // in debt, but capacity is unused and only 2 of 4 CPUs run requests
         running(HEAVY, 25 * MS);
         Ticket fifth = scheduler.newTicket(HEAVY, 25 * MS);
         scheduler.beginDispatch(fifth);
-        assertThat(scheduler.tryAdmit(fifth)).isEqualTo(Scheduler.QUEUED);
+        assertThat(scheduler.tryAdmit(fifth)).as("4 requests run on 4 CPUs").isEqualTo(Scheduler.QUEUED);
     }
 
     @Test
