@@ -107,6 +107,8 @@ abstract class TomcatDropInScenario {
         assertThat(tomcat.logLines("fairslice[" + APP + "]: started")).as("startup log of the middleware")
                 .isNotEmpty();
         assertThat(tomcat.logLines("SEVERE")).as("Tomcat's log after startup").isEmpty();
+        assertThat(tomcat.logLines("fairslice: not enabled in /manager")).as("applications not named by --apps")
+                .isNotEmpty();
     }
 
     @Test
@@ -245,6 +247,23 @@ abstract class TomcatDropInScenario {
         assertThat(tomcat.logLines("SEVERE", "appears to have started a thread", "memory leak", "failed to stop"))
                 .as("Tomcat's log at shutdown").isEmpty();
         assertThat(tomcat.logLines("Stopping ProtocolHandler")).as("connectors stopped").isNotEmpty();
+    }
+
+    @Test
+    @Order(8)
+    void shouldUninstallEverythingItAdded() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--uninstall"),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8));
+        String output = out.toString(StandardCharsets.UTF_8);
+        assertThat(status).as(output).isZero();
+        try (var lib = Files.list(tomcat.base().resolve("lib"))) {
+            assertThat(lib.map(p -> p.getFileName().toString())).as("lib/ after uninstall").isEmpty();
+        }
+        assertThat(tomcat.base().resolve("bin/setenv.sh")).as("created by the installer").doesNotExist();
+        assertThat(tomcat.base().resolve("fairslice")).doesNotExist();
+        assertThat(tomcat.base().resolve("conf/Catalina/localhost/fairslice.xml")).doesNotExist();
+        assertThat(tomcat.base().resolve("conf/fairslice.properties")).as("changed by the operator: kept").exists();
     }
 
     private static double lightCount(PrometheusText metrics) {
