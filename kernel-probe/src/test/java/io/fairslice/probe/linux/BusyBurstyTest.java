@@ -36,10 +36,12 @@ class BusyBurstyTest {
                 .isGreaterThan(10 * num(r, "busy.voluntary") + 10);
         assertThat(num(r, "bursty.voluntary")).as("bursty threads block on their own: %s", r)
                 .isGreaterThan(2 * num(r, "bursty.involuntary"));
-        assertThat(num(r, "bursty.voluntary")).as("about one sleep per 5 ms per thread: %s", r)
-                .isGreaterThan(100);
+        // relative to the CPU the forked JVM actually got: CPU 1 may be shared with other work on a busy machine
+        assertThat(num(r, "bursty.voluntary")).as("about one sleep per ms of a bursty thread's compute: %s", r)
+                .isGreaterThan(Math.max(10, num(r, "bursty.runMs") / 2));
         assertThat(num(r, "busy.effectiveSliceMs")).as("EEVDF slices are a few ms: %s", r).isBetween(0.1, 20.0);
-        assertThat(num(r, "busy.runMs")).as("the busy group got CPU: %s", r).isGreaterThan(200.0);
+        assertThat(num(r, "busy.runMs")).as("the never-blocking group gets more CPU than the sleeping one: %s", r)
+                .isGreaterThan(num(r, "bursty.runMs"));
     }
 
     @Test
