@@ -32,6 +32,10 @@ public final class Ticket {
     long burstStartWall;
     long lastCheckNanos;
     long yieldPoints;
+    /** Yield points to pass before the next clock read, the current stride, and the last read (see yieldPoint). */
+    int clockCountdown;
+    int clockStride = 1;
+    long lastClockRead;
     boolean completed;
     int rejection = -1;
 
