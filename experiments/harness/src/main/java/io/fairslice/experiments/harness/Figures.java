@@ -138,6 +138,8 @@ public final class Figures {
                     .build();
             style(chart.getStyler());
             chart.getStyler().setYAxisLogarithmic(true);
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
             if (rows.isEmpty()) {
                 charts.add(chart);
                 continue;

@@ -18,7 +18,8 @@ public final class StudyMain {
               --full                every middleware under every scheduler, H = 0,10,20,30,40, 3 repetitions (hours)
               --config FILE         properties overriding the preset's settings (keys: %s)
               --out DIR             where to write (default results/<date-time> in the checkout)
-              --report DIR          make figures and report again from a results folder's data files
+              --report DIR          make summary, JSON, figures and report again from a results folder's
+                                    points.csv, outcomes.csv and run.properties
               --server-classpath CP the study server's class path (default: the harness's own)
               --loadgen-classpath CP  Gatling's and the simulations' class path (default: the harness's own)
               --server-jvm-option O an extra option for every server JVM (repeatable)
@@ -85,6 +86,8 @@ public final class StudyMain {
         }
         if (reportOnly != null) {
             StudyResult result = ResultsFiles.read(reportOnly);
+            // rewritten from what was read, so points.json and summary.csv match hand-merged or edited data files
+            ResultsFiles.write(result, reportOnly);
             String headline = Report.write(result, reportOnly);
             System.out.println("report: " + reportOnly.resolve("report.md") + " (and report.html)");
             System.out.println(headline);

@@ -106,7 +106,7 @@ public final class StudyRunner {
                 progress.warmedUp();
                 for (int rep = 1; rep <= config.repetitions(); rep++) {
                     for (int heavy : config.heavyUsers()) {
-                        points.add(measure(load, cpu, server, configuration, heavy, rep));
+                        measure(load, cpu, server, configuration, heavy, rep, points);
                         progress.pointDone();
                     }
                 }
@@ -129,12 +129,11 @@ public final class StudyRunner {
         }
     }
 
-    private PointResult measure(LoadGenerator load, CpuSampler cpu, StudyServerProcess server,
-                                Configuration configuration, int heavy, int rep)
-            throws IOException, InterruptedException {
+    /** Measures one point, re-running a disturbed window; every window measured goes to {@code points}. */
+    private void measure(LoadGenerator load, CpuSampler cpu, StudyServerProcess server, Configuration configuration,
+                         int heavy, int rep, List<PointResult> points) throws IOException, InterruptedException {
         String id = configuration.id();
         String safe = id.replace('@', '-');
-        PointResult result = null;
         for (int attempt = 1; attempt <= 1 + config.retries(); attempt++) {
             progress.step(id, String.format(Locale.ROOT, "H=%d rep %d/%d%s", heavy, rep, config.repetitions(),
                     attempt > 1 ? " (re-run " + (attempt - 1) + ")" : ""));
@@ -163,16 +162,16 @@ public final class StudyRunner {
             if (window.logTruncated()) {
                 note = (note.isEmpty() ? "" : note + "; ") + "simulation.log truncated";
             }
-            result = new PointResult(id, heavy, config.lightUsers(), rep, attempt, window.fromEpochMillis(),
+            PointResult result = new PointResult(id, heavy, config.lightUsers(), rep, attempt, window.fromEpochMillis(),
                     config.measure().toMillis() / 1000.0, window.light(), window.heavy(), share.server(),
                     share.others(), share.interrupts(), share.idle(), share.known() && !disturbed, note);
             progress.report(result);
+            points.add(result);
             drain(cpu, server);
             if (result.accepted()) {
-                return result;
+                return;
             }
         }
-        return result;
     }
 
     private Map<String, String> parameters(StudyServerProcess server, int heavy, Duration warmUp, Duration duration) {
