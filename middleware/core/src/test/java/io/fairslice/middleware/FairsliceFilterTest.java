@@ -78,6 +78,20 @@ class FairsliceFilterTest {
     }
 
     @Test
+    void shouldKeepReportingTheActivePolicyAfterGarbageCollection() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/policy", Map.of("fairslice.policy", "observe"), registry)
+                .servlet("/x", new Hello(), false).start()) {
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+            for (int i = 0; i < 3; i++) {
+                System.gc(); // a gauge that holds its state weakly reads NaN once it is collected
+            }
+            assertThat(registry.get("fairslice.policy").tag("policy", "observe").gauge().value()).isEqualTo(1.0);
+            assertThat(registry.get("fairslice.policy").tag("policy", "share").gauge().value()).isEqualTo(0.0);
+        }
+    }
+
+    @Test
     void shouldServeAndRecordLatencyAndCpuByClassAndPage() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/record", Map.of("fairslice.rule.1", "heavy path=/slow/*"),

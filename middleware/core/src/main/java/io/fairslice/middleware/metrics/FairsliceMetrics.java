@@ -78,8 +78,9 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .description("Retry-After values given with rejections").register(registry));
         }
         for (Policy p : Policy.values()) {
+            // strongly held: the supplier is a lambda nobody else keeps, and a weak gauge would read NaN after GC
             add(Gauge.builder(POLICY, policy, s -> s.get() == p ? 1 : 0).tag(TAG_POLICY, p.value())
-                    .description("1 for the active policy").register(registry));
+                    .strongReference(true).description("1 for the active policy").register(registry));
         }
         add(Gauge.builder(CLASSIFY_ROUTES, classifier, k -> k.routes().size())
                 .description("routes in the bounded route table").register(registry));
