@@ -67,7 +67,7 @@ public final class Rule {
                         throw FairsliceConfigException.of(key, "method must be names like GET|POST", value);
                     }
                 }
-                methods = Set.of(ms);
+                methods = Set.copyOf(java.util.Arrays.asList(ms)); // GET|get names GET once: not an error
             } else if (w.startsWith("header:") && w.length() > 7) {
                 String h = w.substring(7);
                 int eq = h.indexOf('=');

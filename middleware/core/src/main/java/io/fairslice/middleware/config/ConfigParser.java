@@ -43,7 +43,13 @@ public final class ConfigParser {
     /** Parses {@code keys}; {@code listeners} maps each installed listener to its declared setting names. */
     public static FairsliceConfig parse(Map<String, String> keys, Map<String, Set<String>> listeners) {
         Map<String, String> trimmed = new LinkedHashMap<>();
-        keys.forEach((k, v) -> trimmed.put(k.trim(), v == null ? null : v.trim()));
+        keys.forEach((k, v) -> {
+            if (k == null) {
+                throw FairsliceConfigException.of("(a key that is null)", "is not a fairslice configuration key", v);
+            }
+            // an absent value (a parameter declared without one) is unset, like an empty one
+            trimmed.put(k.trim(), v == null ? "" : v.trim());
+        });
         return new ConfigParser(trimmed).build(listeners);
     }
 
@@ -69,17 +75,26 @@ public final class ConfigParser {
         Duration lightBelow = duration(ADAPTIVE_LIGHT_BELOW, Duration.ofMillis(2), Duration.ZERO,
                 Duration.ofSeconds(10));
         if (lightBelow.compareTo(heavyAbove) >= 0) {
-            throw FairsliceConfigException.of(ADAPTIVE_LIGHT_BELOW, "must be below " + ADAPTIVE_HEAVY_ABOVE + " ("
-                    + Durations.format(heavyAbove) + ") so that routes do not flap", keys.get(ADAPTIVE_LIGHT_BELOW) == null
-                    ? Durations.format(lightBelow) : keys.get(ADAPTIVE_LIGHT_BELOW));
+            // blame the key the operator wrote: with light-below left at its default, heavy-above is the one to fix
+            if (given(ADAPTIVE_LIGHT_BELOW) || !given(ADAPTIVE_HEAVY_ABOVE)) {
+                throw FairsliceConfigException.of(ADAPTIVE_LIGHT_BELOW, "must be below " + ADAPTIVE_HEAVY_ABOVE + " ("
+                        + Durations.format(heavyAbove) + ") so that routes do not flap", given(ADAPTIVE_LIGHT_BELOW)
+                        ? keys.get(ADAPTIVE_LIGHT_BELOW) : Durations.format(lightBelow));
+            }
+            throw FairsliceConfigException.of(ADAPTIVE_HEAVY_ABOVE, "must be above " + ADAPTIVE_LIGHT_BELOW + " ("
+                    + Durations.format(lightBelow) + ") so that routes do not flap", keys.get(ADAPTIVE_HEAVY_ABOVE));
         }
         double alpha = decimal(ADAPTIVE_ALPHA, 0.2, 0.01, 1.0);
         int minSamples = integer(ADAPTIVE_MIN_SAMPLES, 3, 1, 10_000);
         int routesMax = integer(ROUTES_MAX, 1000, 1, 100_000);
         int maxPages = integer(ROUTES_MAX_PAGES, 50, 1, 1000);
         if (maxPages > routesMax) {
-            throw FairsliceConfigException.of(ROUTES_MAX_PAGES, "must be at most " + ROUTES_MAX + " (" + routesMax + ")",
-                    String.valueOf(maxPages));
+            if (given(ROUTES_MAX_PAGES) || !given(ROUTES_MAX)) {
+                throw FairsliceConfigException.of(ROUTES_MAX_PAGES, "must be at most " + ROUTES_MAX + " (" + routesMax
+                        + ")", String.valueOf(maxPages));
+            }
+            throw FairsliceConfigException.of(ROUTES_MAX, "must be at least " + ROUTES_MAX_PAGES + " (" + maxPages
+                    + ")", keys.get(ROUTES_MAX));
         }
         Duration quantum = duration(SHARE_QUANTUM, Duration.ofMillis(5), Duration.ofNanos(100_000), Duration.ofSeconds(1));
         Duration maxPark = duration(SHARE_MAX_PARK, Duration.ofMillis(500), Duration.ofMillis(1), Duration.ofSeconds(60));
@@ -101,6 +116,11 @@ public final class ConfigParser {
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
                 lightBelow, alpha, minSamples, routesMax, maxPages, quantum, maxPark, linger, cpus, sleepQuantum,
                 sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
+    }
+
+    private boolean given(String key) {
+        String v = keys.get(key);
+        return v != null && !v.isEmpty();
     }
 
     private String take(String key) {
@@ -200,6 +220,10 @@ public final class ConfigParser {
                 throw FairsliceConfigException.of(CLASSES, "must not repeat a name ('" + name + "')", v);
             }
         }
+        if (names.isEmpty()) {
+            // "," splits into nothing: without this check a configuration with no class at all went on to crash
+            throw FairsliceConfigException.of(CLASSES, "must name at least one class", v);
+        }
         if (names.size() > 16) {
             throw FairsliceConfigException.of(CLASSES, "must name at most 16 classes (each is a metric tag value)", v);
         }
@@ -238,7 +262,11 @@ public final class ConfigParser {
             if (v == null) {
                 throw FairsliceConfigException.of(key, "must not be empty", keys.get(key));
             }
-            rules.put(order, Rule.parse(key, order, v, names));
+            Rule previous = rules.put(order, Rule.parse(key, order, v, names));
+            if (previous != null) {
+                // rule.1 and rule.01 are the same position: keeping one would silently drop the other
+                throw FairsliceConfigException.of(key, "must not repeat the position of " + previous, v);
+            }
         }
         List<Rule> list = new ArrayList<>(rules.values());
         list.sort(Comparator.comparingInt(Rule::order));

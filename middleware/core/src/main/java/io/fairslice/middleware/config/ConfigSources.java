@@ -91,7 +91,13 @@ public final class ConfigSources {
 
     private static void load(InputStream in, Map<String, String> keys, String where) throws IOException {
         Properties p = new Properties();
-        p.load(in);
+        try {
+            p.load(in);
+        } catch (IllegalArgumentException e) {
+            // Properties.load throws this for a malformed unicode escape: name the file, not just the JDK's words
+            throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be a valid properties file ("
+                    + e.getMessage() + ")", where);
+        }
         for (String name : p.stringPropertyNames()) {
             String key = name.startsWith(ConfigKeys.PREFIX) ? name.substring(ConfigKeys.PREFIX.length()) : name;
             keys.put(key, p.getProperty(name));
