@@ -4,6 +4,7 @@ import de.erichseifert.vectorgraphics2d.Processors;
 import de.erichseifert.vectorgraphics2d.VectorGraphics2D;
 import de.erichseifert.vectorgraphics2d.util.PageSize;
 import java.awt.Color;
+import java.awt.Font;
 import java.awt.Graphics2D;
 import java.awt.RenderingHints;
 import java.awt.geom.AffineTransform;
@@ -42,8 +43,12 @@ public final class Figures {
     private Figures() {
     }
 
-    /** Writes every figure into {@code dir}; returns the base names written (each has .png and .svg). */
-    public static List<String> write(Summary summary, Path dir) throws IOException {
+    /**
+     * Writes every figure into {@code dir}; returns the base names written (each has .png and .svg). The outcomes
+     * name configurations that were not measured, so the retention figure can mark them instead of drawing nothing.
+     */
+    public static List<String> write(Summary summary, List<ConfigurationOutcome> outcomes, Path dir)
+            throws IOException {
         Files.createDirectories(dir);
         List<String> written = new ArrayList<>();
         if (summary.rows().isEmpty()) {
@@ -51,14 +56,20 @@ public final class Figures {
         }
         save(throughputPanels(summary), dir, "throughput");
         written.add("throughput");
-        save(List.of(retention(summary)), dir, "retention");
+        save(List.of(retention(summary, outcomes)), dir, "retention");
         written.add("retention");
         save(latencyPanels(summary), dir, "latency");
         written.add("latency");
         return written;
     }
 
+    /**
+     * One panel per configuration, all on the same two scales (light on the left, heavy on the right), so that
+     * panels can be compared by eye: a per-panel scale made 6 heavy req/s look as tall as 50.
+     */
     static List<Chart<?, ?>> throughputPanels(Summary summary) {
+        double lightTop = niceCeiling(summary.rows().stream().mapToDouble(Summary.Row::light));
+        double heavyTop = niceCeiling(summary.rows().stream().mapToDouble(Summary.Row::heavy));
         List<Chart<?, ?>> charts = new ArrayList<>();
         for (String configuration : summary.configurations()) {
             List<Summary.Row> rows = summary.rowsOf(configuration);
@@ -66,6 +77,7 @@ public final class Figures {
                     .xAxisTitle("heavy clients").yAxisTitle("light req/s").build();
             style(chart.getStyler());
             chart.getStyler().setYAxisMin(0, 0.0).setYAxisMin(1, 0.0);
+            chart.getStyler().setYAxisMax(0, lightTop).setYAxisMax(1, heavyTop);
             chart.setYAxisGroupTitle(1, "heavy req/s");
             chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
             chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
@@ -85,11 +97,18 @@ public final class Figures {
         return charts;
     }
 
-    static CategoryChart retention(Summary summary) {
+    /**
+     * Light retention at the heaviest point, one group of bars per middleware, one bar per scheduler. A cell with
+     * no number (the configuration was not run, was not available, failed, or has no H = 0 or heaviest point) is
+     * left empty and labelled, so that it cannot be read as 0 %.
+     */
+    static CategoryChart retention(Summary summary, List<ConfigurationOutcome> outcomes) {
         List<String> middlewares = new ArrayList<>();
         List<String> schedulers = new ArrayList<>();
         int heaviest = 0;
-        for (String c : summary.configurations()) {
+        List<String> ids = new ArrayList<>(summary.configurations());
+        outcomes.stream().map(ConfigurationOutcome::configuration).filter(c -> !ids.contains(c)).forEach(ids::add);
+        for (String c : ids) {
             String m = c.substring(0, c.indexOf('@'));
             String s = c.substring(c.indexOf('@') + 1);
             if (!middlewares.contains(m)) {
@@ -98,7 +117,8 @@ public final class Figures {
             if (!schedulers.contains(s)) {
                 schedulers.add(s);
             }
-            Summary.Row row = summary.heaviestRow(c);
+        }
+        for (Summary.Row row : summary.rows()) {
             heaviest = Math.max(heaviest, row.heavyUsers());
         }
         int width = Math.max(PANEL_WIDTH, 140 + middlewares.size() * schedulers.size() * 46);
@@ -109,12 +129,21 @@ public final class Figures {
         chart.getStyler().setYAxisMin(0.0).setYAxisMax(100.0).setYAxisDecimalPattern("#");
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
-        for (String s : schedulers) {
+        chart.getStyler().setAnnotationTextFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
+        double barWidth = chart.getStyler().getAvailableSpaceFill() / schedulers.size();
+        for (int j = 0; j < schedulers.size(); j++) {
+            String s = schedulers.get(j);
             List<Double> values = new ArrayList<>();
-            for (String m : middlewares) {
-                Summary.Row row = summary.heaviestRow(m + "@" + s);
-                double v = row == null || Double.isNaN(row.retention()) ? 0.0 : 100 * row.retention();
-                values.add(v);
+            for (int i = 0; i < middlewares.size(); i++) {
+                String configuration = middlewares.get(i) + "@" + s;
+                Double value = retentionPercent(summary, configuration, heaviest);
+                values.add(value);
+                if (value == null) {
+                    // over the empty bar's slot; in annotation coordinates category i spans [i, i + 1]
+                    double x = i + 0.5 + (j - (schedulers.size() - 1) / 2.0) * barWidth;
+                    chart.addAnnotation(new AnnotationText(missingLabel(summary, outcomes, configuration, heaviest),
+                            x, 4, false));
+                }
             }
             chart.addSeries("scheduler " + s, middlewares, values);
         }
@@ -126,6 +155,35 @@ public final class Figures {
         chart.addAnnotation(new AnnotationLine(22, false, false));
         chart.addAnnotation(new AnnotationText("2005 study, Solaris 9: 22 %", middlewares.size() - 0.6, 25, false));
         return chart;
+    }
+
+    /** Retention in percent at exactly {@code heaviest} heavy clients; null when there is no such number. */
+    static Double retentionPercent(Summary summary, String configuration, int heaviest) {
+        Summary.Row row = summary.rowsOf(configuration).stream().filter(r -> r.heavyUsers() == heaviest).findFirst()
+                .orElse(null);
+        return row == null || Double.isNaN(row.retention()) ? null : 100 * row.retention();
+    }
+
+    /** Why a retention cell is empty, in a word or two that fits over one bar. */
+    static String missingLabel(Summary summary, List<ConfigurationOutcome> outcomes, String configuration,
+                               int heaviest) {
+        for (ConfigurationOutcome o : outcomes) {
+            if (o.configuration().equals(configuration)) {
+                switch (o.status()) {
+                    case NOT_AVAILABLE:
+                        return "n/a";
+                    case FAILED:
+                        return "failed";
+                    default:
+                        break;
+                }
+            }
+        }
+        List<Summary.Row> rows = summary.rowsOf(configuration);
+        if (rows.isEmpty()) {
+            return "not run";
+        }
+        return rows.stream().anyMatch(r -> r.heavyUsers() == heaviest) ? "no H=0" : "no H=" + heaviest;
     }
 
     static List<Chart<?, ?>> latencyPanels(Summary summary) {
@@ -152,6 +210,21 @@ public final class Figures {
             charts.add(chart);
         }
         return charts;
+    }
+
+    /** A round axis top (1, 2, 2.5 or 5 times a power of ten) at or above the largest finite value. */
+    static double niceCeiling(java.util.stream.DoubleStream values) {
+        double max = values.filter(Double::isFinite).max().orElse(0);
+        if (max <= 0) {
+            return 1;
+        }
+        double magnitude = Math.pow(10, Math.floor(Math.log10(max)));
+        for (double step : new double[] {1, 2, 2.5, 5, 10}) {
+            if (step * magnitude >= max) {
+                return step * magnitude;
+            }
+        }
+        return 10 * magnitude;
     }
 
     private static void style(Styler styler) {

@@ -44,7 +44,7 @@ public final class Report {
     /** Writes figures/, report.md and report.html into {@code dir}; returns the headline. */
     public static String write(StudyResult result, Path dir) throws IOException {
         Summary summary = Summary.of(result.points());
-        List<String> figures = Figures.write(summary, dir.resolve("figures"));
+        List<String> figures = Figures.write(summary, result.outcomes(), dir.resolve("figures"));
         List<Block> blocks = blocks(result, summary, figures);
         Files.writeString(dir.resolve("report.md"), markdown(blocks), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve("report.html"), html(blocks, "fairslice study " + result.runId()),

@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.DoubleStream;
 import javax.imageio.ImageIO;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.XYChart;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,6 +103,50 @@ class ReportTest {
         // one panel per configuration, side by side
         BufferedImage throughput = ImageIO.read(dir.resolve("figures/throughput.png").toFile());
         assertThat(throughput.getWidth()).isEqualTo(2 * Figures.PANEL_WIDTH);
+    }
+
+    @Test
+    void shouldDrawEveryThroughputPanelOnTheSameTwoScales() {
+        // share@default's heavy rate tops out at 26 req/s, none@default's at 32: both panels must reach 50
+        List<org.knowm.xchart.internal.chartpart.Chart<?, ?>> panels =
+                Figures.throughputPanels(Summary.of(fixture().points()));
+
+        assertThat(panels).hasSize(2);
+        for (var panel : panels) {
+            var styler = ((XYChart) panel).getStyler();
+            assertThat(styler.getYAxisMax(0)).as(panel.getTitle() + " light axis").isEqualTo(2500.0);
+            assertThat(styler.getYAxisMax(1)).as(panel.getTitle() + " heavy axis").isEqualTo(50.0);
+        }
+    }
+
+    @Test
+    void shouldRoundAnAxisTopUpToARoundNumber() {
+        assertThat(Figures.niceCeiling(DoubleStream.of(2100, 2200))).isEqualTo(2500.0);
+        assertThat(Figures.niceCeiling(DoubleStream.of(5.8, Double.NaN))).isEqualTo(10.0);
+        assertThat(Figures.niceCeiling(DoubleStream.of(42))).isEqualTo(50.0);
+        assertThat(Figures.niceCeiling(DoubleStream.of(0.3))).isEqualTo(0.5);
+        assertThat(Figures.niceCeiling(DoubleStream.of(Double.NaN))).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldLeaveAConfigurationWithoutANumberEmptyAndLabelledInTheRetentionFigure() throws Exception {
+        StudyResult result = fixture();
+        Summary summary = Summary.of(result.points());
+
+        CategoryChart chart = Figures.retention(summary, result.outcomes());
+
+        // middlewares none, share, netflix under schedulers default and rr-8ms: only two cells were measured
+        assertThat(new ArrayList<Object>(chart.getSeriesMap().get("scheduler default").getYData())).containsExactly(
+                100 * 210.0 / 2100.0, 40.0, null);
+        assertThat(new ArrayList<Object>(chart.getSeriesMap().get("scheduler rr-8ms").getYData()))
+                .containsExactly(null, null, null);
+        assertThat(Figures.missingLabel(summary, result.outcomes(), "netflix@rr-8ms", 40)).isEqualTo("n/a");
+        assertThat(Figures.missingLabel(summary, result.outcomes(), "share@rr-8ms", 40)).isEqualTo("not run");
+        // a configuration measured without H = 0 has no retention either
+        List<PointResult> noBaseline = result.points().stream()
+                .filter(p -> !(p.configuration().equals("share@default") && p.heavyUsers() == 0)).toList();
+        assertThat(Figures.retentionPercent(Summary.of(noBaseline), "share@default", 40)).isNull();
+        assertThat(Figures.missingLabel(Summary.of(noBaseline), List.of(), "share@default", 40)).isEqualTo("no H=0");
     }
 
     @Test
