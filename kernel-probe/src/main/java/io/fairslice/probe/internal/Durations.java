@@ -1,8 +1,13 @@
 package io.fairslice.probe.internal;
 
-import java.util.Locale;
+import java.time.Duration;
 
-/** Parses durations written as a number and a unit: {@code 250ns}, {@code 100us}, {@code 1.5ms}, {@code 2s}, {@code 1m}. */
+/**
+ * The probe's duration settings in nanoseconds. The grammar is the middleware's
+ * ({@link io.fairslice.middleware.config.Durations}: a number and a unit, {@code 250ns}, {@code 100us},
+ * {@code 1.5ms}, {@code 2s}, {@code 1m}, {@code 1h}), so every fairslice setting reads a duration the same way; this
+ * only adds the probe's error message, which names the key.
+ */
 public final class Durations {
 
     private Durations() {
@@ -13,42 +18,16 @@ public final class Durations {
      * unit, an unknown unit or no number.
      */
     public static long parseNanos(String key, String value) {
-        String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
-        int i = 0;
-        while (i < v.length() && (Character.isDigit(v.charAt(i)) || v.charAt(i) == '.')) {
-            i++;
+        Duration d = io.fairslice.middleware.config.Durations.parseOrNull(value);
+        if (d == null) {
+            throw new IllegalArgumentException(key + " must be a duration with a unit (ns, us, ms, s, m, h) such as "
+                    + "1ms or 1s, got '" + value + "'");
         }
-        String number = v.substring(0, i);
-        String unit = v.substring(i).trim();
-        long scale;
-        switch (unit) {
-            case "ns": scale = 1L; break;
-            case "us": scale = 1_000L; break;
-            case "ms": scale = 1_000_000L; break;
-            case "s": scale = 1_000_000_000L; break;
-            case "m": scale = 60_000_000_000L; break;
-            default:
-                throw new IllegalArgumentException(key + " must be a duration with a unit (ns, us, ms, s, m) such as "
-                        + "1ms or 1s, got '" + value + "'");
-        }
-        try {
-            return Math.round(Double.parseDouble(number) * scale);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a duration such as 1ms or 1s, got '" + value + "'", e);
-        }
+        return d.toNanos();
     }
 
-    /** {@code 1.5ms}-style text for a nanosecond value. */
+    /** {@code 1500us}-style text for a nanosecond value: the shortest exact form. */
     public static String format(long nanos) {
-        if (nanos % 1_000_000_000L == 0) {
-            return nanos / 1_000_000_000L + "s";
-        }
-        if (nanos % 1_000_000L == 0) {
-            return nanos / 1_000_000L + "ms";
-        }
-        if (nanos % 1_000L == 0) {
-            return nanos / 1_000L + "us";
-        }
-        return nanos + "ns";
+        return io.fairslice.middleware.config.Durations.format(Duration.ofNanos(nanos));
     }
 }
