@@ -33,7 +33,7 @@ final class Progress {
                 + pointsPerConfiguration * pointSeconds);
         console.printf(Locale.ROOT, "fairslice study: %d configuration(s) x %d point(s) x %d repetition(s); "
                         + "planned %s (ETA updates as it runs)%n", config.configurations().size(),
-                config.heavyUsers().size(), config.repetitions(), Durations.clock(java.time.Duration.ofSeconds(
+                config.heavyUsers().size(), config.repetitions(), clock(java.time.Duration.ofSeconds(
                         Math.round(plannedRemaining))));
     }
 
@@ -63,8 +63,8 @@ final class Progress {
         double elapsed = (System.currentTimeMillis() - started) / 1000.0;
         double pace = plannedDone > 0 ? elapsed / plannedDone : 1.0;
         console.printf(Locale.ROOT, "[%s elapsed, ETA %s] %s: %s%n",
-                Durations.clock(java.time.Duration.ofSeconds(Math.round(elapsed))),
-                Durations.clock(java.time.Duration.ofSeconds(Math.round(plannedRemaining * pace))), configuration, what);
+                clock(java.time.Duration.ofSeconds(Math.round(elapsed))),
+                clock(java.time.Duration.ofSeconds(Math.round(plannedRemaining * pace))), configuration, what);
     }
 
     void report(PointResult r) {
@@ -73,9 +73,16 @@ final class Progress {
                 r.note().isEmpty() ? "" : " -- " + r.note());
     }
 
+    /** For progress lines and the report: {@code 4m05s}, {@code 1h05m}. */
+    static String clock(java.time.Duration d) {
+        long s = Math.max(0, d.toSeconds());
+        return s >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", s / 3600, (s % 3600) / 60)
+                : String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+    }
+
     void done() {
         double elapsed = (System.currentTimeMillis() - started) / 1000.0;
         console.printf(Locale.ROOT, "fairslice study: measured in %s%n",
-                Durations.clock(java.time.Duration.ofSeconds(Math.round(elapsed))));
+                clock(java.time.Duration.ofSeconds(Math.round(elapsed))));
     }
 }

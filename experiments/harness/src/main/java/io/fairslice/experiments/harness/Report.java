@@ -73,7 +73,7 @@ public final class Report {
         b.add(new Paragraph(String.format(Locale.ROOT, "Preset %s, %s to %s (%s). %s.",
                 result.settings().getOrDefault("preset", "?"),
                 Instant.ofEpochMilli(result.startEpochMillis()), Instant.ofEpochMilli(result.endEpochMillis()),
-                Durations.clock(Duration.ofMillis(result.endEpochMillis() - result.startEpochMillis())),
+                Progress.clock(Duration.ofMillis(result.endEpochMillis() - result.startEpochMillis())),
                 capitalize(headline(result, summary)))));
 
         b.add(new Heading(2, "Beside the 2005 study"));

@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -218,12 +219,12 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         if (text == null) {
             return fallback;
         }
-        try {
-            return Durations.parse(text);
-        } catch (IllegalArgumentException e) {
+        Duration parsed = Durations.parseOrNull(text);
+        if (parsed == null) {
             throw new IllegalArgumentException(key + " must be a duration such as 500ms, 20s or 2m, got '"
                     + text.trim() + "'");
         }
+        return parsed;
     }
 
     private static List<String> words(String text) {

@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

@@ -92,6 +92,26 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldReadDurationsInTheMiddlewaresGrammar() {
+        StudyConfig config = StudyConfig.quick().with(Map.of("warmUp", "1.5s", "measure", "2m", "jitWarmUp", "0s",
+                "drainTimeout", "2500ms"));
+
+        assertThat(config.warmUp()).isEqualTo(Duration.ofMillis(1500));
+        assertThat(config.measure()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(config.jitWarmUp()).isZero();
+        assertThat(config.drainTimeout()).isEqualTo(Duration.ofMillis(2500));
+        // what describe() writes, --report reads back through the same parser
+        assertThat(StudyConfig.quick().with(config.describe().entrySet().stream()
+                .filter(e -> StudyConfig.KEYS.contains(e.getKey()))
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))))
+                .isEqualTo(config);
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("warmUp", "-5s")))
+                .hasMessage("warmUp must be a duration such as 500ms, 20s or 2m, got '-5s'");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("warmUp", "5 fortnights")))
+                .hasMessageStartingWith("warmUp must be a duration");
+    }
+
+    @Test
     void shouldRejectTooFewWorkerThreadsForTheClients() {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("maxThreads", "50")))
                 .hasMessage("maxThreads must be above the largest client population (light + heavy users), got 50");
