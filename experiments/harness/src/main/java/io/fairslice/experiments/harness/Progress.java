@@ -23,18 +23,39 @@ final class Progress {
 
     Progress(StudyConfig config, PrintStream console) {
         this.console = console;
-        this.configurationSeconds = SERVER_START_SECONDS
-                + (config.jitWarmUp().isZero() ? 0 : GATLING_START_SECONDS + config.jitWarmUp().toMillis() / 1000.0
-                + DRAIN_SECONDS);
-        this.pointSeconds = GATLING_START_SECONDS + (config.warmUp().toMillis() + config.measure().toMillis()) / 1000.0
-                + DRAIN_SECONDS;
+        this.configurationSeconds = configurationSeconds(config);
+        this.pointSeconds = pointSeconds(config);
         this.pointsPerConfiguration = config.heavyUsers().size() * config.repetitions();
-        this.plannedRemaining = config.configurations().size() * (configurationSeconds
-                + pointsPerConfiguration * pointSeconds);
-        console.printf(Locale.ROOT, "fairslice study: %d configuration(s) x %d point(s) x %d repetition(s); "
-                        + "planned %s (ETA updates as it runs)%n", config.configurations().size(),
-                config.heavyUsers().size(), config.repetitions(), clock(java.time.Duration.ofSeconds(
-                        Math.round(plannedRemaining))));
+        this.plannedRemaining = plannedSeconds(config);
+        console.println(planLine(config) + " (ETA updates as it runs)");
+    }
+
+    /** Per configuration: the server's start and the JIT warm-up. */
+    private static double configurationSeconds(StudyConfig config) {
+        return SERVER_START_SECONDS + (config.jitWarmUp().isZero() ? 0
+                : GATLING_START_SECONDS + config.jitWarmUp().toMillis() / 1000.0 + DRAIN_SECONDS);
+    }
+
+    /** Per point: Gatling's start, warm-up, window and drain. */
+    private static double pointSeconds(StudyConfig config) {
+        return GATLING_START_SECONDS + (config.warmUp().toMillis() + config.measure().toMillis()) / 1000.0
+                + DRAIN_SECONDS;
+    }
+
+    /**
+     * The plan the ETA starts from, in seconds: every configuration run, every point measured once per repetition,
+     * no re-runs of disturbed windows (each re-run adds a point).
+     */
+    static double plannedSeconds(StudyConfig config) {
+        return config.configurations().size() * (configurationSeconds(config)
+                + config.heavyUsers().size() * config.repetitions() * pointSeconds(config));
+    }
+
+    /** The first line of a run, and what {@code --plan} prints. */
+    static String planLine(StudyConfig config) {
+        return String.format(Locale.ROOT, "fairslice study: %d configuration(s) x %d point(s) x %d repetition(s); "
+                        + "planned %s", config.configurations().size(), config.heavyUsers().size(),
+                config.repetitions(), clock(java.time.Duration.ofSeconds(Math.round(plannedSeconds(config)))));
     }
 
     void configurationStarted() {

@@ -12,12 +12,13 @@ import java.util.List;
 public final class StudyMain {
 
     static final String USAGE = """
-            usage: ./fairslice study [--quick | --full] [--config FILE] [--out DIR]
+            usage: ./fairslice study [--quick | --full] [--config FILE] [--out DIR] [--plan]
                    ./fairslice study --report DIR
               --quick               the default: about 5 minutes (none and share, H = 0 and 40, default and rr-100ms)
               --full                every middleware under every scheduler, H = 0,10,20,30,40, 3 repetitions (hours)
               --config FILE         properties overriding the preset's settings (keys: %s)
               --out DIR             where to write (default results/<date-time> in the checkout)
+              --plan                print what would run and the planned duration (the ETA's start), run nothing
               --report DIR          make summary, JSON, figures and report again from a results folder's
                                     points.csv, outcomes.csv and run.properties
               --server-classpath CP the study server's class path (default: the harness's own)
@@ -60,6 +61,7 @@ public final class StudyMain {
         List<String> serverOptions = new ArrayList<>();
         List<String> weavingOptions = new ArrayList<>();
         boolean presetGiven = false;
+        boolean planOnly = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -73,6 +75,7 @@ public final class StudyMain {
                 case "--config" -> configFile = Path.of(value(args, ++i, arg));
                 case "--out" -> out = Path.of(value(args, ++i, arg));
                 case "--report" -> reportOnly = Path.of(value(args, ++i, arg));
+                case "--plan" -> planOnly = true;
                 case "--server-classpath" -> serverClasspath = value(args, ++i, arg);
                 case "--loadgen-classpath" -> loadgenClasspath = value(args, ++i, arg);
                 case "--server-jvm-option" -> serverOptions.add(value(args, ++i, arg));
@@ -98,6 +101,15 @@ public final class StudyMain {
                 throw new IllegalArgumentException("--config " + configFile + ": no such file");
             }
             config = config.withFile(configFile);
+        }
+        if (planOnly) {
+            System.out.println(Progress.planLine(config) + ", without re-runs of disturbed windows");
+            for (Configuration c : config.configurations()) {
+                System.out.println("  " + c.id() + ": " + c.middleware().description() + ", scheduler "
+                        + c.scheduler().id());
+            }
+            config.describe().forEach((k, v) -> System.out.println("  " + k + " = " + v));
+            return 0;
         }
         if (out == null) {
             out = Path.of(System.getProperty("fairslice.results", "results"), LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));

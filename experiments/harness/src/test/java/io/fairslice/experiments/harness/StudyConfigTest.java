@@ -61,6 +61,38 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldKeepTheFullSubsetPresetWithinFortyMinutesAndCoverEveryMiddleware() throws Exception {
+        // the committed preset the lead runs; the harness's own plan (what the ETA starts from) must fit
+        StudyConfig subset = StudyConfig.full().withFile(Path.of("presets/full-subset.properties"));
+
+        assertThat(Progress.plannedSeconds(subset)).isLessThanOrEqualTo(40 * 60);
+        assertThat(subset.configurations()).extracting(Configuration::middleware).containsOnly(Middleware.values());
+        assertThat(subset.configurations()).extracting(Configuration::scheduler).containsOnly(Scheduler.values());
+        assertThat(subset.heavyUsers()).contains(0, 40);
+        assertThat(subset.repetitions()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldPrintThePlanAndRunNothingOnPlan() throws Exception {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream saved = System.out;
+        int status;
+        try {
+            System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+            status = StudyMain.run(new String[] {"--quick", "--out", dir.resolve("run").toString(), "--plan"});
+        } finally {
+            System.setOut(saved);
+        }
+
+        assertThat(status).isZero();
+        // quick: 4 x (4 s start + 4 + 15 + 1.5 s JIT warm-up + 2 x (4 + 5 + 12 + 1.5 s)) = 278 s
+        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .contains("4 configuration(s) x 2 point(s) x 1 repetition(s); planned 4m38s")
+                .contains("  share@rr-100ms: fairslice, share policy, scheduler rr-100ms");
+        assertThat(dir.resolve("run")).doesNotExist();
+    }
+
+    @Test
     void shouldRejectAnUnknownKeyNamingTheKnownOnes() {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("heavyUser", "10")))
                 .isInstanceOf(IllegalArgumentException.class)
