@@ -32,6 +32,11 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     /** Registers under {@code io.fairslice:type=Fairslice,application=<name>}; returns the name used. */
     public ObjectName register() throws JMException {
+        String exposure = remoteExposure(System.getProperties());
+        if (exposure != null) {
+            LOG.warning(() -> "fairslice[" + application + "]: the JMX control can change scheduling and is " + exposure
+                    + "; require authentication and TLS, or bind JMX to loopback (docs/reliability.md)");
+        }
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName n = new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote(application));
         if (server.isRegistered(n)) {
@@ -61,17 +66,74 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
                 || key.startsWith(ConfigKeys.ADAPTIVE + ".") || key.startsWith(ConfigKeys.RULE_PREFIX);
     }
 
-    /** Applies {@code changes} atomically: all validated together, then one swap and one log line. */
-    public synchronized void apply(Map<String, String> changes) {
-        for (var e : changes.entrySet()) {
-            if (!changeable(e.getKey())) {
-                throw FairsliceConfigException.of(e.getKey(), "cannot change at runtime (restart the application)",
-                        e.getValue());
-            }
+    /**
+     * How the JVM's own remote JMX agent exposes this MBean, when it does so without authentication or TLS (from the
+     * {@code com.sun.management.jmxremote.*} properties); null when remote JMX is off or protected. Remote JMX is off
+     * unless the operator starts the JVM with {@code com.sun.management.jmxremote.port}.
+     */
+    static String remoteExposure(java.util.Properties system) {
+        String port = system.getProperty("com.sun.management.jmxremote.port");
+        if (port == null || port.isBlank()) {
+            return null;
         }
-        FairsliceConfig next = scheduler.config().with(changes);
+        boolean noAuth = "false".equalsIgnoreCase(system.getProperty("com.sun.management.jmxremote.authenticate"));
+        boolean noTls = "false".equalsIgnoreCase(system.getProperty("com.sun.management.jmxremote.ssl"));
+        if (!noAuth && !noTls) {
+            return null;
+        }
+        String host = system.getProperty("com.sun.management.jmxremote.host", "all interfaces");
+        return "reachable over remote JMX on port " + port.trim() + " (" + host + ")"
+                + (noAuth ? " without authentication" : "") + (noAuth && noTls ? " and" : "") + (noTls ? " without TLS" : "");
+    }
+
+    /**
+     * Applies {@code changes} atomically: all validated together (the startup validation), then one swap and one log
+     * line with each key's old and new value. A refused change throws {@link FairsliceConfigException} naming the
+     * key, changes nothing, and is logged as a warning.
+     */
+    public synchronized void apply(Map<String, String> changes) {
+        FairsliceConfig before = scheduler.config();
+        FairsliceConfig next;
+        try {
+            for (var e : changes.entrySet()) {
+                if (e.getKey() == null || !changeable(e.getKey())) {
+                    throw FairsliceConfigException.of(String.valueOf(e.getKey()), "cannot change at runtime (restart "
+                            + "the application)", e.getValue());
+                }
+                if (e.getValue() == null || e.getValue().isBlank()) {
+                    // an empty value would silently fall back to the default: say what was meant instead
+                    throw FairsliceConfigException.of(e.getKey(), "must be given a value (to go back to the default, "
+                            + "set the default explicitly)", e.getValue());
+                }
+            }
+            next = before.with(changes);
+        } catch (FairsliceConfigException e) {
+            LOG.warning(() -> "fairslice[" + application + "]: JMX change refused, nothing changed: " + e.getMessage());
+            throw e;
+        }
         scheduler.reconfigure(next);
-        LOG.info(() -> "fairslice[" + application + "]: configuration changed through JMX: " + changes);
+        StringJoiner what = new StringJoiner(", ");
+        changes.forEach((k, v) -> what.add(k + " " + before.source().getOrDefault(k, "(default)") + " -> " + v));
+        LOG.info(() -> "fairslice[" + application + "]: configuration changed through JMX: " + what);
+    }
+
+    /**
+     * {@link #apply} for the MBean methods: a refusal reaches the JMX client as a plain
+     * {@link IllegalArgumentException} with the same message, a type every client (jconsole, a remote tool without
+     * fairslice's classes) can read.
+     */
+    private void applyFromJmx(Map<String, String> changes) {
+        try {
+            apply(changes);
+        } catch (FairsliceConfigException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    private static Map<String, String> one(String key, String value) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(key, value);
+        return m;
     }
 
     @Override
@@ -81,7 +143,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     @Override
     public void setPolicy(String policy) {
-        apply(Map.of(ConfigKeys.POLICY, policy));
+        applyFromJmx(one(ConfigKeys.POLICY, policy));
     }
 
     @Override
@@ -96,19 +158,24 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     @Override
     public void setShares(String shares) {
         Map<String, String> changes = new LinkedHashMap<>();
-        for (String pair : shares.split(",")) {
+        for (String pair : shares == null ? new String[] {""} : shares.split(",")) {
             int eq = pair.indexOf('=');
             if (eq <= 0) {
-                throw FairsliceConfigException.of("shares", "must be class=weight pairs, comma-separated", shares);
+                refuse(FairsliceConfigException.of("shares", "must be class=weight pairs, comma-separated", shares));
             }
             String cls = pair.substring(0, eq).trim();
             if (!scheduler.config().classNames().contains(cls)) {
-                throw FairsliceConfigException.of("shares", "must name configured classes "
-                        + scheduler.config().classNames() + " ('" + cls + "' is not one)", shares);
+                refuse(FairsliceConfigException.of("shares", "must name configured classes "
+                        + scheduler.config().classNames() + " ('" + cls + "' is not one)", shares));
             }
             changes.put(ConfigKeys.CLASS_PREFIX + cls + "." + ConfigKeys.SHARE, pair.substring(eq + 1).trim());
         }
-        apply(changes);
+        applyFromJmx(changes);
+    }
+
+    private void refuse(FairsliceConfigException e) {
+        LOG.warning(() -> "fairslice[" + application + "]: JMX change refused, nothing changed: " + e.getMessage());
+        throw new IllegalArgumentException(e.getMessage());
     }
 
     @Override
@@ -118,7 +185,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     @Override
     public void setShareQuantum(String quantum) {
-        apply(Map.of(ConfigKeys.SHARE_QUANTUM, quantum));
+        applyFromJmx(one(ConfigKeys.SHARE_QUANTUM, quantum));
     }
 
     @Override
@@ -128,7 +195,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     @Override
     public void setSleepQuantum(String quantum) {
-        apply(Map.of(ConfigKeys.SLEEP_QUANTUM, quantum));
+        applyFromJmx(one(ConfigKeys.SLEEP_QUANTUM, quantum));
     }
 
     @Override
@@ -138,12 +205,12 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     @Override
     public void setSleepDuration(String duration) {
-        apply(Map.of(ConfigKeys.SLEEP_DURATION, duration));
+        applyFromJmx(one(ConfigKeys.SLEEP_DURATION, duration));
     }
 
     @Override
     public void set(String key, String value) {
-        apply(Map.of(key, value));
+        applyFromJmx(one(key, value));
     }
 
     @Override

@@ -1,0 +1,138 @@
+package io.fairslice.middleware.jmx;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.Policy;
+import io.fairslice.middleware.schedule.Clock;
+import io.fairslice.middleware.schedule.Scheduler;
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import javax.management.Attribute;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.RuntimeMBeanException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JMX control through the platform MBean server, as jconsole or a JMX client uses it: every change goes through
+ * the startup validation, a refused change names the key and changes nothing, and every change or refusal is
+ * logged (java.util.logging, the module's logger).
+ */
+class JmxControlTest {
+
+    private final List<LogRecord> logged = new CopyOnWriteArrayList<>();
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            logged.add(r);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private final Logger logger = Logger.getLogger(FairsliceControl.class.getName());
+    private Scheduler scheduler;
+    private FairsliceControl control;
+    private ObjectName name;
+    private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+
+    @BeforeEach
+    void start() throws Exception {
+        logger.addHandler(capture);
+        scheduler = new Scheduler(FairsliceConfig.parse(Map.of("class.heavy.share", "30")), Clock.system());
+        control = new FairsliceControl(scheduler, "/jmx-test");
+        name = control.register();
+    }
+
+    @AfterEach
+    void stop() {
+        control.close();
+        scheduler.close();
+        logger.removeHandler(capture);
+    }
+
+    @Test
+    void shouldRefuseABadValueNamingTheKeyChangeNothingAndLogTheRefusal() throws Exception {
+        FairsliceConfig before = scheduler.config();
+        assertThatThrownBy(() -> server.setAttribute(name, new Attribute("ShareQuantum", "5 parsecs")))
+                .isInstanceOf(RuntimeMBeanException.class)
+                .rootCause().isExactlyInstanceOf(IllegalArgumentException.class) // readable by any JMX client
+                .hasMessageStartingWith("fairslice configuration: share.quantum must be a duration");
+        assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"class.heavy.share", "0"},
+                new String[] {"java.lang.String", "java.lang.String"}))
+                .rootCause().hasMessage("fairslice configuration: class.heavy.share must be 1..1000, got '0'");
+        assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Shares", "heavy=5,medium=1")))
+                .rootCause().hasMessageContaining("shares must name configured classes");
+        assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Policy", null)))
+                .rootCause().hasMessageStartingWith("fairslice configuration: policy must be given a value");
+        assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"routes.max", "10"},
+                new String[] {"java.lang.String", "java.lang.String"}))
+                .rootCause().hasMessageContaining("routes.max cannot change at runtime");
+
+        assertThat(scheduler.config()).as("nothing changed").isSameAs(before);
+        assertThat(warnings()).hasSize(5);
+        assertThat(warnings().get(0)).contains("/jmx-test").contains("refused").contains("share.quantum")
+                .contains("5 parsecs");
+        assertThat(warnings().get(1)).contains("class.heavy.share");
+    }
+
+    @Test
+    void shouldApplyAValidChangeAtomicallyAndLogOldAndNewValues() throws Exception {
+        server.setAttribute(name, new Attribute("Shares", "light=60,heavy=40"));
+        assertThat(scheduler.config().classes().get(0).share()).isEqualTo(60);
+        assertThat(scheduler.config().classes().get(1).share()).isEqualTo(40);
+        server.setAttribute(name, new Attribute("Policy", "observe"));
+        assertThat(scheduler.config().policy()).isEqualTo(Policy.OBSERVE);
+
+        List<String> infos = logged.stream().filter(r -> r.getLevel() == Level.INFO).map(LogRecord::getMessage)
+                .filter(m -> m.contains("changed through JMX")).toList();
+        assertThat(infos).hasSize(2);
+        assertThat(infos.get(0)).contains("/jmx-test").contains("class.light.share (default) -> 60")
+                .contains("class.heavy.share 30 -> 40");
+        assertThat(infos.get(1)).contains("policy (default) -> observe");
+
+        // one bad pair refuses the whole change: shares are not half-applied
+        assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Shares", "light=70,heavy=0")))
+                .rootCause().hasMessageContaining("class.heavy.share must be 1..1000");
+        assertThat(scheduler.config().classes().get(0).share()).isEqualTo(60);
+    }
+
+    @Test
+    void shouldWarnWhenRemoteJmxIsOpenWithoutAuthenticationOrTls() {
+        Properties off = new Properties();
+        assertThat(FairsliceControl.remoteExposure(off)).as("remote JMX is off unless a port is set").isNull();
+        Properties secured = new Properties();
+        secured.setProperty("com.sun.management.jmxremote.port", "9010");
+        assertThat(FairsliceControl.remoteExposure(secured)).as("the JDK's defaults: authentication and TLS on")
+                .isNull();
+        Properties open = new Properties();
+        open.setProperty("com.sun.management.jmxremote.port", "9010");
+        open.setProperty("com.sun.management.jmxremote.authenticate", "false");
+        open.setProperty("com.sun.management.jmxremote.ssl", "false");
+        assertThat(FairsliceControl.remoteExposure(open)).contains("9010").contains("without authentication")
+                .contains("without TLS");
+        assertThat(System.getProperty("com.sun.management.jmxremote.port"))
+                .as("this test JVM has no remote JMX, so register() logged no exposure warning").isNull();
+        assertThat(warnings()).isEmpty();
+    }
+
+    private List<String> warnings() {
+        return logged.stream().filter(r -> r.getLevel() == Level.WARNING).map(LogRecord::getMessage).toList();
+    }
+}
