@@ -212,15 +212,18 @@ public final class Figures {
         return charts;
     }
 
-    /** A round axis top (1, 2, 2.5 or 5 times a power of ten) at or above the largest finite value. */
+    /**
+     * A round axis top at or above the largest finite value: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of
+     * ten, so that the highest point uses most of the panel.
+     */
     static double niceCeiling(java.util.stream.DoubleStream values) {
         double max = values.filter(Double::isFinite).max().orElse(0);
         if (max <= 0) {
             return 1;
         }
         double magnitude = Math.pow(10, Math.floor(Math.log10(max)));
-        for (double step : new double[] {1, 2, 2.5, 5, 10}) {
-            if (step * magnitude >= max) {
+        for (double step : new double[] {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
+            if (step * magnitude >= max * (1 - 1e-12)) {
                 return step * magnitude;
             }
         }

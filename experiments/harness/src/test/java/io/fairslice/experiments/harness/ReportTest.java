@@ -107,7 +107,7 @@ class ReportTest {
 
     @Test
     void shouldDrawEveryThroughputPanelOnTheSameTwoScales() {
-        // share@default's heavy rate tops out at 26 req/s, none@default's at 32: both panels must reach 50
+        // share@default's heavy rate tops out at 26 req/s, none@default's at 32: both panels must reach 40
         List<org.knowm.xchart.internal.chartpart.Chart<?, ?>> panels =
                 Figures.throughputPanels(Summary.of(fixture().points()));
 
@@ -115,16 +115,18 @@ class ReportTest {
         for (var panel : panels) {
             var styler = ((XYChart) panel).getStyler();
             assertThat(styler.getYAxisMax(0)).as(panel.getTitle() + " light axis").isEqualTo(2500.0);
-            assertThat(styler.getYAxisMax(1)).as(panel.getTitle() + " heavy axis").isEqualTo(50.0);
+            assertThat(styler.getYAxisMax(1)).as(panel.getTitle() + " heavy axis").isEqualTo(40.0);
         }
     }
 
     @Test
     void shouldRoundAnAxisTopUpToARoundNumber() {
         assertThat(Figures.niceCeiling(DoubleStream.of(2100, 2200))).isEqualTo(2500.0);
-        assertThat(Figures.niceCeiling(DoubleStream.of(5.8, Double.NaN))).isEqualTo(10.0);
-        assertThat(Figures.niceCeiling(DoubleStream.of(42))).isEqualTo(50.0);
-        assertThat(Figures.niceCeiling(DoubleStream.of(0.3))).isEqualTo(0.5);
+        assertThat(Figures.niceCeiling(DoubleStream.of(2570))).isEqualTo(3000.0);
+        assertThat(Figures.niceCeiling(DoubleStream.of(5.8, Double.NaN))).isEqualTo(6.0);
+        assertThat(Figures.niceCeiling(DoubleStream.of(50.1))).isEqualTo(60.0);
+        assertThat(Figures.niceCeiling(DoubleStream.of(40))).isEqualTo(40.0);
+        assertThat(Figures.niceCeiling(DoubleStream.of(0.3))).isCloseTo(0.3, within(1e-12));
         assertThat(Figures.niceCeiling(DoubleStream.of(Double.NaN))).isEqualTo(1.0);
     }
 
