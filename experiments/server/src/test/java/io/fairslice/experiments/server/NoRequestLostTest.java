@@ -1,0 +1,215 @@
+package io.fairslice.experiments.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * No request lost under overload, reconciled exactly: an open-model client (Poisson arrivals, it does not slow down
+ * when the server does) drives the real study server, in its own JVM, past capacity with small class caps and
+ * queues so that both classes see 503s. Every request the client sent is answered 200 or 503, and the server's
+ * fairslice metrics count the same requests and rejections, class by class.
+ */
+class NoRequestLostTest {
+
+    private static final long LOAD_MS = 12_000;
+    private static final Map<String, Double> RATE_PER_S = Map.of("/light", 250.0, "/light2", 50.0, "/heavy", 90.0);
+
+    @Test
+    void everyRequestSentIsServedOrRejectedAndTheServerCountsTheSame() throws Exception {
+        List<String> args = List.of("--port", "0", "--policy", "share", "--document-size", "1MB",
+                // classes fixed by rule, so that a page's class (and its 503s' class) cannot move during the run
+                "--fairslice", "rule.1=heavy path=/heavy", "--fairslice", "adaptive=false",
+                "--fairslice", "class.heavy.max-concurrency=2", "--fairslice", "class.heavy.queue-size=3",
+                "--fairslice", "class.heavy.queue-timeout=300ms",
+                "--fairslice", "class.light.max-concurrency=6", "--fairslice", "class.light.queue-size=6",
+                "--fairslice", "class.light.queue-timeout=200ms");
+        try (ForkedServer server = ForkedServer.start(null, List.of("-XX:+UseSerialGC", "-Xms1g", "-Xmx1g"), args)) {
+            String base = "http://127.0.0.1:" + server.port();
+            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(10)).build();
+            Map<String, Counts> byPage = new TreeMap<>();
+            RATE_PER_S.keySet().forEach(p -> byPage.put(p, new Counts()));
+            List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+            AtomicInteger outstanding = new AtomicInteger();
+
+            // open model: one Poisson arrival stream over all pages, each arrival sent without waiting for others
+            double total = RATE_PER_S.values().stream().mapToDouble(Double::doubleValue).sum();
+            SplittableRandom random = new SplittableRandom(8);
+            long start = System.nanoTime();
+            long next = start;
+            while (next - start < TimeUnit.MILLISECONDS.toNanos(LOAD_MS)) {
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
+                }
+                String page = pick(random, total);
+                Counts c = byPage.get(page);
+                c.sent.increment();
+                outstanding.incrementAndGet();
+                HttpRequest request = HttpRequest.newBuilder(URI.create(base + page)).timeout(Duration.ofSeconds(30))
+                        .build();
+                client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
+                    if (e != null) {
+                        c.failed.increment();
+                        errors.add(page + ": " + e);
+                    } else if (r.statusCode() == 200) {
+                        c.ok.increment();
+                    } else if (r.statusCode() == 503) {
+                        c.rejected.increment();
+                        if (r.headers().firstValue("Retry-After").isEmpty()) {
+                            errors.add(page + ": 503 without Retry-After");
+                        }
+                    } else {
+                        c.failed.increment();
+                        errors.add(page + ": status " + r.statusCode());
+                    }
+                    outstanding.decrementAndGet();
+                });
+                next += (long) (-Math.log(1 - random.nextDouble()) / total * 1e9);
+            }
+            long sentMs = (System.nanoTime() - start) / 1_000_000;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+            while (outstanding.get() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(outstanding.get()).as("responses still missing 40 s after the last request").isZero();
+
+            Map<String, Double> metrics = scrape(client, base + "/metrics");
+            long clientSent = 0;
+            StringBuilder table = new StringBuilder();
+            for (var e : byPage.entrySet()) {
+                Counts c = e.getValue();
+                clientSent += c.sent.sum();
+                table.append(String.format("  %-7s sent %5d = 200 %5d + 503 %5d (+ failed %d); server: success %5.0f,"
+                                + " rejected %5.0f%n", e.getKey(), c.sent.sum(), c.ok.sum(), c.rejected.sum(),
+                        c.failed.sum(), metrics.getOrDefault(key("success", e.getKey()), 0.0),
+                        metrics.getOrDefault(key("rejected", e.getKey()), 0.0)));
+            }
+            System.out.printf("open-model overload, %d requests in %d ms (%.0f/s offered):%n%s  server rejections by "
+                    + "class: %s%n", clientSent, sentMs, clientSent * 1000.0 / sentMs, table, rejectionsByClass(metrics));
+
+            assertThat(errors).as("requests neither served nor rejected").isEmpty();
+            long light503 = 0;
+            long heavy503 = 0;
+            for (var e : byPage.entrySet()) {
+                Counts c = e.getValue();
+                String page = e.getKey();
+                assertThat(c.ok.sum() + c.rejected.sum()).as("%s: 200 + 503 = sent", page).isEqualTo(c.sent.sum());
+                assertThat(metrics.getOrDefault(key("success", page), 0.0)).as("%s: server successes", page)
+                        .isEqualTo((double) c.ok.sum());
+                assertThat(metrics.getOrDefault(key("rejected", page), 0.0)).as("%s: server rejections", page)
+                        .isEqualTo((double) c.rejected.sum());
+                for (String other : List.of("client_error", "server_error")) {
+                    assertThat(metrics.getOrDefault(key(other, page), 0.0)).as("%s %s", page, other).isZero();
+                }
+                if (page.equals("/heavy")) {
+                    heavy503 += c.rejected.sum();
+                } else {
+                    light503 += c.rejected.sum();
+                }
+            }
+            for (String page : RATE_PER_S.keySet()) {
+                String cls = page.equals("/heavy") ? "heavy" : "light";
+                assertThat(metrics.getOrDefault("class " + cls + " " + page, 0.0)).as("%s requests of class %s", page,
+                        cls).isEqualTo((double) byPage.get(page).sent.sum());
+            }
+            Map<String, Double> rejections = rejectionsByClass(metrics);
+            assertThat(rejections.getOrDefault("heavy", 0.0)).as("fairslice_rejections_total, heavy")
+                    .isEqualTo((double) heavy503);
+            assertThat(rejections.getOrDefault("light", 0.0)).as("fairslice_rejections_total, light")
+                    .isEqualTo((double) light503);
+            assertThat(heavy503).as("the heavy class was overloaded (else this proves little)").isPositive();
+            assertThat(metrics.getOrDefault("inflight heavy", -1.0)).as("heavy requests in flight after the run")
+                    .isZero();
+            assertThat(metrics.getOrDefault("inflight light", -1.0)).as("light requests in flight after the run: the "
+                    + "scrape itself (/metrics passes through the filter)").isEqualTo(1.0);
+        }
+    }
+
+    static final class Counts {
+        final LongAdder sent = new LongAdder();
+        final LongAdder ok = new LongAdder();
+        final LongAdder rejected = new LongAdder();
+        final LongAdder failed = new LongAdder();
+    }
+
+    private static String pick(SplittableRandom random, double total) {
+        double x = random.nextDouble() * total;
+        for (var e : new TreeMap<>(RATE_PER_S).entrySet()) {
+            x -= e.getValue();
+            if (x < 0) {
+                return e.getKey();
+            }
+        }
+        return "/light";
+    }
+
+    private static String key(String outcome, String page) {
+        return outcome + " " + page;
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-z_]+)\\{([^}]*)}\\s+(\\S+)$");
+    private static final Pattern LABEL = Pattern.compile("([a-z_]+)=\"([^\"]*)\"");
+
+    /**
+     * The server's counts from its Prometheus text: "outcome page" from fairslice_requests_seconds_count, "reject
+     * class" from fairslice_rejections_total, "inflight class" from fairslice_requests_inflight.
+     */
+    private static Map<String, Double> scrape(HttpClient client, String url) throws IOException, InterruptedException {
+        String text = client.send(HttpRequest.newBuilder(URI.create(url)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, Double> out = new ConcurrentHashMap<>();
+        for (String line : text.split("\n")) {
+            Matcher m = SAMPLE.matcher(line.trim());
+            if (!m.matches()) {
+                continue;
+            }
+            Map<String, String> labels = new TreeMap<>();
+            Matcher l = LABEL.matcher(m.group(2));
+            while (l.find()) {
+                labels.put(l.group(1), l.group(2));
+            }
+            double v = Double.parseDouble(m.group(3));
+            switch (m.group(1)) {
+                case "fairslice_requests_seconds_count" -> {
+                    out.merge(key(labels.get("outcome"), labels.get("page")), v, Double::sum);
+                    out.merge("class " + labels.get("class") + " " + labels.get("page"), v, Double::sum);
+                }
+                case "fairslice_rejections_total" -> out.merge("reject " + labels.get("class"), v, Double::sum);
+                case "fairslice_requests_inflight" -> out.merge("inflight " + labels.get("class"), v, Double::sum);
+                default -> {
+                }
+            }
+        }
+        return out;
+    }
+
+    private static Map<String, Double> rejectionsByClass(Map<String, Double> metrics) {
+        Map<String, Double> out = new TreeMap<>();
+        metrics.forEach((k, v) -> {
+            if (k.startsWith("reject ")) {
+                out.put(k.substring(7), v);
+            }
+        });
+        return out;
+    }
+}
