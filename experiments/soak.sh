@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Soak benchmark: the study server under an open-model overload for a long time, sampling what must stay flat
+# (heap, old generation, live data after GC, threads, resident memory, metric series, route table) into a CSV, and
+# a start-vs-end summary. A benchmark, not a test: nothing here passes or fails; read the summary
+# (docs/reliability.md says what to look for).
+#
+#   experiments/soak.sh                      # 30 minutes, sample every 10 s, output under results/soak-<time>/
+#   experiments/soak.sh --minutes 2 --sample 5 --out docs/measurements/soak-trial
+#
+# Options: --minutes M (30), --sample S seconds (10), --out DIR, --policy P (share), --light R, --heavy R,
+# --scan R (requests/s of /light, /heavy and never-repeating scanner URLs: 300, 60, 20), --heap-gb N (1),
+# --pin (server on CPU 1, load on CPU 0 with taskset). Extra server options after --: passed to ./fairslice serve.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+minutes=30 sample=10 out="" policy=share light=300 heavy=60 scan=20 heap_gb=1 pin=false
+server_extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --minutes) minutes="$2"; shift 2 ;;
+    --sample) sample="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --policy) policy="$2"; shift 2 ;;
+    --light) light="$2"; shift 2 ;;
+    --heavy) heavy="$2"; shift 2 ;;
+    --scan) scan="$2"; shift 2 ;;
+    --heap-gb) heap_gb="$2"; shift 2 ;;
+    --pin) pin=true; shift ;;
+    --) shift; server_extra=("$@"); break ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "soak: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+[[ "$minutes" =~ ^[0-9]+$ && "$minutes" -ge 1 ]] || { echo "soak: --minutes must be a whole number >= 1" >&2; exit 2; }
+[[ "$sample" =~ ^[0-9]+$ && "$sample" -ge 1 ]] || { echo "soak: --sample must be a whole number >= 1" >&2; exit 2; }
+[[ "$heap_gb" =~ ^[0-9]+$ && "$heap_gb" -ge 1 ]] || { echo "soak: --heap-gb must be a whole number >= 1" >&2; exit 2; }
+out="${out:-$root/results/soak-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$out"
+java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+server_pin=() load_pin=()
+if [[ "$pin" == true ]] && command -v taskset >/dev/null; then
+  server_pin=(taskset -c 1) load_pin=(taskset -c 0)
+fi
+
+# Small class caps and queues so that the overload ends in 503s rather than ever-growing queues: the soak is about
+# what the middleware keeps (memory, threads, series) while it sheds. The study server's /metrics passes through the
+# filter: in the default light class it is shed with the light pages (a 2-minute trial lost 19 of 24 scrapes to
+# 503), so it gets a class of its own with no queue limit worth hitting.
+server_args=(--port 0 --policy "$policy")
+if [[ "$policy" != none ]]; then
+  server_args+=(--fairslice classes=light,heavy,ops --fairslice 'rule.1=heavy path=/heavy'
+    --fairslice 'rule.2=ops path=/metrics' --fairslice adaptive=false --fairslice sleep.classes=heavy
+    --fairslice class.heavy.max-concurrency=4 --fairslice class.heavy.queue-size=20
+    --fairslice class.heavy.queue-timeout=1s --fairslice class.light.queue-size=200
+    --fairslice class.light.queue-timeout=2s --fairslice class.ops.share=5)
+fi
+server_args+=(${server_extra[@]+"${server_extra[@]}"})
+
+echo "soak: ${minutes} min, sample every ${sample} s, policy ${policy}, light ${light}/s heavy ${heavy}/s" \
+  "scan ${scan}/s, heap ${heap_gb} GB; output ${out}"
+# Serial GC (the launcher's) with a young generation of two thirds of the heap, as the study sizes it
+FAIRSLICE_JAVA_OPTS="-Xms${heap_gb}g -Xmx${heap_gb}g -Xmn$(( heap_gb * 1024 * 2 / 3 ))m -Xlog:gc:file=$out/gc.log" \
+  ${server_pin[@]+"${server_pin[@]}"} "$root/fairslice" serve "${server_args[@]}" > "$out/server.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
+
+port=""
+for _ in $(seq 1 600); do
+  port="$(grep -o 'listening on http://[^:]*:[0-9]*' "$out/server.log" 2>/dev/null | grep -o '[0-9]*$' || true)"
+  [[ -n "$port" ]] && break
+  kill -0 "$server" 2>/dev/null || { echo "soak: the server exited; see $out/server.log" >&2; exit 1; }
+  sleep 0.5
+done
+[[ -n "$port" ]] || { echo "soak: the server did not start within 5 minutes; see $out/server.log" >&2; exit 1; }
+echo "soak: server pid $server on port $port"
+
+${load_pin[@]+"${load_pin[@]}"} "$java" -Xmx512m "$root/experiments/soak/SoakLoad.java" --url "http://127.0.0.1:$port" \
+  --pid "$server" --seconds $(( minutes * 60 )) --sample "$sample" --csv "$out/soak.csv" \
+  --light "$light" --heavy "$heavy" --scan "$scan" | tee "$out/summary.txt"

@@ -1,0 +1,284 @@
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The soak benchmark's load and sampler (run by experiments/soak.sh with the JDK's source launcher, no build): an
+ * open-model overload (Poisson arrivals on /light, /heavy and a stream of never-repeating scanner URLs) against a
+ * running study server, and every few seconds one CSV row of what must stay flat: heap, old generation, live
+ * data after GC, threads, resident memory, metric series, route table size, requests in flight. At the end: the
+ * first row after warm-up against the last, and the client's counts reconciled (sent = 200 + 503 + 404 + other).
+ * A sample whose scrape failed five times is left out (counted in scrape_failures).
+ */
+public final class SoakLoad {
+
+    record Options(String base, long pid, long seconds, long sampleSeconds, Path csv, double light, double heavy,
+                   double scan, int maxOutstanding) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = new TreeMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            a.put(args[i], args[i + 1]);
+        }
+        Options o = new Options(a.getOrDefault("--url", "http://127.0.0.1:8080"),
+                Long.parseLong(a.getOrDefault("--pid", "0")), Long.parseLong(a.getOrDefault("--seconds", "1800")),
+                Long.parseLong(a.getOrDefault("--sample", "10")), Path.of(a.getOrDefault("--csv", "soak.csv")),
+                Double.parseDouble(a.getOrDefault("--light", "300")), Double.parseDouble(a.getOrDefault("--heavy", "60")),
+                Double.parseDouble(a.getOrDefault("--scan", "20")),
+                Integer.parseInt(a.getOrDefault("--max-outstanding", "3000")));
+        new SoakLoad(o).run();
+    }
+
+    private final Options o;
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).build();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder ok = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final LongAdder notFound = new LongAdder();
+    private final LongAdder other = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder skipped = new LongAdder();
+    private final AtomicInteger outstanding = new AtomicInteger();
+    private final List<String> firstErrors = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    private SoakLoad(Options o) {
+        this.o = o;
+    }
+
+    private static final String HEADER = "seconds,heap_used_mb,old_gen_used_mb,live_after_gc_mb,threads_jvm,"
+            + "threads_os,rss_mb,metric_series,fairslice_series,routes,inflight,sent,ok,rejected,not_found,failed,"
+            + "skipped,outstanding,scrape_failures";
+    private final LongAdder scrapeFailures = new LongAdder();
+
+    void run() throws Exception {
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(o.seconds());
+        List<double[]> rows = new ArrayList<>();
+        try (PrintWriter csv = new PrintWriter(Files.newBufferedWriter(o.csv()))) {
+            csv.println(HEADER);
+            Thread sampler = new Thread(() -> {
+                long next = start;
+                while (true) {
+                    next += TimeUnit.SECONDS.toNanos(o.sampleSeconds());
+                    long wait = next - System.nanoTime();
+                    if (wait > 0) {
+                        LockSupport.parkNanos(wait);
+                    }
+                    if (Thread.currentThread().isInterrupted()) {
+                        return;
+                    }
+                    double[] row = sample((System.nanoTime() - start) / 1e9);
+                    if (row != null) {
+                        synchronized (rows) {
+                            rows.add(row);
+                        }
+                        csv.println(format(row));
+                        csv.flush();
+                    }
+                    if (System.nanoTime() >= end) {
+                        return;
+                    }
+                }
+            }, "soak-sampler");
+            sampler.setDaemon(true);
+            sampler.start();
+            drive(start, end);
+            sampler.join(TimeUnit.SECONDS.toMillis(o.sampleSeconds() + 30));
+            sampler.interrupt();
+        }
+        long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (outstanding.get() > 0 && System.nanoTime() < drainDeadline) {
+            Thread.sleep(50);
+        }
+        summarise(rows);
+    }
+
+    /** Poisson arrivals over the three streams until {@code end}; never more than maxOutstanding in flight. */
+    private void drive(long start, long end) {
+        SplittableRandom random = new SplittableRandom(30);
+        double total = o.light() + o.heavy() + o.scan();
+        long next = start;
+        long scanId = 0;
+        while (next < end) {
+            long wait = next - System.nanoTime();
+            if (wait > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            next += (long) (-Math.log(1 - random.nextDouble()) / total * 1e9);
+            double x = random.nextDouble() * total;
+            // the scanner alternates: a fresh unmapped path (Tomcat answers 404 before any filter runs) and a mapped
+            // page under a fresh query string and path parameter (through the filter: must not grow anything)
+            long id = scanId++;
+            String path = x < o.light() ? "/light" : x < o.light() + o.heavy() ? "/heavy"
+                    : id % 2 == 0 ? "/scan/u" + Long.toString(id, 36) + "x/p?session=" + id
+                    : "/light2;jsessionid=S" + id + "?q=" + Long.toString(id, 36);
+            if (outstanding.get() >= o.maxOutstanding()) {
+                skipped.increment(); // the client is saturated: counted, never silently dropped
+                continue;
+            }
+            sent.increment();
+            outstanding.incrementAndGet();
+            client.sendAsync(HttpRequest.newBuilder(URI.create(o.base() + path)).timeout(Duration.ofSeconds(60))
+                    .build(), HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
+                        if (e != null) {
+                            failed.increment();
+                            if (firstErrors.size() < 5) {
+                                firstErrors.add(path + ": " + e);
+                            }
+                        } else {
+                            switch (r.statusCode()) {
+                                case 200 -> ok.increment();
+                                case 503 -> rejected.increment();
+                                case 404 -> notFound.increment();
+                                default -> other.increment();
+                            }
+                        }
+                        outstanding.decrementAndGet();
+                    });
+        }
+    }
+
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{[^}]*})?\\s+(\\S+)");
+
+    /** One row: the server's own meters from /metrics, its process from /proc, the client's counts. */
+    private double[] sample(double seconds) {
+        String text = null;
+        for (int attempt = 0; attempt < 5 && text == null; attempt++) {
+            try {
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(o.base() + "/metrics"))
+                        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    text = r.body();
+                } else {
+                    scrapeFailures.increment(); // e.g. 503: the scrape itself was shed
+                    Thread.sleep(200);
+                }
+            } catch (IOException e) {
+                scrapeFailures.increment();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+        if (text == null) {
+            return null;
+        }
+        double heap = 0, old = 0, live = 0, threads = 0, routes = 0, inflight = 0;
+        int series = 0, fairslice = 0;
+        for (String line : text.split("\n")) {
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            Matcher m = SAMPLE.matcher(line);
+            if (!m.find()) {
+                continue;
+            }
+            series++;
+            String name = m.group(1);
+            String labels = m.group(2) == null ? "" : m.group(2);
+            double v = Double.parseDouble(m.group(3));
+            if (name.startsWith("fairslice_")) {
+                fairslice++;
+            }
+            switch (name) {
+                case "jvm_memory_used_bytes" -> {
+                    if (labels.contains("area=\"heap\"")) {
+                        heap += v;
+                        if (labels.contains("Tenured") || labels.contains("Old")) {
+                            old += v;
+                        }
+                    }
+                }
+                case "jvm_gc_live_data_size_bytes" -> live = v;
+                case "jvm_threads_live_threads" -> threads = v;
+                case "fairslice_classify_routes" -> routes += v;
+                case "fairslice_requests_inflight" -> inflight += v;
+                default -> {
+                }
+            }
+        }
+        double osThreads = -1, rss = -1;
+        if (o.pid() > 0) {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc", Long.toString(o.pid()), "status"))) {
+                    if (line.startsWith("Threads:")) {
+                        osThreads = Double.parseDouble(line.substring(8).trim());
+                    } else if (line.startsWith("VmRSS:")) {
+                        rss = Double.parseDouble(line.substring(6).trim().split("\\s+")[0]) / 1024;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // the server is gone or /proc is not there: the columns read -1
+            }
+        }
+        double mb = 1024 * 1024;
+        return new double[] {seconds, heap / mb, old / mb, live / mb, threads, osThreads, rss, series, fairslice,
+                routes, inflight, sent.sum(), ok.sum(), rejected.sum(), notFound.sum(), failed.sum(), skipped.sum(),
+                outstanding.get(), scrapeFailures.sum()};
+    }
+
+    private static String format(double[] row) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < row.length; i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append(row[i] == Math.rint(row[i]) ? Long.toString((long) row[i])
+                    : String.format(Locale.ROOT, "%.1f", row[i]));
+        }
+        return b.toString();
+    }
+
+    private void summarise(List<double[]> rows) {
+        String[] names = HEADER.split(",");
+        System.out.printf(Locale.ROOT, "soak: %d samples every %d s over %d s (CSV %s)%n", rows.size(),
+                o.sampleSeconds(), o.seconds(), o.csv());
+        if (rows.size() >= 2) {
+            // warm-up: the first sixth of the run (JIT, route table filling, heap growing to its working size)
+            double[] first = rows.get(Math.min(rows.size() - 1, Math.max(1, rows.size() / 6)));
+            double[] last = rows.get(rows.size() - 1);
+            System.out.printf(Locale.ROOT, "%-18s %12s %12s %12s %12s%n", "", "after warm-up", "end", "change",
+                    "max");
+            for (int i = 1; i <= 10; i++) {
+                double max = Double.NEGATIVE_INFINITY;
+                for (double[] r : rows) {
+                    if (r[0] >= first[0]) {
+                        max = Math.max(max, r[i]);
+                    }
+                }
+                System.out.printf(Locale.ROOT, "%-18s %12.1f %12.1f %+12.1f %12.1f%n", names[i], first[i], last[i],
+                        last[i] - first[i], max);
+            }
+            System.out.printf(Locale.ROOT, "(after warm-up = the sample at %.0f s; end = the sample at %.0f s)%n",
+                    first[0], last[0]);
+        }
+        long answered = ok.sum() + rejected.sum() + notFound.sum() + other.sum() + failed.sum();
+        System.out.printf(Locale.ROOT, "client: sent %d = 200 %d + 503 %d + 404 %d + other %d + failed %d (%s); "
+                        + "not sent (client saturated) %d; still outstanding %d%n", sent.sum(), ok.sum(),
+                rejected.sum(), notFound.sum(), other.sum(), failed.sum(),
+                answered == sent.sum() ? "reconciled" : "NOT reconciled", skipped.sum(), outstanding.get());
+        if (!firstErrors.isEmpty()) {
+            System.out.println("first failures: " + firstErrors);
+        }
+    }
+}
