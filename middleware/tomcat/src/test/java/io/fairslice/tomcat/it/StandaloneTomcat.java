@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -22,13 +21,11 @@ import java.util.stream.Stream;
  * A real Tomcat from its distribution, run the way operators run it: a fresh instance directory made by Tomcat's own
  * {@code bin/makebase.sh}, started with {@code bin/catalina.sh run} and stopped with {@code bin/catalina.sh stop}
  * (the shutdown port). Only the ports change in server.xml (free ports, HTTP bound to 127.0.0.1), plus a
- * one-second background processor so that deployment changes are seen quickly, and Tomcat's manager application
- * (for its leak detection) with a script user. Everything it starts, it stops.
+ * one-second background processor so that deployment changes are seen quickly, and Tomcat's manager application (a
+ * second application, which fairslice must leave alone). Remote JMX on loopback gives the tests Tomcat's MBeans,
+ * among them its leak detection. Everything it starts, it stops.
  */
 final class StandaloneTomcat implements AutoCloseable {
-
-    static final String MANAGER_USER = "fairslice-it";
-    static final String MANAGER_PASSWORD = "it-" + Long.toHexString(System.nanoTime());
 
     private final Path home;
     private final Path base;
@@ -75,10 +72,6 @@ final class StandaloneTomcat implements AutoCloseable {
                 "<Engine name=\"Catalina\" defaultHost=\"localhost\" backgroundProcessorDelay=\"1\">");
         Files.writeString(serverXml, xml);
 
-        Path users = base.resolve("conf/tomcat-users.xml");
-        Files.writeString(users, replaceOnce(Files.readString(users), "</tomcat-users>",
-                "  <role rolename=\"manager-script\"/>\n  <user username=\"" + MANAGER_USER + "\" password=\""
-                        + MANAGER_PASSWORD + "\" roles=\"manager-script\"/>\n</tomcat-users>"));
         Path descriptors = base.resolve("conf/Catalina/localhost");
         Files.createDirectories(descriptors);
         Files.writeString(descriptors.resolve("manager.xml"),
@@ -163,6 +156,11 @@ final class StandaloneTomcat implements AutoCloseable {
         return status;
     }
 
+    /** The process id of Tomcat's JVM ({@code catalina.sh run} execs java). */
+    long pid() {
+        return process.pid();
+    }
+
     boolean isRunning() {
         return process != null && process.isAlive();
     }
@@ -176,13 +174,6 @@ final class StandaloneTomcat implements AutoCloseable {
         headers.forEach(request::header);
         HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         return new Response(response.statusCode(), response.body());
-    }
-
-    /** A request to Tomcat's manager text interface. */
-    Response manager(String command) throws IOException, InterruptedException {
-        String auth = Base64.getEncoder().encodeToString((MANAGER_USER + ":" + MANAGER_PASSWORD)
-                .getBytes(StandardCharsets.UTF_8));
-        return get("/manager/text/" + command, Map.of("Authorization", "Basic " + auth));
     }
 
     /** Everything Tomcat logged so far: the console and the files in logs/. */

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -213,8 +214,6 @@ abstract class TomcatDropInScenario {
 
     @Test
     @Order(6)
-    @Disabled("known defect, open on issue 7: after the overload step Tomcat 11's findleaks reported the undeployed "
-            + "application in 2 of 3 runs (Tomcat 10.1 clean in 3 of 3; a redeploy without load is clean)")
     void shouldRedeployTheWarWithoutLeakingThreadsOrClassLoaders() throws Exception {
         Path deployed = tomcat.base().resolve("webapps/study.war");
         Files.delete(deployed);
@@ -230,17 +229,21 @@ abstract class TomcatDropInScenario {
         assertThat(lightCount(after)).as("the redeployed application's requests are counted")
                 .isGreaterThanOrEqualTo(before + 10);
 
-        // findleaks runs one full GC and lists stopped applications whose class loader survived it. Objects of the
-        // old application can stay reachable for a moment after its undeploy (a worker thread finishing its last
-        // request); a leak stays, so ask a few times before calling it one.
-        StandaloneTomcat.Response leaks = tomcat.manager("findleaks?statusLine=true");
-        for (int i = 0; i < 5 && !leaks.body().contains("No memory leaks found"); i++) {
+        // Tomcat's own leak detection (the Host's findReloadedContextMemoryLeaks: one full GC, then every stopped
+        // application whose class loader survived it), called through JMX. Not through the manager's HTTP findleaks:
+        // that runs the GC on a request thread inside HttpServlet.service, and after the overload step the JIT has
+        // compiled HttpServlet.service with the old application's servlet inlined; a compiled frame on the stack keeps
+        // what it inlined alive, so the old class loader survives the GCs run on such a thread and goes at the next
+        // one run elsewhere (docs/tomcat.md, "Leak detection after an overload"). Objects of the old application can stay reachable for a moment after
+        // its undeploy (a worker thread finishing its last request); a leak stays, so ask a few times.
+        List<String> leaked = leakedApplications();
+        for (int i = 0; i < 5 && !leaked.isEmpty(); i++) {
             Thread.sleep(2000);
-            leaks = tomcat.manager("findleaks?statusLine=true");
+            leaked = leakedApplications();
         }
-        assertThat(leaks.status()).as(leaks.body()).isEqualTo(200);
-        assertThat(leaks.body()).as("Tomcat's leak detection after the undeploy (5 tries, 2 s apart)")
-                .contains("No memory leaks found");
+        String diagnostics = leaked.isEmpty() ? "" : saveLeakDiagnostics();
+        assertThat(leaked).as("Tomcat's leak detection after the undeploy (6 tries, 2 s apart)%s", diagnostics)
+                .isEmpty();
         assertThat(tomcat.logLines("appears to have started a thread", "memory leak", "failed to stop"))
                 .as("Tomcat's leak warnings").isEmpty();
     }
@@ -269,6 +272,35 @@ abstract class TomcatDropInScenario {
         assertThat(tomcat.base().resolve("fairslice")).doesNotExist();
         assertThat(tomcat.base().resolve("conf/Catalina/localhost/fairslice.xml")).doesNotExist();
         assertThat(tomcat.base().resolve("conf/fairslice.properties")).as("changed by the operator: kept").exists();
+    }
+
+    /** Context paths of stopped applications whose class loader survived a full GC (Tomcat's Host MBean). */
+    private List<String> leakedApplications() throws Exception {
+        try (JMXConnector jmx = JMXConnectorFactory.connect(new JMXServiceURL(tomcat.jmxUrl()))) {
+            Object found = jmx.getMBeanServerConnection().invoke(new ObjectName("Catalina:type=Host,host=localhost"),
+                    "findReloadedContextMemoryLeaks", null, null);
+            return List.of((String[]) found);
+        }
+    }
+
+    /** Saves a thread dump and a class histogram of Tomcat's JVM for a failed leak check; says where. */
+    private String saveLeakDiagnostics() throws Exception {
+        Path dir = Path.of(System.getProperty("it.work"));
+        Path threads = dir.resolve("leak-threads-tomcat-" + version() + ".txt");
+        Path histogram = dir.resolve("leak-histogram-tomcat-" + version() + ".txt");
+        jcmd(threads, "Thread.print", "-l");
+        jcmd(histogram, "GC.class_histogram");
+        return "\nthread dump: " + threads + "\nclass histogram: " + histogram;
+    }
+
+    private void jcmd(Path out, String... command) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(tomcat.pid())));
+        cmd.addAll(List.of(command));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+        }
     }
 
     private static double lightCount(PrometheusText metrics) {
