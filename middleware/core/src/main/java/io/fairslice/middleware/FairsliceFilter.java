@@ -133,7 +133,7 @@ public final class FairsliceFilter implements Filter {
         String path = path(request);
         Route route = classifier.route(path);
         int cls = classifier.classify(config, route, path, request.getMethod(), request::getHeader);
-        Ticket ticket = scheduler.newTicket(cls, route.expectedCpuNanos());
+        Ticket ticket = scheduler.newTicket(cls);
         scheduler.beginDispatch(ticket);
         int admission = scheduler.admit(ticket);
         if (admission != Scheduler.ADMITTED) {
@@ -162,8 +162,12 @@ public final class FairsliceFilter implements Filter {
             listeners.exit(cls);
             YieldGate.exit();
             scheduler.endDispatch(ticket);
+            boolean async = request.isAsyncStarted();
+            if (async) {
+                scheduler.detach(ticket); // no thread runs it while it waits: its run slot goes to others
+            }
             if (route != null) {
-                if (request.isAsyncStarted()) {
+                if (async) {
                     request.getAsyncContext().addListener(new Completion(ticket, route));
                 } else {
                     finish(ticket, route, failed ? 500 : response.getStatus());

@@ -114,6 +114,25 @@ class FaultToleranceTest {
         }
     }
 
+    /** Keeps its thread busy on the CPU until released. */
+    static final class BusyHolding extends HttpServlet {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            entered.countDown();
+            long x = 0;
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (release.getCount() > 0 && System.nanoTime() < until) {
+                for (int i = 0; i < 10_000; i++) {
+                    x += i ^ x;
+                }
+            }
+            resp.getWriter().write("done " + x);
+        }
+    }
+
     static final class Hello extends HttpServlet {
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -198,17 +217,20 @@ class FaultToleranceTest {
     @Test
     void shouldReleaseARequestParkedAtAYieldPointWhenItsThreadIsInterrupted() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Holding light = new Holding();
+        BusyHolding light = new BusyHolding();
         SpinUntilInterrupted spin = new SpinUntilInterrupted();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/yintr", Map.of("fairslice.rule.1", "heavy path=/spin",
                 "fairslice.share.cpus", "1", "fairslice.share.quantum", "2ms", "fairslice.share.max-park", "10s"),
                 registry).servlet("/spin", spin, false).servlet("/light", light, false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
+            CompletableFuture<HttpResponse<String>> heavyResponse = CompletableFuture.supplyAsync(() -> get(t, "/spin"));
+            awaitTrue(() -> heavy.running() == 1, "the heavy request runs");
+            // light waits for the one run slot: heavy gives it up at its next yield point and parks while light keeps
+            // the CPU busy (no idle capacity lets heavy back in before max-park)
             CompletableFuture<HttpResponse<String>> lightResponse = CompletableFuture.supplyAsync(() -> get(t, "/light"));
             assertThat(light.entered.await(10, TimeUnit.SECONDS)).isTrue();
-            CompletableFuture<HttpResponse<String>> heavyResponse = CompletableFuture.supplyAsync(() -> get(t, "/spin"));
             awaitTrue(() -> heavy.waiting() == 1 && heavy.waitingAdmission() == 0,
-                    "the heavy request parks at a yield point while light is active");
+                    "the heavy request parks at a yield point while light runs");
             long interruptedAt = System.nanoTime();
             spin.thread.get().interrupt();
             HttpResponse<String> r = heavyResponse.get(10, TimeUnit.SECONDS);

@@ -142,7 +142,13 @@ final class ClosedLoopLoad implements AutoCloseable {
 
     /** Lets the load run {@code warmupMillis}, then counts for {@code windowMillis}; returns counts per page. */
     List<Count> measure(long warmupMillis, long windowMillis) throws InterruptedException {
+        return measure(warmupMillis, windowMillis, () -> { });
+    }
+
+    /** As {@link #measure(long, long)}, running {@code atWindowStart} as the window opens. */
+    List<Count> measure(long warmupMillis, long windowMillis, Runnable atWindowStart) throws InterruptedException {
         Thread.sleep(warmupMillis);
+        atWindowStart.run();
         for (AtomicLong[] c : counters) {
             c[0].set(0);
             c[1].set(0);

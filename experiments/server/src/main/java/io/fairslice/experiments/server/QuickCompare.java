@@ -12,10 +12,11 @@ import java.util.Locale;
  * <pre>
  * java -cp 'experiments/server/target/fairslice-study-server-0.1.0-SNAPSHOT.jar:experiments/server/target/lib/*' \
  *     io.fairslice.experiments.server.QuickCompare [--policies none,sleep,share] [--warmup-ms 8000]
- *     [--window-ms 15000] [--light 30] [--heavy 40] [--rr] [--fairslice k=v ...]
+ *     [--window-ms 15000] [--light 30] [--heavy 40] [--rr] [--fairslice k=v ...] [--jvm OPTION ...]
  * </pre>
  * {@code --rr} runs the server under {@code chrt -r 1} (SCHED_RR; the slice is /proc/sys/kernel/sched_rr_timeslice_ms,
- * which the caller sets and restores).
+ * which the caller sets and restores). {@code --jvm} adds a server JVM option, e.g. the weaving agent's. Prints each
+ * policy's throughput, light retention and the server's CPU busy share (of the one CPU it is pinned to) in the window.
  */
 public final class QuickCompare {
 
@@ -30,6 +31,7 @@ public final class QuickCompare {
         int heavyClients = 40;
         boolean rr = false;
         List<String> extra = new ArrayList<>();
+        List<String> jvmExtra = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--policies" -> policies = List.of(args[++i].split(","));
@@ -39,6 +41,7 @@ public final class QuickCompare {
                 case "--heavy" -> heavyClients = Integer.parseInt(args[++i]);
                 case "--rr" -> rr = true;
                 case "--fairslice" -> extra.addAll(List.of("--fairslice", args[++i]));
+                case "--jvm" -> jvmExtra.add(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -46,24 +49,26 @@ public final class QuickCompare {
         System.out.printf(Locale.ROOT, "# %d light + %d heavy clients, warm-up %d ms, window %d ms, %s, server %s%n",
                 lightClients, heavyClients, warmup, window,
                 pinned ? "server pinned to CPU 1, load to CPU 0" : "unpinned", rr ? "SCHED_RR (chrt -r 1)" : "SCHED_OTHER");
-        double base = run(rr, pinned, "none", List.of(), lightClients, 0, warmup, window)[0];
-        System.out.printf(Locale.ROOT, "%-8s %10s %10s %10s %8s%n", "policy", "light/s", "heavy/s", "retention",
-                "failed");
-        System.out.printf(Locale.ROOT, "%-8s %10.1f %10s %10s %8s%n", "light-only", base, "-", "100.0%", "0");
+        double[] base = run(rr, pinned, jvmExtra, "none", List.of(), lightClients, 0, warmup, window);
+        System.out.printf(Locale.ROOT, "%-10s %10s %10s %10s %8s %8s%n", "policy", "light/s", "heavy/s", "retention",
+                "failed", "busy");
+        System.out.printf(Locale.ROOT, "%-10s %10.1f %10s %10s %8s %7.1f%%%n", "light-only", base[0], "-", "100.0%", "0",
+                100 * base[3]);
         for (String policy : policies) {
-            double[] r = run(rr, pinned, policy, "none".equals(policy) ? List.of() : extra, lightClients, heavyClients,
+            double[] r = run(rr, pinned, jvmExtra, policy, "none".equals(policy) ? List.of() : extra, lightClients, heavyClients,
                     warmup, window);
-            System.out.printf(Locale.ROOT, "%-8s %10.1f %10.1f %9.1f%% %8d%n", policy, r[0], r[1], 100 * r[0] / base,
-                    (long) r[2]);
+            System.out.printf(Locale.ROOT, "%-10s %10.1f %10.1f %9.1f%% %8d %7.1f%%%n", policy, r[0], r[1],
+                    100 * r[0] / base[0], (long) r[2], 100 * r[3]);
         }
     }
 
-    /** Light req/s, heavy req/s, failed requests. */
-    private static double[] run(boolean rr, boolean pinned, String policy, List<String> extra, int light, int heavy,
+    /** Light req/s, heavy req/s, failed requests, and the server's CPU busy share of one CPU in the window. */
+    private static double[] run(boolean rr, boolean pinned, List<String> jvmExtra, String policy, List<String> extra, int light, int heavy,
                                 long warmup, long window) throws Exception {
         List<String> args = new ArrayList<>(List.of("--port", "0", "--policy", policy));
         args.addAll(extra);
-        List<String> jvm = List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g", "-Xmn3g");
+        List<String> jvm = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g", "-Xmn3g"));
+        jvm.addAll(jvmExtra);
         try (ForkedServer server = ForkedServer.start(rr ? List.of("chrt", "-r", "1") : List.of(),
                 pinned ? "1" : null, jvm, args);
              ClosedLoopLoad load = new ClosedLoopLoad(server.port())) {
@@ -71,10 +76,72 @@ public final class QuickCompare {
             if (heavy > 0) {
                 load.clients("/heavy", heavy);
             }
-            List<ClosedLoopLoad.Count> counts = load.measure(warmup, window);
+            long[] cpuBefore = new long[1];
+            java.util.Map<String, Double> metricsBefore = new java.util.TreeMap<>();
+            List<ClosedLoopLoad.Count> counts = load.measure(warmup, window, () -> {
+                cpuBefore[0] = processCpuTicks(server.pid());
+                metricsBefore.putAll(scrape(server.port()));
+            });
+            long cpuTicks = processCpuTicks(server.pid()) - cpuBefore[0];
+            double busy = cpuTicks / (CLOCK_TICKS * window / 1000.0);
+            java.util.Map<String, Double> metricsAfter = scrape(server.port());
+            StringBuilder where = new StringBuilder();
+            for (var e : metricsAfter.entrySet()) {
+                double used = e.getValue() - metricsBefore.getOrDefault(e.getKey(), 0.0);
+                where.append(String.format(Locale.ROOT, " %s %.1f%%", e.getKey(), 100 * used * CLOCK_TICKS / cpuTicks));
+            }
+            if (!metricsAfter.isEmpty()) {
+                System.out.printf(Locale.ROOT, "  %s: of the server's CPU:%s%n", policy, where);
+            }
             ClosedLoopLoad.Count l = counts.get(0);
             ClosedLoopLoad.Count h = heavy > 0 ? counts.get(1) : new ClosedLoopLoad.Count(0, 0);
-            return new double[] {l.ok() * 1000.0 / window, h.ok() * 1000.0 / window, l.failed() + h.failed()};
+            return new double[] {l.ok() * 1000.0 / window, h.ok() * 1000.0 / window, l.failed() + h.failed(), busy};
         }
+    }
+
+    /** USER_HZ: the unit of /proc/PID/stat's CPU times (100 on every Linux this runs on). */
+    private static final double CLOCK_TICKS = 100;
+
+    /** utime + stime of a process in clock ticks, from /proc/PID/stat (-1 where there is no /proc). */
+    private static long processCpuTicks(long pid) {
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of proc(5)
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * CPU seconds by kind from the server's /metrics: fairslice's request CPU per class ("cpu:CLASS", request
+     * threads inside the filter) and the JVM's GC pause time ("gc"). Empty when the server exports neither.
+     */
+    private static java.util.Map<String, Double> scrape(int port) {
+        java.util.Map<String, Double> sums = new java.util.TreeMap<>();
+        try {
+            var client = java.net.http.HttpClient.newHttpClient();
+            String body = client.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            java.util.regex.Pattern cls = java.util.regex.Pattern.compile("class=\"([^\"]*)\"");
+            for (String line : body.split("\n")) {
+                String key = null;
+                if (line.startsWith("fairslice_requests_cpu_seconds_total{")) {
+                    java.util.regex.Matcher m = cls.matcher(line);
+                    key = m.find() ? "cpu:" + m.group(1) : null;
+                } else if (line.startsWith("jvm_gc_pause_seconds_sum{")) {
+                    key = "gc";
+                }
+                if (key != null) {
+                    sums.merge(key, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return sums;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return sums;
     }
 }

@@ -17,7 +17,15 @@ public final class ClassState {
     volatile int permits;
     volatile int waitingAdmission;
     volatile int waitingYield;
-    /** CPU balance (ns): negative when the class used more than its share while others competed. */
+    /**
+     * Virtual time: run-slot time (ns) used while active, over the share weight. The share scheduler gives free slots
+     * to the waiting class with the lowest.
+     */
+    double vtime;
+    /**
+     * Run-slot time (ns) the class is owed (positive) or has used beyond its share (negative) against the active
+     * classes' weighted mean; balances of active classes sum to zero. For metrics and JMX.
+     */
     volatile long balance;
     long lastActiveNanos = Long.MIN_VALUE / 2;
     final ArrayDeque<Ticket> admissionQueue = new ArrayDeque<>();
@@ -25,8 +33,6 @@ public final class ClassState {
 
     /** Decayed actual CPU use, for the share gauge. */
     volatile double decayedCpu;
-    /** EWMA of CPU per finished request (ns): the reservation when the route has no history. */
-    double ewmaCost;
     /** EWMA of the interval between completions (ns): the drain rate behind Retry-After. */
     double drainIntervalNanos;
     long lastCompletionNanos;

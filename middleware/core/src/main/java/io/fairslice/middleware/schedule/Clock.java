@@ -13,11 +13,12 @@ public interface Clock {
     long threadCpuNanos();
 
     /**
-     * Whether CPU capacity went unused recently: this process used less than 90 % of its processors over the last
-     * sample and the machine as a whole was under 90 % busy. The share scheduler lets a class beyond its share only
-     * then, so the CPU never idles because of it. Sampled at most every 20 ms; never throws.
+     * Whether CPU capacity went unused recently: this process used less than 90 % of {@code cpus} processors over
+     * the last sample and the machine as a whole was under 90 % busy. The share scheduler lets requests in beyond its
+     * run slots only then (slot holders blocked on I/O, say), so the CPU never idles because of it. Sampled at most
+     * every 20 ms; never throws.
      */
-    default boolean cpuIdle() {
+    default boolean cpuIdle(int cpus) {
         return false;
     }
 
@@ -62,8 +63,8 @@ public interface Clock {
             }
 
             @Override
-            public boolean cpuIdle() {
-                return idle.idle();
+            public boolean cpuIdle(int cpus) {
+                return idle.idle(cpus);
             }
         };
     }
@@ -72,26 +73,30 @@ public interface Clock {
     final class IdleSampler {
         private static final long PERIOD_NANOS = 20_000_000L;
         private final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        private final int cpus = Runtime.getRuntime().availableProcessors();
         private long lastWall = System.nanoTime();
         private long lastCpu = processCpu();
-        private volatile boolean idle;
+        /** Processors' worth of CPU the process used over the last sample, and whether the machine was busy. */
+        private double processCpus = Double.MAX_VALUE;
+        private boolean machineBusy = true;
 
         private long processCpu() {
             return os instanceof com.sun.management.OperatingSystemMXBean o ? o.getProcessCpuTime() : -1;
         }
 
-        synchronized boolean idle() {
+        synchronized boolean idle(int cpus) {
             long now = System.nanoTime();
             if (now - lastWall >= PERIOD_NANOS) {
                 long cpu = processCpu();
-                double process = cpu < 0 || lastCpu < 0 ? 1 : (cpu - lastCpu) / ((double) (now - lastWall) * cpus);
+                // a sample over a long quiet spell says nothing of now: it only starts the next one
+                boolean stale = now - lastWall > 5 * PERIOD_NANOS;
+                processCpus = cpu < 0 || lastCpu < 0 || stale ? Double.MAX_VALUE
+                        : (cpu - lastCpu) / (double) (now - lastWall);
                 double machine = os instanceof com.sun.management.OperatingSystemMXBean o ? o.getCpuLoad() : 1;
-                idle = process < 0.9 && machine >= 0 && machine < 0.9;
+                machineBusy = machine < 0 || machine >= 0.9;
                 lastWall = now;
                 lastCpu = cpu;
             }
-            return idle;
+            return processCpus < 0.9 * cpus && !machineBusy;
         }
     }
 }

@@ -14,20 +14,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * Decides who runs: admission of requests into the application (class caps, bounded wait queues, share gating)
  * and parking at yield points. One per web application.
  *
- * <p><b>The share policy.</b> Each class has a CPU balance (ns). When a class uses CPU {@code x} (measured on the
- * request's own thread clock, or reserved up front on admission from the route's expected cost), its balance drops
- * by {@code x} and every active class, itself included, is credited {@code x} times its share among the active
- * classes: balances of competing classes sum to zero, a class below zero has used more than its share. A request may
- * start, or continue at a yield point after a burst of at least {@code share.quantum} CPU, when its class's balance is
- * not negative, or no other class is active, or CPU capacity is going unused ({@link Clock#cpuIdle()}) while fewer
- * requests run than there are CPUs (work-conserving).
- * Otherwise it parks ({@link LockSupport#parkNanos}) until the dispatcher grants it (on every completion and charge,
- * in order of balance) or its bound passes: {@code share.max-park} at a yield point (then it runs anyway: no
- * starvation), the class's queue timeout at admission (then 503).
+ * <p><b>The share policy</b> is weighted fair queueing of <em>run slots</em>. While two or more classes have requests
+ * in flight, at most {@code share.cpus} requests run at once (default: the JVM's available processors, so the OS
+ * sees no more runnable request threads than it has CPUs and its timeslice no longer decides who suffers). Every
+ * class has a virtual time: the wall time its requests held a run slot, divided by its share weight. A free slot goes
+ * to the waiting class with the lowest virtual time (within a class: requests parked at a yield point first, then the
+ * admission queue in arrival order). A running request that reaches a yield point after holding its slot for
+ * {@code share.quantum} gives the slot up, and parks, when another class waits with a lower virtual time.
+ * Charging held wall time rather than the thread's CPU clock makes the cost the class really caused count: the
+ * garbage collector's pauses, and the container's work on the same CPU, fall in the holder's time.
  *
- * <p>Reserving the expected cost on admission is what keeps the number of runnable heavy threads small even when the
- * application has no yield points inside: after one heavy request is admitted its class is in debt until lighter
- * classes have used their share, so the next one waits parked, off the run queue.
+ * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
+ * and when CPU capacity goes unused ({@link Clock#cpuIdle(int)}: slot holders blocked on I/O, say) one more request is
+ * let in per idle sample. No starvation: a class that waits has the lowest virtual time after the others have run
+ * their share; a park at a yield point ends after {@code share.max-park} at the latest (the request then runs anyway);
+ * a class cannot bank more than {@link #LAG_LIMIT_NANOS} of run time while it wants less than its share. Waiting at
+ * admission ends with a 503 after the class's queue timeout.
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
@@ -49,24 +51,26 @@ public final class Scheduler {
     /** Waiters re-check on their own at least this often, in case no event wakes them (idle periods). */
     private static final long RECHECK_NANOS = 50_000_000L;
     private static final double SHARE_DECAY_NANOS = 2e9;
-    private static final long BALANCE_LIMIT_PER_CPU = 2_000_000_000L;
+    /** Run time per slot a class can be owed at most: what it may bank while it wants less than its share. */
+    static final long LAG_LIMIT_NANOS = 100_000_000L;
+    /** At most one request beyond the run slots per this interval while CPU capacity goes unused. */
+    private static final long IDLE_GRANT_INTERVAL_NANOS = 20_000_000L;
 
     final Clock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final ClassState[] classes;
-    private final int[] order;
     private volatile FairsliceConfig config;
     private volatile boolean[] sleepy;
     private int totalRunning;
     private boolean armed;
     private boolean closed;
     private long lastDecayNanos;
+    private long lastIdleGrantNanos = Long.MIN_VALUE / 2;
 
     public Scheduler(FairsliceConfig config, Clock clock) {
         this.clock = clock;
         List<RequestClassConfig> cs = config.classes();
         this.classes = new ClassState[cs.size()];
-        this.order = new int[cs.size()];
         for (int i = 0; i < classes.length; i++) {
             classes[i] = new ClassState(i, cs.get(i).name());
         }
@@ -113,22 +117,33 @@ public final class Scheduler {
         return classes[index];
     }
 
-    /** A ticket for a request of class {@code classIndex} expected to use {@code expectedCpuNanos} (0: unknown). */
-    public Ticket newTicket(int classIndex, long expectedCpuNanos) {
-        return new Ticket(this, classes[classIndex], expectedCpuNanos, clock.nanoTime());
+    /** A ticket for a request of class {@code classIndex}. */
+    public Ticket newTicket(int classIndex) {
+        return new Ticket(this, classes[classIndex], clock.nanoTime());
     }
 
     // ---- dispatches ----------------------------------------------------------------------------------------------
 
-    /** The current thread starts (or resumes, async) serving the ticket's request. */
+    /**
+     * The current thread starts (or resumes, async) serving the ticket's request. An admitted request that resumes
+     * after an asynchronous wait takes a run slot again without waiting for one (it holds its permit already).
+     */
     public void beginDispatch(Ticket t) {
         t.thread = Thread.currentThread();
         t.cpuDispatchStart = clock.threadCpuNanos();
         t.dispatching = true;
         long now = clock.nanoTime();
-        t.burstStartCpu = t.cpuDone;
         t.burstStartWall = now;
-        t.lastCheckNanos = now;
+        if (t.holdsPermit) {
+            lock.lock();
+            try {
+                if (!t.holdsSlot && !t.completed) {
+                    takeSlot(t, clock.nanoTime());
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 
     /** The current thread stops serving the ticket's request. */
@@ -136,6 +151,23 @@ public final class Scheduler {
         if (t.dispatching) {
             t.cpuDone += clock.threadCpuNanos() - t.cpuDispatchStart;
             t.dispatching = false;
+        }
+    }
+
+    /**
+     * The request continues asynchronously after this dispatch: it keeps its permit (class caps) until it completes,
+     * but gives up its run slot, since no thread runs it while it waits.
+     */
+    public void detach(Ticket t) {
+        lock.lock();
+        try {
+            if (t.holdsSlot && !t.completed) {
+                long now = clock.nanoTime();
+                releaseSlot(t, now, config);
+                dispatch(now);
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -161,11 +193,14 @@ public final class Scheduler {
         try {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
+            if (!active(c, now, cfg)) {
+                catchUp(c, now, cfg);
+            }
             c.inflight++;
             c.lastActiveNanos = now;
             if (closed || cfg.policy() == Policy.OBSERVE
-                    || (c.admissionQueue.isEmpty() && capOk(c, cfg) && canRun(c, now, cfg))) {
-                grantPermit(t, now, cfg);
+                    || (c.admissionQueue.isEmpty() && capOk(c, cfg) && mayStart(c, now, cfg))) {
+                grantPermit(t, now);
                 updateArmed();
                 return ADMITTED;
             }
@@ -181,8 +216,9 @@ public final class Scheduler {
             t.deadlineNanos = now + cc.queueTimeout().toNanos();
             c.admissionQueue.add(t);
             c.waitingAdmission++;
+            dispatch(now); // a free slot that a more-owed class holds back from this one goes to that class now
             updateArmed();
-            return QUEUED;
+            return t.granted ? ADMITTED : QUEUED;
         } finally {
             lock.unlock();
         }
@@ -193,17 +229,26 @@ public final class Scheduler {
         return cap == 0 || c.permits < cap;
     }
 
-    private void grantPermit(Ticket t, long now, FairsliceConfig cfg) {
-        ClassState c = t.cls;
+    private void grantPermit(Ticket t, long now) {
         t.holdsPermit = true;
-        c.permits++;
-        c.running++;
-        totalRunning++;
-        long reserve = t.expectedCpuNanos > 0 ? t.expectedCpuNanos
-                : c.ewmaCost > 0 ? (long) c.ewmaCost : cfg.shareQuantum().toNanos();
-        charge(c, reserve, now, cfg);
-        t.charged = reserve;
+        t.cls.permits++;
+        takeSlot(t, now);
         t.granted = true;
+    }
+
+    private void takeSlot(Ticket t, long now) {
+        t.holdsSlot = true;
+        t.slotSince = now;
+        t.cls.running++;
+        totalRunning++;
+    }
+
+    /** Gives up the ticket's run slot and charges the class for the time it held it. */
+    private void releaseSlot(Ticket t, long now, FairsliceConfig cfg) {
+        t.holdsSlot = false;
+        t.cls.running--;
+        totalRunning--;
+        charge(t.cls, now - t.slotSince, now, cfg);
     }
 
     // ---- yield points --------------------------------------------------------------------------------------------
@@ -240,37 +285,38 @@ public final class Scheduler {
             }
             return;
         }
-        long quantum = cfg.shareQuantum().toNanos();
-        if (now - t.lastCheckNanos < Math.min(quantum, 1_000_000L)) {
-            return; // reading the thread's CPU clock costs more than this check: not at every yield point
-        }
-        t.lastCheckNanos = now;
-        long cpu = t.cpuNanos();
-        if (cpu - t.burstStartCpu < quantum) {
+        if (now - t.burstStartWall < cfg.shareQuantum().toNanos()) {
             return;
         }
-        if (!parkAtYield(t, cpu)) {
-            return;
+        if (parkAtYield(t)) {
+            await(t, WHERE_YIELD);
         }
-        await(t, WHERE_YIELD);
-        t.burstStartCpu = t.cpuNanos();
-        t.lastCheckNanos = clock.nanoTime();
+        t.burstStartWall = clock.nanoTime();
     }
 
-    /** Settles the ticket's CPU and decides; true when the ticket now waits in the class's yield queue. */
-    boolean parkAtYield(Ticket t, long cpu) {
+    /**
+     * Charges the ticket's class for its run so far and decides: true when the ticket gave up its run slot to a
+     * class further behind and now waits in its class's yield queue.
+     */
+    boolean parkAtYield(Ticket t) {
         ClassState c = t.cls;
+        long cpu = t.cpuNanos();
         lock.lock();
         try {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            settle(t, cpu, now, cfg);
-            if (closed || cfg.policy() != Policy.SHARE || canRun(c, now, cfg)) {
-                t.burstStartCpu = cpu;
+            account(c, cpu - t.accounted, now);
+            t.accounted = cpu;
+            if (!t.holdsSlot || closed || cfg.policy() != Policy.SHARE) {
                 return false;
             }
-            c.running--;
-            totalRunning--;
+            charge(c, now - t.slotSince, now, cfg);
+            t.slotSince = now;
+            ClassState rival = mostOwedWaiter(now, cfg);
+            if (rival == null || rival == c || rival.vtime >= c.vtime) {
+                return false;
+            }
+            releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
             c.waitingYield++;
             t.parkedAtYield = true;
             t.granted = false;
@@ -345,8 +391,7 @@ public final class Scheduler {
             c.yieldWaiters.remove(t);
             c.waitingYield--;
             t.parkedAtYield = false;
-            c.running++;
-            totalRunning++;
+            takeSlot(t, now); // beyond the run slots if need be: a park is bounded
             t.granted = true;
             return true;
         }
@@ -378,20 +423,18 @@ public final class Scheduler {
             t.completed = true;
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
+            if (t.holdsSlot) {
+                releaseSlot(t, now, cfg);
+            }
             if (t.holdsPermit) {
                 t.holdsPermit = false;
                 c.permits--;
-                c.running--;
-                totalRunning--;
             }
             c.inflight--;
             c.lastActiveNanos = now;
-            charge(c, cpu - t.charged, now, cfg);
-            t.charged = cpu;
             account(c, cpu - t.accounted, now);
             t.accounted = cpu;
             c.yieldPoints.add(t.yieldPoints);
-            c.ewmaCost = c.ewmaCost == 0 ? cpu : 0.2 * cpu + 0.8 * c.ewmaCost;
             if (c.lastCompletionNanos != 0) {
                 double interval = now - c.lastCompletionNanos;
                 c.drainIntervalNanos = c.drainIntervalNanos == 0 ? interval : 0.1 * interval + 0.9 * c.drainIntervalNanos;
@@ -423,10 +466,10 @@ public final class Scheduler {
             closed = true;
             for (ClassState c : classes) {
                 while (!c.yieldWaiters.isEmpty()) {
-                    resume(c.yieldWaiters.poll());
+                    resume(c.yieldWaiters.poll(), clock.nanoTime());
                 }
                 while (!c.admissionQueue.isEmpty()) {
-                    admitFromQueue(c.admissionQueue.poll(), clock.nanoTime(), config);
+                    admitFromQueue(c.admissionQueue.poll(), clock.nanoTime());
                 }
             }
             if (armed) {
@@ -444,55 +487,94 @@ public final class Scheduler {
         return c.inflight > 0 || now - c.lastActiveNanos < cfg.shareLinger().toNanos();
     }
 
-    /** Whether a request of {@code c} may run now under the current policy (caps aside). */
-    boolean canRun(ClassState c, long now, FairsliceConfig cfg) {
-        if (cfg.policy() != Policy.SHARE) {
-            return true;
-        }
-        if (c.balance >= 0) {
-            return true;
-        }
+    /** Whether a class other than {@code c} is active: then run slots are shared. */
+    private boolean competing(ClassState c, long now, FairsliceConfig cfg) {
         for (ClassState k : classes) {
             if (k != c && active(k, now, cfg)) {
-                // over its share while others compete: only unused CPU lets it go on (work-conserving)
-                return totalRunning < cfg.cpus() && clock.cpuIdle();
+                return true;
             }
         }
+        return false;
+    }
+
+    /** Whether a new request of {@code c} may start at once under the current policy (caps aside). */
+    boolean mayStart(ClassState c, long now, FairsliceConfig cfg) {
+        if (cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
+            return true;
+        }
+        if (totalRunning < cfg.cpus()) {
+            ClassState rival = mostOwedWaiter(now, cfg);
+            return rival == null || rival.vtime >= c.vtime;
+        }
+        return idleGrant(now);
+    }
+
+    /** One request beyond the run slots per idle sample while CPU capacity goes unused (work-conserving). */
+    private boolean idleGrant(long now) {
+        if (now - lastIdleGrantNanos < IDLE_GRANT_INTERVAL_NANOS || !clock.cpuIdle(config.cpus())) {
+            return false;
+        }
+        lastIdleGrantNanos = now;
         return true;
     }
 
-    /** Charges {@code x} ns of CPU (negative: a refund) to {@code c}; active classes are credited by share. */
-    private void charge(ClassState c, long x, long now, FairsliceConfig cfg) {
-        if (x == 0) {
-            return;
-        }
-        double total = 0;
+    /** The class with the lowest virtual time among those with a request that could be granted now, or null. */
+    private ClassState mostOwedWaiter(long now, FairsliceConfig cfg) {
+        ClassState best = null;
         for (ClassState k : classes) {
-            if (k == c || active(k, now, cfg)) {
-                total += cfg.classes().get(k.index).share();
+            boolean grantable = !k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty()
+                    && (closed || cfg.policy() == Policy.OBSERVE || capOk(k, cfg)));
+            if (grantable && (best == null || k.vtime < best.vtime)) {
+                best = k;
             }
         }
-        long limit = BALANCE_LIMIT_PER_CPU * cfg.cpus();
+        return best;
+    }
+
+    /** A class that becomes active starts level with the most-owed active class: idle time banks no credit. */
+    private void catchUp(ClassState c, long now, FairsliceConfig cfg) {
+        double min = Double.NaN;
         for (ClassState k : classes) {
-            if (k == c || active(k, now, cfg)) {
-                long b = k.balance + (long) (x * (cfg.classes().get(k.index).share() / total));
-                if (k == c) {
-                    b -= x;
-                }
-                k.balance = Math.max(-limit, Math.min(limit, b));
-            } else {
-                k.balance = 0; // an idle class neither banks credit nor keeps debt
+            if (k != c && active(k, now, cfg) && !(k.vtime >= min)) {
+                min = k.vtime;
             }
+        }
+        if (!Double.isNaN(min) && c.vtime < min) {
+            c.vtime = min;
         }
     }
 
-    private void settle(Ticket t, long cpu, long now, FairsliceConfig cfg) {
-        if (cpu > t.charged) {
-            charge(t.cls, cpu - t.charged, now, cfg);
-            t.charged = cpu;
+    /**
+     * Charges {@code runNanos} of held run-slot time to {@code c}: its virtual time advances by the time over its
+     * share weight. Active classes are kept within {@link #LAG_LIMIT_NANOS} per slot of the leader, and their
+     * balances (for metrics) are recomputed.
+     */
+    private void charge(ClassState c, long runNanos, long now, FairsliceConfig cfg) {
+        if (runNanos > 0) {
+            c.vtime += runNanos / (double) cfg.classes().get(c.index).share();
         }
-        account(t.cls, cpu - t.accounted, now);
-        t.accounted = cpu;
+        double lead = c.vtime;
+        double weights = 0;
+        double weighted = 0;
+        for (ClassState k : classes) {
+            if (k == c || active(k, now, cfg)) {
+                lead = Math.max(lead, k.vtime);
+            }
+        }
+        double lag = LAG_LIMIT_NANOS * (double) cfg.cpus();
+        for (ClassState k : classes) {
+            if (k == c || active(k, now, cfg)) {
+                int share = cfg.classes().get(k.index).share();
+                k.vtime = Math.max(k.vtime, lead - lag / share);
+                weights += share;
+                weighted += share * k.vtime;
+            }
+        }
+        double mean = weighted / weights;
+        for (ClassState k : classes) {
+            boolean on = k == c || active(k, now, cfg);
+            k.balance = on ? (long) ((mean - k.vtime) * cfg.classes().get(k.index).share()) : 0;
+        }
     }
 
     /** Actual CPU use, for the share gauge (decayed) and the CPU counter. */
@@ -509,58 +591,43 @@ public final class Scheduler {
         c.cpuNanos.add(x);
     }
 
-    /** Grants every waiter the policy now allows, classes in order of balance (most owed first). */
+    /**
+     * Grants waiters while the policy allows: under share, free run slots go to the most-owed waiting class, one
+     * request at a time (its parked requests first, then its admission queue); otherwise every waiter within its
+     * class cap goes.
+     */
     private void dispatch(long now) {
         FairsliceConfig cfg = config;
-        boolean progress = true;
-        while (progress) {
-            progress = false;
-            sortByBalance();
-            for (int i : order) {
-                ClassState c = classes[i];
-                while (!c.yieldWaiters.isEmpty() && (closed || canRun(c, now, cfg))) {
-                    resume(c.yieldWaiters.poll());
-                    progress = true;
-                }
-                while (!c.admissionQueue.isEmpty()
-                        && (closed || cfg.policy() == Policy.OBSERVE || (capOk(c, cfg) && canRun(c, now, cfg)))) {
-                    admitFromQueue(c.admissionQueue.poll(), now, cfg);
-                    progress = true;
-                }
+        boolean gated = !closed && cfg.policy() == Policy.SHARE;
+        while (true) {
+            ClassState k = mostOwedWaiter(now, cfg);
+            if (k == null) {
+                return;
+            }
+            if (gated && competing(k, now, cfg) && totalRunning >= cfg.cpus() && !idleGrant(now)) {
+                return;
+            }
+            if (!k.yieldWaiters.isEmpty()) {
+                resume(k.yieldWaiters.poll(), now);
+            } else {
+                admitFromQueue(k.admissionQueue.poll(), now);
             }
         }
     }
 
-    private void resume(Ticket t) {
-        ClassState c = t.cls;
-        c.waitingYield--;
+    private void resume(Ticket t, long now) {
+        t.cls.waitingYield--;
         t.parkedAtYield = false;
-        c.running++;
-        totalRunning++;
+        takeSlot(t, now);
         t.granted = true;
         LockSupport.unpark(t.thread);
     }
 
-    private void admitFromQueue(Ticket t, long now, FairsliceConfig cfg) {
+    private void admitFromQueue(Ticket t, long now) {
         t.cls.waitingAdmission--;
         t.queuedForAdmission = false;
-        grantPermit(t, now, cfg);
+        grantPermit(t, now);
         LockSupport.unpark(t.thread);
-    }
-
-    private void sortByBalance() {
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
-        }
-        for (int i = 1; i < order.length; i++) {
-            int v = order[i];
-            int j = i - 1;
-            while (j >= 0 && classes[order[j]].balance < classes[v].balance) {
-                order[j + 1] = order[j];
-                j--;
-            }
-            order[j + 1] = v;
-        }
     }
 
     /** Arms the global yield gate while this scheduler may want a running request to yield. */

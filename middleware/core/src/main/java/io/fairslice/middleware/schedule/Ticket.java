@@ -9,13 +9,14 @@ public final class Ticket {
 
     final Scheduler scheduler;
     final ClassState cls;
-    /** Expected CPU of this request (ns), reserved from the class's balance on admission. */
-    final long expectedCpuNanos;
     final long startNanos;
 
     Thread thread;
     volatile boolean granted;
     boolean holdsPermit;
+    /** Whether the request holds a run slot (admitted, dispatching or about to, not parked), and since when. */
+    boolean holdsSlot;
+    long slotSince;
     boolean queuedForAdmission;
     boolean parkedAtYield;
     long deadlineNanos;
@@ -24,13 +25,10 @@ public final class Ticket {
     long cpuDone;
     long cpuDispatchStart;
     boolean dispatching;
-    /** CPU already charged to the class's balance (the reservation counts) and already counted as actual use. */
-    long charged;
+    /** CPU already counted as the class's actual use (metrics). */
     long accounted;
-    /** CPU at the start of the current burst (since admission or the last park). */
-    long burstStartCpu;
+    /** Wall time at the start of the current burst (since the dispatch began, the last park or the last check). */
     long burstStartWall;
-    long lastCheckNanos;
     long yieldPoints;
     /** Yield points to pass before the next clock read, the current stride, and the last read (see yieldPoint). */
     int clockCountdown;
@@ -39,10 +37,9 @@ public final class Ticket {
     boolean completed;
     int rejection = -1;
 
-    Ticket(Scheduler scheduler, ClassState cls, long expectedCpuNanos, long startNanos) {
+    Ticket(Scheduler scheduler, ClassState cls, long startNanos) {
         this.scheduler = scheduler;
         this.cls = cls;
-        this.expectedCpuNanos = expectedCpuNanos;
         this.startNanos = startNanos;
     }
 

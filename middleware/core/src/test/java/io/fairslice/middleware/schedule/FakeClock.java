@@ -8,7 +8,7 @@ final class FakeClock implements Clock {
     volatile boolean idle;
 
     @Override
-    public boolean cpuIdle() {
+    public boolean cpuIdle(int cpus) {
         return idle;
     }
 

@@ -1,10 +1,13 @@
 package io.fairslice.middleware.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.internal.YieldGate;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -39,133 +42,201 @@ class SchedulerTest {
     }
 
     /** Admits without blocking (fails the test if it would queue). */
-    private Ticket running(int cls, long expected) {
-        Ticket t = scheduler.newTicket(cls, expected);
+    private Ticket running(int cls) {
+        Ticket t = scheduler.newTicket(cls);
         scheduler.beginDispatch(t);
         assertThat(scheduler.tryAdmit(t)).as("admission of %s", t.className()).isEqualTo(Scheduler.ADMITTED);
         return t;
     }
 
-    /** Runs {@code cpu} ns on the ticket's thread and completes it. */
-    private void finish(Ticket t, long cpu) {
+    /** Enters the admission queue without parking (fails the test if it would be admitted at once). */
+    private Ticket queued(int cls) {
+        Ticket t = scheduler.newTicket(cls);
+        scheduler.beginDispatch(t);
+        assertThat(scheduler.tryAdmit(t)).as("queueing of %s", t.className()).isEqualTo(Scheduler.QUEUED);
+        return t;
+    }
+
+    /** Runs {@code nanos} (wall and CPU) on the ticket's thread and completes it. */
+    private void finish(Ticket t, long nanos) {
         t.cpuDispatchStart = clock.cpu; // one fake CPU clock for all tickets: this one runs now
-        clock.advance(cpu, cpu);
+        clock.advance(nanos, nanos);
         scheduler.endDispatch(t);
         scheduler.complete(t);
     }
 
     @Test
-    void shouldAdmitEveryHeavyRequestWhenNoOtherClassIsActive() {
+    void shouldAdmitEveryRequestWhileNoOtherClassIsActive() {
         scheduler();
         for (int i = 0; i < 10; i++) {
-            running(HEAVY, 25 * MS);
+            running(HEAVY);
         }
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(10);
         assertThat(scheduler.classState(HEAVY).waiting()).isZero();
+        assertThat(scheduler.totalRunning()).as("more than share.cpus: a class alone is never held back")
+                .isEqualTo(10);
     }
 
     @Test
-    void shouldQueueHeavyWhileLightRunsAndHeavyIsOverItsShare() {
-        scheduler();
-        running(LIGHT, MS);
-        running(HEAVY, 25 * MS); // balance was 0: admitted, and its reservation puts the class in debt
-        assertThat(scheduler.classState(HEAVY).balanceNanos()).isNegative();
-
-        Ticket second = scheduler.newTicket(HEAVY, 25 * MS);
-        scheduler.beginDispatch(second);
-        assertThat(scheduler.tryAdmit(second)).isEqualTo(Scheduler.QUEUED);
+    void shouldQueueWhileClassesCompeteAndEveryRunSlotIsTaken() {
+        scheduler("share.cpus", "2");
+        running(LIGHT);
+        running(HEAVY); // a second slot is free
+        queued(HEAVY);
+        queued(LIGHT);
+        assertThat(scheduler.totalRunning()).isEqualTo(2);
         assertThat(scheduler.classState(HEAVY).waitingAdmission()).isEqualTo(1);
     }
 
     @Test
-    void shouldKeepCompetingBalancesSummingToZero() {
+    void shouldGiveAFreedSlotToTheWaitingClassWithTheLowestVirtualTime() {
         scheduler();
-        running(LIGHT, MS); // keeps light active throughout
-        Ticket light = running(LIGHT, MS);
-        Ticket heavy = running(HEAVY, 25 * MS);
-        finish(light, 3 * MS);
-        finish(heavy, 30 * MS);
-        long sum = scheduler.classState(LIGHT).balanceNanos() + scheduler.classState(HEAVY).balanceNanos();
-        assertThat(Math.abs(sum)).isLessThan(10); // rounding of the shares only
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        Ticket light2 = queued(LIGHT);
+        finish(light, 10 * MS); // light's virtual time: 10 ms / 80; heavy's: 0 (it started level with light)
+        assertThat(heavy.granted).isTrue();
+        assertThat(light2.granted).isFalse();
+        finish(heavy, 5 * MS); // heavy's: 5 ms / 20, now ahead of light's
+        assertThat(light2.granted).isTrue();
     }
 
     @Test
-    void shouldGrantQueuedHeavyOnceLightHasUsedItsShare() {
+    void shouldSplitRunTimeByShareWhileBothClassesWait() {
         scheduler();
-        running(LIGHT, MS); // keeps light active throughout
-        Ticket first = running(HEAVY, 20 * MS);
-        Ticket second = scheduler.newTicket(HEAVY, 20 * MS);
-        scheduler.beginDispatch(second);
-        assertThat(scheduler.tryAdmit(second)).isEqualTo(Scheduler.QUEUED);
-        finish(first, 20 * MS); // heavy debt: 0.8 x 20 ms = 16 ms; light must use 16 / 0.2 = 80 ms to repay it
-
-        for (int i = 0; i < 7; i++) {
-            finish(running(LIGHT, MS), 10 * MS);
+        // a closed loop of 3 light (1 ms each) and 3 heavy clients (4 ms each) on one run slot: every completion is
+        // followed by the same client's next request, so both classes always wait
+        Map<Integer, Long> runTime = new HashMap<>(Map.of(LIGHT, 0L, HEAVY, 0L));
+        Deque<Ticket> waiting = new ArrayDeque<>();
+        Ticket current = running(LIGHT);
+        for (int i = 0; i < 3; i++) {
+            waiting.add(queued(HEAVY)); // first: light alone would be admitted at once
         }
-        assertThat(second.granted).as("granted after 70 ms of light CPU").isFalse();
-        finish(running(LIGHT, MS), 10 * MS);
-        assertThat(second.granted).as("granted after 80 ms of light CPU").isTrue();
-        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        for (int i = 0; i < 2; i++) {
+            waiting.add(queued(LIGHT));
+        }
+        for (int step = 0; step < 2_000; step++) {
+            long cost = current.classIndex() == LIGHT ? MS : 4 * MS;
+            runTime.merge(current.classIndex(), cost, Long::sum);
+            int cls = current.classIndex();
+            finish(current, cost);
+            waiting.add(queued(cls));
+            current = waiting.stream().filter(t -> t.granted).findFirst().orElseThrow();
+            assertThat(waiting.stream().filter(t -> t.granted).count()).as("one slot").isEqualTo(1);
+            waiting.remove(current);
+        }
+        double light = runTime.get(LIGHT) / (double) (runTime.get(LIGHT) + runTime.get(HEAVY));
+        assertThat(light).as("light's part of the run time").isCloseTo(0.8, within(0.01));
     }
 
     @Test
-    void shouldLetHeavyBeyondItsShareOnlyWhileCpuCapacityGoesUnused() {
-        scheduler("share.cpus", "4");
-        running(LIGHT, MS);
-        running(HEAVY, 25 * MS); // now in debt
-        Ticket busy = scheduler.newTicket(HEAVY, 25 * MS);
-        assertThat(scheduler.tryAdmit(busy)).as("CPUs busy: held back").isEqualTo(Scheduler.QUEUED);
-        scheduler.close();
-
-        scheduler("share.cpus", "4");
-        clock.idle = true;
-        running(LIGHT, MS);
-        running(HEAVY, 25 * MS);
-        running(HEAVY, 25 * MS); // in debt, but capacity is unused and only 2 of 4 CPUs run requests
-        running(HEAVY, 25 * MS);
-        Ticket fifth = scheduler.newTicket(HEAVY, 25 * MS);
-        scheduler.beginDispatch(fifth);
-        assertThat(scheduler.tryAdmit(fifth)).as("4 requests run on 4 CPUs").isEqualTo(Scheduler.QUEUED);
-    }
-
-    @Test
-    void shouldParkHeavyAtYieldPointAfterAQuantumWhileLightWaitsAndResumeWhenRepaid() {
+    void shouldParkAtAYieldPointAfterAQuantumWhenAMoreOwedClassWaits() {
         scheduler("share.quantum", "5ms");
-        running(LIGHT, MS);
-        Ticket heavy = running(HEAVY, MS); // reserved only 1 ms: a longer run is charged at its yield points
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT); // slot taken: waits, level with heavy
         clock.advance(2 * MS, 2 * MS);
         assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(heavy),
-                "before a quantum of CPU the yield point returns at once");
+                "before a quantum the yield point returns at once");
         assertThat(scheduler.classState(HEAVY).waiting()).isZero();
-        clock.advance(20 * MS, 20 * MS);
-        assertThat(scheduler.parkAtYield(heavy, heavy.cpuNanos())).as("after the quantum, in debt").isTrue();
+        clock.advance(4 * MS, 4 * MS);
+        assertThat(scheduler.parkAtYield(heavy)).as("6 ms charged to heavy: light is owed").isTrue();
+        assertThat(light.granted).isTrue();
         assertThat(scheduler.classState(HEAVY).waiting()).isEqualTo(1);
         assertThat(scheduler.classState(HEAVY).running()).isZero();
 
-        long debt = -scheduler.classState(HEAVY).balanceNanos();
-        long lightCpu = (long) (debt / 0.2) + MS;
-        finish(running(LIGHT, MS), lightCpu);
-        assertThat(heavy.granted).isTrue();
+        // light must run 6 ms x 80 / 20 = 24 ms before heavy is owed again
+        Ticket light2 = queued(LIGHT);
+        finish(light, 20 * MS);
+        assertThat(light2.granted).as("after 20 ms of light").isTrue();
+        finish(light2, 5 * MS);
+        assertThat(heavy.granted).as("after 25 ms of light").isTrue();
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
     }
 
     @Test
-    void shouldNeverParkAtYieldWhenAlone() {
-        scheduler("share.quantum", "1ms");
-        Ticket heavy = running(HEAVY, MS);
+    void shouldNotParkAtAYieldPointWhenNoOtherClassWaits() {
+        scheduler("share.quantum", "1ms", "share.cpus", "2");
+        Ticket heavy = running(HEAVY);
+        running(LIGHT); // light competes, in the second slot, but nothing waits
         clock.advance(50 * MS, 50 * MS);
-        assertThat(scheduler.parkAtYield(heavy, heavy.cpuNanos())).isFalse();
+        assertThat(scheduler.parkAtYield(heavy)).isFalse();
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldLetOneMoreRequestInPerIdleSampleWhenCpuCapacityGoesUnused() {
+        scheduler();
+        clock.idle = true; // slot holders blocked on I/O, say
+        running(LIGHT);
+        running(HEAVY); // beyond the one slot: the CPU idles
+        queued(HEAVY); // but only one per idle sample
+        clock.advance(25 * MS, 0);
+        running(LIGHT);
+        clock.idle = false;
+        clock.advance(25 * MS, 0);
+        queued(LIGHT);
+    }
+
+    @Test
+    void shouldBoundWhatAClassCanBankWhileItWantsLessThanItsShare() {
+        scheduler("share.cpus", "2");
+        running(LIGHT); // light stays active, wanting little
+        Ticket heavy = running(HEAVY);
+        for (int i = 0; i < 100; i++) {
+            clock.advance(10 * MS, 10 * MS); // one second of heavy, nobody waiting
+            assertThat(scheduler.parkAtYield(heavy)).isFalse();
+        }
+        ClassState l = scheduler.classState(LIGHT);
+        ClassState h = scheduler.classState(HEAVY);
+        double owed = (h.vtime - l.vtime) * 80; // run time light could now take before heavy is owed again
+        assertThat(owed).isCloseTo((double) Scheduler.LAG_LIMIT_NANOS * 2, within(1e3));
+        assertThat(l.balanceNanos()).isPositive();
+        assertThat(l.balanceNanos() + h.balanceNanos()).as("balances of competing classes sum to zero")
+                .isCloseTo(0L, org.assertj.core.data.Offset.offset(10L));
+    }
+
+    @Test
+    void shouldStartAClassThatWasIdleLevelWithTheOthers() {
+        scheduler("share.quantum", "1ms", "share.linger", "0ns");
+        Ticket heavy = running(HEAVY);
+        for (int i = 0; i < 100; i++) {
+            clock.advance(10 * MS, 10 * MS); // heavy alone for a second
+            assertThat(scheduler.parkAtYield(heavy)).isFalse();
+        }
+        Ticket light = queued(LIGHT);
+        assertThat(scheduler.classState(LIGHT).vtime).isEqualTo(scheduler.classState(HEAVY).vtime);
+        clock.advance(MS, MS);
+        assertThat(scheduler.parkAtYield(heavy)).as("1 ms more of heavy: light is owed").isTrue();
+        Ticket light2 = queued(LIGHT);
+        finish(light, 5 * MS); // 5 ms of light repays heavy's 1 ms at 80:20; the second alone banks nothing
+        assertThat(heavy.granted).isTrue();
+        assertThat(light2.granted).isFalse();
+    }
+
+    @Test
+    void shouldGiveTheRunSlotOfAnAsyncRequestToOthersWhileItWaits() {
+        scheduler();
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
+        assertThat(light.granted).isTrue();
+        assertThat(scheduler.classState(HEAVY).running()).isZero();
+        scheduler.beginDispatch(heavy); // the async cycle resumes on another dispatch: no wait for a slot
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        finish(heavy, MS);
+        assertThat(scheduler.classState(HEAVY).running()).isZero();
+        assertThat(scheduler.classState(HEAVY).inflight()).isZero();
     }
 
     @Test
     void shouldRejectWhenTheQueueIsFull() {
         scheduler("class.heavy.max-concurrency", "1", "class.heavy.queue-size", "2");
-        running(HEAVY, MS);
+        running(HEAVY);
         for (int i = 0; i < 2; i++) {
-            Ticket t = scheduler.newTicket(HEAVY, MS);
-            assertThat(scheduler.tryAdmit(t)).isEqualTo(Scheduler.QUEUED);
+            queued(HEAVY);
         }
-        Ticket third = scheduler.newTicket(HEAVY, MS);
+        Ticket third = scheduler.newTicket(HEAVY);
         assertThat(scheduler.tryAdmit(third)).isEqualTo(Scheduler.REJECTED_QUEUE_FULL);
         assertThat(scheduler.classState(HEAVY).rejections(Scheduler.REJECTED_QUEUE_FULL)).isEqualTo(1);
         assertThat(scheduler.classState(HEAVY).inflight()).isEqualTo(3);
@@ -174,10 +245,8 @@ class SchedulerTest {
     @Test
     void shouldReleaseTheCapPermitOnCompletionToTheNextInQueue() {
         scheduler("class.heavy.max-concurrency", "1");
-        Ticket first = running(HEAVY, MS);
-        Ticket second = scheduler.newTicket(HEAVY, MS);
-        scheduler.beginDispatch(second);
-        assertThat(scheduler.tryAdmit(second)).isEqualTo(Scheduler.QUEUED);
+        Ticket first = running(HEAVY);
+        Ticket second = queued(HEAVY);
         finish(first, MS);
         assertThat(second.granted).isTrue();
         assertThat(second.holdsPermit).isTrue();
@@ -187,12 +256,12 @@ class SchedulerTest {
     void shouldRejectAfterTheQueueTimeoutWithARetryAfterFromTheDrainRate() throws Exception {
         scheduler("class.heavy.max-concurrency", "1", "class.heavy.queue-timeout", "100ms");
         // two completions 2 s apart: the drain interval is 2 s
-        finish(running(HEAVY, MS), MS);
+        finish(running(HEAVY), MS);
         clock.advance(1_999 * MS, 0); // plus the 1 ms the request ran: completions 2 s apart
-        finish(running(HEAVY, MS), MS);
-        running(HEAVY, MS); // holds the only permit
+        finish(running(HEAVY), MS);
+        running(HEAVY); // holds the only permit
 
-        Ticket waiting = scheduler.newTicket(HEAVY, MS);
+        Ticket waiting = scheduler.newTicket(HEAVY);
         CompletableFuture<Integer> result = CompletableFuture.supplyAsync(() -> scheduler.admit(waiting));
         while (scheduler.classState(HEAVY).waitingAdmission() == 0) {
             Thread.sleep(1);
@@ -208,14 +277,15 @@ class SchedulerTest {
     @Test
     void shouldBoundTheParkAtAYieldPointByMaxPark() throws Exception {
         scheduler("share.quantum", "1ms", "share.max-park", "50ms");
-        running(LIGHT, MS);
-        Ticket heavy = running(HEAVY, MS);
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
         clock.advance(30 * MS, 30 * MS);
         CompletableFuture<Void> yielded = CompletableFuture.runAsync(() -> {
-            assertThat(scheduler.parkAtYield(heavy, 30 * MS)).isTrue();
+            assertThat(scheduler.parkAtYield(heavy)).isTrue();
             heavy.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
-        }).thenRun(() -> { });
+        });
         yielded.get(5, TimeUnit.SECONDS);
+        assertThat(light.granted).isTrue(); // and light keeps the slot: it never completes in this test
         CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
             try {
                 java.lang.reflect.Method await = Scheduler.class.getDeclaredMethod("await", Ticket.class, int.class);
@@ -231,26 +301,27 @@ class SchedulerTest {
         resumed.get(5, TimeUnit.SECONDS);
         assertThat(heavy.granted).isTrue();
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        assertThat(scheduler.totalRunning()).as("beyond the one slot: a park is bounded").isEqualTo(2);
         assertThat(scheduler.classState(HEAVY).parks(Scheduler.WHERE_YIELD)).isEqualTo(1);
     }
 
     @Test
     void shouldNeverQueueUnderObserve() {
         scheduler("policy", "observe", "class.heavy.max-concurrency", "1");
-        running(LIGHT, MS);
+        running(LIGHT);
         for (int i = 0; i < 5; i++) {
-            running(HEAVY, 25 * MS);
+            running(HEAVY);
         }
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(5);
     }
 
     @Test
     void shouldArmTheYieldGateOnlyWhileTwoClassesCompete() {
-        scheduler();
+        scheduler("share.cpus", "2");
         boolean before = YieldGate.armed();
-        Ticket heavy = running(HEAVY, MS);
+        Ticket heavy = running(HEAVY);
         assertThat(scheduler.armed()).isFalse();
-        Ticket light = running(LIGHT, MS);
+        Ticket light = running(LIGHT);
         assertThat(scheduler.armed()).isTrue();
         assertThat(YieldGate.armed()).isTrue();
         finish(light, MS);
@@ -262,20 +333,17 @@ class SchedulerTest {
     @Test
     void shouldApplyARuntimePolicySwitchToWaiters() {
         scheduler();
-        running(LIGHT, MS);
-        running(HEAVY, 25 * MS);
-        Ticket queued = scheduler.newTicket(HEAVY, 25 * MS);
-        scheduler.beginDispatch(queued);
-        assertThat(scheduler.tryAdmit(queued)).isEqualTo(Scheduler.QUEUED);
+        running(LIGHT);
+        Ticket queued = queued(HEAVY);
         scheduler.reconfigure(scheduler.config().with(Map.of("policy", "observe")));
         assertThat(queued.granted).isTrue();
     }
 
     @Test
     void shouldReportCpuShareAgainstTarget() {
-        scheduler();
-        Ticket light = running(LIGHT, MS);
-        Ticket heavy = running(HEAVY, MS);
+        scheduler("share.cpus", "2");
+        Ticket light = running(LIGHT);
+        Ticket heavy = running(HEAVY);
         finish(light, 60 * MS);
         finish(heavy, 40 * MS);
         assertThat(scheduler.cpuShare(LIGHT)).isBetween(0.55, 0.65);
