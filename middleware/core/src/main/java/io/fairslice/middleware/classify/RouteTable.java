@@ -15,6 +15,12 @@ public final class RouteTable {
 
     private static final int MAX_SEGMENTS = 8;
     private static final int MAX_SEGMENT_LENGTH = 48;
+    /**
+     * Longer raw paths are normalised every time instead of cached: a client controls their length (up to the
+     * container's request-line limit, 8 KB in Tomcat), and 4 x routes.max cached 8 KB paths would pin 32 MB at the
+     * defaults (3.2 GB at routes.max = 100000). Real pages' paths are far shorter.
+     */
+    static final int MAX_CACHED_PATH_LENGTH = 256;
 
     private final int maxRoutes;
     private final int maxPages;
@@ -45,7 +51,7 @@ public final class RouteTable {
         if (r == null) {
             r = add(key);
         }
-        if (r != other && byRawPath.size() < maxRoutes * 4) {
+        if (r != other && path.length() <= MAX_CACHED_PATH_LENGTH && byRawPath.size() < maxRoutes * 4) {
             byRawPath.putIfAbsent(path, r);
         }
         return r;
@@ -122,6 +128,11 @@ public final class RouteTable {
     /** Routes in the table (the shared {@code other} route not counted). */
     public int size() {
         return size.get();
+    }
+
+    /** Raw paths remembered for the fast path (at most 4 x maxRoutes, none longer than 256 characters). */
+    int cachedPaths() {
+        return byRawPath.size();
     }
 
     /** Requests whose new route did not fit. */

@@ -14,7 +14,7 @@ public interface Clock {
 
     /**
      * Whether CPU capacity went unused recently: this process used less than 90 % of {@code cpus} processors over
-     * the last sample and the machine as a whole was under 90 % busy. The share scheduler lets requests in beyond its
+     * the last sample and the machine as a whole was under 90 % busy, or the process used less than half of them. The share scheduler lets requests in beyond its
      * run slots only then (slot holders blocked on I/O, say), so the CPU never idles because of it. Sampled at most
      * every 20 ms; never throws.
      */
@@ -96,7 +96,8 @@ public interface Clock {
                 lastWall = now;
                 lastCpu = cpu;
             }
-            return processCpus < 0.9 * cpus && !machineBusy;
+            // under half its slots' worth means they wait (blocked, or starved by others): idle even on a busy machine
+            return processCpus < 0.9 * cpus && (!machineBusy || processCpus < 0.5 * cpus);
         }
     }
 }

@@ -62,6 +62,8 @@ public final class Scheduler {
     private volatile FairsliceConfig config;
     private volatile boolean[] sleepy;
     private int totalRunning;
+    /** Tickets holding a run slot. */
+    private final List<Ticket> holders = new ArrayList<>();
     private boolean armed;
     private boolean closed;
     private long lastDecayNanos;
@@ -241,6 +243,7 @@ public final class Scheduler {
         t.slotSince = now;
         t.cls.running++;
         totalRunning++;
+        holders.add(t);
     }
 
     /** Gives up the ticket's run slot and charges the class for the time it held it. */
@@ -248,6 +251,7 @@ public final class Scheduler {
         t.holdsSlot = false;
         t.cls.running--;
         totalRunning--;
+        holders.remove(t);
         charge(t.cls, now - t.slotSince, now, cfg);
     }
 
@@ -502,11 +506,27 @@ public final class Scheduler {
         if (cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
             return true;
         }
-        if (totalRunning < cfg.cpus()) {
+        if (slotsTaken(now, cfg) < cfg.cpus()) {
             ClassState rival = mostOwedWaiter(now, cfg);
             return rival == null || rival.vtime >= c.vtime;
         }
         return idleGrant(now);
+    }
+
+    /**
+     * Run slots taken: holders that reached a yield point (or started) within {@code share.max-park}. A request that
+     * reaches none for that long (unwoven code, a blocking call) keeps running but no longer keeps others out: the
+     * OS shares the CPU between it and the next, as it would without fairslice.
+     */
+    private int slotsTaken(long now, FairsliceConfig cfg) {
+        long bound = cfg.shareMaxPark().toNanos();
+        int taken = 0;
+        for (Ticket t : holders) {
+            if (now - t.slotSince <= bound) {
+                taken++;
+            }
+        }
+        return taken;
     }
 
     /** One request beyond the run slots per idle sample while CPU capacity goes unused (work-conserving). */
@@ -604,7 +624,7 @@ public final class Scheduler {
             if (k == null) {
                 return;
             }
-            if (gated && competing(k, now, cfg) && totalRunning >= cfg.cpus() && !idleGrant(now)) {
+            if (gated && competing(k, now, cfg) && slotsTaken(now, cfg) >= cfg.cpus() && !idleGrant(now)) {
                 return;
             }
             if (!k.yieldWaiters.isEmpty()) {

@@ -91,6 +91,23 @@ class RouteFuzzTest {
         }
     }
 
+    @Test
+    void shouldNotCacheLongClientChosenPaths() {
+        RouteTable table = new RouteTable(1000, 50);
+        // one real page reached through endless long spellings of a parameter-like segment that collapses to {x}
+        String longSegment = "q".repeat(7000);
+        for (int i = 0; i < 5000; i++) {
+            Route r = table.route("/search/" + longSegment + i);
+            assertThat(r.key()).isEqualTo("/search/{x}");
+        }
+        assertThat(table.size()).isEqualTo(1);
+        assertThat(table.cachedPaths()).as("7 KB paths are normalised each time, never cached").isZero();
+        for (int i = 0; i < 10_000; i++) {
+            table.route("/search/" + "r".repeat(100) + i);
+        }
+        assertThat(table.cachedPaths()).as("short paths cached up to 4 x routes.max").isEqualTo(4000);
+    }
+
     @Provide
     Arbitrary<String> paths() {
         Arbitrary<String> segment = Arbitraries.frequencyOf(

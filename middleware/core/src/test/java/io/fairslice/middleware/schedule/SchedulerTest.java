@@ -178,6 +178,20 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldLetOthersRunBesideARequestThatReachesNoYieldPointWithinMaxPark() {
+        scheduler("share.max-park", "50ms");
+        running(HEAVY); // unwoven, or blocked in a call: it never reaches a yield point
+        Ticket light = queued(LIGHT);
+        clock.advance(40 * MS, 40 * MS);
+        queued(LIGHT); // an event: the dispatcher looks again
+        assertThat(light.granted).as("within max-park the heavy request keeps its slot").isFalse();
+        clock.advance(20 * MS, 20 * MS);
+        Ticket third = queued(LIGHT);
+        assertThat(light.granted).as("after max-park it no longer keeps others out").isTrue();
+        assertThat(third.granted).as("but only its own slot is given away").isFalse();
+    }
+
+    @Test
     void shouldBoundWhatAClassCanBankWhileItWantsLessThanItsShare() {
         scheduler("share.cpus", "2");
         running(LIGHT); // light stays active, wanting little
