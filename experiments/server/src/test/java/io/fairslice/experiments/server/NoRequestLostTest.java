@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * No request lost under overload, reconciled exactly: an open-model client (Poisson arrivals, it does not slow down
- * when the server does) drives the real study server, in its own JVM, past capacity with small class caps and
- * queues so that both classes see 503s. Every request the client sent is answered 200 or 503, and the server's
+ * when the server does), and separately closed-loop clients as in the study, drive the real study server, in its
+ * own JVM, past capacity with small class caps and queues so that both classes see 503s. Every request the client sent is answered 200 or 503, and the server's
  * fairslice metrics count the same requests and rejections, class by class.
  */
 class NoRequestLostTest {
@@ -33,21 +33,22 @@ class NoRequestLostTest {
     private static final long LOAD_MS = 12_000;
     private static final Map<String, Double> RATE_PER_S = Map.of("/light", 250.0, "/light2", 50.0, "/heavy", 90.0);
 
+    private static final List<String> SERVER_ARGS = List.of("--port", "0", "--policy", "share",
+            "--document-size", "1MB",
+            // classes fixed by rule, so that a page's class (and its 503s' class) cannot move during the run
+            "--fairslice", "rule.1=heavy path=/heavy", "--fairslice", "adaptive=false",
+            "--fairslice", "class.heavy.max-concurrency=2", "--fairslice", "class.heavy.queue-size=3",
+            "--fairslice", "class.heavy.queue-timeout=300ms",
+            "--fairslice", "class.light.max-concurrency=6", "--fairslice", "class.light.queue-size=6",
+            "--fairslice", "class.light.queue-timeout=200ms");
+    private static final List<String> SERVER_JVM = List.of("-XX:+UseSerialGC", "-Xms1g", "-Xmx1g");
+
     @Test
-    void everyRequestSentIsServedOrRejectedAndTheServerCountsTheSame() throws Exception {
-        List<String> args = List.of("--port", "0", "--policy", "share", "--document-size", "1MB",
-                // classes fixed by rule, so that a page's class (and its 503s' class) cannot move during the run
-                "--fairslice", "rule.1=heavy path=/heavy", "--fairslice", "adaptive=false",
-                "--fairslice", "class.heavy.max-concurrency=2", "--fairslice", "class.heavy.queue-size=3",
-                "--fairslice", "class.heavy.queue-timeout=300ms",
-                "--fairslice", "class.light.max-concurrency=6", "--fairslice", "class.light.queue-size=6",
-                "--fairslice", "class.light.queue-timeout=200ms");
-        try (ForkedServer server = ForkedServer.start(null, List.of("-XX:+UseSerialGC", "-Xms1g", "-Xmx1g"), args)) {
+    void everyRequestOfAnOpenModelOverloadIsServedOrRejectedAndTheServerCountsTheSame() throws Exception {
+        try (ForkedServer server = ForkedServer.start(null, SERVER_JVM, SERVER_ARGS)) {
             String base = "http://127.0.0.1:" + server.port();
-            HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(10)).build();
-            Map<String, Counts> byPage = new TreeMap<>();
-            RATE_PER_S.keySet().forEach(p -> byPage.put(p, new Counts()));
+            HttpClient client = newClient();
+            Map<String, Counts> byPage = pages();
             List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
             AtomicInteger outstanding = new AtomicInteger();
 
@@ -68,20 +69,7 @@ class NoRequestLostTest {
                 HttpRequest request = HttpRequest.newBuilder(URI.create(base + page)).timeout(Duration.ofSeconds(30))
                         .build();
                 client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((r, e) -> {
-                    if (e != null) {
-                        c.failed.increment();
-                        errors.add(page + ": " + e);
-                    } else if (r.statusCode() == 200) {
-                        c.ok.increment();
-                    } else if (r.statusCode() == 503) {
-                        c.rejected.increment();
-                        if (r.headers().firstValue("Retry-After").isEmpty()) {
-                            errors.add(page + ": 503 without Retry-After");
-                        }
-                    } else {
-                        c.failed.increment();
-                        errors.add(page + ": status " + r.statusCode());
-                    }
+                    record(c, page, r, e, errors);
                     outstanding.decrementAndGet();
                 });
                 next += (long) (-Math.log(1 - random.nextDouble()) / total * 1e9);
@@ -92,57 +80,139 @@ class NoRequestLostTest {
                 Thread.sleep(20);
             }
             assertThat(outstanding.get()).as("responses still missing 40 s after the last request").isZero();
-
-            Map<String, Double> metrics = scrape(client, base + "/metrics");
-            long clientSent = 0;
-            StringBuilder table = new StringBuilder();
-            for (var e : byPage.entrySet()) {
-                Counts c = e.getValue();
-                clientSent += c.sent.sum();
-                table.append(String.format("  %-7s sent %5d = 200 %5d + 503 %5d (+ failed %d); server: success %5.0f,"
-                                + " rejected %5.0f%n", e.getKey(), c.sent.sum(), c.ok.sum(), c.rejected.sum(),
-                        c.failed.sum(), metrics.getOrDefault(key("success", e.getKey()), 0.0),
-                        metrics.getOrDefault(key("rejected", e.getKey()), 0.0)));
-            }
-            System.out.printf("open-model overload, %d requests in %d ms (%.0f/s offered):%n%s  server rejections by "
-                    + "class: %s%n", clientSent, sentMs, clientSent * 1000.0 / sentMs, table, rejectionsByClass(metrics));
-
-            assertThat(errors).as("requests neither served nor rejected").isEmpty();
-            long light503 = 0;
-            long heavy503 = 0;
-            for (var e : byPage.entrySet()) {
-                Counts c = e.getValue();
-                String page = e.getKey();
-                assertThat(c.ok.sum() + c.rejected.sum()).as("%s: 200 + 503 = sent", page).isEqualTo(c.sent.sum());
-                assertThat(metrics.getOrDefault(key("success", page), 0.0)).as("%s: server successes", page)
-                        .isEqualTo((double) c.ok.sum());
-                assertThat(metrics.getOrDefault(key("rejected", page), 0.0)).as("%s: server rejections", page)
-                        .isEqualTo((double) c.rejected.sum());
-                for (String other : List.of("client_error", "server_error")) {
-                    assertThat(metrics.getOrDefault(key(other, page), 0.0)).as("%s %s", page, other).isZero();
-                }
-                if (page.equals("/heavy")) {
-                    heavy503 += c.rejected.sum();
-                } else {
-                    light503 += c.rejected.sum();
-                }
-            }
-            for (String page : RATE_PER_S.keySet()) {
-                String cls = page.equals("/heavy") ? "heavy" : "light";
-                assertThat(metrics.getOrDefault("class " + cls + " " + page, 0.0)).as("%s requests of class %s", page,
-                        cls).isEqualTo((double) byPage.get(page).sent.sum());
-            }
-            Map<String, Double> rejections = rejectionsByClass(metrics);
-            assertThat(rejections.getOrDefault("heavy", 0.0)).as("fairslice_rejections_total, heavy")
-                    .isEqualTo((double) heavy503);
-            assertThat(rejections.getOrDefault("light", 0.0)).as("fairslice_rejections_total, light")
-                    .isEqualTo((double) light503);
-            assertThat(heavy503).as("the heavy class was overloaded (else this proves little)").isPositive();
-            assertThat(metrics.getOrDefault("inflight heavy", -1.0)).as("heavy requests in flight after the run")
-                    .isZero();
-            assertThat(metrics.getOrDefault("inflight light", -1.0)).as("light requests in flight after the run: the "
-                    + "scrape itself (/metrics passes through the filter)").isEqualTo(1.0);
+            reconcile("open-model overload", sentMs, byPage, errors, scrape(client, base + "/metrics"));
         }
+    }
+
+    @Test
+    void everyRequestOfAClosedModelOverloadIsServedOrRejectedAndTheServerCountsTheSame() throws Exception {
+        // closed model, as the study's clients: each client sends its next request when the last one is answered
+        Map<String, Integer> clients = Map.of("/light", 24, "/light2", 6, "/heavy", 20);
+        try (ForkedServer server = ForkedServer.start(null, SERVER_JVM, SERVER_ARGS)) {
+            String base = "http://127.0.0.1:" + server.port();
+            HttpClient client = newClient();
+            Map<String, Counts> byPage = pages();
+            List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+            long start = System.nanoTime();
+            long end = start + TimeUnit.MILLISECONDS.toNanos(LOAD_MS / 2);
+            List<Thread> threads = new ArrayList<>();
+            for (var e : clients.entrySet()) {
+                for (int i = 0; i < e.getValue(); i++) {
+                    String page = e.getKey();
+                    Counts c = byPage.get(page);
+                    Thread t = new Thread(() -> {
+                        HttpRequest request = HttpRequest.newBuilder(URI.create(base + page))
+                                .timeout(Duration.ofSeconds(30)).build();
+                        while (System.nanoTime() < end) {
+                            c.sent.increment();
+                            try {
+                                record(c, page, client.send(request, HttpResponse.BodyHandlers.discarding()), null,
+                                        errors);
+                            } catch (IOException ex) {
+                                record(c, page, null, ex, errors);
+                            } catch (InterruptedException ex) {
+                                record(c, page, null, ex, errors);
+                                return;
+                            }
+                        }
+                    }, "closed-client-" + page + "-" + i);
+                    threads.add(t);
+                    t.start();
+                }
+            }
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(60));
+                assertThat(t.isAlive()).as("%s still waiting for a response", t.getName()).isFalse();
+            }
+            long sentMs = (System.nanoTime() - start) / 1_000_000;
+            reconcile("closed-model overload (24 + 6 light, 20 heavy clients)", sentMs, byPage, errors,
+                    scrape(client, base + "/metrics"));
+        }
+    }
+
+    private static HttpClient newClient() {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10))
+                .build();
+    }
+
+    private static Map<String, Counts> pages() {
+        Map<String, Counts> byPage = new TreeMap<>();
+        RATE_PER_S.keySet().forEach(p -> byPage.put(p, new Counts()));
+        return byPage;
+    }
+
+    /** One answer (or failure) as the client saw it. */
+    private static void record(Counts c, String page, HttpResponse<?> r, Throwable e, List<String> errors) {
+        if (e != null) {
+            c.failed.increment();
+            errors.add(page + ": " + e);
+        } else if (r.statusCode() == 200) {
+            c.ok.increment();
+        } else if (r.statusCode() == 503) {
+            c.rejected.increment();
+            if (r.headers().firstValue("Retry-After").isEmpty()) {
+                errors.add(page + ": 503 without Retry-After");
+            }
+        } else {
+            c.failed.increment();
+            errors.add(page + ": status " + r.statusCode());
+        }
+    }
+
+    /**
+     * Client sent = 200 + 503 per page; the server's success and rejected counts per page, the class of every
+     * request, and the rejections per class all equal the client's; nothing in flight afterwards.
+     */
+    private static void reconcile(String what, long sentMs, Map<String, Counts> byPage, List<String> errors,
+                                  Map<String, Double> metrics) {
+        long clientSent = 0;
+        StringBuilder table = new StringBuilder();
+        for (var e : byPage.entrySet()) {
+            Counts c = e.getValue();
+            clientSent += c.sent.sum();
+            table.append(String.format("  %-7s sent %5d = 200 %5d + 503 %5d (+ failed %d); server: success %5.0f,"
+                            + " rejected %5.0f%n", e.getKey(), c.sent.sum(), c.ok.sum(), c.rejected.sum(),
+                    c.failed.sum(), metrics.getOrDefault(key("success", e.getKey()), 0.0),
+                    metrics.getOrDefault(key("rejected", e.getKey()), 0.0)));
+        }
+        System.out.printf("%s, %d requests in %d ms (%.0f/s):%n%s  server rejections by class: %s%n", what,
+                clientSent, sentMs, clientSent * 1000.0 / sentMs, table, rejectionsByClass(metrics));
+
+        assertThat(errors).as("requests neither served nor rejected").isEmpty();
+        long light503 = 0;
+        long heavy503 = 0;
+        for (var e : byPage.entrySet()) {
+            Counts c = e.getValue();
+            String page = e.getKey();
+            assertThat(c.ok.sum() + c.rejected.sum()).as("%s: 200 + 503 = sent", page).isEqualTo(c.sent.sum());
+            assertThat(metrics.getOrDefault(key("success", page), 0.0)).as("%s: server successes", page)
+                    .isEqualTo((double) c.ok.sum());
+            assertThat(metrics.getOrDefault(key("rejected", page), 0.0)).as("%s: server rejections", page)
+                    .isEqualTo((double) c.rejected.sum());
+            for (String other : List.of("client_error", "server_error")) {
+                assertThat(metrics.getOrDefault(key(other, page), 0.0)).as("%s %s", page, other).isZero();
+            }
+            if (page.equals("/heavy")) {
+                heavy503 += c.rejected.sum();
+            } else {
+                light503 += c.rejected.sum();
+            }
+        }
+        for (String page : RATE_PER_S.keySet()) {
+            String cls = page.equals("/heavy") ? "heavy" : "light";
+            assertThat(metrics.getOrDefault("class " + cls + " " + page, 0.0)).as("%s requests of class %s", page,
+                    cls).isEqualTo((double) byPage.get(page).sent.sum());
+        }
+        Map<String, Double> rejections = rejectionsByClass(metrics);
+        assertThat(rejections.getOrDefault("heavy", 0.0)).as("fairslice_rejections_total, heavy")
+                .isEqualTo((double) heavy503);
+        assertThat(rejections.getOrDefault("light", 0.0)).as("fairslice_rejections_total, light")
+                .isEqualTo((double) light503);
+        assertThat(heavy503).as("the heavy class was overloaded (else this proves little)").isPositive();
+        assertThat(metrics.getOrDefault("inflight heavy", -1.0)).as("heavy requests in flight after the run")
+                .isZero();
+        assertThat(metrics.getOrDefault("inflight light", -1.0)).as("light requests in flight after the run: the "
+                + "scrape itself (/metrics passes through the filter)").isEqualTo(1.0);
     }
 
     static final class Counts {
