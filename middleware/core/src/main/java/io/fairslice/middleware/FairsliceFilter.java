@@ -138,6 +138,11 @@ public final class FairsliceFilter implements Filter {
         int admission = scheduler.admit(ticket);
         if (admission != Scheduler.ADMITTED) {
             scheduler.endDispatch(ticket);
+            if (admission == Scheduler.REJECTED_INTERRUPTED) {
+                // the interrupt cancelled the wait; left set, it makes the container's NIO write of the 503 fail
+                // and the client sees a dropped connection instead of an answer
+                Thread.interrupted();
+            }
             reject(ticket, route, response);
             return;
         }

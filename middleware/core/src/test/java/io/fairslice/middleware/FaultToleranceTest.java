@@ -293,6 +293,47 @@ class FaultToleranceTest {
     }
 
     @Test
+    void shouldRejectAndCountARequestInterruptedWhileWaitingForAdmission() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Holding holding = new Holding();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/intr", Map.of("fairslice.rule.1", "heavy path=/h",
+                "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-timeout", "20s"), registry)
+                .servlet("/h", holding, false).start()) {
+            ClassState heavy = t.filter().scheduler().classState(1);
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/h"));
+            assertThat(holding.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            // a raw client: java.net.http would retry a GET whose connection dropped, hiding what happened
+            int port = t.tomcat.getConnector().getLocalPort();
+            CompletableFuture<HostileInputTest.Raw> second = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return HostileInputTest.raw(port, "GET /intr/h HTTP/1.1\r\nHost: localhost\r\nConnection: close"
+                            + "\r\n\r\n");
+                } catch (IOException e) {
+                    return new HostileInputTest.Raw(-2, e.toString());
+                }
+            });
+            awaitTrue(() -> heavy.waitingAdmission() == 1, "the second request waits for admission");
+
+            Thread waiter = threadWaitingForAdmission();
+            assertThat(waiter).as("the container thread waiting in the filter").isNotNull();
+            long interruptedAt = System.nanoTime();
+            waiter.interrupt();
+            HostileInputTest.Raw rejected = second.get(10, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - interruptedAt) / 1_000_000;
+            assertThat(rejected.status()).as("released at once and answered 503; got: %s", rejected.body())
+                    .isEqualTo(503);
+            assertThat(ms).as("ms from interrupt to answer (queue timeout 20 s)").isLessThan(5_000);
+            assertThat(registry.get("fairslice.rejections").tags("class", "heavy", "reason", "interrupted")
+                    .functionCounter().count()).isEqualTo(1);
+
+            holding.release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            assertThat(t.get("/h").statusCode()).as("the permit went back").isEqualTo(200);
+            assertSettled(t.filter().scheduler());
+        }
+    }
+
+    @Test
     void shouldReleaseThePermitOfAnAsyncRequestThatTimesOut() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/atimeout", Map.of("fairslice.rule.1", "heavy path=/a",
@@ -424,6 +465,28 @@ class FaultToleranceTest {
             assertThat(System.nanoTime()).as("timed out waiting until: " + what).isLessThan(deadline);
             Thread.sleep(5);
         }
+    }
+
+    /**
+     * The container thread parked in the filter before its request reached the application: its stack has the
+     * filter's doFilter, a park, and no application frame (the filter's serve) in between.
+     */
+    static Thread threadWaitingForAdmission() {
+        for (var e : Thread.getAllStackTraces().entrySet()) {
+            boolean inFilter = false;
+            boolean serving = false;
+            boolean parked = false;
+            for (StackTraceElement f : e.getValue()) {
+                boolean filter = f.getClassName().equals(FairsliceFilter.class.getName());
+                inFilter |= filter && f.getMethodName().equals("doFilter");
+                serving |= filter && f.getMethodName().equals("serve");
+                parked |= f.getClassName().equals("java.util.concurrent.locks.LockSupport");
+            }
+            if (inFilter && parked && !serving) {
+                return e.getKey();
+            }
+        }
+        return null;
     }
 
     private static HttpResponse<String> get(EmbeddedTomcat t, String path) {

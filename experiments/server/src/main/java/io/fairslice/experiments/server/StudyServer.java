@@ -79,8 +79,13 @@ public final class StudyServer implements AutoCloseable {
             }
             context.addServletContainerInitializer(new FairsliceInitializer(), null);
         }
-        Tomcat.addServlet(context, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
-        context.addServletMappingDecoded("/metrics", "metrics");
+        // /metrics in a context of its own: outside the study application, so fairslice neither measures nor queues
+        // the scrapes (under overload they would wait, or be shed, with the light pages)
+        Context metrics = tomcat.addContext("/metrics", new File(baseDir.toFile(), "metricsDocBase").getAbsolutePath());
+        new File(metrics.getDocBase()).mkdirs();
+        metrics.setMapperContextRootRedirectEnabled(false); // answer /metrics itself, not a redirect to /metrics/
+        Tomcat.addServlet(metrics, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
+        metrics.addServletMappingDecoded("", "metrics");
         // a peer of the study's comparisons (-Dfairslice.peer), if one was selected; the harness looks for this line
         String peer = io.fairslice.experiments.server.peers.Peers.install(context, registry);
         if (peer != null) {

@@ -61,7 +61,10 @@ public final class GuardedListeners implements AutoCloseable {
         return m;
     }
 
-    /** Starts every listener; a bad setting ({@link IllegalArgumentException}) fails startup. */
+    /**
+     * Starts every listener; a bad setting ({@link IllegalArgumentException}) fails startup, any other failure
+     * disables that listener (counted in {@code fairslice.listener.failures}) and the application runs without it.
+     */
     public static GuardedListeners start(List<RequestListener> listeners, FairsliceConfig config,
                                          MeterRegistry registry) {
         GuardedListeners g = new GuardedListeners(listeners);
@@ -69,7 +72,7 @@ public final class GuardedListeners implements AutoCloseable {
         for (int i = 0; i < g.listeners.length; i++) {
             RequestListener l = g.listeners[i];
             Map<String, String> settings = config.listenerSettings().getOrDefault(l.name(), Map.of());
-            l.start(new ListenerContext() {
+            ListenerContext context = new ListenerContext() {
                 @Override
                 public List<String> requestClasses() {
                     return classes;
@@ -84,11 +87,21 @@ public final class GuardedListeners implements AutoCloseable {
                 public Map<String, String> settings() {
                     return settings;
                 }
-            });
+            };
+            try {
+                l.start(context);
+            } catch (IllegalArgumentException e) {
+                throw e; // a bad setting: the operator must fix the configuration
+            } catch (RuntimeException | LinkageError e) {
+                g.disable(i, "start", e); // anything else (a native library missing, say): run without it
+            }
             FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
                     .tag(MeterNames.TAG_LISTENER, l.name()).description("listeners disabled because they threw")
                     .register(registry);
-            LOG.info(() -> "fairslice: request listener '" + l.name() + "' started (" + l.getClass().getName() + ")");
+            if (!g.disabled[i]) {
+                LOG.info(() -> "fairslice: request listener '" + l.name() + "' started (" + l.getClass().getName()
+                        + ")");
+            }
         }
         return g;
     }
@@ -139,7 +152,7 @@ public final class GuardedListeners implements AutoCloseable {
     public void close() {
         for (RequestListener l : listeners) {
             try {
-                l.stop();
+                l.stop(); // also after a failed start: it may have started part of what it holds
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "fairslice: request listener '" + l.name() + "' failed to stop", e);
             }

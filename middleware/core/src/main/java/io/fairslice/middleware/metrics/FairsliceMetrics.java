@@ -54,7 +54,7 @@ public final class FairsliceMetrics implements AutoCloseable {
             add(Gauge.builder(CLASS_CPU_SHARE_TARGET, scheduler, s -> s.targetShare(i)).tag(TAG_CLASS, cls)
                     .description("the class's configured share, normalised").register(registry));
             add(Gauge.builder(CLASS_BALANCE, c, x -> x.balanceNanos() / 1e9).tag(TAG_CLASS, cls).baseUnit("seconds")
-                    .description("share scheduler CPU balance; negative: over its share").register(registry));
+                    .description("share scheduler run-slot time owed; negative: taken beyond its share").register(registry));
             add(FunctionCounter.builder(YIELD_POINTS, c, ClassState::yieldPoints).tag(TAG_CLASS, cls)
                     .description("yield points reached while the scheduler was armed").register(registry));
             add(FunctionCounter.builder(CLASSIFY_RECLASSIFIED, classifier, k -> k.reclassifiedInto(i))

@@ -105,8 +105,9 @@ public final class MeterNames {
     public static final String CLASS_CPU_SHARE_TARGET = "fairslice.class.cpu.share.target";
 
     /**
-     * Gauge (seconds, signed), tag class: the share scheduler's CPU balance of the class; negative means the class
-     * has used more than its share while others competed. Prometheus: {@code fairslice_class_balance_seconds}.
+     * Gauge (seconds, signed), tag class: the share scheduler's balance of the class, in run-slot time: positive, owed;
+     * negative, taken beyond its share while others competed (balances of competing classes sum to zero).
+     * Prometheus: {@code fairslice_class_balance_seconds}.
      */
     public static final String CLASS_BALANCE = "fairslice.class.balance";
 

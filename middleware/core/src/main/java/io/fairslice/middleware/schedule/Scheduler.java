@@ -198,6 +198,13 @@ public final class Scheduler {
             if (!active(c, now, cfg)) {
                 catchUp(c, now, cfg);
             }
+            if (!armed && cfg.policy() == Policy.SHARE) {
+                // competition may start now: what the slot holders ran alone is nobody's debt, and their yield
+                // points (disarmed until now) have not been checked, so they are not overrunning either
+                for (Ticket h : holders) {
+                    h.slotSince = now;
+                }
+            }
             c.inflight++;
             c.lastActiveNanos = now;
             if (closed || cfg.policy() == Policy.OBSERVE

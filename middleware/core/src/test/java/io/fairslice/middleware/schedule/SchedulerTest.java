@@ -192,6 +192,19 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldNotCountTheRunOfARequestAloneAgainstItWhenAnotherClassArrives() {
+        scheduler("share.max-park", "50ms");
+        Ticket heavy = running(HEAVY);
+        clock.advance(200 * MS, 200 * MS); // alone: the yield gate is disarmed, no yield point checks in
+        Ticket light = queued(LIGHT);
+        assertThat(light.granted).as("heavy is not overrunning: it just had nobody to yield to").isFalse();
+        assertThat(scheduler.classState(HEAVY).vtime).as("nor in debt for its run alone").isZero();
+        clock.advance(MS, MS);
+        assertThat(scheduler.parkAtYield(heavy)).isTrue();
+        assertThat(light.granted).isTrue();
+    }
+
+    @Test
     void shouldBoundWhatAClassCanBankWhileItWantsLessThanItsShare() {
         scheduler("share.cpus", "2");
         running(LIGHT); // light stays active, wanting little
