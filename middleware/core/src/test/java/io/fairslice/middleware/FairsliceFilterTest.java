@@ -45,6 +45,7 @@ class FairsliceFilterTest {
         }
     }
 
+    /** Holds its thread (and the request's permit) until released; not a yield point in sight. */
     static final class Blocking extends HttpServlet {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);

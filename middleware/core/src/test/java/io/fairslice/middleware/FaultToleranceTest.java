@@ -97,23 +97,6 @@ class FaultToleranceTest {
         }
     }
 
-    /** Holds its thread (and the request's permit) until released; not a yield point in sight. */
-    static final class Holding extends HttpServlet {
-        final CountDownLatch entered = new CountDownLatch(1);
-        final CountDownLatch release = new CountDownLatch(1);
-
-        @Override
-        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            entered.countDown();
-            try {
-                release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            resp.getWriter().write("done");
-        }
-    }
-
     /** Keeps its thread busy on the CPU until released. */
     static final class BusyHolding extends HttpServlet {
         final CountDownLatch entered = new CountDownLatch(1);
@@ -295,7 +278,7 @@ class FaultToleranceTest {
     @Test
     void shouldRejectAndCountARequestInterruptedWhileWaitingForAdmission() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Holding holding = new Holding();
+        FairsliceFilterTest.Blocking holding = new FairsliceFilterTest.Blocking(); // holds its permit
         try (EmbeddedTomcat t = new EmbeddedTomcat("/intr", Map.of("fairslice.rule.1", "heavy path=/h",
                 "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-timeout", "20s"), registry)
                 .servlet("/h", holding, false).start()) {
@@ -351,7 +334,7 @@ class FaultToleranceTest {
     @Test
     void shouldReleaseThePermitOfARequestWhoseClientLeftWhileItWaited() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Holding holding = new Holding();
+        FairsliceFilterTest.Blocking holding = new FairsliceFilterTest.Blocking(); // holds its permit
         try (EmbeddedTomcat t = new EmbeddedTomcat("/gone", Map.of("fairslice.rule.1", "heavy path=/h",
                 "fairslice.class.heavy.max-concurrency", "1"), registry).servlet("/h", holding, false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
