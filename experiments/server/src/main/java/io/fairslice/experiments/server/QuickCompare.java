@@ -11,7 +11,7 @@ import java.util.Locale;
  *
  * <pre>
  * java -cp 'experiments/server/target/fairslice-study-server-0.1.0-SNAPSHOT.jar:experiments/server/target/lib/*' \
- *     io.fairslice.experiments.server.QuickCompare [--policies none,sleep,share] [--warmup-ms 8000]
+ *     io.fairslice.experiments.server.QuickCompare [--policies none,sleep,share] [--warmup-ms 20000]
  *     [--window-ms 15000] [--light 30] [--heavy 40] [--rr] [--fairslice k=v ...] [--jvm OPTION ...]
  * </pre>
  * {@code --rr} runs the server under {@code chrt -r 1} (SCHED_RR; the slice is /proc/sys/kernel/sched_rr_timeslice_ms,
@@ -25,7 +25,7 @@ public final class QuickCompare {
 
     public static void main(String[] args) throws Exception {
         List<String> policies = List.of("none", "sleep", "share");
-        long warmup = 8_000;
+        long warmup = 20_000; // the JIT still compiles the woven heavy page after 8 s (C2 took a quarter of the core)
         long window = 15_000;
         int lightClients = 30;
         int heavyClients = 40;
@@ -76,14 +76,15 @@ public final class QuickCompare {
             if (heavy > 0) {
                 load.clients("/heavy", heavy);
             }
-            long[] cpuBefore = new long[1];
+            long[] cpuBefore = new long[2];
             java.util.Map<String, Double> metricsBefore = new java.util.TreeMap<>();
             List<ClosedLoopLoad.Count> counts = load.measure(warmup, window, () -> {
                 cpuBefore[0] = processCpuTicks(server.pid());
+                cpuBefore[1] = System.nanoTime();
                 metricsBefore.putAll(scrape(server.port()));
             });
             long cpuTicks = processCpuTicks(server.pid()) - cpuBefore[0];
-            double busy = cpuTicks / (CLOCK_TICKS * window / 1000.0);
+            double busy = cpuTicks / (CLOCK_TICKS * (System.nanoTime() - cpuBefore[1]) / 1e9);
             java.util.Map<String, Double> metricsAfter = scrape(server.port());
             StringBuilder where = new StringBuilder();
             for (var e : metricsAfter.entrySet()) {
