@@ -312,7 +312,8 @@ class FairsliceFilterTest {
         }
     }
 
-    private static HttpResponse<String> get(EmbeddedTomcat t, String path) {
+    /** A GET for use inside CompletableFuture suppliers: checked exceptions become unchecked ones. */
+    static HttpResponse<String> get(EmbeddedTomcat t, String path) {
         try {
             return t.get(path);
         } catch (IOException e) {

@@ -473,13 +473,6 @@ class FaultToleranceTest {
     }
 
     private static HttpResponse<String> get(EmbeddedTomcat t, String path) {
-        try {
-            return t.get(path);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return FairsliceFilterTest.get(t, path);
     }
 }
