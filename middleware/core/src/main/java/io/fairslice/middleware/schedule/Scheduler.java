@@ -61,7 +61,6 @@ public final class Scheduler {
     private final ClassState[] classes;
     private volatile FairsliceConfig config;
     private volatile boolean[] sleepy;
-    private int totalRunning;
     /** Tickets holding a run slot. */
     private final List<Ticket> holders = new ArrayList<>();
     private boolean armed;
@@ -249,7 +248,6 @@ public final class Scheduler {
         t.holdsSlot = true;
         t.slotSince = now;
         t.cls.running++;
-        totalRunning++;
         holders.add(t);
     }
 
@@ -257,7 +255,6 @@ public final class Scheduler {
     private void releaseSlot(Ticket t, long now, FairsliceConfig cfg) {
         t.holdsSlot = false;
         t.cls.running--;
-        totalRunning--;
         holders.remove(t);
         charge(t.cls, now - t.slotSince, now, cfg);
     }
@@ -728,7 +725,7 @@ public final class Scheduler {
     public int totalRunning() {
         lock.lock();
         try {
-            return totalRunning;
+            return holders.size();
         } finally {
             lock.unlock();
         }
