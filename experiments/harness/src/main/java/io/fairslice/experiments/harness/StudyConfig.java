@@ -95,12 +95,17 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 DEFAULT_GATLING_JVM_OPTIONS);
     }
 
-    /** The whole matrix: every middleware under every scheduler, heavy clients 0..40, three repetitions. */
+    /**
+     * The whole matrix: every middleware under every scheduler where it applies ({@link Configuration#applies}),
+     * heavy clients 0..40, three repetitions.
+     */
     public static StudyConfig full() {
         List<Configuration> all = new ArrayList<>();
         for (Scheduler s : Scheduler.values()) {
             for (Middleware m : Middleware.values()) {
-                all.add(new Configuration(m, s));
+                if (Configuration.applies(m, s)) {
+                    all.add(new Configuration(m, s));
+                }
             }
         }
         return new StudyConfig("full", all, List.of(0, 10, 20, 30, 40), 30, "/light", 3, Duration.ofSeconds(5),

@@ -7,6 +7,7 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** {@code ./fairslice study}: parses the command line, runs the study, writes the results and the report. */
 public final class StudyMain {
@@ -14,13 +15,19 @@ public final class StudyMain {
     static final String USAGE = """
             usage: ./fairslice study [--quick | --full] [--config FILE] [--out DIR] [--plan]
                    ./fairslice study --report DIR
+                   ./fairslice study --resume DIR
               --quick               the default: about 5 minutes (none and share, H = 0 and 40, default and rr-100ms)
-              --full                every middleware under every scheduler, H = 0,10,20,30,40, 3 repetitions (hours)
+              --full                every middleware under every scheduler where it applies (17 configurations),
+                                    H = 0,10,20,30,40, 3 repetitions (about 2.5 hours)
               --config FILE         properties overriding the preset's settings (keys: %s)
               --out DIR             where to write (default results/<date-time> in the checkout)
               --plan                print what would run and the planned duration (the ETA's start), run nothing
               --report DIR          make summary, JSON, figures and report again from a results folder's
-                                    points.csv, outcomes.csv and run.properties
+                                    points.csv, outcomes.csv and run.properties (also of an interrupted run:
+                                    the data files are written after every configuration)
+              --resume DIR          go on with an interrupted run in DIR: the configurations it measured are kept,
+                                    the others run, with the run's own settings (refused if they or the machine
+                                    differ)
               --server-classpath CP the study server's class path (default: the harness's own)
               --loadgen-classpath CP  Gatling's and the simulations' class path (default: the harness's own)
               --server-jvm-option O an extra option for every server JVM (repeatable)
@@ -55,6 +62,7 @@ public final class StudyMain {
         Path configFile = null;
         Path out = null;
         Path reportOnly = null;
+        Path resume = null;
         String ownClasspath = System.getProperty("java.class.path");
         String serverClasspath = ownClasspath;
         String loadgenClasspath = ownClasspath;
@@ -75,6 +83,7 @@ public final class StudyMain {
                 case "--config" -> configFile = Path.of(value(args, ++i, arg));
                 case "--out" -> out = Path.of(value(args, ++i, arg));
                 case "--report" -> reportOnly = Path.of(value(args, ++i, arg));
+                case "--resume" -> resume = Path.of(value(args, ++i, arg));
                 case "--plan" -> planOnly = true;
                 case "--server-classpath" -> serverClasspath = value(args, ++i, arg);
                 case "--loadgen-classpath" -> loadgenClasspath = value(args, ++i, arg);
@@ -96,6 +105,20 @@ public final class StudyMain {
             System.out.println(headline);
             return 0;
         }
+        StudyResult previous = null;
+        if (resume != null) {
+            if (presetGiven || configFile != null || out != null || planOnly) {
+                throw new IllegalArgumentException("--resume takes the settings and the folder of the run it goes on "
+                        + "with; give it alone (without --quick, --full, --config, --out, --plan)");
+            }
+            if (!Files.isRegularFile(resume.resolve(ResultsFiles.RUN_PROPERTIES))) {
+                throw new IllegalArgumentException("--resume " + resume + ": no " + ResultsFiles.RUN_PROPERTIES
+                        + " there (not a study run's folder, or it ended before its first configuration)");
+            }
+            previous = ResultsFiles.read(resume);
+            config = resumedConfig(previous);
+            out = resume;
+        }
         if (configFile != null) {
             if (!Files.isRegularFile(configFile)) {
                 throw new IllegalArgumentException("--config " + configFile + ": no such file");
@@ -116,7 +139,8 @@ public final class StudyMain {
         }
         Files.createDirectories(out);
         StudyRunner runner = new StudyRunner(config,
-                new StudyRunner.Classpaths(serverClasspath, loadgenClasspath, serverOptions, weavingOptions), out, System.out);
+                new StudyRunner.Classpaths(serverClasspath, loadgenClasspath, serverOptions, weavingOptions), out,
+                System.out, previous);
         StudyResult result = runner.run();
         ResultsFiles.write(result, out);
         String headline = Report.write(result, out);
@@ -126,6 +150,20 @@ public final class StudyMain {
         boolean anyMeasured = result.outcomes().stream()
                 .anyMatch(o -> o.status() == ConfigurationOutcome.Status.MEASURED);
         return anyMeasured ? 0 : 1;
+    }
+
+    /** The config a run was made with, from its recorded settings: its preset with the recorded keys over it. */
+    static StudyConfig resumedConfig(StudyResult previous) {
+        String preset = previous.settings().getOrDefault("preset", "");
+        StudyConfig base = switch (preset) {
+            case "quick" -> StudyConfig.quick();
+            case "full" -> StudyConfig.full();
+            default -> throw new IllegalArgumentException("cannot resume " + previous.runId() + ": unknown preset '"
+                    + preset + "' in its " + ResultsFiles.RUN_PROPERTIES);
+        };
+        Map<String, String> recorded = new java.util.LinkedHashMap<>(previous.settings());
+        recorded.keySet().retainAll(StudyConfig.KEYS);
+        return base.with(recorded);
     }
 
     private static String value(String[] args, int i, String option) {

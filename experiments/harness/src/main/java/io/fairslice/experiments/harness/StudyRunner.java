@@ -15,7 +15,8 @@ import java.util.Map;
  * Runs the study: for every configuration, start the server, warm its JIT up, then measure every point (heavy
  * clients) as many times as configured, draining between points; a window that other processes disturbed is
  * re-run, and kept flagged if it stays disturbed. Configurations the machine or the checkout cannot run are
- * reported as such and the rest still runs.
+ * reported as such and the rest still runs. The data files are written after every configuration, so an interrupted
+ * run keeps what it finished ({@code --report DIR} makes a report of it) and can go on ({@code --resume DIR}).
  */
 public final class StudyRunner {
 
@@ -36,39 +37,109 @@ public final class StudyRunner {
     private final Path out;
     private final PrintStream console;
     private final Progress progress;
+    private final StudyResult previous;
 
     public StudyRunner(StudyConfig config, Classpaths classpaths, Path out, PrintStream console) {
+        this(config, classpaths, out, console, null);
+    }
+
+    /**
+     * A runner that goes on with {@code previous} (read from {@code out}): its measured configurations are kept as
+     * they are and not run again; the others run. {@link #checkResumable} says whether that is sound.
+     */
+    public StudyRunner(StudyConfig config, Classpaths classpaths, Path out, PrintStream console,
+                       StudyResult previous) {
         this.config = config;
         this.classpaths = classpaths;
         this.out = out;
         this.console = console;
         this.progress = new Progress(config, console);
+        this.previous = previous;
     }
 
     public StudyResult run() throws IOException, InterruptedException {
-        long started = System.currentTimeMillis();
+        long started = previous == null ? System.currentTimeMillis() : previous.startEpochMillis();
         List<PointResult> points = new ArrayList<>();
         List<ConfigurationOutcome> outcomes = new ArrayList<>();
+        Map<String, String> settings = settings();
         Map<String, String> machine;
         try (Host host = new Host()) {
             machine = host.facts();
+            if (previous != null) {
+                checkResumable(previous, settings, machine);
+                settings.put("resumed", (previous.settings().containsKey("resumed")
+                        ? previous.settings().get("resumed") + ", " : "") + java.time.Instant.now());
+            }
             if (!host.realtimeAvailable() && config.configurations().stream().anyMatch(c -> c.scheduler().realtime())) {
                 console.println("fairslice study: SCHED_RR is not available here (" + host.rrUnavailableReason
                         + "); the rr-* configurations are skipped and the rest runs");
             }
             LoadGenerator load = new LoadGenerator(host, classpaths.loadgen(), config.gatlingJvmOptions());
             for (Configuration configuration : config.configurations()) {
-                outcomes.add(runConfiguration(host, load, configuration, points));
+                ConfigurationOutcome done = previousOutcome(configuration);
+                if (done != null) {
+                    progress.skipConfiguration();
+                    console.println("fairslice study: " + configuration.id() + " was measured before; kept");
+                    points.addAll(previous.points().stream()
+                            .filter(p -> p.configuration().equals(configuration.id())).toList());
+                    outcomes.add(done);
+                } else {
+                    outcomes.add(runConfiguration(host, load, configuration, points));
+                }
+                // after every configuration: an interrupted run keeps what it finished
+                settings.put("completed", outcomes.size() + " of " + config.configurations().size()
+                        + " configurations");
+                ResultsFiles.write(new StudyResult(out.getFileName().toString(), settings, machine, points,
+                        outcomes, started, System.currentTimeMillis(), config.heaviest()), out);
             }
         }
         progress.done();
+        return new StudyResult(out.getFileName().toString(), settings, machine, points, outcomes, started,
+                System.currentTimeMillis(), config.heaviest());
+    }
+
+    private Map<String, String> settings() {
         Map<String, String> settings = new LinkedHashMap<>(config.describe());
         settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));
         settings.put("weaving", classpaths.weavingJvmOptions().isEmpty()
                 ? "none (no yield points woven)"
                 : String.join(" ", classpaths.weavingJvmOptions()) + " (fairslice configurations only)");
-        return new StudyResult(out.getFileName().toString(), settings, machine, points, outcomes, started,
-                System.currentTimeMillis(), config.heaviest());
+        return settings;
+    }
+
+    /** The earlier run's outcome of a configuration it measured, or null: it runs (again). */
+    private ConfigurationOutcome previousOutcome(Configuration configuration) {
+        if (previous == null) {
+            return null;
+        }
+        return previous.outcomes().stream()
+                .filter(o -> o.configuration().equals(configuration.id())
+                        && o.status() == ConfigurationOutcome.Status.MEASURED)
+                .findFirst().orElse(null);
+    }
+
+    /** Facts that may differ when a run goes on later: the RR quantum found at start (the harness restores it). */
+    private static final java.util.Set<String> VOLATILE_FACTS = java.util.Set.of("sched_rr_timeslice_ms_at_start");
+
+    /**
+     * Refuses to go on with a run whose settings or machine differ from this one's: its points would not be
+     * comparable. Names the first difference.
+     */
+    static void checkResumable(StudyResult previous, Map<String, String> settings, Map<String, String> machine) {
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            String before = previous.settings().get(e.getKey());
+            if (!e.getKey().equals("completed") && !e.getKey().equals("resumed") && !e.getValue().equals(before)) {
+                throw new IllegalArgumentException("cannot resume " + previous.runId() + ": setting " + e.getKey()
+                        + " was '" + before + "', now '" + e.getValue() + "'");
+            }
+        }
+        for (Map.Entry<String, String> e : machine.entrySet()) {
+            String before = previous.machine().get(e.getKey());
+            if (!VOLATILE_FACTS.contains(e.getKey()) && !e.getValue().equals(before)) {
+                throw new IllegalArgumentException("cannot resume " + previous.runId() + " on another machine: "
+                        + e.getKey() + " was '" + before + "', now '" + e.getValue() + "'");
+            }
+        }
     }
 
     private ConfigurationOutcome runConfiguration(Host host, LoadGenerator load, Configuration configuration,

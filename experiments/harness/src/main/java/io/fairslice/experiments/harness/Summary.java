@@ -11,7 +11,9 @@ import java.util.TreeSet;
 /**
  * The run reduced to one row per configuration and point: means over the repetitions' accepted windows (if a
  * point has none, over its disturbed ones, and the row says so), and light retention: light throughput at H heavy
- * clients over light throughput with none, in the same configuration.
+ * clients over light throughput with none, in the same configuration, and over the baseline's (no middleware under
+ * the same scheduler, {@code none@<scheduler>}) light throughput with none. The second divides every configuration
+ * by one number per scheduler, so the configurations' own unloaded windows and their noise drop out of comparisons.
  */
 public final class Summary {
 
@@ -19,11 +21,13 @@ public final class Summary {
      * @param windows   windows the means are over
      * @param flagged   true when no accepted window existed and the means are over disturbed ones
      * @param retention light throughput here over light throughput at H = 0 (NaN when H = 0 was not measured)
+     * @param retentionVsNone light throughput here over the baseline's at H = 0 under the same scheduler (NaN when
+     *                  the run has no {@code none@<scheduler>} point at H = 0)
      */
     public record Row(String configuration, int heavyUsers, int lightUsers, int windows, boolean flagged,
                       double light, double lightSpread, double heavy, double lightP50, double lightP99,
                       double heavyP50, double heavyP99, long lightRejected, long heavyRejected,
-                      long lightOldestOpenMillis, double serverCpu, double retention) {
+                      long lightOldestOpenMillis, double serverCpu, double retention, double retentionVsNone) {
 
         /** Light retention under ideal processor sharing among all clients (GUIDE section 2: 43 % at 30 + 40). */
         public double fairShareBound() {
@@ -47,19 +51,30 @@ public final class Summary {
             grouped.computeIfAbsent(p.configuration(), k -> new LinkedHashMap<>())
                     .computeIfAbsent(p.heavyUsers(), k -> new ArrayList<>()).add(p);
         }
-        List<Row> rows = new ArrayList<>();
+        List<Row> reduced = new ArrayList<>();
+        Map<String, Double> unloaded = new LinkedHashMap<>();
         for (String configuration : configurations) {
             Map<Integer, List<PointResult>> byHeavy = grouped.get(configuration);
-            double baseline = Double.NaN;
             for (int h : new TreeSet<>(byHeavy.keySet())) {
                 Row row = reduce(configuration, h, byHeavy.get(h));
                 if (h == 0) {
-                    baseline = row.light();
+                    unloaded.put(configuration, row.light());
                 }
-                rows.add(withRetention(row, baseline));
+                reduced.add(row);
             }
         }
+        List<Row> rows = new ArrayList<>();
+        for (Row row : reduced) {
+            rows.add(withRetention(row, unloaded.getOrDefault(row.configuration(), Double.NaN),
+                    unloaded.getOrDefault(baselineOf(row.configuration()), Double.NaN)));
+        }
         return new Summary(rows, new ArrayList<>(configurations));
+    }
+
+    /** The baseline a configuration's retention-vs-none divides by: {@code none} under the same scheduler. */
+    static String baselineOf(String configuration) {
+        int at = configuration.indexOf('@');
+        return "none@" + configuration.substring(at + 1);
     }
 
     private static Row reduce(String configuration, int heavy, List<PointResult> all) {
@@ -78,7 +93,7 @@ public final class Summary {
                 used.stream().mapToLong(p -> p.light().rejected()).sum(),
                 used.stream().mapToLong(p -> p.heavy().rejected()).sum(),
                 used.stream().mapToLong(p -> p.light().oldestOpenMillis()).max().orElse(0),
-                mean(used, PointResult::serverCpu), Double.NaN);
+                mean(used, PointResult::serverCpu), Double.NaN, Double.NaN);
     }
 
     private static List<PointResult> lastAttempts(List<PointResult> all) {
@@ -94,11 +109,15 @@ public final class Summary {
         return used.stream().mapToDouble(f).filter(v -> v >= 0 && !Double.isNaN(v)).average().orElse(Double.NaN);
     }
 
-    private static Row withRetention(Row r, double baseline) {
-        double retention = baseline > 0 ? r.light() / baseline : Double.NaN;
+    private static Row withRetention(Row r, double own, double none) {
         return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(), r.light(),
                 r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(), r.heavyP50(), r.heavyP99(),
-                r.lightRejected(), r.heavyRejected(), r.lightOldestOpenMillis(), r.serverCpu(), retention);
+                r.lightRejected(), r.heavyRejected(), r.lightOldestOpenMillis(), r.serverCpu(), ratio(r.light(), own),
+                ratio(r.light(), none));
+    }
+
+    private static double ratio(double light, double unloaded) {
+        return unloaded > 0 ? light / unloaded : Double.NaN;
     }
 
     public List<Row> rows() {

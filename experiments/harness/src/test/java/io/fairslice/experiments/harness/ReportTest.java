@@ -32,10 +32,10 @@ class ReportTest {
         points.add(point("none@default", 40, 1, 1, 220, 30, true));
         points.add(point("none@default", 0, 2, 1, 2200, 0, true));
         points.add(point("none@default", 40, 2, 1, 200, 32, true));
-        points.add(point("share@default", 0, 1, 1, 2100, 0, true));
+        points.add(point("share@default", 0, 1, 1, 1800, 0, true));
         points.add(point("share@default", 40, 1, 1, 100, 20, false));
         points.add(point("share@default", 40, 1, 2, 900, 25, true));
-        points.add(point("share@default", 0, 2, 1, 2100, 0, true));
+        points.add(point("share@default", 0, 2, 1, 2000, 0, true));
         points.add(point("share@default", 40, 2, 1, 780, 26, true));
         Map<String, String> settings = new LinkedHashMap<>(StudyConfig.quick().describe());
         Map<String, String> machine = Map.of("cores", "2", "cpu", "fixture");
@@ -66,7 +66,10 @@ class ReportTest {
         assertThat(summary.heaviestRow("none@default").retention()).isCloseTo(210.0 / 2100.0, within(1e-9));
         Summary.Row share = summary.heaviestRow("share@default");
         assertThat(share.light()).isCloseTo(840.0, within(1e-9));
-        assertThat(share.retention()).isCloseTo(0.4, within(1e-9));
+        assertThat(share.retention()).isCloseTo(840.0 / 1900.0, within(1e-9));
+        // against the baseline's unloaded light throughput under the same scheduler (none@default at H = 0: 2100)
+        assertThat(share.retentionVsNone()).isCloseTo(840.0 / 2100.0, within(1e-9));
+        assertThat(summary.heaviestRow("none@default").retentionVsNone()).isCloseTo(210.0 / 2100.0, within(1e-9));
         assertThat(share.windows()).isEqualTo(2);
         assertThat(share.flagged()).isFalse();
         assertThat(share.fairShareBound()).isCloseTo(30.0 / 70.0, within(1e-9));
@@ -76,12 +79,12 @@ class ReportTest {
     void shouldPutTheHeadlineTheStudyAndEveryConfigurationInTheReport() throws Exception {
         String headline = Report.write(fixture(), dir);
 
-        assertThat(headline).isEqualTo("light retention at 40 heavy clients: none@default 10 %, share@default 40 %");
+        assertThat(headline).isEqualTo("light retention at 40 heavy clients: none@default 10 %, share@default 44 %");
         String md = Files.readString(dir.resolve("report.md"));
-        assertThat(md).contains("| 2005 study: Solaris 9 | 40 | 22 % | - | published |")
-                .contains("| 2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003 | 40 | 1-3 % | - | published |")
-                .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 43 % | - | theory |")
-                .contains("| this run: share@default | 40 | 40 % | 840.0 / 25.5 | 2 window(s) |")
+        assertThat(md).contains("| 2005 study: Solaris 9 | 40 | 22 % | - | - | published |")
+                .contains("| 2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003 | 40 | 1-3 % | - | - | published |")
+                .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 43 % | - | - | theory |")
+                .contains("| this run: share@default | 40 | 44 % | 40 % | 840.0 / 25.5 | 2 window(s) |")
                 .contains("| netflix@rr-8ms | not available | SCHED_RR not available: chrt is not installed |")
                 .contains("![throughput](figures/throughput.png)");
         String html = Files.readString(dir.resolve("report.html"));
@@ -139,7 +142,7 @@ class ReportTest {
 
         // middlewares none, share, netflix under schedulers default and rr-8ms: only two cells were measured
         assertThat(new ArrayList<Object>(chart.getSeriesMap().get("scheduler default").getYData())).containsExactly(
-                100 * 210.0 / 2100.0, 40.0, null);
+                100 * 210.0 / 2100.0, 100 * 840.0 / 1900.0, null);
         assertThat(new ArrayList<Object>(chart.getSeriesMap().get("scheduler rr-8ms").getYData()))
                 .containsExactly(null, null, null);
         assertThat(Figures.missingLabel(summary, result.outcomes(), "netflix@rr-8ms", 40)).isEqualTo("n/a");
@@ -149,6 +152,11 @@ class ReportTest {
                 .filter(p -> !(p.configuration().equals("share@default") && p.heavyUsers() == 0)).toList();
         assertThat(Figures.retentionPercent(Summary.of(noBaseline), "share@default", 40)).isNull();
         assertThat(Figures.missingLabel(Summary.of(noBaseline), List.of(), "share@default", 40)).isEqualTo("no H=0");
+        // and without the baseline configuration under its scheduler, no retention against it
+        List<PointResult> noNone = result.points().stream()
+                .filter(p -> !p.configuration().equals("none@default")).toList();
+        assertThat(Summary.of(noNone).heaviestRow("share@default").retentionVsNone()).isNaN();
+        assertThat(Summary.of(noNone).heaviestRow("share@default").retention()).isCloseTo(840.0 / 1900.0, within(1e-9));
     }
 
     @Test

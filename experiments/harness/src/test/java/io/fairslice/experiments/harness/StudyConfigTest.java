@@ -27,13 +27,31 @@ class StudyConfigTest {
     }
 
     @Test
-    void shouldCoverEveryMiddlewareUnderEverySchedulerInTheFullPreset() {
+    void shouldCoverEveryMiddlewareUnderEverySchedulerWhereItAppliesInTheFullPreset() {
         StudyConfig full = StudyConfig.full();
 
-        assertThat(full.configurations()).hasSize(Middleware.values().length * Scheduler.values().length);
+        // 7 middlewares x 3 schedulers, less nice and slice under the two SCHED_RR schedulers
+        assertThat(full.configurations()).hasSize(17);
+        assertThat(full.configurations()).extracting(Configuration::middleware).containsOnly(Middleware.values());
+        assertThat(full.configurations()).extracting(Configuration::scheduler).containsOnly(Scheduler.values());
+        assertThat(full.configurations()).extracting(Configuration::id)
+                .contains("nice@default", "slice@default", "share@rr-8ms")
+                .doesNotContain("nice@rr-100ms", "slice@rr-100ms", "nice@rr-8ms", "slice@rr-8ms");
         assertThat(full.heavyUsers()).containsExactly(0, 10, 20, 30, 40);
         assertThat(full.repetitions()).isEqualTo(3);
-        assertThat(full.pointCount()).isEqualTo(21 * 5 * 3);
+        assertThat(full.pointCount()).isEqualTo(17 * 5 * 3);
+    }
+
+    @Test
+    void shouldRefuseAKernelProbePeerUnderARealtimeScheduler() throws Exception {
+        Path file = Files.writeString(dir.resolve("study.properties"), "configurations = none@default, nice@rr-8ms\n");
+
+        assertThatThrownBy(() -> StudyConfig.quick().withFile(file))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nice@rr-8ms does not apply")
+                .hasMessageContaining("SCHED_RR");
+        assertThatThrownBy(() -> Configuration.parse("slice@rr-100ms"))
+                .hasMessageContaining("slice@rr-100ms does not apply");
     }
 
     @Test

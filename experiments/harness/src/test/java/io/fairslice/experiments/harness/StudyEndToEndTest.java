@@ -76,4 +76,62 @@ class StudyEndToEndTest {
         }
         assertThat(console.toString(StandardCharsets.UTF_8)).contains("ETA").contains("none@default: H=4 rep 1/1");
     }
+
+    @Test
+    @Timeout(180)
+    void shouldKeepWhatAnInterruptedRunFinishedAndGoOnWithTheRest() throws Exception {
+        // an earlier run in `out` that finished none@default and was interrupted before observe@default
+        StudyConfig config = small("none@default, observe@default");
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        StudyRunner.Classpaths classpaths = new StudyRunner.Classpaths(classpath, classpath, List.of(), List.of());
+        StudyResult first = new StudyRunner(small("none@default"), classpaths, out, new PrintStream(
+                new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
+        // what the runner wrote after its configuration, before returning: the data files of a run cut short
+        StudyResult interrupted = ResultsFiles.read(out);
+        assertThat(interrupted.points()).hasSize(2);
+        assertThat(interrupted.settings()).containsEntry("completed", "1 of 1 configurations");
+        StudyResult previous = new StudyResult(interrupted.runId(), config.describe(), interrupted.machine(),
+                interrupted.points(), interrupted.outcomes(), interrupted.startEpochMillis(),
+                interrupted.endEpochMillis(), interrupted.heaviest());
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+
+        StudyResult resumed = new StudyRunner(config, classpaths, out, new PrintStream(console, true,
+                StandardCharsets.UTF_8), withRunSettings(previous, classpaths)).run();
+
+        assertThat(console.toString(StandardCharsets.UTF_8)).contains("none@default was measured before; kept")
+                .contains("observe@default: H=4 rep 1/1").doesNotContain("none@default: H=0");
+        assertThat(resumed.points().subList(0, 2)).isEqualTo(interrupted.points());
+        assertThat(interrupted.points()).extracting(PointResult::startEpochMillis)
+                .isEqualTo(first.points().stream().map(PointResult::startEpochMillis).toList());
+        assertThat(resumed.points()).extracting(PointResult::configuration)
+                .containsExactly("none@default", "none@default", "observe@default", "observe@default");
+        assertThat(resumed.outcomes()).extracting(ConfigurationOutcome::status)
+                .containsExactly(ConfigurationOutcome.Status.MEASURED, ConfigurationOutcome.Status.MEASURED);
+        assertThat(resumed.startEpochMillis()).isEqualTo(first.startEpochMillis());
+        assertThat(resumed.settings()).containsKey("resumed").containsEntry("completed", "2 of 2 configurations");
+        assertThat(ResultsFiles.read(out).points()).hasSize(4);
+    }
+
+    /** The previous run's settings as the runner records them (the config's plus the class path's). */
+    private static StudyResult withRunSettings(StudyResult r, StudyRunner.Classpaths classpaths) {
+        Map<String, String> settings = new java.util.LinkedHashMap<>(r.settings());
+        settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));
+        settings.put("weaving", "none (no yield points woven)");
+        return new StudyResult(r.runId(), settings, r.machine(), r.points(), r.outcomes(), r.startEpochMillis(),
+                r.endEpochMillis(), r.heaviest());
+    }
+
+    private static StudyConfig small(String configurations) {
+        return StudyConfig.quick().with(Map.of(
+                "configurations", configurations,
+                "heavyUsers", "0, 4",
+                "lightUsers", "5",
+                "warmUp", "1s",
+                "measure", "3s",
+                "jitWarmUp", "1s",
+                "retries", "0",
+                "documentSize", "256KB",
+                "serverJvmOptions", "-XX:+UseSerialGC -Xms256m -Xmx512m",
+                "gatlingJvmOptions", "-Xmx512m"));
+    }
 }

@@ -1,0 +1,82 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Going on with an interrupted run: its own settings come back, and a changed setting or machine is refused. */
+class ResumeTest {
+
+    @TempDir
+    Path dir;
+
+    private static final Map<String, String> MACHINE = Map.of("cpu", "Xeon", "cores", "2",
+            "sched_rr_timeslice_ms_at_start", "100");
+
+    private static StudyResult run(StudyConfig config, Map<String, String> machine) {
+        Map<String, String> settings = new LinkedHashMap<>(config.describe());
+        settings.put("weaving", "none (no yield points woven)");
+        settings.put("completed", "1 of 17 configurations");
+        return new StudyResult("20261122-073929", settings, machine, List.of(), List.of(
+                new ConfigurationOutcome("none@default", ConfigurationOutcome.Status.MEASURED, "")),
+                1_700_000_000_000L, 1_700_000_500_000L, 40);
+    }
+
+    @Test
+    void shouldRebuildTheRunsConfigFromWhatItRecorded() throws Exception {
+        StudyConfig full = StudyConfig.full().with(Map.of("measure", "15s", "documentSize", "10MB",
+                "serverJvmOptions", "-XX:+UseSerialGC -Xmx8g -Xmn6g"));
+        ResultsFiles.write(run(full, MACHINE), dir);
+
+        StudyConfig again = StudyMain.resumedConfig(ResultsFiles.read(dir));
+
+        assertThat(again).isEqualTo(full);
+    }
+
+    @Test
+    void shouldRefuseARunOfAnUnknownPreset() {
+        StudyResult odd = run(StudyConfig.quick(), MACHINE);
+        Map<String, String> settings = new LinkedHashMap<>(odd.settings());
+        settings.put("preset", "nightly");
+        StudyResult nightly = new StudyResult(odd.runId(), settings, MACHINE, List.of(), List.of(), 0, 0, 40);
+
+        assertThatThrownBy(() -> StudyMain.resumedConfig(nightly)).hasMessageContaining("unknown preset 'nightly'");
+    }
+
+    @Test
+    void shouldGoOnOnlyWithTheSameSettingsOnTheSameMachine() {
+        StudyResult previous = run(StudyConfig.full(), MACHINE);
+        Map<String, String> settings = new LinkedHashMap<>(previous.settings());
+        settings.put("completed", "0 of 17 configurations");
+        Map<String, String> machine = new LinkedHashMap<>(MACHINE);
+        machine.put("sched_rr_timeslice_ms_at_start", "8");
+
+        // the RR quantum found at start and the progress may differ; nothing else
+        StudyRunner.checkResumable(previous, settings, machine);
+
+        Map<String, String> woven = new LinkedHashMap<>(settings);
+        woven.put("weaving", "-javaagent:aspectjweaver.jar (fairslice configurations only)");
+        assertThatThrownBy(() -> StudyRunner.checkResumable(previous, woven, machine))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cannot resume 20261122-073929: setting weaving was 'none (no yield points "
+                        + "woven)', now '-javaagent:aspectjweaver.jar");
+        Map<String, String> other = new LinkedHashMap<>(machine);
+        other.put("cpu", "EPYC");
+        assertThatThrownBy(() -> StudyRunner.checkResumable(previous, settings, other))
+                .hasMessageContaining("on another machine: cpu was 'Xeon', now 'EPYC'");
+    }
+
+    @Test
+    void shouldRefuseResumeWithOtherSettingsOnTheCommandLine() {
+        assertThatThrownBy(() -> StudyMain.run(new String[] {"--resume", dir.toString(), "--full"}))
+                .hasMessageContaining("--resume takes the settings and the folder of the run it goes on with");
+        assertThatThrownBy(() -> StudyMain.run(new String[] {"--resume", dir.toString()}))
+                .hasMessageContaining("no run.properties there");
+    }
+}
