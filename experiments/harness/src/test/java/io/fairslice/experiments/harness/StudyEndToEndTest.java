@@ -26,17 +26,7 @@ class StudyEndToEndTest {
     @Test
     @Timeout(120)
     void shouldMeasureTwoPointsAgainstARealServerAndWriteTheReport() throws Exception {
-        StudyConfig config = StudyConfig.quick().with(Map.of(
-                "configurations", "none@default",
-                "heavyUsers", "0, 4",
-                "lightUsers", "5",
-                "warmUp", "1s",
-                "measure", "3s",
-                "jitWarmUp", "1s",
-                "retries", "0",
-                "documentSize", "256KB",
-                "serverJvmOptions", "-XX:+UseSerialGC -Xms256m -Xmx512m",
-                "gatlingJvmOptions", "-Xmx512m"));
+        StudyConfig config = small("none@default");
         // surefire runs the tests from a manifest-only jar; this property holds the real class path
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         ByteArrayOutputStream console = new ByteArrayOutputStream();
@@ -121,6 +111,7 @@ class StudyEndToEndTest {
                 r.endEpochMillis(), r.heaviest());
     }
 
+    /** Two points of a few seconds, 5 light clients and 0 or 4 heavy ones, small heap and document. */
     private static StudyConfig small(String configurations) {
         return StudyConfig.quick().with(Map.of(
                 "configurations", configurations,
