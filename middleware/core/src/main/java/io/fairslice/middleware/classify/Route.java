@@ -2,15 +2,26 @@ package io.fairslice.middleware.classify;
 
 /**
  * One entry of the bounded route table: a normalised page and what the adaptive classifier has learnt about it
- * (the EWMA of its requests' own CPU time). Also carries per-route slots the metrics layer fills once (meters are
- * looked up once, not per request).
+ * (its requests' own CPU time). Also carries per-route slots the metrics layer fills once (meters are looked up
+ * once, not per request).
+ *
+ * <p>Learning has two phases. While a route has fewer than {@code minSamples} requests measured it stays light and
+ * only the cheapest of them is kept; at the {@code minSamples}-th request that minimum seeds the EWMA and decides
+ * the route's first class. From then on the EWMA of every request decides, with hysteresis. Why the minimum: in a
+ * cold JVM a route's first requests load classes and run interpreted, which only ever adds CPU time, so the cheapest
+ * early request is the one closest to what the route costs warm. A cheap route is called heavy at the decision only
+ * if every one of its first {@code minSamples} requests cost more than {@code heavyAbove}; a route whose every
+ * request costs more is heavy from exactly its {@code minSamples}-th request.
  */
 public final class Route {
 
     private final String key;
     private final String page;
+    /** While learning: the cheapest sample so far; then the EWMA. */
     private double ewmaCpuNanos;
     private long samples;
+    /** Whether the first decision has been made (kept apart from samples: min-samples can change at runtime). */
+    private boolean decided;
     private volatile boolean heavy;
     private volatile long expectedCpuNanos;
     /** Filled by the metrics layer: meters of this route, indexed as it likes; never read by classification. */
@@ -36,20 +47,32 @@ public final class Route {
         return heavy;
     }
 
-    /** The EWMA of this route's CPU per request (ns), or 0 before the first sample. */
+    /**
+     * This route's expected CPU per request (ns): the cheapest request so far while it is still learning, then the
+     * EWMA; 0 before the first sample.
+     */
     public long expectedCpuNanos() {
         return expectedCpuNanos;
     }
 
     /**
      * Adds one request's CPU time. Returns +1 when the route just became heavy, -1 when it just became light, 0
-     * otherwise. Hysteresis: up above {@code heavyAbove}, down only below {@code lightBelow}.
+     * otherwise. The first {@code minSamples} requests decide on their minimum (see the class comment); then
+     * hysteresis on the EWMA: up above {@code heavyAbove}, down only below {@code lightBelow}.
      */
     public synchronized int record(long cpuNanos, double alpha, int minSamples, long heavyAbove, long lightBelow) {
-        ewmaCpuNanos = samples == 0 ? cpuNanos : alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
         samples++;
+        if (decided) {
+            ewmaCpuNanos = alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
+        } else {
+            ewmaCpuNanos = samples == 1 ? cpuNanos : Math.min(ewmaCpuNanos, cpuNanos);
+            decided = samples >= minSamples;
+        }
         expectedCpuNanos = (long) ewmaCpuNanos;
-        if (!heavy && samples >= minSamples && ewmaCpuNanos > heavyAbove) {
+        if (!decided) {
+            return 0;
+        }
+        if (!heavy && ewmaCpuNanos > heavyAbove) {
             heavy = true;
             return 1;
         }

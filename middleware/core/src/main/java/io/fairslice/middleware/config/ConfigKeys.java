@@ -66,7 +66,7 @@ public final class ConfigKeys {
             new Spec(ADAPTIVE_HEAVY_ABOVE, "5ms", "1us..10s"),
             new Spec(ADAPTIVE_LIGHT_BELOW, "2ms", "0ns..10s, below adaptive.heavy-above"),
             new Spec(ADAPTIVE_ALPHA, "0.2", "0.01..1"),
-            new Spec(ADAPTIVE_MIN_SAMPLES, "3", "1..10000"),
+            new Spec(ADAPTIVE_MIN_SAMPLES, "10", "1..10000"),
             new Spec(ROUTES_MAX, "1000", "1..100000"),
             new Spec(ROUTES_MAX_PAGES, "50", "1..1000, at most routes.max"),
             new Spec(SHARE_QUANTUM, "5ms", "100us..1s"),

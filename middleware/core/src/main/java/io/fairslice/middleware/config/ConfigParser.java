@@ -85,7 +85,7 @@ public final class ConfigParser {
                     + Durations.format(lightBelow) + ") so that routes do not flap", keys.get(ADAPTIVE_HEAVY_ABOVE));
         }
         double alpha = decimal(ADAPTIVE_ALPHA, 0.2, 0.01, 1.0);
-        int minSamples = integer(ADAPTIVE_MIN_SAMPLES, 3, 1, 10_000);
+        int minSamples = integer(ADAPTIVE_MIN_SAMPLES, 10, 1, 10_000);
         int routesMax = integer(ROUTES_MAX, 1000, 1, 100_000);
         int maxPages = integer(ROUTES_MAX_PAGES, 50, 1, 1000);
         if (maxPages > routesMax) {
