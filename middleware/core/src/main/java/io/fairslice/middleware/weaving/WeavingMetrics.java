@@ -11,15 +11,18 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 public final class WeavingMetrics implements MeterBinder {
 
     /**
-     * Gauge: woven classes initialised in the middleware's class loader ({@link WovenClasses#count()}).
-     * Prometheus: {@code fairslice_weaving_classes}.
+     * Gauge: woven classes initialised so far in class loaders that still exist ({@link WovenClasses#count()}), over
+     * every web application that shares the middleware's class loader. After an undeploy the old application's
+     * classes leave the count when its class loader is collected; if they are still counted after a full garbage
+     * collection, the old class loader leaked. Prometheus: {@code fairslice_weaving_classes}.
      */
     public static final String WOVEN_CLASSES = "fairslice.weaving.classes";
 
     @Override
     public void bindTo(MeterRegistry registry) {
         Gauge.builder(WOVEN_CLASSES, WovenClasses::count)
-                .description("Classes with woven yield points, initialised so far")
+                .description("Classes with woven yield points, initialised so far in class loaders not yet"
+                        + " collected (every web application sharing the middleware's class loader)")
                 .register(registry);
     }
 }

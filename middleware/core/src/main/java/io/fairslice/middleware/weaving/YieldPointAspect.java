@@ -44,6 +44,6 @@ public class YieldPointAspect {
     /** Once per woven class, when it initialises: this is what {@link WovenClasses} counts. */
     @After("staticinitialization(*) && !fenced()")
     public void atClassInitialised(JoinPoint.StaticPart joinPoint) {
-        WovenClasses.record(joinPoint.getSignature().getDeclaringTypeName());
+        WovenClasses.record(joinPoint.getSignature().getDeclaringType());
     }
 }
