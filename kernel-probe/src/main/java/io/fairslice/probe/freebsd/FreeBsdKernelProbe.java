@@ -10,6 +10,7 @@ import io.fairslice.probe.SystemStats;
 import io.fairslice.probe.ThreadActuator;
 import io.fairslice.probe.ThreadHandle;
 import io.fairslice.probe.ThreadStats;
+import io.fairslice.probe.internal.ThreadSnapshot;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +22,7 @@ import java.nio.charset.StandardCharsets;
  * {@code thr_self} for thread ids, {@code getloadavg} for the load. FreeBSD has no per-thread run-queue wait or
  * dispatch count and no per-thread nice ({@code setpriority} acts on the process), so those are unsupported.
  *
- * <p>All threads of the process come in one sysctl; a snapshot serves every handle read within
+ * <p>All threads of the process come in one sysctl; a {@link ThreadSnapshot} serves every handle read within
  * {@link #SNAPSHOT_MAX_AGE_NANOS} so that sampling N threads costs one call, not N.
  *
  * <p>Cannot be tested on the Linux CI: {@link #create} self-checks the record size the kernel reports, that this
@@ -31,24 +32,17 @@ public final class FreeBsdKernelProbe implements KernelProbe {
 
     static final long SNAPSHOT_MAX_AGE_NANOS = 10_000_000L;
 
-    private final int pid;
     private final String schedulerName;
-    private final long quantumNanos;
     private final ThreadLocal<long[]> tidCache = new ThreadLocal<>();
     private final ThreadLocal<long[]> rusage = new ThreadLocal<>();
-    private final int[] mib;
-    private final long[] length = new long[1];
-    private Memory buffer = new Memory(64L * KinfoProcLayout.SIZE);
-    private ByteBuffer bytes = buffer.getByteBuffer(0, buffer.size()).order(ByteOrder.LITTLE_ENDIAN);
-    private int snapshotLength;
-    private long snapshotAt = Long.MIN_VALUE;
+    private final ThreadSnapshot snapshot;
 
     private FreeBsdKernelProbe(int pid, String schedulerName, long quantumNanos) {
-        this.pid = pid;
         this.schedulerName = schedulerName;
-        this.quantumNanos = quantumNanos;
-        this.mib = new int[] {FreeBsdLibC.CTL_KERN, FreeBsdLibC.KERN_PROC,
-                FreeBsdLibC.KERN_PROC_PID | FreeBsdLibC.KERN_PROC_INC_THREAD, pid};
+        Sysctl sysctl = (mib, oldp, oldlenp) -> FreeBsdLibC.sysctl(mib, mib.length, oldp, oldlenp, 0, 0);
+        this.snapshot = new ThreadSnapshot("sysctl KERN_PROC_PID|KERN_PROC_INC_THREAD for pid " + pid,
+                64L * KinfoProcLayout.SIZE, SNAPSHOT_MAX_AGE_NANOS, new KinfoProcQuery(pid, sysctl),
+                KinfoProcLayout.forProcess(pid, quantumNanos));
     }
 
     public static FreeBsdKernelProbe create() throws ProbeUnavailableException {
@@ -62,17 +56,7 @@ public final class FreeBsdKernelProbe implements KernelProbe {
         long quantumMicros = sysctlInt("kern.sched.quantum");
         FreeBsdKernelProbe probe = new FreeBsdKernelProbe(pid, name, quantumMicros > 0 ? quantumMicros * 1_000L
                 : ThreadStats.UNSUPPORTED);
-        synchronized (probe) {
-            if (!probe.refresh(true)) {
-                throw new ProbeUnavailableException("sysctl KERN_PROC_PID|KERN_PROC_INC_THREAD for pid " + pid
-                        + " failed");
-            }
-            String problem = KinfoProcLayout.selfCheck(probe.bytes, probe.snapshotLength, pid,
-                    probe.currentThreadId());
-            if (problem != null) {
-                throw new ProbeUnavailableException(problem);
-            }
-        }
+        probe.snapshot.selfCheck(probe.currentThreadId());
         return probe;
     }
 
@@ -108,12 +92,12 @@ public final class FreeBsdKernelProbe implements KernelProbe {
 
     @Override
     public ThreadHandle openThread(long tid) {
-        return new Handle(tid, false);
+        return snapshot.handle(tid);
     }
 
     @Override
     public ThreadHandle openCurrentThread() {
-        return new Handle(currentThreadId(), true);
+        return snapshot.handle(currentThreadId());
     }
 
     @Override
@@ -134,40 +118,37 @@ public final class FreeBsdKernelProbe implements KernelProbe {
         return true;
     }
 
-    /** Reads thread {@code tid} from a snapshot at most {@link #SNAPSHOT_MAX_AGE_NANOS} old. */
-    synchronized boolean readThread(long tid, ThreadStats into, boolean fresh) {
-        if (!refresh(fresh)) {
-            return false;
-        }
-        int i = KinfoProcLayout.indexOfTid(bytes, snapshotLength, tid);
-        if (i < 0) {
-            return false;
-        }
-        KinfoProcLayout.read(bytes, i, quantumNanos, into);
-        return true;
+    /** {@code sysctl(mib, mib.length, oldp, oldlenp, NULL, 0)}: the fixture tests stand in for the kernel here. */
+    @FunctionalInterface
+    interface Sysctl {
+        void call(int[] mib, long oldp, long[] oldlenp) throws LastErrorException;
     }
 
-    private boolean refresh(boolean force) {
-        long now = System.nanoTime();
-        if (!force && now - snapshotAt < SNAPSHOT_MAX_AGE_NANOS) {
-            return true;
+    /** Every thread's {@code kinfo_proc} of one process into the snapshot's buffer (called under its lock). */
+    static final class KinfoProcQuery implements ThreadSnapshot.Query {
+        private static final int ENOMEM = 12;
+
+        private final int[] mib;
+        private final long[] length = new long[1];
+        private final Sysctl sysctl;
+
+        KinfoProcQuery(int pid, Sysctl sysctl) {
+            this.mib = new int[] {FreeBsdLibC.CTL_KERN, FreeBsdLibC.KERN_PROC,
+                    FreeBsdLibC.KERN_PROC_PID | FreeBsdLibC.KERN_PROC_INC_THREAD, pid};
+            this.sysctl = sysctl;
         }
-        for (int attempt = 0; attempt < 4; attempt++) {
+
+        @Override
+        public long fill(Memory buffer) {
             length[0] = buffer.size();
             try {
-                FreeBsdLibC.sysctl(mib, mib.length, Pointer.nativeValue(buffer), length, 0, 0);
-                snapshotLength = (int) length[0];
-                snapshotAt = now;
-                return true;
+                sysctl.call(mib, Pointer.nativeValue(buffer), length);
+                return length[0];
             } catch (LastErrorException e) {
-                if (e.getErrorCode() != 12) { // ENOMEM: more threads than the buffer holds
-                    return false;
-                }
-                buffer = new Memory(buffer.size() * 2);
-                bytes = buffer.getByteBuffer(0, buffer.size()).order(ByteOrder.LITTLE_ENDIAN);
+                // ENOMEM: more threads than the buffer holds
+                return e.getErrorCode() == ENOMEM ? ThreadSnapshot.TOO_SMALL : ThreadSnapshot.FAILED;
             }
         }
-        return false;
     }
 
     @Override
@@ -195,7 +176,7 @@ public final class FreeBsdKernelProbe implements KernelProbe {
 
             @Override
             public boolean readScheduling(long tid, ThreadStats into) {
-                return readThread(tid, into, true);
+                return snapshot.read(tid, into, true);
             }
 
             @Override
@@ -235,27 +216,5 @@ public final class FreeBsdKernelProbe implements KernelProbe {
             throw new ProbeUnavailableException("sysctl " + name + " failed: " + e.getMessage());
         }
         return ByteBuffer.wrap(buf).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
-    }
-
-    private final class Handle implements ThreadHandle {
-        private final long tid;
-
-        Handle(long tid, boolean own) {
-            this.tid = tid;
-        }
-
-        @Override
-        public long tid() {
-            return tid;
-        }
-
-        @Override
-        public boolean read(ThreadStats into, boolean scheduling) {
-            return readThread(tid, into, false);
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

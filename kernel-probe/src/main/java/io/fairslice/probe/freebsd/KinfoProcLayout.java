@@ -2,6 +2,7 @@ package io.fairslice.probe.freebsd;
 
 import io.fairslice.probe.SchedPolicy;
 import io.fairslice.probe.ThreadStats;
+import io.fairslice.probe.internal.ThreadSnapshot;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -38,6 +39,29 @@ public final class KinfoProcLayout {
     public static final int PRI_IDLE = 4;
 
     private KinfoProcLayout() {
+    }
+
+    /**
+     * The records of process {@code pid} as a {@link ThreadSnapshot} reads them: a thread's record by its index,
+     * with {@code quantumNanos} as the slice.
+     */
+    public static ThreadSnapshot.Layout forProcess(int pid, long quantumNanos) {
+        return new ThreadSnapshot.Layout() {
+            @Override
+            public int find(ByteBuffer bytes, int length, long tid) {
+                return indexOfTid(bytes, length, tid);
+            }
+
+            @Override
+            public void read(ByteBuffer bytes, int at, ThreadStats into) {
+                KinfoProcLayout.read(bytes, at, quantumNanos, into);
+            }
+
+            @Override
+            public String selfCheck(ByteBuffer bytes, int length, long tid) {
+                return KinfoProcLayout.selfCheck(bytes, length, pid, tid);
+            }
+        };
     }
 
     /**

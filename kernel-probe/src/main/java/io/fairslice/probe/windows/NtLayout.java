@@ -2,6 +2,7 @@ package io.fairslice.probe.windows;
 
 import io.fairslice.probe.SchedPolicy;
 import io.fairslice.probe.ThreadStats;
+import io.fairslice.probe.internal.ThreadSnapshot;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -38,6 +39,36 @@ public final class NtLayout {
     public static final int STATE_WAITING = 5;
 
     private NtLayout() {
+    }
+
+    /**
+     * The threads of process {@code pid} as a {@link ThreadSnapshot} reads them: the process entry is found once per
+     * answer, a thread's record by its offset, with {@code quantumNanos} as the slice.
+     */
+    public static ThreadSnapshot.Layout forProcess(long pid, long quantumNanos) {
+        return new ThreadSnapshot.Layout() {
+            private int processOffset = -1;
+
+            @Override
+            public void answered(ByteBuffer bytes, int length) {
+                processOffset = findProcess(bytes, length, pid);
+            }
+
+            @Override
+            public int find(ByteBuffer bytes, int length, long tid) {
+                return processOffset < 0 ? -1 : findThread(bytes, length, processOffset, tid);
+            }
+
+            @Override
+            public void read(ByteBuffer bytes, int at, ThreadStats into) {
+                NtLayout.read(bytes, at, quantumNanos, into);
+            }
+
+            @Override
+            public String selfCheck(ByteBuffer bytes, int length, long tid) {
+                return NtLayout.selfCheck(bytes, length, pid, tid);
+            }
+        };
     }
 
     /**

@@ -10,8 +10,7 @@ import io.fairslice.probe.SystemStats;
 import io.fairslice.probe.ThreadActuator;
 import io.fairslice.probe.ThreadHandle;
 import io.fairslice.probe.ThreadStats;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import io.fairslice.probe.internal.ThreadSnapshot;
 
 /**
  * The Windows probe: {@code NtQuerySystemInformation(SystemProcessInformation)} for every thread's CPU time and
@@ -20,7 +19,7 @@ import java.nio.ByteOrder;
  * {@code Win32PrioritySeparation} for the quantum. Windows reports no run-queue wait and does not split switches
  * into voluntary and involuntary: those are unsupported. No actuators (thread priorities are not nice values).
  *
- * <p>The system-wide query is expensive (all processes), so one snapshot serves all reads within
+ * <p>The system-wide query is expensive (all processes), so one {@link ThreadSnapshot} serves all reads within
  * {@link #SNAPSHOT_MAX_AGE_NANOS}. Cannot be tested on the Linux CI: {@link #create} self-checks 64-bit, the structure
  * sizes, and that this process and the calling thread are in the snapshot.
  */
@@ -28,23 +27,20 @@ public final class WindowsKernelProbe implements KernelProbe {
 
     static final long SNAPSHOT_MAX_AGE_NANOS = 20_000_000L;
 
-    private final long pid;
     private final long quantumNanos;
     private final int prioritySeparation;
     private final long timerResolutionNanos;
-    private final int[] returned = new int[1];
     private final ThreadLocal<long[][]> times = new ThreadLocal<>();
-    private Memory buffer = new Memory(1 << 20);
-    private ByteBuffer bytes = view(buffer);
-    private int snapshotLength;
-    private long snapshotAt = Long.MIN_VALUE;
-    private int processOffset = -1;
+    private final ThreadSnapshot snapshot;
 
     private WindowsKernelProbe(long pid, long quantumNanos, int prioritySeparation, long timerResolutionNanos) {
-        this.pid = pid;
         this.quantumNanos = quantumNanos;
         this.prioritySeparation = prioritySeparation;
         this.timerResolutionNanos = timerResolutionNanos;
+        NtQuery nt = (buffer, size, returned) -> WindowsNative.NtDll.NtQuerySystemInformation(
+                WindowsNative.SYSTEM_PROCESS_INFORMATION, buffer, size, returned);
+        this.snapshot = new ThreadSnapshot("NtQuerySystemInformation(SystemProcessInformation)", 1 << 20,
+                SNAPSHOT_MAX_AGE_NANOS, new SystemProcessQuery(nt), NtLayout.forProcess(pid, quantumNanos));
     }
 
     public static WindowsKernelProbe create() throws ProbeUnavailableException {
@@ -70,16 +66,7 @@ public final class WindowsKernelProbe implements KernelProbe {
         long tick = min[0] * 100L;
         WindowsKernelProbe probe = new WindowsKernelProbe(WindowsNative.Kernel32.GetCurrentProcessId(),
                 WindowsQuantum.backgroundQuantumNanos(separation, tick, server), separation, cur[0] * 100L);
-        synchronized (probe) {
-            if (!probe.refresh(true)) {
-                throw new ProbeUnavailableException("NtQuerySystemInformation(SystemProcessInformation) failed");
-            }
-            String problem = NtLayout.selfCheck(probe.bytes, probe.snapshotLength, probe.pid,
-                    probe.currentThreadId());
-            if (problem != null) {
-                throw new ProbeUnavailableException(problem);
-            }
-        }
+        probe.snapshot.selfCheck(probe.currentThreadId());
         return probe;
     }
 
@@ -125,12 +112,12 @@ public final class WindowsKernelProbe implements KernelProbe {
 
     @Override
     public ThreadHandle openThread(long tid) {
-        return new Handle(tid);
+        return snapshot.handle(tid);
     }
 
     @Override
     public ThreadHandle openCurrentThread() {
-        return new Handle(currentThreadId());
+        return snapshot.handle(currentThreadId());
     }
 
     /**
@@ -158,43 +145,38 @@ public final class WindowsKernelProbe implements KernelProbe {
         return WindowsNative.Kernel32.QueryThreadCycleTime(WindowsNative.Kernel32.GetCurrentThread(), c) ? c[0] : -1;
     }
 
-    synchronized boolean readThread(long tid, ThreadStats into) {
-        if (!refresh(false) || processOffset < 0) {
-            return false;
-        }
-        int t = NtLayout.findThread(bytes, snapshotLength, processOffset, tid);
-        if (t < 0) {
-            return false;
-        }
-        NtLayout.read(bytes, t, quantumNanos, into);
-        return true;
+    /**
+     * {@code NtQuerySystemInformation(SystemProcessInformation, buffer, size, &returned)}: the fixture tests stand in
+     * for the kernel here.
+     */
+    @FunctionalInterface
+    interface NtQuery {
+        int call(long buffer, int size, int[] returned);
     }
 
-    private boolean refresh(boolean force) {
-        long now = System.nanoTime();
-        if (!force && now - snapshotAt < SNAPSHOT_MAX_AGE_NANOS) {
-            return true;
+    /** Every process's and thread's information into the snapshot's buffer (called under its lock). */
+    static final class SystemProcessQuery implements ThreadSnapshot.Query {
+        private final int[] returned = new int[1];
+        private final NtQuery nt;
+
+        SystemProcessQuery(NtQuery nt) {
+            this.nt = nt;
         }
-        for (int attempt = 0; attempt < 4; attempt++) {
-            int status = WindowsNative.NtDll.NtQuerySystemInformation(WindowsNative.SYSTEM_PROCESS_INFORMATION,
-                    Pointer.nativeValue(buffer), (int) buffer.size(), returned);
+
+        @Override
+        public long fill(Memory buffer) {
+            int status = nt.call(Pointer.nativeValue(buffer), (int) buffer.size(), returned);
             if (status == WindowsNative.STATUS_SUCCESS) {
-                snapshotLength = returned[0];
-                snapshotAt = now;
-                processOffset = NtLayout.findProcess(bytes, snapshotLength, pid);
-                return true;
+                return returned[0];
             }
-            if (status != WindowsNative.STATUS_INFO_LENGTH_MISMATCH) {
-                return false;
-            }
-            buffer = new Memory(Math.max(buffer.size() * 2, returned[0] + (1 << 16)));
-            bytes = view(buffer);
+            return status == WindowsNative.STATUS_INFO_LENGTH_MISMATCH ? ThreadSnapshot.TOO_SMALL
+                    : ThreadSnapshot.FAILED;
         }
-        return false;
-    }
 
-    private static ByteBuffer view(Memory m) {
-        return m.getByteBuffer(0, m.size()).order(ByteOrder.LITTLE_ENDIAN);
+        @Override
+        public long grownSize(long size) {
+            return Math.max(size * 2, returned[0] + (1 << 16)); // returned: the size the call asked for
+        }
     }
 
     @Override
@@ -209,27 +191,5 @@ public final class WindowsKernelProbe implements KernelProbe {
 
     @Override
     public void close() {
-    }
-
-    private final class Handle implements ThreadHandle {
-        private final long tid;
-
-        Handle(long tid) {
-            this.tid = tid;
-        }
-
-        @Override
-        public long tid() {
-            return tid;
-        }
-
-        @Override
-        public boolean read(ThreadStats into, boolean scheduling) {
-            return readThread(tid, into);
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }
