@@ -86,23 +86,25 @@ public final class KernelProbeMetrics implements MeterBinder {
             invol[i].record(n);
         });
 
-        if (!Double.isNaN(sampler.cpuPressure())) {
-            add(Gauge.builder(CPU_PRESSURE, sampler, Sampler::cpuPressure)
+        SystemStats system = sampler.system();
+        if (!Double.isNaN(system.cpuPressureSomeAvg10())) {
+            add(Gauge.builder(CPU_PRESSURE, sampler, s -> s.system().cpuPressureSomeAvg10())
                     .description("PSI some CPU pressure, 10 s average, as a ratio").register(registry));
         }
-        longCounter(CPU_PRESSURE_STALL, Sampler::cpuPressureStallMicros, 1e-6, "seconds",
+        longCounter(CPU_PRESSURE_STALL, SystemStats::cpuPressureSomeTotalMicros, 1e-6, "seconds",
                 "PSI some CPU stall time");
-        if (!Double.isNaN(sampler.load())) {
-            add(Gauge.builder(LOAD, sampler, Sampler::load).description("1-minute load average").register(registry));
-        }
-        if (ThreadStats.isSupported(sampler.runnable())) {
-            add(Gauge.builder(RUNNABLE, sampler, s -> s.runnable()).description("Runnable tasks in the system")
+        if (!Double.isNaN(system.load1())) {
+            add(Gauge.builder(LOAD, sampler, s -> s.system().load1()).description("1-minute load average")
                     .register(registry));
         }
-        longCounter(CGROUP_PERIODS, Sampler::cgroupPeriods, 1, null, "CFS bandwidth periods of this cgroup");
-        longCounter(CGROUP_THROTTLED_PERIODS, Sampler::cgroupThrottledPeriods, 1, null,
+        if (ThreadStats.isSupported(system.runnable())) {
+            add(Gauge.builder(RUNNABLE, sampler, s -> s.system().runnable()).description("Runnable tasks in the system")
+                    .register(registry));
+        }
+        longCounter(CGROUP_PERIODS, SystemStats::cgroupPeriods, 1, null, "CFS bandwidth periods of this cgroup");
+        longCounter(CGROUP_THROTTLED_PERIODS, SystemStats::cgroupThrottledPeriods, 1, null,
                 "Periods in which this cgroup was throttled");
-        longCounter(CGROUP_THROTTLED_TIME, Sampler::cgroupThrottledMicros, 1e-6, "seconds",
+        longCounter(CGROUP_THROTTLED_TIME, SystemStats::cgroupThrottledMicros, 1e-6, "seconds",
                 "Time this cgroup was throttled");
 
         add(Gauge.builder(SAMPLER_COST, sampler, Sampler::costRatio)
@@ -140,14 +142,15 @@ public final class KernelProbeMetrics implements MeterBinder {
         add(b.register(registry));
     }
 
-    private void longCounter(String name, ToLongFunction<Sampler> value, double scale, String unit,
+    /** A counter of a system signal, registered only if the first reading has it. */
+    private void longCounter(String name, ToLongFunction<SystemStats> value, double scale, String unit,
             String description) {
-        if (!ThreadStats.isSupported(value.applyAsLong(sampler))) {
+        if (!ThreadStats.isSupported(value.applyAsLong(sampler.system()))) {
             return;
         }
         // Micrometer holds the measured object weakly: measure the sampler (kept by the listener), not a lambda
         FunctionCounter.Builder<Sampler> b = FunctionCounter.builder(name, sampler,
-                s -> Math.max(0, value.applyAsLong(s)) * scale).description(description);
+                s -> Math.max(0, value.applyAsLong(s.system())) * scale).description(description);
         if (unit != null) {
             b.baseUnit(unit);
         }

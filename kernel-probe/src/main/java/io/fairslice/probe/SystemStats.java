@@ -71,6 +71,12 @@ public final class SystemStats {
         return this;
     }
 
+    /** A new holder with this one's values. */
+    public SystemStats copy() {
+        return new SystemStats().setPressure(cpuPressureSomeAvg10, cpuPressureSomeTotalMicros).setLoad(load1, runnable)
+                .setCgroup(cgroupPeriods, cgroupThrottledPeriods, cgroupThrottledMicros);
+    }
+
     @Override
     public String toString() {
         return "SystemStats{cpuPressureSomeAvg10=" + cpuPressureSomeAvg10 + ", cpuPressureSomeTotalMicros="

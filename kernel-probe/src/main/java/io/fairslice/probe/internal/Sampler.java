@@ -24,7 +24,7 @@ public final class Sampler {
     private final Consumer<String> warnings;
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final ThreadStats scratch = new ThreadStats();
-    private final SystemStats system = new SystemStats();
+    private final SystemStats system = new SystemStats(); // the probe reads into this one, gauges see copies
     private final int classes;
     private final long[] lastRun;
     private final long[] lastWait;
@@ -41,13 +41,7 @@ public final class Sampler {
     private volatile double[] waitPerSecond;
     private volatile double[] voluntaryPerSecond;
     private volatile double[] involuntaryPerSecond;
-    private volatile double cpuPressure = Double.NaN;
-    private volatile long cpuPressureStallMicros = ThreadStats.UNSUPPORTED;
-    private volatile double load = Double.NaN;
-    private volatile long runnable = ThreadStats.UNSUPPORTED;
-    private volatile long cgroupPeriods = ThreadStats.UNSUPPORTED;
-    private volatile long cgroupThrottledPeriods = ThreadStats.UNSUPPORTED;
-    private volatile long cgroupThrottledMicros = ThreadStats.UNSUPPORTED;
+    private volatile SystemStats publishedSystem; // a copy of system, never changed once published
     private volatile double costRatio;
     private volatile long lastSampleCostNanos;
     private volatile long ticks;
@@ -181,13 +175,7 @@ public final class Sampler {
     }
 
     private void publishSystem() {
-        cpuPressure = system.cpuPressureSomeAvg10();
-        cpuPressureStallMicros = system.cpuPressureSomeTotalMicros();
-        load = system.load1();
-        runnable = system.runnable();
-        cgroupPeriods = system.cgroupPeriods();
-        cgroupThrottledPeriods = system.cgroupThrottledPeriods();
-        cgroupThrottledMicros = system.cgroupThrottledMicros();
+        publishedSystem = system.copy();
     }
 
     private long threadCpuNanos() {
@@ -218,32 +206,9 @@ public final class Sampler {
         return involuntaryPerSecond[classIndex];
     }
 
-    public double cpuPressure() {
-        return cpuPressure;
-    }
-
-    public long cpuPressureStallMicros() {
-        return cpuPressureStallMicros;
-    }
-
-    public double load() {
-        return load;
-    }
-
-    public long runnable() {
-        return runnable;
-    }
-
-    public long cgroupPeriods() {
-        return cgroupPeriods;
-    }
-
-    public long cgroupThrottledPeriods() {
-        return cgroupThrottledPeriods;
-    }
-
-    public long cgroupThrottledMicros() {
-        return cgroupThrottledMicros;
+    /** The system signals of the last sample: a holder nobody changes, safe to read from any thread. */
+    public SystemStats system() {
+        return publishedSystem;
     }
 
     /** CPU the sampler used per second of wall time over its last interval. */

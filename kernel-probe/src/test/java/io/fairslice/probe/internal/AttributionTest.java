@@ -20,6 +20,8 @@ class AttributionTest {
         volatile long[] counters = {0, 0, 0, 0, 0};
         volatile boolean ownReadHasSwitches = true;
         volatile boolean canOpen = true;
+        /** The load average readSystem reports; NaN: the read fails. */
+        volatile double load = Double.NaN;
 
         void set(long run, long wait, long dispatches, long vol, long invol) {
             counters = new long[] {run, wait, dispatches, vol, invol};
@@ -83,7 +85,11 @@ class AttributionTest {
 
         @Override
         public boolean readSystem(SystemStats into) {
-            return false;
+            if (Double.isNaN(load)) {
+                return false;
+            }
+            into.setLoad(load, 3);
+            return true;
         }
 
         @Override
