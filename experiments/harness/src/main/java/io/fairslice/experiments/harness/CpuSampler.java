@@ -12,9 +12,12 @@ import java.util.List;
  */
 final class CpuSampler implements AutoCloseable {
 
-    /** CPU share of a window: the server's, other tasks', interrupts', and idle; each a fraction of one core. */
-    record Share(double server, double others, double interrupts, double idle) {
-        static final Share UNKNOWN = new Share(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+    /**
+     * CPU share of a window: the server's, other tasks' (with the hypervisor's steal, which {@code steal} also gives
+     * alone), interrupts', and idle; each a fraction of one core.
+     */
+    record Share(double server, double others, double interrupts, double idle, double steal) {
+        static final Share UNKNOWN = new Share(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
 
         boolean known() {
             return !Double.isNaN(server);
@@ -78,7 +81,8 @@ final class CpuSampler implements AutoCloseable {
         double task = (last.core.task() - first.core.task()) / ticks;
         double irq = (last.core.irq() - first.core.irq()) / ticks;
         double idle = (last.core.idle() - first.core.idle()) / ticks;
-        return new Share(server, Math.max(0, task - server), irq, idle);
+        double steal = (last.core.steal() - first.core.steal()) / ticks;
+        return new Share(server, Math.max(0, task - server), irq, idle, steal);
     }
 
     /** The server's share of its core over the last {@code millis} of samples (for drain decisions). */

@@ -49,8 +49,11 @@ final class ProcFs {
         return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
     }
 
-    /** One core's times from /proc/stat, in clock ticks. */
-    record CoreTimes(long task, long irq, long idle) {
+    /**
+     * One core's times from /proc/stat, in clock ticks. {@code task} includes {@code steal}: time the hypervisor gave
+     * the virtual CPU to someone else takes the core from the server just as another process would.
+     */
+    record CoreTimes(long task, long irq, long idle, long steal) {
         long total() {
             return task + irq + idle;
         }
@@ -58,8 +61,13 @@ final class ProcFs {
 
     /** The {@code cpuN} line of /proc/stat: task time (user, nice, system, steal), interrupts, idle (+ iowait). */
     static CoreTimes coreTimes(int core) throws IOException {
+        return coreTimes(read(Path.of("/proc/stat")), core);
+    }
+
+    /** {@link #coreTimes(int)} from the text of /proc/stat. */
+    static CoreTimes coreTimes(String procStat, int core) throws IOException {
         String prefix = "cpu" + core + " ";
-        for (String line : read(Path.of("/proc/stat")).split("\n")) {
+        for (String line : procStat.split("\n")) {
             if (line.startsWith(prefix)) {
                 String[] f = line.substring(prefix.length()).trim().split("\\s+");
                 long user = Long.parseLong(f[0]);
@@ -70,7 +78,7 @@ final class ProcFs {
                 long irq = Long.parseLong(f[5]);
                 long softirq = Long.parseLong(f[6]);
                 long steal = f.length > 7 ? Long.parseLong(f[7]) : 0;
-                return new CoreTimes(user + nice + system + steal, irq + softirq, idle + iowait);
+                return new CoreTimes(user + nice + system + steal, irq + softirq, idle + iowait, steal);
             }
         }
         throw new IOException("/proc/stat has no line for cpu" + core);

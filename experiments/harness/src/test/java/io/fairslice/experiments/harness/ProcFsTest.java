@@ -1,0 +1,35 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** Reading a core's times from /proc/stat: the hypervisor's steal counts as time the server did not get. */
+class ProcFsTest {
+
+    // a 2-core VM's /proc/stat: user nice system idle iowait irq softirq steal guest guest_nice
+    private static final String PROC_STAT = """
+            cpu  72100 0 2100 14900 3 0 1900 9400 0 0
+            cpu0 36000 0 1000 7400 2 0 950 0 0 0
+            cpu1 36100 0 1100 7500 1 0 950 9400 0 0
+            intr 123456 0 9 0
+            ctxt 987654
+            """;
+
+    @Test
+    void shouldCountStealAsTaskTimeAndGiveItAlone() throws Exception {
+        ProcFs.CoreTimes core1 = ProcFs.coreTimes(PROC_STAT, 1);
+
+        assertThat(core1.task()).isEqualTo(36100 + 0 + 1100 + 9400);
+        assertThat(core1.steal()).isEqualTo(9400);
+        assertThat(core1.irq()).isEqualTo(950);
+        assertThat(core1.idle()).isEqualTo(7500 + 1);
+        assertThat(ProcFs.coreTimes(PROC_STAT, 0).steal()).isZero();
+    }
+
+    @Test
+    void shouldNameTheMissingCore() {
+        assertThatThrownBy(() -> ProcFs.coreTimes(PROC_STAT, 2)).hasMessageContaining("no line for cpu2");
+    }
+}
