@@ -153,6 +153,8 @@ public final class ThreadSnapshot {
     }
 
     private void allocate(long size) {
+        // the answer lived in the old buffer: nothing is served from the new one until a call fills it
+        taken = false;
         buffer = new Memory(size);
         bytes = buffer.getByteBuffer(0, size).order(ByteOrder.LITTLE_ENDIAN);
     }

@@ -180,6 +180,19 @@ class ThreadSnapshotTest {
     }
 
     @Test
+    void shouldServeNothingFromAGrownBufferThatNoCallFilled() throws ProbeUnavailableException {
+        ThreadSnapshot snapshot = snapshot(1024);
+        snapshot.selfCheck(11);
+        answer = new byte[100_000];
+
+        // a fresh read grows the buffer four times and still does not fit: the last answer went with the old buffer
+        assertThat(snapshot.read(11, stats, true)).isFalse();
+        assertThat(snapshot.capacity()).isEqualTo(16_384);
+        assertThat(snapshot.read(11, stats, false)).as("within the maximum age, but the buffer holds no answer")
+                .isFalse();
+    }
+
+    @Test
     void shouldReportAThreadMissingFromTheAnswer() throws ProbeUnavailableException {
         ThreadSnapshot snapshot = snapshot(1024);
 
