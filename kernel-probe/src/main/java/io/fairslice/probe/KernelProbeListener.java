@@ -82,7 +82,7 @@ public final class KernelProbeListener implements RequestListener {
         Attribution a = new Attribution(p, context.requestClasses(), ProbeMeterNames.CLASS_NONE, cfg.nice(),
                 cfg.sliceNanos(), warnings);
         Sampler s = new Sampler(a, p, cfg.intervalNanos(), KernelProbeConfig.MAX_INTERVAL_NANOS, warnings);
-        KernelProbeMetrics m = new KernelProbeMetrics(a, s);
+        KernelProbeMetrics m = new KernelProbeMetrics(a, s, context.application());
         if (context.meterRegistry() != null) {
             m.bindTo(context.meterRegistry());
         }

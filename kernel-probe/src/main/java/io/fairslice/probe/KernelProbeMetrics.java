@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,20 +19,24 @@ import java.util.function.ToLongFunction;
 
 /**
  * Publishes the probe's figures ({@link ProbeMeterNames}) with bounded tags: {@code class} is one of the configured
- * request classes or {@code none}. Signals the platform does not give (a NaN or unsupported first reading) are not
- * registered. Gauges read values the sampler published and never throw. {@link #unbind} removes every meter this
- * binder registered (web application undeploy).
+ * request classes or {@code none}; {@code application} is the web application's context path on every meter, so that
+ * the probes of several applications can share one registry (a standalone Tomcat's). Signals the platform does not
+ * give (a NaN or unsupported first reading) are not registered. Gauges read values the sampler published and never
+ * throw. {@link #unbind} removes every meter this binder registered (web application undeploy), and only those.
  */
 public final class KernelProbeMetrics implements MeterBinder {
 
     private final Attribution attribution;
     private final Sampler sampler;
+    private final Tags application;
     private final List<Meter> meters = new ArrayList<>();
     private MeterRegistry registry;
 
-    public KernelProbeMetrics(Attribution attribution, Sampler sampler) {
+    /** @param application the {@link ProbeMeterNames#TAG_APPLICATION} value: the context path, / for the root */
+    public KernelProbeMetrics(Attribution attribution, Sampler sampler, String application) {
         this.attribution = attribution;
         this.sampler = sampler;
+        this.application = Tags.of(TAG_APPLICATION, application);
     }
 
     @Override
@@ -45,18 +50,20 @@ public final class KernelProbeMetrics implements MeterBinder {
             String cls = names.get(i);
             ClassTotals t = attribution.totals(i);
             int idx = i;
-            add(FunctionCounter.builder(RUN_TIME, t, x -> x.runNanos.sum() / 1e9).baseUnit("seconds")
+            add(FunctionCounter.builder(RUN_TIME, t, x -> x.runNanos.sum() / 1e9).tags(application)
+                    .baseUnit("seconds")
                     .description("CPU time of worker threads serving the class").tag(TAG_CLASS, cls).register(registry));
-            add(FunctionCounter.builder(RUN_QUEUE_WAIT, t, x -> x.waitNanos.sum() / 1e9).baseUnit("seconds")
+            add(FunctionCounter.builder(RUN_QUEUE_WAIT, t, x -> x.waitNanos.sum() / 1e9).tags(application)
+                    .baseUnit("seconds")
                     .description("Time worker threads of the class waited for a CPU while runnable")
                     .tag(TAG_CLASS, cls).register(registry));
-            add(FunctionCounter.builder(DISPATCHES, t, x -> x.dispatches.sum())
+            add(FunctionCounter.builder(DISPATCHES, t, x -> x.dispatches.sum()).tags(application)
                     .description("Times worker threads of the class were put on a CPU").tag(TAG_CLASS, cls)
                     .register(registry));
-            add(FunctionCounter.builder(SWITCHES, t, x -> x.voluntary.sum()).tag(TAG_CLASS, cls)
+            add(FunctionCounter.builder(SWITCHES, t, x -> x.voluntary.sum()).tags(application).tag(TAG_CLASS, cls)
                     .tag(TAG_KIND, KIND_VOLUNTARY).description("Context switches of worker threads of the class")
                     .register(registry));
-            add(FunctionCounter.builder(SWITCHES, t, x -> x.involuntary.sum()).tag(TAG_CLASS, cls)
+            add(FunctionCounter.builder(SWITCHES, t, x -> x.involuntary.sum()).tags(application).tag(TAG_CLASS, cls)
                     .tag(TAG_KIND, KIND_INVOLUNTARY).description("Context switches of worker threads of the class")
                     .register(registry));
             gauge(EFFECTIVE_SLICE, cls, null, "seconds", "Run time per dispatch over the last sampler interval",
@@ -70,12 +77,13 @@ public final class KernelProbeMetrics implements MeterBinder {
             gauge(SWITCH_RATE, cls, KIND_INVOLUNTARY, null, "Context switches per second over the last interval",
                     s -> s.involuntaryPerSecond(idx));
             if (i != attribution.noneIndex()) {
-                cpu[i] = add(DistributionSummary.builder(REQUEST_CPU).baseUnit("seconds").tag(TAG_CLASS, cls)
+                cpu[i] = add(DistributionSummary.builder(REQUEST_CPU).tags(application).baseUnit("seconds")
+                        .tag(TAG_CLASS, cls)
                         .description("CPU time of one request (one segment for async requests)").register(registry));
-                vol[i] = add(DistributionSummary.builder(REQUEST_SWITCHES).tag(TAG_CLASS, cls)
+                vol[i] = add(DistributionSummary.builder(REQUEST_SWITCHES).tags(application).tag(TAG_CLASS, cls)
                         .tag(TAG_KIND, KIND_VOLUNTARY).description("Context switches during one request")
                         .register(registry));
-                invol[i] = add(DistributionSummary.builder(REQUEST_SWITCHES).tag(TAG_CLASS, cls)
+                invol[i] = add(DistributionSummary.builder(REQUEST_SWITCHES).tags(application).tag(TAG_CLASS, cls)
                         .tag(TAG_KIND, KIND_INVOLUNTARY).description("Context switches during one request")
                         .register(registry));
             }
@@ -88,17 +96,19 @@ public final class KernelProbeMetrics implements MeterBinder {
 
         SystemStats system = sampler.system();
         if (!Double.isNaN(system.cpuPressureSomeAvg10())) {
-            add(Gauge.builder(CPU_PRESSURE, sampler, s -> s.system().cpuPressureSomeAvg10())
+            add(Gauge.builder(CPU_PRESSURE, sampler, s -> s.system().cpuPressureSomeAvg10()).tags(application)
                     .description("PSI some CPU pressure, 10 s average, as a ratio").register(registry));
         }
         longCounter(CPU_PRESSURE_STALL, SystemStats::cpuPressureSomeTotalMicros, 1e-6, "seconds",
                 "PSI some CPU stall time");
         if (!Double.isNaN(system.load1())) {
-            add(Gauge.builder(LOAD, sampler, s -> s.system().load1()).description("1-minute load average")
+            add(Gauge.builder(LOAD, sampler, s -> s.system().load1()).tags(application)
+                    .description("1-minute load average")
                     .register(registry));
         }
         if (ThreadStats.isSupported(system.runnable())) {
-            add(Gauge.builder(RUNNABLE, sampler, s -> s.system().runnable()).description("Runnable tasks in the system")
+            add(Gauge.builder(RUNNABLE, sampler, s -> s.system().runnable()).tags(application)
+                    .description("Runnable tasks in the system")
                     .register(registry));
         }
         longCounter(CGROUP_PERIODS, SystemStats::cgroupPeriods, 1, null, "CFS bandwidth periods of this cgroup");
@@ -107,15 +117,16 @@ public final class KernelProbeMetrics implements MeterBinder {
         longCounter(CGROUP_THROTTLED_TIME, SystemStats::cgroupThrottledMicros, 1e-6, "seconds",
                 "Time this cgroup was throttled");
 
-        add(Gauge.builder(SAMPLER_COST, sampler, Sampler::costRatio)
+        add(Gauge.builder(SAMPLER_COST, sampler, Sampler::costRatio).tags(application)
                 .description("CPU the probe's sampler used per second").register(registry));
-        add(Gauge.builder(SAMPLER_INTERVAL, sampler, s -> s.intervalNanos() / 1e9).baseUnit("seconds")
+        add(Gauge.builder(SAMPLER_INTERVAL, sampler, s -> s.intervalNanos() / 1e9).tags(application)
+                .baseUnit("seconds")
                 .description("The sampler's current interval").register(registry));
-        add(Gauge.builder(THREADS, attribution, Attribution::trackedThreads)
+        add(Gauge.builder(THREADS, attribution, Attribution::trackedThreads).tags(application)
                 .description("Worker threads the probe tracks").register(registry));
-        add(FunctionCounter.builder(ACTUATOR_FAILURES, attribution, Attribution::niceFailures)
+        add(FunctionCounter.builder(ACTUATOR_FAILURES, attribution, Attribution::niceFailures).tags(application)
                 .tag(TAG_ACTUATOR, "nice").description("Failed actuator calls").register(registry));
-        add(FunctionCounter.builder(ACTUATOR_FAILURES, attribution, Attribution::sliceFailures)
+        add(FunctionCounter.builder(ACTUATOR_FAILURES, attribution, Attribution::sliceFailures).tags(application)
                 .tag(TAG_ACTUATOR, "slice").description("Failed actuator calls").register(registry));
     }
 
@@ -132,7 +143,8 @@ public final class KernelProbeMetrics implements MeterBinder {
 
     private void gauge(String name, String cls, String kind, String unit, String description,
             ToDoubleFunction<Sampler> f) {
-        Gauge.Builder<Sampler> b = Gauge.builder(name, sampler, f).description(description).tag(TAG_CLASS, cls);
+        Gauge.Builder<Sampler> b = Gauge.builder(name, sampler, f).tags(application).description(description)
+                .tag(TAG_CLASS, cls);
         if (kind != null) {
             b.tag(TAG_KIND, kind);
         }
@@ -150,7 +162,7 @@ public final class KernelProbeMetrics implements MeterBinder {
         }
         // Micrometer holds the measured object weakly: measure the sampler (kept by the listener), not a lambda
         FunctionCounter.Builder<Sampler> b = FunctionCounter.builder(name, sampler,
-                s -> Math.max(0, value.applyAsLong(s.system())) * scale).description(description);
+                s -> Math.max(0, value.applyAsLong(s.system())) * scale).tags(application).description(description);
         if (unit != null) {
             b.baseUnit(unit);
         }

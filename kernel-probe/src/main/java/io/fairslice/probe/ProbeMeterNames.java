@@ -5,8 +5,11 @@ package io.fairslice.probe;
  * Micrometer's dotted form; Prometheus turns {@code fairslice.probe.run.time} (base unit seconds, a counter) into
  * {@code fairslice_probe_run_time_seconds_total}.
  *
- * <p>Tags are bounded: {@link #TAG_CLASS} takes the configured request class names plus {@link #CLASS_NONE} (a
- * worker thread between requests); {@link #TAG_KIND} takes {@link #KIND_VOLUNTARY} or {@link #KIND_INVOLUNTARY}.
+ * <p>Tags are bounded: {@link #TAG_APPLICATION} (on every meter) takes the context paths of the applications that run
+ * the probe; {@link #TAG_CLASS} takes the configured request class names plus {@link #CLASS_NONE} (a worker thread
+ * between requests); {@link #TAG_KIND} takes {@link #KIND_VOLUNTARY} or {@link #KIND_INVOLUNTARY}. Each application
+ * runs its own probe, so the system meters (pressure, load, cgroup) appear once per application, with the same
+ * values.
  * A value the platform cannot give is not published at all rather than published as an invented number.
  */
 public final class ProbeMeterNames {
@@ -14,6 +17,11 @@ public final class ProbeMeterNames {
     private ProbeMeterNames() {
     }
 
+    /**
+     * Tag on every meter: the web application's servlet context path, {@code /} for the root context (the
+     * middleware's {@code MeterNames.TAG_APPLICATION}).
+     */
+    public static final String TAG_APPLICATION = "application";
     /** Tag: the request class a worker thread was serving, or {@link #CLASS_NONE}. */
     public static final String TAG_CLASS = "class";
     /** Tag value for worker threads that are not serving any request. */

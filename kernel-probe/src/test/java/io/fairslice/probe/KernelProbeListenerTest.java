@@ -215,6 +215,33 @@ class KernelProbeListenerTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldTagEveryMeterWithItsApplicationAndRemoveOnlyItsOwnOnStop() {
+        start(Map.of());
+        KernelProbeListener shop = new KernelProbeListener(w -> KernelProbes.create(System.getProperty("os.name"),
+                Path.of("/proc"), w), warnings::add);
+        shop.start(new TestContext(CLASSES, registry, Map.of(), "/shop"));
+        Set<Meter.Id> root;
+        try {
+            root = meterIds("/");
+            assertThat(root).isNotEmpty();
+            assertThat(meterIds("/shop")).as("the same meters for the second application").hasSameSizeAs(root);
+            assertThat(registry.getMeters()).as("every meter names its application")
+                    .allSatisfy(m -> assertThat(m.getId().getTag(TAG_APPLICATION)).isIn("/", "/shop"));
+        } finally {
+            shop.stop();
+        }
+
+        assertThat(meterIds("/shop")).as("the stopped application's meters").isEmpty();
+        assertThat(meterIds("/")).as("the running application's meters").isEqualTo(root);
+    }
+
+    private Set<Meter.Id> meterIds(String application) {
+        return registry.getMeters().stream().map(Meter::getId)
+                .filter(id -> application.equals(id.getTag(TAG_APPLICATION))).collect(Collectors.toSet());
+    }
+
+    @Test
     void shouldRejectBadSettingsNamingTheKeyAndTheValue() {
         assertThatThrownBy(() -> start(Map.of("nice.heavy", "25")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kernel-probe.nice.heavy")

@@ -52,6 +52,7 @@ public final class FairsliceFilter implements Filter {
     private Scheduler scheduler;
     private RequestClassifier classifier;
     private FairsliceMetrics metrics;
+    private WeavingMetrics weavingMetrics;
     private GuardedListeners listeners;
     private FairsliceControl control;
 
@@ -73,6 +74,7 @@ public final class FairsliceFilter implements Filter {
         } catch (IllegalArgumentException e) {
             throw new ServletException(e.getMessage(), e);
         }
+        // the application tag of every meter: in a standalone Tomcat all selected applications share one registry
         String application = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
         if (!config.enabled()) {
             LOG.info(() -> "fairslice[" + application + "]: disabled (enabled=false); requests pass through");
@@ -88,12 +90,14 @@ public final class FairsliceFilter implements Filter {
             throw new ServletException(e.getMessage(), e);
         }
         LOG.log(weaving.warnings().isEmpty() ? Level.INFO : Level.WARNING, weaving::summary);
-        new WeavingMetrics().bindTo(registry);
+        weavingMetrics = new WeavingMetrics(application, context.getClassLoader());
+        weavingMetrics.bindTo(registry);
         scheduler = new Scheduler(config, Clock.system());
         classifier = new RequestClassifier(config);
-        metrics = new FairsliceMetrics(registry, scheduler, classifier, () -> scheduler.config().policy());
+        metrics = new FairsliceMetrics(registry, application, scheduler, classifier,
+                () -> scheduler.config().policy());
         try {
-            listeners = GuardedListeners.start(found, config, registry);
+            listeners = GuardedListeners.start(found, config, registry, application);
         } catch (IllegalArgumentException e) {
             destroy();
             throw new ServletException(e.getMessage(), e);
@@ -258,6 +262,9 @@ public final class FairsliceFilter implements Filter {
         }
         if (metrics != null) {
             metrics.close();
+        }
+        if (weavingMetrics != null) {
+            weavingMetrics.close();
         }
         if (listeners != null) {
             listeners.close();

@@ -229,11 +229,14 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/legacy", Map.of(), legacy).servlet("/x", new Hello(), false)
                 .start()) {
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
-            eventually(() -> assertThat(legacy.scrape()).contains("fairslice_requests_seconds_count{class=\"light\""));
+            String app = "application=\"/legacy\",";
+            eventually(() -> assertThat(legacy.scrape()).contains("fairslice_requests_seconds_count{" + app
+                    + "class=\"light\""));
             String scrape = legacy.scrape();
-            assertThat(scrape).contains("fairslice_requests_seconds_count{class=\"light\",outcome=\"success\",page=\"/x\",} 1.0")
-                .contains("fairslice_requests_seconds_bucket{class=\"light\"")
-                    .contains("fairslice_class_cpu_share_target{class=\"heavy\",} 0.2");
+            assertThat(scrape).contains("fairslice_requests_seconds_count{" + app
+                            + "class=\"light\",outcome=\"success\",page=\"/x\",} 1.0")
+                    .contains("fairslice_requests_seconds_bucket{" + app + "class=\"light\"")
+                    .contains("fairslice_class_cpu_share_target{" + app + "class=\"heavy\",} 0.2");
         }
     }
 

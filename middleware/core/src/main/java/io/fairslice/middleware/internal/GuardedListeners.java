@@ -6,6 +6,7 @@ import io.fairslice.middleware.metrics.MeterNames;
 import io.fairslice.middleware.spi.ListenerContext;
 import io.fairslice.middleware.spi.RequestListener;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,6 +29,8 @@ public final class GuardedListeners implements AutoCloseable {
     private final RequestListener[] listeners;
     private final boolean[] disabled;
     private final AtomicLong[] failures;
+    private final List<Meter> meters = new ArrayList<>();
+    private MeterRegistry registry;
 
     private GuardedListeners(List<RequestListener> listeners) {
         this.listeners = listeners.toArray(new RequestListener[0]);
@@ -64,10 +67,14 @@ public final class GuardedListeners implements AutoCloseable {
     /**
      * Starts every listener; a bad setting ({@link IllegalArgumentException}) fails startup, any other failure
      * disables that listener (counted in {@code fairslice.listener.failures}) and the application runs without it.
+     *
+     * @param application the {@link MeterNames#TAG_APPLICATION} value, on the failure counters and handed to the
+     *                    listeners for theirs
      */
     public static GuardedListeners start(List<RequestListener> listeners, FairsliceConfig config,
-                                         MeterRegistry registry) {
+                                         MeterRegistry registry, String application) {
         GuardedListeners g = new GuardedListeners(listeners);
+        g.registry = registry;
         List<String> classes = config.classNames();
         for (int i = 0; i < g.listeners.length; i++) {
             RequestListener l = g.listeners[i];
@@ -84,6 +91,11 @@ public final class GuardedListeners implements AutoCloseable {
                 }
 
                 @Override
+                public String application() {
+                    return application;
+                }
+
+                @Override
                 public Map<String, String> settings() {
                     return settings;
                 }
@@ -91,13 +103,14 @@ public final class GuardedListeners implements AutoCloseable {
             try {
                 l.start(context);
             } catch (IllegalArgumentException e) {
+                g.close(); // stops the listeners started before, removes their counters
                 throw e; // a bad setting: the operator must fix the configuration
             } catch (RuntimeException | LinkageError e) {
                 g.disable(i, "start", e); // anything else (a native library missing, say): run without it
             }
-            FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
-                    .tag(MeterNames.TAG_LISTENER, l.name()).description("listeners disabled because they threw")
-                    .register(registry);
+            g.meters.add(FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
+                    .tag(MeterNames.TAG_APPLICATION, application).tag(MeterNames.TAG_LISTENER, l.name())
+                    .description("listeners disabled because they threw").register(registry));
             if (!g.disabled[i]) {
                 LOG.info(() -> "fairslice: request listener '" + l.name() + "' started (" + l.getClass().getName()
                         + ")");
@@ -148,6 +161,7 @@ public final class GuardedListeners implements AutoCloseable {
         return listeners.length;
     }
 
+    /** Stops every listener and removes the failure counters (web application stopped). */
     @Override
     public void close() {
         for (RequestListener l : listeners) {
@@ -157,5 +171,9 @@ public final class GuardedListeners implements AutoCloseable {
                 LOG.log(Level.WARNING, "fairslice: request listener '" + l.name() + "' failed to stop", e);
             }
         }
+        for (Meter m : meters) {
+            registry.remove(m);
+        }
+        meters.clear();
     }
 }

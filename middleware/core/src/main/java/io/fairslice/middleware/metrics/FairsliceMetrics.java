@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,70 +23,84 @@ import java.util.concurrent.TimeUnit;
 /**
  * Registers the middleware's meters once and records into them. Gauges and function counters read the scheduler's
  * and classifier's own counters (nothing to do per request); per-request meters are cached on the route, so a
- * request records without a registry lookup after its route's first use.
+ * request records without a registry lookup after its route's first use. Every meter carries the application's
+ * {@link MeterNames#TAG_APPLICATION} tag, so applications sharing a registry keep their own series and {@link #close}
+ * removes this application's meters only.
  */
 public final class FairsliceMetrics implements AutoCloseable {
 
     private static final int CPU_SLOT = OUTCOMES.size();
 
     private final MeterRegistry registry;
+    private final Tags application;
     private final Scheduler scheduler;
     private final List<String> classNames;
     private final List<Meter> meters = new ArrayList<>();
     private final DistributionSummary[] retryAfter;
 
-    public FairsliceMetrics(MeterRegistry registry, Scheduler scheduler, RequestClassifier classifier,
-                            java.util.function.Supplier<Policy> policy) {
+    /**
+     * @param application the {@link MeterNames#TAG_APPLICATION} value: the servlet context path, {@code /} for the
+     *                    root context
+     */
+    public FairsliceMetrics(MeterRegistry registry, String application, Scheduler scheduler,
+                            RequestClassifier classifier, java.util.function.Supplier<Policy> policy) {
+        if (application == null || application.isEmpty()) {
+            throw new IllegalArgumentException("application must be a context path, / for the root context; got '"
+                    + application + "'");
+        }
         this.registry = registry;
+        this.application = Tags.of(TAG_APPLICATION, application);
         this.scheduler = scheduler;
         this.classNames = scheduler.config().classNames();
         this.retryAfter = new DistributionSummary[classNames.size()];
         for (ClassState c : scheduler.classes()) {
             int i = c.index();
-            String cls = c.name();
-            add(Gauge.builder(REQUESTS_INFLIGHT, c, ClassState::inflight).tag(TAG_CLASS, cls)
+            Tags cls = this.application.and(TAG_CLASS, c.name());
+            add(Gauge.builder(REQUESTS_INFLIGHT, c, ClassState::inflight).tags(cls)
                     .description("requests between filter entry and completion").register(registry));
-            add(Gauge.builder(REQUESTS_RUNNING, c, ClassState::running).tag(TAG_CLASS, cls)
+            add(Gauge.builder(REQUESTS_RUNNING, c, ClassState::running).tags(cls)
                     .description("requests admitted and not parked").register(registry));
-            add(Gauge.builder(REQUESTS_WAITING, c, ClassState::waiting).tag(TAG_CLASS, cls)
+            add(Gauge.builder(REQUESTS_WAITING, c, ClassState::waiting).tags(cls)
                     .description("requests queued for admission or parked at a yield point").register(registry));
-            add(Gauge.builder(CLASS_CPU_SHARE, scheduler, s -> s.cpuShare(i)).tag(TAG_CLASS, cls)
+            add(Gauge.builder(CLASS_CPU_SHARE, scheduler, s -> s.cpuShare(i)).tags(cls)
                     .description("the class's part of the requests' CPU time, decayed over ~2 s").register(registry));
-            add(Gauge.builder(CLASS_CPU_SHARE_TARGET, scheduler, s -> s.targetShare(i)).tag(TAG_CLASS, cls)
+            add(Gauge.builder(CLASS_CPU_SHARE_TARGET, scheduler, s -> s.targetShare(i)).tags(cls)
                     .description("the class's configured share, normalised").register(registry));
-            add(Gauge.builder(CLASS_BALANCE, c, x -> x.balanceNanos() / 1e9).tag(TAG_CLASS, cls).baseUnit("seconds")
+            add(Gauge.builder(CLASS_BALANCE, c, x -> x.balanceNanos() / 1e9).tags(cls).baseUnit("seconds")
                     .description("share scheduler run-slot time owed; negative: taken beyond its share").register(registry));
-            add(FunctionCounter.builder(YIELD_POINTS, c, ClassState::yieldPoints).tag(TAG_CLASS, cls)
+            add(FunctionCounter.builder(YIELD_POINTS, c, ClassState::yieldPoints).tags(cls)
                     .description("yield points reached while the scheduler was armed").register(registry));
             add(FunctionCounter.builder(CLASSIFY_RECLASSIFIED, classifier, k -> k.reclassifiedInto(i))
-                    .tag(TAG_CLASS, cls).description("routes the adaptive classifier moved into the class")
+                    .tags(cls).description("routes the adaptive classifier moved into the class")
                     .register(registry));
             for (int w = 0; w < WHERES.size(); w++) {
                 int where = w;
-                add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tag(TAG_CLASS, cls)
+                add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tags(cls)
                         .tag(TAG_WHERE, WHERES.get(w)).description("times a request's thread parked").register(registry));
-                add(FunctionCounter.builder(YIELD_PARKED, c, x -> x.parkedNanos(where) / 1e9).tag(TAG_CLASS, cls)
+                add(FunctionCounter.builder(YIELD_PARKED, c, x -> x.parkedNanos(where) / 1e9).tags(cls)
                         .tag(TAG_WHERE, WHERES.get(w)).baseUnit("seconds").description("time spent parked")
                         .register(registry));
             }
             for (int r = 0; r < REASONS.size(); r++) {
                 int reason = r;
-                add(FunctionCounter.builder(REJECTIONS, c, x -> x.rejections(reason)).tag(TAG_CLASS, cls)
+                add(FunctionCounter.builder(REJECTIONS, c, x -> x.rejections(reason)).tags(cls)
                         .tag(TAG_REASON, REASONS.get(r)).description("requests answered 503 by admission control")
                         .register(registry));
             }
-            retryAfter[i] = add(DistributionSummary.builder(RETRY_AFTER).tag(TAG_CLASS, cls).baseUnit("seconds")
+            retryAfter[i] = add(DistributionSummary.builder(RETRY_AFTER).tags(cls).baseUnit("seconds")
                     .description("Retry-After values given with rejections").register(registry));
         }
         for (Policy p : Policy.values()) {
             // strongly held: the supplier is a lambda nobody else keeps, and a weak gauge would read NaN after GC
-            add(Gauge.builder(POLICY, policy, s -> s.get() == p ? 1 : 0).tag(TAG_POLICY, p.value())
-                    .strongReference(true).description("1 for the active policy").register(registry));
+            add(Gauge.builder(POLICY, policy, s -> s.get() == p ? 1 : 0).tags(this.application)
+                    .tag(TAG_POLICY, p.value()).strongReference(true).description("1 for the active policy")
+                    .register(registry));
         }
-        add(Gauge.builder(CLASSIFY_ROUTES, classifier, k -> k.routes().size())
+        add(Gauge.builder(CLASSIFY_ROUTES, classifier, k -> k.routes().size()).tags(this.application)
                 .description("routes in the bounded route table").register(registry));
         add(FunctionCounter.builder(CLASSIFY_ROUTES_OVERFLOW, classifier, k -> k.routes().overflowCount())
-                .description("requests whose route did not fit in the full table").register(registry));
+                .tags(this.application).description("requests whose route did not fit in the full table")
+                .register(registry));
     }
 
     private <M extends Meter> M add(M meter) {
@@ -121,14 +136,16 @@ public final class FairsliceMetrics implements AutoCloseable {
                 for (int c = 0; c < classNames.size(); c++) {
                     int base = c * (CPU_SLOT + 1);
                     for (int o = 0; o < OUTCOMES.size(); o++) {
-                        fresh[base + o] = add(Timer.builder(REQUESTS).tag(TAG_CLASS, classNames.get(c))
+                        fresh[base + o] = add(Timer.builder(REQUESTS).tags(application)
+                                .tag(TAG_CLASS, classNames.get(c))
                                 .tag(TAG_PAGE, route.page()).tag(TAG_OUTCOME, OUTCOMES.get(o))
                                 .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
                                 .maximumExpectedValue(Duration.ofSeconds(60))
                                 .description("time from filter entry to completion, queueing and parking included")
                                 .register(registry));
                     }
-                    fresh[base + CPU_SLOT] = add(Counter.builder(REQUESTS_CPU).tag(TAG_CLASS, classNames.get(c))
+                    fresh[base + CPU_SLOT] = add(Counter.builder(REQUESTS_CPU).tags(application)
+                            .tag(TAG_CLASS, classNames.get(c))
                             .tag(TAG_PAGE, route.page()).baseUnit("seconds")
                             .description("CPU time of the serving threads").register(registry));
                 }

@@ -7,9 +7,10 @@ import java.util.List;
  * they change only together with {@code dashboards/}. Names are Micrometer's (dotted, base units); the Prometheus
  * form is given beside each one.
  *
- * <p>Tag values are bounded: {@code class} takes only the configured class names, {@code page} only entries of the
- * bounded route table or {@link #PAGE_OTHER}, {@code outcome}, {@code reason} and {@code policy} only the constants
- * below.
+ * <p>Every meter carries {@link #TAG_APPLICATION}, the web application's context path, besides the tags listed with
+ * it. Tag values are bounded: {@code application} takes one value per deployed application, {@code class} only the
+ * configured class names, {@code page} only entries of the bounded route table or {@link #PAGE_OTHER},
+ * {@code outcome}, {@code reason} and {@code policy} only the constants below.
  */
 public final class MeterNames {
 
@@ -18,6 +19,12 @@ public final class MeterNames {
 
     // ---- tags ----------------------------------------------------------------------------------------------------
 
+    /**
+     * The web application: its servlet context path, {@code /} for the root context (Prometheus drops empty labels).
+     * On every meter, so that several applications can report into one registry (a standalone Tomcat's) without
+     * sharing series, and each removes only its own meters when it stops.
+     */
+    public static final String TAG_APPLICATION = "application";
     /** The request class (configured names only). */
     public static final String TAG_CLASS = "class";
     /** The normalised page (route) of a request, or {@link #PAGE_OTHER}. */

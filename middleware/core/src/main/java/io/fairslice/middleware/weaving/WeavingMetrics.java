@@ -1,28 +1,54 @@
 package io.fairslice.middleware.weaving;
 
+import io.fairslice.middleware.metrics.MeterNames;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * Publishes how many classes hold woven yield points: a gauge that stays at zero while the application serves
- * requests says the weaving scope matched nothing (or the agent is missing).
+ * Publishes how many classes an application runs with woven yield points: a gauge that stays at zero while the
+ * application serves requests says the weaving scope matched nothing (or the agent is missing). One per web
+ * application, tagged with its {@link MeterNames#TAG_APPLICATION}; {@link #close} removes it.
  */
-public final class WeavingMetrics implements MeterBinder {
+public final class WeavingMetrics implements MeterBinder, AutoCloseable {
 
     /**
-     * Gauge: woven classes initialised so far in class loaders that still exist ({@link WovenClasses#count()}), over
-     * every web application that shares the middleware's class loader. After an undeploy the old application's
-     * classes leave the count when its class loader is collected; if they are still counted after a full garbage
-     * collection, the old class loader leaked. Prometheus: {@code fairslice_weaving_classes}.
+     * Gauge, tag application: woven classes initialised so far that the application runs
+     * ({@link WovenClasses#countVisibleTo(ClassLoader)}: those of its class loader, of the loaders below it, and of the
+     * loaders it delegates to). Prometheus: {@code fairslice_weaving_classes}.
      */
     public static final String WOVEN_CLASSES = "fairslice.weaving.classes";
 
+    private final String application;
+    private final ClassLoader loader;
+    private MeterRegistry registry;
+    private Gauge gauge;
+
+    /**
+     * @param application the {@link MeterNames#TAG_APPLICATION} value (the context path, {@code /} for the root)
+     * @param loader      the application's class loader; held weakly by the gauge, so that a gauge left behind
+     *                    does not keep an undeployed application's classes
+     */
+    public WeavingMetrics(String application, ClassLoader loader) {
+        this.application = application;
+        this.loader = loader;
+    }
+
     @Override
-    public void bindTo(MeterRegistry registry) {
-        Gauge.builder(WOVEN_CLASSES, WovenClasses::count)
-                .description("Classes with woven yield points, initialised so far in class loaders not yet"
-                        + " collected (every web application sharing the middleware's class loader)")
+    public synchronized void bindTo(MeterRegistry registry) {
+        this.registry = registry;
+        this.gauge = Gauge.builder(WOVEN_CLASSES, loader, WovenClasses::countVisibleTo)
+                .tag(MeterNames.TAG_APPLICATION, application)
+                .description("Classes with woven yield points that the application runs, initialised so far")
                 .register(registry);
+    }
+
+    /** Removes the gauge (web application stopped). */
+    @Override
+    public synchronized void close() {
+        if (gauge != null) {
+            registry.remove(gauge);
+            gauge = null;
+        }
     }
 }

@@ -15,7 +15,8 @@ import java.util.WeakHashMap;
  * {@code lib/}, that is one for all web applications, including ones undeployed since. The class loaders are held
  * weakly, so the classes of an undeployed application leave {@link #count()} when the JVM unloads them (a garbage
  * collection after the undeploy, once nothing holds the application's class loader); a leaked class loader stays
- * counted. {@link #count(ClassLoader)} counts one application's classes. Recording happens once per class
+ * counted. {@link #count(ClassLoader)} counts one application's classes, {@link #countVisibleTo(ClassLoader)} the
+ * woven classes an application runs (its own and those of the class loaders it delegates to). Recording happens once per class
  * initialisation, never on a request's path: one lock, one map update. Thread-safe; remembers the first
  * {@link #NAMES_KEPT} names for logs.
  */
@@ -51,6 +52,16 @@ public final class WovenClasses {
         return JVM.liveIn(application);
     }
 
+    /**
+     * Woven classes that {@code application} runs: those initialised by its class loader and the loaders below it
+     * ({@link #count(ClassLoader)}) and by the loaders it delegates to: shared libraries in a standalone Tomcat, the
+     * application's own classes when an embedded server loads them from its class path. The per-application
+     * {@code fairslice.weaving.classes} gauge.
+     */
+    public static int countVisibleTo(ClassLoader application) {
+        return JVM.liveVisibleTo(application);
+    }
+
     /** The first {@link #NAMES_KEPT} woven classes of the JVM, in initialisation order, unloaded ones included. */
     public static List<String> sample() {
         return JVM.names();
@@ -76,6 +87,23 @@ public final class WovenClasses {
         for (Map.Entry<ClassLoader, int[]> e : byLoader.entrySet()) {
             for (ClassLoader l = e.getKey(); l != null; l = l.getParent()) {
                 if (l == application) {
+                    sum += e.getValue()[0];
+                    break;
+                }
+            }
+        }
+        return sum;
+    }
+
+    synchronized int liveVisibleTo(ClassLoader application) {
+        int sum = liveIn(application);
+        for (Map.Entry<ClassLoader, int[]> e : byLoader.entrySet()) {
+            if (e.getKey() == null) {
+                sum += e.getValue()[0]; // the boot loader: every application delegates to it
+                continue;
+            }
+            for (ClassLoader l = application.getParent(); l != null; l = l.getParent()) {
+                if (l == e.getKey()) {
                     sum += e.getValue()[0];
                     break;
                 }

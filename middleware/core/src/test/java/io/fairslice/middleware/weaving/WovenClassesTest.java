@@ -59,6 +59,28 @@ class WovenClassesTest {
     }
 
     @Test
+    void shouldCountForEachApplicationTheClassesOfTheLoadersItDelegatesToButNotThoseOfItsNeighbours() {
+        WovenClasses woven = new WovenClasses();
+        ClassLoader system = WovenClassesTest.class.getClassLoader();
+        AppLoader shared = new AppLoader(system);
+        AppLoader shop = new AppLoader(shared);
+        AppLoader shopJsp = new AppLoader(shop);
+        AppLoader admin = new AppLoader(shared);
+
+        woven.add(Sample.class); // an embedded server's application classes, on the class path
+        woven.add(shared.defineCopyOf(Sample.class));
+        woven.add(shop.defineCopyOf(Sample.class));
+        woven.add(shopJsp.defineCopyOf(Sample.class));
+        woven.add(admin.defineCopyOf(Sample.class));
+
+        assertThat(woven.liveVisibleTo(shop)).as("its own, its JSP loader's, the shared and the class path's")
+                .isEqualTo(4);
+        assertThat(woven.liveVisibleTo(shopJsp)).as("its own and those of every loader above it").isEqualTo(4);
+        assertThat(woven.liveVisibleTo(admin)).as("not the shop's").isEqualTo(3);
+        assertThat(woven.liveVisibleTo(system)).as("everything below the class path's loader").isEqualTo(5);
+    }
+
+    @Test
     void shouldStopCountingAnUndeployedApplicationOnceItsClassLoaderIsCollected() throws InterruptedException {
         WovenClasses woven = new WovenClasses();
         woven.add(Sample.class);

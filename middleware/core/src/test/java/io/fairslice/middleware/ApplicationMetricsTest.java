@@ -1,0 +1,172 @@
+package io.fairslice.middleware;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairslice.middleware.metrics.MeterNames;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.reflect.Proxy;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Several web applications with the middleware on one registry, as in a standalone Tomcat where every selected
+ * application reports into the bundle's global registry: each application's meters carry its context path as the
+ * {@code application} tag, and stopping one application removes its meters only. No server: the filters run on
+ * hand-made servlet contexts and requests.
+ */
+class ApplicationMetricsTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final Map<String, FairsliceFilter> started = new HashMap<>();
+
+    @AfterEach
+    void stopAll() {
+        started.values().forEach(FairsliceFilter::destroy);
+    }
+
+    @Test
+    void shouldKeepTwoApplicationsSeriesApartInOneRegistry() throws Exception {
+        FairsliceFilter shop = start("/shop", "share");
+        start("", "observe");
+
+        serve(shop, "/cart");
+        serve(shop, "/cart");
+
+        // tag-blind first: two applications, two policy gauge sets, each reading its own application's policy
+        Collection<Meter> policies = registry.find(MeterNames.POLICY).meters();
+        assertThat(policies).as("fairslice.policy gauges of two applications").hasSize(2 * Policy.values().length);
+        assertThat(registry.find(MeterNames.POLICY).tag(MeterNames.TAG_POLICY, "share").gauges())
+                .as("the share policy gauges: on in one application, off in the other")
+                .extracting(g -> g.value()).containsExactlyInAnyOrder(1.0, 0.0);
+        assertThat(registry.find(MeterNames.REQUESTS_INFLIGHT).gauges()).as("in-flight gauges, one per class and "
+                + "application").hasSize(2 * 2);
+
+        assertThat(policy("/shop", "share")).isEqualTo(1.0);
+        assertThat(policy("/", "observe")).isEqualTo(1.0);
+        assertThat(policy("/", "share")).isEqualTo(0.0);
+        assertThat(served("/shop", "/cart")).isEqualTo(2);
+        assertThat(registry.find(MeterNames.REQUESTS).tag(MeterNames.TAG_APPLICATION, "/").timers())
+                .as("the root application served nothing").isEmpty();
+        assertThat(registry.getMeters()).as("every meter names its application (the root context as /)")
+                .allSatisfy(m -> assertThat(m.getId().getTag(MeterNames.TAG_APPLICATION)).isIn("/shop", "/"));
+    }
+
+    @Test
+    void shouldRemoveOnlyTheStoppedApplicationsMeters() throws Exception {
+        FairsliceFilter shop = start("/shop", "share");
+        FairsliceFilter admin = start("/admin", "share");
+        serve(shop, "/cart");
+        serve(admin, "/users");
+        Set<Meter.Id> adminMeters = meterIds("/admin");
+        assertThat(adminMeters).isNotEmpty();
+
+        started.remove("/shop").destroy();
+
+        assertThat(registry.find(MeterNames.POLICY).meters()).as("the remaining application's policy gauges")
+                .hasSize(Policy.values().length);
+        assertThat(registry.find(MeterNames.REQUESTS_INFLIGHT).gauges()).as("the remaining in-flight gauges")
+                .hasSize(2);
+        assertThat(meterIds("/shop")).as("the stopped application's meters").isEmpty();
+        assertThat(meterIds("/admin")).as("the running application's meters, its weaving gauge and listener "
+                + "failure counters included").isEqualTo(adminMeters);
+        assertThat(registry.getMeters().stream().map(m -> m.getId().getName()))
+                .contains(MeterNames.LISTENER_FAILURES, "fairslice.weaving.classes");
+        assertThat(served("/admin", "/users")).isEqualTo(1);
+
+        started.remove("/admin").destroy();
+
+        assertThat(registry.getMeters()).as("nothing left once both applications stopped").isEmpty();
+    }
+
+    private double policy(String application, String policy) {
+        return registry.get(MeterNames.POLICY).tags(MeterNames.TAG_APPLICATION, application,
+                MeterNames.TAG_POLICY, policy).gauge().value();
+    }
+
+    /** Requests of {@code page} that {@code application} served, over every class and outcome. */
+    private long served(String application, String page) {
+        return registry.find(MeterNames.REQUESTS).tags(MeterNames.TAG_APPLICATION, application, MeterNames.TAG_PAGE,
+                page).timers().stream().mapToLong(Timer::count).sum();
+    }
+
+    private Set<Meter.Id> meterIds(String application) {
+        return registry.getMeters().stream().map(Meter::getId)
+                .filter(id -> application.equals(id.getTag(MeterNames.TAG_APPLICATION))).collect(Collectors.toSet());
+    }
+
+    private FairsliceFilter start(String contextPath, String policy) throws ServletException {
+        FairsliceFilter filter = new FairsliceFilter();
+        filter.init(filterConfig(contextPath, Map.of("policy", policy, "jmx", "false"), registry));
+        started.put(contextPath, filter);
+        return filter;
+    }
+
+    /** One GET of {@code path} through the filter, answered 200 by the chain. */
+    private static void serve(FairsliceFilter filter, String path) throws IOException, ServletException {
+        Map<String, Object> attributes = new HashMap<>();
+        HttpServletRequest request = fake(HttpServletRequest.class, (name, args) -> switch (name) {
+            case "getAttribute" -> attributes.get((String) args[0]);
+            case "setAttribute" -> attributes.put((String) args[0], args[1]);
+            case "getDispatcherType" -> DispatcherType.REQUEST;
+            case "getServletPath" -> path;
+            case "getMethod" -> "GET";
+            default -> null;
+        });
+        HttpServletResponse response = fake(HttpServletResponse.class, (name, args) ->
+                name.equals("getStatus") ? 200 : null);
+        filter.doFilter(request, response, (req, res) -> { });
+    }
+
+    private static FilterConfig filterConfig(String contextPath, Map<String, String> params, MeterRegistry registry) {
+        ServletContext context = fake(ServletContext.class, (name, args) -> switch (name) {
+            case "getInitParameterNames", "getAttributeNames" -> Collections.emptyEnumeration();
+            case "getClassLoader" -> ApplicationMetricsTest.class.getClassLoader();
+            case "getContextPath" -> contextPath;
+            case "getAttribute" -> "io.fairslice.meterRegistry".equals(args[0]) ? registry : null;
+            default -> null;
+        });
+        return fake(FilterConfig.class, (name, args) -> switch (name) {
+            case "getFilterName" -> "fairslice";
+            case "getServletContext" -> context;
+            case "getInitParameter" -> params.get((String) args[0]);
+            case "getInitParameterNames" -> Collections.enumeration(params.keySet());
+            default -> null;
+        });
+    }
+
+    private interface Answers {
+        Object answer(String method, Object[] args);
+    }
+
+    /** An interface implemented by {@code answers}; unanswered methods return null, false or 0. */
+    private static <T> T fake(Class<T> type, Answers answers) {
+        return type.cast(Proxy.newProxyInstance(ApplicationMetricsTest.class.getClassLoader(), new Class<?>[] {type},
+                (proxy, method, args) -> {
+                    Object value = answers.answer(method.getName(), args);
+                    if (value != null || !method.getReturnType().isPrimitive()) {
+                        return value;
+                    }
+                    Class<?> r = method.getReturnType();
+                    if (r == boolean.class) {
+                        return false;
+                    }
+                    return r == long.class ? (Object) 0L : r == int.class ? (Object) 0 : null;
+                }));
+    }
+}
