@@ -14,7 +14,11 @@ export const DASHBOARD_UID = "fairslice-overview";
 /** The datasource every panel and variable uses: the dashboard's datasource variable. */
 const DATASOURCE: common.DataSourceRef = { type: "prometheus", uid: "${datasource}" };
 
-/** Series of the selected applications and instances. */
+/**
+ * Series of the selected applications and instances. The middleware tags every meter with `application`, the web
+ * application's context path ("/" for the root), so the panels group by application wherever they group by class or
+ * page: several applications of one Tomcat share a registry and must not be summed together.
+ */
 const TARGET = `application=~"$application", instance=~"$instance"`;
 /** ... and of the selected pages. */
 const PAGES = `${TARGET}, page=~"$page"`;
@@ -106,8 +110,8 @@ function labelVariable(name: string, label: string, matchers: string, all: boole
 }
 
 const quantile = (q: number, name: string): Query => ({
-  expr: `histogram_quantile(${q}, sum by (page, le) (${r.pageLatencyBuckets}{${PAGES}}))`,
-  legend: `{{page}} ${name}`,
+  expr: `histogram_quantile(${q}, sum by (application, page, le) (${r.pageLatencyBuckets}{${PAGES}}))`,
+  legend: `{{application}} {{page}} ${name}`,
 });
 
 export function buildDashboard(): dashboard.Dashboard {
@@ -126,7 +130,7 @@ export function buildDashboard(): dashboard.Dashboard {
     .withVariable(
       new dashboard.DatasourceVariableBuilder("datasource").label("Data source").type("prometheus"),
     )
-    .withVariable(labelVariable("application", "application", "", false))
+    .withVariable(labelVariable("application", "application", "", true))
     .withVariable(labelVariable("instance", "instance", `application=~"$application"`, true))
     .withVariable(labelVariable("page", "page", TARGET, true))
 
@@ -137,7 +141,12 @@ export function buildDashboard(): dashboard.Dashboard {
         description: "Completed requests per second for each page (all outcomes, 503 rejections included).",
         unit: "reqps",
         min: 0,
-        queries: [{ expr: `sum by (page) (rate(${m.requestsCount}{${PAGES}}[$__rate_interval]))`, legend: "{{page}}" }],
+        queries: [
+          {
+            expr: `sum by (application, page) (rate(${m.requestsCount}{${PAGES}}[$__rate_interval]))`,
+            legend: "{{application}} {{page}}",
+          },
+        ],
       }),
     )
     .withPanel(
@@ -148,7 +157,10 @@ export function buildDashboard(): dashboard.Dashboard {
         unit: "reqps",
         min: 0,
         queries: [
-          { expr: `sum by (class) (rate(${m.requestsCount}{${PAGES}}[$__rate_interval]))`, legend: "{{class}}" },
+          {
+            expr: `sum by (application, class) (rate(${m.requestsCount}{${PAGES}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}}",
+          },
         ],
       }),
     )
@@ -163,8 +175,11 @@ export function buildDashboard(): dashboard.Dashboard {
         max: 1,
         dashedPattern: ".* target$",
         queries: [
-          { expr: `avg by (class) (${m.classCpuShare}{${TARGET}})`, legend: "{{class}}" },
-          { expr: `avg by (class) (${m.classCpuShareTarget}{${TARGET}})`, legend: "{{class}} target" },
+          { expr: `avg by (application, class) (${m.classCpuShare}{${TARGET}})`, legend: "{{application}} {{class}}" },
+          {
+            expr: `avg by (application, class) (${m.classCpuShareTarget}{${TARGET}})`,
+            legend: "{{application}} {{class}} target",
+          },
         ],
       }),
     )
@@ -176,7 +191,12 @@ export function buildDashboard(): dashboard.Dashboard {
           "(recording rule). The study's 'light retention': near 100% means heavy load does not crowd the class out.",
         unit: "percentunit",
         min: 0,
-        queries: [{ expr: `min by (class) (${r.classRetention}{${TARGET}})`, legend: "{{class}}" }],
+        queries: [
+          {
+            expr: `min by (application, class) (${r.classRetention}{${TARGET}})`,
+            legend: "{{application}} {{class}}",
+          },
+        ],
       }),
     )
     .withPanel(
@@ -187,7 +207,12 @@ export function buildDashboard(): dashboard.Dashboard {
           "own CPU clocks.",
         unit: "s",
         min: 0,
-        queries: [{ expr: `sum by (class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))`, legend: "{{class}}" }],
+        queries: [
+          {
+            expr: `sum by (application, class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}}",
+          },
+        ],
       }),
     )
     .withPanel(
@@ -201,8 +226,8 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr: `sum by (class) (increase(${m.classifyReclassified}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{class}}",
+            expr: `sum by (application, class) (increase(${m.classifyReclassified}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}}",
           },
         ],
       }),
@@ -232,9 +257,18 @@ export function buildDashboard(): dashboard.Dashboard {
         unit: "short",
         min: 0,
         queries: [
-          { expr: `sum by (class) (${m.requestsInflight}{${TARGET}})`, legend: "{{class}} in flight" },
-          { expr: `sum by (class) (${m.requestsRunning}{${TARGET}})`, legend: "{{class}} running" },
-          { expr: `sum by (class) (${m.requestsWaiting}{${TARGET}})`, legend: "{{class}} waiting" },
+          {
+            expr: `sum by (application, class) (${m.requestsInflight}{${TARGET}})`,
+            legend: "{{application}} {{class}} in flight",
+          },
+          {
+            expr: `sum by (application, class) (${m.requestsRunning}{${TARGET}})`,
+            legend: "{{application}} {{class}} running",
+          },
+          {
+            expr: `sum by (application, class) (${m.requestsWaiting}{${TARGET}})`,
+            legend: "{{application}} {{class}} waiting",
+          },
         ],
       }),
     )
@@ -246,7 +280,12 @@ export function buildDashboard(): dashboard.Dashboard {
           "yield, is not counted).",
         unit: "ops",
         min: 0,
-        queries: [{ expr: `sum by (class) (rate(${m.yieldPoints}{${TARGET}}[$__rate_interval]))`, legend: "{{class}}" }],
+        queries: [
+          {
+            expr: `sum by (application, class) (rate(${m.yieldPoints}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}}",
+          },
+        ],
       }),
     )
     .withPanel(
@@ -257,8 +296,8 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr: `sum by (class, where) (rate(${m.yieldParks}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{class}} at {{where}}",
+            expr: `sum by (application, class, where) (rate(${m.yieldParks}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} at {{where}}",
           },
         ],
       }),
@@ -273,8 +312,8 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr: `sum by (class, where) (rate(${m.yieldParked}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{class}} at {{where}}",
+            expr: `sum by (application, class, where) (rate(${m.yieldParked}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} at {{where}}",
           },
         ],
       }),
@@ -289,8 +328,8 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr: `sum by (class, reason) (rate(${m.rejections}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{class}} {{reason}}",
+            expr: `sum by (application, class, reason) (rate(${m.rejections}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} {{reason}}",
           },
         ],
       }),
@@ -304,11 +343,14 @@ export function buildDashboard(): dashboard.Dashboard {
         queries: [
           {
             expr:
-              `sum by (class) (rate(${m.retryAfterSum}{${TARGET}}[$__rate_interval])) / ` +
-              `sum by (class) (rate(${m.retryAfterCount}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{class}} mean",
+              `sum by (application, class) (rate(${m.retryAfterSum}{${TARGET}}[$__rate_interval])) / ` +
+              `sum by (application, class) (rate(${m.retryAfterCount}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} mean",
           },
-          { expr: `max by (class) (${m.retryAfterMax}{${TARGET}})`, legend: "{{class}} max" },
+          {
+            expr: `max by (application, class) (${m.retryAfterMax}{${TARGET}})`,
+            legend: "{{application}} {{class}} max",
+          },
         ],
       }),
     )
@@ -322,7 +364,12 @@ export function buildDashboard(): dashboard.Dashboard {
           "puts it on a CPU. Long slices for heavy work are what starve light requests on a long-slice OS.",
         unit: "s",
         min: 0,
-        queries: [{ expr: `avg by (class) (${p.effectiveSlice}{${TARGET}})`, legend: "{{class}}" }],
+        queries: [
+          {
+            expr: `avg by (application, class) (${p.effectiveSlice}{${TARGET}})`,
+            legend: "{{application}} {{class}}",
+          },
+        ],
       }),
     )
     .withPanel(
@@ -336,9 +383,9 @@ export function buildDashboard(): dashboard.Dashboard {
         queries: [
           {
             expr:
-              `sum by (class) (rate(${p.runQueueWait}{${TARGET}}[$__rate_interval])) / ` +
-              `sum by (class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{class}}",
+              `sum by (application, class) (rate(${p.runQueueWait}{${TARGET}}[$__rate_interval])) / ` +
+              `sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}}",
           },
         ],
       }),
@@ -351,8 +398,8 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr: `sum by (class) (rate(${p.switches}{${TARGET}, kind="involuntary"}[$__rate_interval]))`,
-            legend: "{{class}}",
+            expr: `sum by (application, class) (rate(${p.switches}{${TARGET}, kind="involuntary"}[$__rate_interval]))`,
+            legend: "{{application}} {{class}}",
           },
         ],
       }),

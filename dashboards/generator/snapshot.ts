@@ -81,19 +81,19 @@ async function api(options: Options, apiPath: string, params: Record<string, str
   return body.data;
 }
 
-/** Variable values: the first application found (or --application), "All" for the multi-value variables. */
+/** Variable values: --application if given, "All" for the multi-value variables, else the first value found. */
 async function variables(options: Options, list: VariableJson[]): Promise<Map<string, string>> {
   const values = new Map<string, string>([["__rate_interval", options.rateInterval]]);
   for (const variable of list) {
     if (variable.type !== "query") {
       continue;
     }
-    if (variable.includeAll) {
-      values.set(variable.name, variable.allValue ?? ".*");
+    if (variable.name === "application" && options.application !== undefined) {
+      values.set(variable.name, escapeRegex(options.application));
       continue;
     }
-    if (variable.name === "application" && options.application !== undefined) {
-      values.set(variable.name, options.application);
+    if (variable.includeAll) {
+      values.set(variable.name, variable.allValue ?? ".*");
       continue;
     }
     const query = typeof variable.query === "string" ? variable.query : (variable.query?.query ?? "");
@@ -111,6 +111,11 @@ async function variables(options: Options, list: VariableJson[]): Promise<Map<st
     values.set(variable.name, found[0]);
   }
   return values;
+}
+
+/** A value as Grafana puts one selected value of a multi-value variable into a PromQL regex. */
+function escapeRegex(value: string): string {
+  return value.replace(/[\\^$*+?.()|[\]{}]/g, "\\\\$&");
 }
 
 function substitute(text: string, values: Map<string, string>): string {

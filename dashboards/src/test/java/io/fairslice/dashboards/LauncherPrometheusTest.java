@@ -55,7 +55,7 @@ class LauncherPrometheusTest {
             JsonNode rules = get(http, base.resolve("/api/v1/rules"));
 
             assertThat(targets.findValuesAsText("scrapeUrl")).containsExactly("http://" + target + "/metrics");
-            assertThat(targets.findValuesAsText("application")).contains("fairslice-study");
+            assertThat(targets.findValuesAsText("job")).contains("fairslice");
             assertThat(rules.findValuesAsText("name")).contains("FairsliceLightLatencyAboveSlo",
                     "FairsliceLightShareBelowTarget", "FairsliceSustainedRejections",
                     "instance_page_le:fairslice_requests_seconds_bucket:rate1m");
