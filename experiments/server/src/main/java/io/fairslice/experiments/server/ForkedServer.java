@@ -113,6 +113,20 @@ final class ForkedServer implements AutoCloseable {
         return process.pid();
     }
 
+    /** USER_HZ: the unit of /proc/PID/stat's CPU times (100 on every Linux this runs on). */
+    static final double CLOCK_TICKS = 100;
+
+    /** The server's CPU time so far (utime + stime) in clock ticks, from /proc/PID/stat; -1 where there is no /proc. */
+    long cpuTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of proc(5)
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.destroy(); // SIGTERM: the shutdown hook stops Tomcat

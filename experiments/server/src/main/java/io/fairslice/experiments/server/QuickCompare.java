@@ -79,17 +79,17 @@ public final class QuickCompare {
             long[] cpuBefore = new long[2];
             java.util.Map<String, Double> metricsBefore = new java.util.TreeMap<>();
             List<ClosedLoopLoad.Count> counts = load.measure(warmup, window, () -> {
-                cpuBefore[0] = processCpuTicks(server.pid());
+                cpuBefore[0] = server.cpuTicks();
                 cpuBefore[1] = System.nanoTime();
                 metricsBefore.putAll(scrape(server.port()));
             });
-            long cpuTicks = processCpuTicks(server.pid()) - cpuBefore[0];
-            double busy = cpuTicks / (CLOCK_TICKS * (System.nanoTime() - cpuBefore[1]) / 1e9);
+            long cpuTicks = server.cpuTicks() - cpuBefore[0];
+            double busy = cpuTicks / (ForkedServer.CLOCK_TICKS * (System.nanoTime() - cpuBefore[1]) / 1e9);
             java.util.Map<String, Double> metricsAfter = scrape(server.port());
             StringBuilder where = new StringBuilder();
             for (var e : metricsAfter.entrySet()) {
                 double used = e.getValue() - metricsBefore.getOrDefault(e.getKey(), 0.0);
-                where.append(String.format(Locale.ROOT, " %s %.1f%%", e.getKey(), 100 * used * CLOCK_TICKS / cpuTicks));
+                where.append(String.format(Locale.ROOT, " %s %.1f%%", e.getKey(), 100 * used * ForkedServer.CLOCK_TICKS / cpuTicks));
             }
             if (!metricsAfter.isEmpty()) {
                 System.out.printf(Locale.ROOT, "  %s: of the server's CPU:%s%n", policy, where);
@@ -97,20 +97,6 @@ public final class QuickCompare {
             ClosedLoopLoad.Count l = counts.get(0);
             ClosedLoopLoad.Count h = heavy > 0 ? counts.get(1) : new ClosedLoopLoad.Count(0, 0);
             return new double[] {l.ok() * 1000.0 / window, h.ok() * 1000.0 / window, l.failed() + h.failed(), busy};
-        }
-    }
-
-    /** USER_HZ: the unit of /proc/PID/stat's CPU times (100 on every Linux this runs on). */
-    private static final double CLOCK_TICKS = 100;
-
-    /** utime + stime of a process in clock ticks, from /proc/PID/stat (-1 where there is no /proc). */
-    private static long processCpuTicks(long pid) {
-        try {
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of proc(5)
-        } catch (java.io.IOException | RuntimeException e) {
-            return -1;
         }
     }
 

@@ -1,0 +1,136 @@
+package io.fairslice.experiments.server;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The middleware's cost without overload, side by side: the light page's capacity (closed loop, light clients only,
+ * no heavy page) of the study server without middleware and with a fairslice policy. Both servers run at once,
+ * pinned to CPU 1 (the load on CPU 0), warmed up once, then measured in alternating windows, pair after pair, with
+ * the order swapped every pair, so that drift of the shared machine falls on both alike. Each window gives light
+ * req/s and requests per CPU-second of the loaded server (the latter does not count time the server did not get:
+ * steal, other processes); the ratios policy/none per pair give a mean and its 95 % confidence interval.
+ *
+ * <pre>
+ * java -cp 'experiments/server/target/fairslice-study-server-0.1.0-SNAPSHOT.jar:experiments/server/target/lib/*' \
+ *     io.fairslice.experiments.server.OverheadCompare [--policy share] [--pairs 10] [--warmup-ms 20000]
+ *     [--settle-ms 2000] [--window-ms 10000] [--light 30] [--rr] [--fairslice k=v ...] [--jvm OPTION ...]
+ * </pre>
+ * {@code --jvm} options go to both servers (e.g. the weaving agent, so that both pay for it and the difference is
+ * fairslice's); {@code --rr} runs both under {@code chrt -r 1}.
+ */
+public final class OverheadCompare {
+
+    /** Two-sided 95 % quantiles of Student's t for 1..30 degrees of freedom. */
+    private static final double[] T95 = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060,
+        2.056, 2.052, 2.048, 2.045, 2.042};
+
+    private OverheadCompare() {
+    }
+
+    /** One measured window of one server: light req/s, light requests per CPU-second of the server, failures. */
+    record Window(double perSecond, double perCpuSecond, long failed) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String policy = "share";
+        int pairs = 10;
+        long warmup = 20_000;
+        long settle = 2_000;
+        long window = 10_000;
+        int light = 30;
+        boolean rr = false;
+        List<String> extra = new ArrayList<>();
+        List<String> jvmExtra = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--policy" -> policy = args[++i];
+                case "--pairs" -> pairs = Integer.parseInt(args[++i]);
+                case "--warmup-ms" -> warmup = Long.parseLong(args[++i]);
+                case "--settle-ms" -> settle = Long.parseLong(args[++i]);
+                case "--window-ms" -> window = Long.parseLong(args[++i]);
+                case "--light" -> light = Integer.parseInt(args[++i]);
+                case "--rr" -> rr = true;
+                case "--fairslice" -> extra.addAll(List.of("--fairslice", args[++i]));
+                case "--jvm" -> jvmExtra.add(args[++i]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        if (pairs < 2 || pairs > 30) {
+            throw new IllegalArgumentException("--pairs must be 2..30, got " + pairs);
+        }
+        boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
+        List<String> prefix = rr ? List.of("chrt", "-r", "1") : List.of();
+        List<String> jvm = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g", "-Xmn3g"));
+        jvm.addAll(jvmExtra);
+        List<String> withPolicy = new ArrayList<>(List.of("--port", "0", "--policy", policy));
+        withPolicy.addAll(extra);
+        System.out.printf(Locale.ROOT, "# overhead of %s without overload: %d light clients, no heavy, %d pairs of %d ms"
+                        + " windows (%d ms settle), %s, %s%n", policy, light, pairs, window, settle,
+                pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned", rr ? "SCHED_RR" : "SCHED_OTHER");
+        try (ForkedServer none = ForkedServer.start(prefix, pinned ? "1" : null, jvm,
+                List.of("--port", "0", "--policy", "none"));
+             ForkedServer with = ForkedServer.start(prefix, pinned ? "1" : null, jvm, withPolicy)) {
+            // JIT warm-up of each, one at a time (the other idles)
+            measure(none, light, warmup, 1_000);
+            measure(with, light, warmup, 1_000);
+            System.out.printf(Locale.ROOT, "%4s %10s %10s %7s %12s %12s %7s%n", "pair", "none/s", policy + "/s",
+                    "ratio", "none/cpu-s", policy + "/cpu-s", "ratio");
+            double[] rate = new double[pairs];
+            double[] perCpu = new double[pairs];
+            long failed = 0;
+            for (int p = 0; p < pairs; p++) {
+                Window a;
+                Window b;
+                if (p % 2 == 0) {
+                    a = measure(none, light, settle, window);
+                    b = measure(with, light, settle, window);
+                } else {
+                    b = measure(with, light, settle, window);
+                    a = measure(none, light, settle, window);
+                }
+                failed += a.failed() + b.failed();
+                rate[p] = b.perSecond() / a.perSecond();
+                perCpu[p] = b.perCpuSecond() / a.perCpuSecond();
+                System.out.printf(Locale.ROOT, "%4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f%n", p + 1, a.perSecond(),
+                        b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p]);
+            }
+            System.out.println(summary(policy + "/none light req/s", rate));
+            System.out.println(summary(policy + "/none light requests per CPU-second", perCpu));
+            System.out.printf(Locale.ROOT, "failed requests: %d%n", failed);
+        }
+    }
+
+    /** Closed-loop light load on {@code server}: settles, then counts a window; the server's CPU in the window. */
+    private static Window measure(ForkedServer server, int light, long settle, long window) throws Exception {
+        long[] cpuAtStart = new long[1];
+        try (ClosedLoopLoad load = new ClosedLoopLoad(server.port())) {
+            load.clients("/light", light);
+            ClosedLoopLoad.Count c = load.measure(settle, window, () -> cpuAtStart[0] = server.cpuTicks()).get(0);
+            double cpu = (server.cpuTicks() - cpuAtStart[0]) / ForkedServer.CLOCK_TICKS;
+            return new Window(c.ok() * 1000.0 / window, cpu > 0 ? c.ok() / cpu : Double.NaN, c.failed());
+        }
+    }
+
+    /** "name: mean 0.9912 (95 % CI 0.9850..0.9974), min .., max .., n pairs". */
+    static String summary(String name, double[] ratios) {
+        int n = ratios.length;
+        double mean = 0;
+        for (double r : ratios) {
+            mean += r / n;
+        }
+        double var = 0;
+        double min = Double.MAX_VALUE;
+        double max = -Double.MAX_VALUE;
+        for (double r : ratios) {
+            var += (r - mean) * (r - mean) / (n - 1);
+            min = Math.min(min, r);
+            max = Math.max(max, r);
+        }
+        double half = T95[Math.min(n - 1, T95.length) - 1] * Math.sqrt(var / n);
+        return String.format(Locale.ROOT, "%s: mean %.4f (95 %% CI %.4f..%.4f), min %.4f, max %.4f, %d pairs", name,
+                mean, mean - half, mean + half, min, max, n);
+    }
+}
