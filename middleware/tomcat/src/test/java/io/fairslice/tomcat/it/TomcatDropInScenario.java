@@ -31,7 +31,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The drop-in story on a real Tomcat distribution, in the order an operator lives it: install fairslice with the
  * installer into a fresh instance, deploy the study WAR unchanged, start catalina, see requests classified and
  * yield points woven, scrape the metrics, run a short overload, redeploy the WAR, stop Tomcat. One Tomcat per
- * version (subclasses), the steps as ordered tests sharing it.
+ * version (subclasses), the steps as ordered tests sharing it. The same WAR is deployed a second time under
+ * {@link #SECOND_APP}, selected too, and left idle: the two applications' series stay apart in the one registry,
+ * and the first one's undeploy leaves the second one's series alone.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -45,6 +47,8 @@ abstract class TomcatDropInScenario {
      */
     static final String STUDY_SCOPE = "io.fairslice.experiments.app.HeavyServlet";
     static final String APP = "/study";
+    /** The study WAR again, as {@code study-copy.war}: a second selected application that gets only a few requests. */
+    static final String SECOND_APP = "/study-copy";
     static final String STUDY_CONFIG = """
             # the study's classes: /heavy is heavy, everything else light (shares: the defaults, 80/20)
             rule.1=heavy path=/heavy
@@ -73,7 +77,7 @@ abstract class TomcatDropInScenario {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--catalina-home",
                 home.toString(), "--dist", System.getProperty("fairslice.dist"), "--weave", STUDY_SCOPE, "--weave-calls", "--apps",
-                APP),
+                APP + "," + SECOND_APP),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         installOutput = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
         assertThat(status).as("installer exit status; output:\n%s", installOutput).isZero();
@@ -84,9 +88,11 @@ abstract class TomcatDropInScenario {
 
         war = Path.of(System.getProperty("study.war"));
         Files.copy(war, tomcat.base().resolve("webapps/study.war"), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(war, tomcat.base().resolve("webapps" + SECOND_APP + ".war"), StandardCopyOption.REPLACE_EXISTING);
         tomcat.start("-XX:+UseSerialGC -Xms1g -Xmx1g -Xmn700m -Dstudy.heavy.dir="
                 + tomcat.base().resolve("temp/study-documents"));
         awaitStatus(APP + "/light", 200, 120);
+        awaitStatus(SECOND_APP + "/light", 200, 120);
     }
 
     @AfterAll
@@ -120,8 +126,8 @@ abstract class TomcatDropInScenario {
         // a request is recorded when the filter returns, which may be just after the client has its response
         PrometheusText metrics = awaitMetrics(m -> m.sum("fairslice_requests_seconds_count",
                 Map.of("class", "heavy", "page", "/heavy")) >= 3, 5);
-        assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("class", "light", "page", "/light")))
-                .as("light requests counted").isGreaterThanOrEqualTo(20);
+        assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("application", APP, "class", "light",
+                "page", "/light"))).as("light requests counted").isGreaterThanOrEqualTo(20);
         assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("class", "heavy", "page", "/heavy")))
                 .as("heavy requests counted").isGreaterThanOrEqualTo(3);
         assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("class", "heavy", "page", "/light")))
@@ -134,14 +140,51 @@ abstract class TomcatDropInScenario {
 
     @Test
     @Order(3)
-    void shouldWeaveYieldPointsIntoTheWarsOwnClasses() throws Exception {
-        PrometheusText metrics = PrometheusText.parse(tomcat.get("/fairslice/metrics", Map.of()).body());
-        assertThat(metrics.sum("fairslice_weaving_classes", Map.of()))
-                .as("classes of the WAR initialised with woven yield points (the heavy servlet)").isEqualTo(1);
+    void shouldKeepEachApplicationsSeriesApartInTheOneRegistry() throws Exception {
+        ObjectName control = new ObjectName("io.fairslice:type=Fairslice,application="
+                + ObjectName.quote(SECOND_APP));
+        try (JMXConnector jmx = JMXConnectorFactory.connect(new JMXServiceURL(tomcat.jmxUrl()))) {
+            jmx.getMBeanServerConnection().setAttribute(control, new Attribute("Policy", "observe"));
+        }
+        // the start-up's readiness check has already been counted
+        double before = secondAppRequests(PrometheusText.parse(tomcat.get("/fairslice/metrics", Map.of()).body()));
+        for (int i = 0; i < 5; i++) {
+            assertThat(tomcat.get(SECOND_APP + "/light", Map.of()).status()).isEqualTo(200);
+        }
+        PrometheusText metrics = awaitMetrics(m -> secondAppRequests(m) >= before + 5, 5);
+
+        secondAppCount = secondAppRequests(metrics);
+        assertThat(secondAppCount).as("the second application's requests").isEqualTo(before + 5);
+        assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("application", SECOND_APP, "page", "/heavy")))
+                .as("heavy requests of the second application (it got none)").isZero();
+        assertThat(metrics.sum("fairslice_requests_seconds_count", Map.of("application", APP, "page", "/heavy")))
+                .as("heavy requests of the first application").isGreaterThanOrEqualTo(3);
+        assertThat(metrics.sum("fairslice_policy", Map.of("application", SECOND_APP, "policy", "observe")))
+                .as("the second application's policy gauge").isEqualTo(1);
+        assertThat(metrics.sum("fairslice_policy", Map.of("application", APP, "policy", "share")))
+                .as("the first application's policy gauge").isEqualTo(1);
+        assertThat(metrics.samples().stream().filter(s -> s.name().startsWith("fairslice_")))
+                .as("every fairslice series names its application")
+                .allSatisfy(s -> assertThat(s.labels().get("application")).isIn(APP, SECOND_APP));
+    }
+
+    /** What the second application had served at the end of step 3 (it gets no requests after that). */
+    private double secondAppCount = -1;
+
+    private static double secondAppRequests(PrometheusText metrics) {
+        return metrics.sum("fairslice_requests_seconds_count", Map.of("application", SECOND_APP));
     }
 
     @Test
     @Order(4)
+    void shouldWeaveYieldPointsIntoTheWarsOwnClasses() throws Exception {
+        PrometheusText metrics = PrometheusText.parse(tomcat.get("/fairslice/metrics", Map.of()).body());
+        assertThat(metrics.sum("fairslice_weaving_classes", Map.of("application", APP)))
+                .as("classes of the WAR initialised with woven yield points (the heavy servlet)").isEqualTo(1);
+    }
+
+    @Test
+    @Order(5)
     void shouldKeepLightPagesFlowingUnderOverloadWithShareAgainstObserve() throws Exception {
         ObjectName control = new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote(APP));
         StringBuilder report = new StringBuilder("Tomcat " + version() + ", 10 light + 20 heavy closed-loop clients,"
@@ -200,7 +243,7 @@ abstract class TomcatDropInScenario {
     private Overload overload;
 
     @Test
-    @Order(5)
+    @Order(6)
     void shouldKeepHeavyPagesProgressingUnderShare() {
         assertThat(overload).as("the overload step ran").isNotNull();
         // no starvation: with shares 80/20 heavy pages get about a fifth of the CPU while light ones compete, so
@@ -210,11 +253,18 @@ abstract class TomcatDropInScenario {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void shouldRedeployTheWarWithoutLeakingThreadsOrClassLoaders() throws Exception {
         Path deployed = tomcat.base().resolve("webapps/study.war");
         Files.delete(deployed);
         awaitStatus(APP + "/light", 404, 60);
+        PrometheusText undeployed = awaitMetrics(m -> m.sum("fairslice_policy", Map.of("application", APP)) == 0, 10);
+        assertThat(undeployed.samples().stream().filter(s -> APP.equals(s.labels().get("application"))))
+                .as("series of the undeployed application").isEmpty();
+        assertThat(undeployed.sum("fairslice_policy", Map.of("application", SECOND_APP, "policy", "observe")))
+                .as("the second application's policy gauge after the first one's undeploy").isEqualTo(1);
+        assertThat(secondAppRequests(undeployed)).as("the second application's requests after the first one's undeploy")
+                .isEqualTo(secondAppCount);
 
         Files.copy(war, deployed);
         awaitStatus(APP + "/light", 200, 120);
@@ -246,7 +296,7 @@ abstract class TomcatDropInScenario {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void shouldShutDownCleanly() throws Exception {
         assertThat(tomcat.stop()).as("Tomcat's exit status after catalina.sh stop").isZero();
         assertThat(tomcat.logLines("SEVERE", "appears to have started a thread", "memory leak", "failed to stop"))
@@ -255,7 +305,7 @@ abstract class TomcatDropInScenario {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void shouldUninstallEverythingItAdded() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--uninstall"),
@@ -301,7 +351,8 @@ abstract class TomcatDropInScenario {
     }
 
     private static double lightCount(PrometheusText metrics) {
-        return metrics.sum("fairslice_requests_seconds_count", Map.of("class", "light", "page", "/light"));
+        return metrics.sum("fairslice_requests_seconds_count", Map.of("application", APP, "class", "light", "page",
+                "/light"));
     }
 
     /** Scrapes until {@code done} holds (at most {@code seconds}), and returns the last scrape. */
