@@ -1,6 +1,7 @@
 package io.fairslice.middleware;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.metrics.MeterNames;
 import io.micrometer.core.instrument.Meter;
@@ -92,6 +93,17 @@ class ApplicationMetricsTest {
         started.remove("/admin").destroy();
 
         assertThat(registry.getMeters()).as("nothing left once both applications stopped").isEmpty();
+    }
+
+    @Test
+    void shouldLeaveNoMetersBehindWhenAListenerRejectsItsSetting() {
+        FairsliceFilter filter = new FairsliceFilter();
+
+        assertThatThrownBy(() -> filter.init(filterConfig("/bad", Map.of("jmx", "false", "faulty.fail-start",
+                "setting"), registry))).isInstanceOf(ServletException.class).hasMessageContaining("faulty.fail-start");
+
+        assertThat(registry.getMeters()).as("meters of the application that failed to start, the failure counter of "
+                + "the listener started before the faulty one included").isEmpty();
     }
 
     private double policy(String application, String policy) {

@@ -8,6 +8,7 @@ import java.util.Set;
  * A request listener standing in for a failing kernel probe: found with ServiceLoader in every filter test, harmless
  * unless a test configures one of its classes. Class {@code exitboom}: throws when the thread leaves the request;
  * class {@code nativeboom}: throws the {@link UnsatisfiedLinkError} a missing native library gives, on entry.
+ * Setting {@code fail-start}: {@code true} fails its start, {@code setting} rejects the setting.
  */
 public final class FaultyListener implements RequestListener {
 
@@ -25,6 +26,9 @@ public final class FaultyListener implements RequestListener {
     public void start(ListenerContext context) {
         if ("true".equals(context.settings().get("fail-start"))) {
             throw new IllegalStateException("faulty listener: native probe could not attach");
+        }
+        if ("setting".equals(context.settings().get("fail-start"))) {
+            throw new IllegalArgumentException("faulty.fail-start: a bad setting, got 'setting'");
         }
     }
 
