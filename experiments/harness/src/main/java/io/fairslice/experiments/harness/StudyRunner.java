@@ -228,8 +228,8 @@ public final class StudyRunner {
             } else if (disturbed) {
                 note = String.format(Locale.ROOT, "disturbed: server had %.3f of its core (< %.2f), other processes %.3f",
                         share.server(), threshold, share.others())
-                        + (share.steal() >= 0.005 ? String.format(Locale.ROOT, " (of which hypervisor steal %.3f)",
-                        share.steal()) : "");
+                        + (share.steal() >= 0.005 ? String.format(Locale.ROOT, ", hypervisor steal %.3f", share.steal())
+                        : "");
             } else if (share.server() < threshold) {
                 note = String.format(Locale.ROOT, "server used %.3f of its core; %.3f idle", share.server(), share.idle());
             }
