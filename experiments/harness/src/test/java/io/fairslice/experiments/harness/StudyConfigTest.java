@@ -43,6 +43,16 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldRunTheWholeFullMatrixInTheTargetsFirstPreset() throws Exception {
+        StudyConfig ordered = StudyConfig.full().withFile(Path.of("presets/full-targets-first.properties"));
+
+        assertThat(ordered.configurations()).containsExactlyInAnyOrderElementsOf(StudyConfig.full().configurations());
+        assertThat(ordered.configurations().subList(0, 6)).extracting(Configuration::middleware)
+                .containsOnly(Middleware.NONE, Middleware.SHARE);
+        assertThat(ordered.pointCount()).isEqualTo(StudyConfig.full().pointCount());
+    }
+
+    @Test
     void shouldRefuseAKernelProbePeerUnderARealtimeScheduler() throws Exception {
         Path file = Files.writeString(dir.resolve("study.properties"), "configurations = none@default, nice@rr-8ms\n");
 
