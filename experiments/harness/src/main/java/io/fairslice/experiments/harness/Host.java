@@ -21,6 +21,12 @@ final class Host implements AutoCloseable {
     static final Path RR_TIMESLICE = Path.of("/proc/sys/kernel/sched_rr_timeslice_ms");
     /** What the quantum is put back to: Linux's default, and what every other user of the machine expects. */
     static final int RR_TIMESLICE_RESTORE = 100;
+    /**
+     * The cores this JVM could use when it started. Read once, before any Host pins the JVM to the load core:
+     * after that, availableProcessors() answers 1, and a second Host in the same JVM (a resumed run, a test) would
+     * take the machine for a single-core one and refuse to resume on it.
+     */
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
 
     final int cores;
     final boolean pinning;
@@ -31,7 +37,7 @@ final class Host implements AutoCloseable {
     private volatile boolean rrTouched;
 
     Host() {
-        cores = Runtime.getRuntime().availableProcessors();
+        cores = CORES;
         pinning = cores >= 2 && onPath("taskset");
         rrUnavailableReason = probeRealtime();
         ticksPerSecond = clockTicks();
