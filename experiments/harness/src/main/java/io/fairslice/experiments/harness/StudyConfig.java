@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.server.ServerOptions;
 import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
 import java.io.Reader;
@@ -48,8 +49,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
             "repetitions", "warmUp", "measure", "jitWarmUp", "drainTimeout", "retries", "documentSize", "maxThreads",
             "serverJvmOptions", "gatlingJvmOptions");
 
-    public static final List<String> DEFAULT_SERVER_JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g",
-            "-Xmn3g");
+    public static final List<String> DEFAULT_SERVER_JVM_OPTIONS = ServerOptions.JVM_OPTIONS;
     public static final List<String> DEFAULT_GATLING_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
 
     public StudyConfig {

@@ -63,7 +63,7 @@ public final class OverheadCompare {
         }
         boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
         List<String> prefix = rr ? List.of("chrt", "-r", "1") : List.of();
-        List<String> jvm = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g", "-Xmn3g"));
+        List<String> jvm = new ArrayList<>(ServerOptions.JVM_OPTIONS);
         jvm.addAll(jvmExtra);
         List<String> withPolicy = new ArrayList<>(List.of("--port", "0", "--policy", policy));
         withPolicy.addAll(extra);

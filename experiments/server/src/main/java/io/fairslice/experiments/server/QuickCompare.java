@@ -67,7 +67,7 @@ public final class QuickCompare {
                                 long warmup, long window) throws Exception {
         List<String> args = new ArrayList<>(List.of("--port", "0", "--policy", policy));
         args.addAll(extra);
-        List<String> jvm = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g", "-Xmn3g"));
+        List<String> jvm = new ArrayList<>(ServerOptions.JVM_OPTIONS);
         jvm.addAll(jvmExtra);
         try (ForkedServer server = ForkedServer.start(rr ? List.of("chrt", "-r", "1") : List.of(),
                 pinned ? "1" : null, jvm, args);

@@ -22,6 +22,16 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
     /** No middleware at all: the baseline of every comparison. */
     public static final String POLICY_NONE = "none";
     public static final String DEFAULT_POLICY = "share";
+    /**
+     * The study server's JVM options in every measurement (the harness's default, QuickCompare, OverheadCompare, the
+     * overload test): Serial GC with a young generation large enough for /heavy's garbage (shared/GUIDE.md section 2),
+     * and the heap touched at start. Without AlwaysPreTouch the kernel zeroes each page of the 3 GB young generation
+     * the first time the heap reaches it, which took 15 % of the server's CPU at 30 light + 40 heavy clients under
+     * share 25-35 s after start (perf: clear_page_erms): a start-up cost a long-running server does not have, and one
+     * that fell on the configurations that allocate slowly (heavy pages held back) for longest.
+     */
+    public static final java.util.List<String> JVM_OPTIONS = java.util.List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g",
+            "-Xmn3g", "-XX:+AlwaysPreTouch");
     private static final java.util.List<String> POLICIES = java.util.List.of(POLICY_NONE, "observe", "sleep", "share");
 
     public static final String USAGE = """

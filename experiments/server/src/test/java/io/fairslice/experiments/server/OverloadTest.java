@@ -56,7 +56,7 @@ class OverloadTest {
             // first decisions in a cold JVM vary from run to run (docs/operations.md)
             args.addAll(List.of("--fairslice", "rule.1=heavy path=/heavy", "--fairslice", "adaptive=false"));
         }
-        List<String> jvm = List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g", "-Xmn3g");
+        List<String> jvm = ServerOptions.JVM_OPTIONS;
         try (ForkedServer server = ForkedServer.start(pinned ? "1" : null, jvm, args);
              ClosedLoopLoad load = new ClosedLoopLoad(server.port())) {
             load.clients("/light", LIGHT_CLIENTS).clients("/heavy", HEAVY_CLIENTS);
