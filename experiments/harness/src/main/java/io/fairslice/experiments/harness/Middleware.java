@@ -13,11 +13,11 @@ public enum Middleware {
     /** No middleware: the baseline (the server runs fairslice's share policy unless told otherwise). */
     NONE("none", "no middleware", List.of("--policy", "none"), List.of(), false),
     /** fairslice measuring only, changing nothing. */
-    OBSERVE("observe", "fairslice, observe policy", List.of("--policy", "observe"), List.of(), true),
+    OBSERVE("observe", "fairslice, observe policy", List.of("--policy", "observe"), List.of(Middleware.PROBE_OFF), true),
     /** fairslice making heavy requests sleep at yield points (the 2005 authors' proposal). */
-    SLEEP("sleep", "fairslice, sleep policy", List.of("--policy", "sleep"), List.of(), true),
-    /** fairslice sharing the CPU between classes by budget at yield points. */
-    SHARE("share", "fairslice, share policy", List.of("--policy", "share"), List.of(), true),
+    SLEEP("sleep", "fairslice, sleep policy", List.of("--policy", "sleep"), List.of(Middleware.PROBE_OFF), true),
+    /** fairslice sharing the CPU between classes by run slots and yield points. */
+    SHARE("share", "fairslice, share policy", List.of("--policy", "share"), List.of(Middleware.PROBE_OFF), true),
     /** Peer: Netflix concurrency-limits' partitioned limiter (light and heavy partitions) in a servlet filter. */
     NETFLIX("netflix", "Netflix concurrency-limits, partitioned limiter (light 90 %, heavy 10 %)",
             List.of("--policy", "none"), List.of("-Dfairslice.peer=netflix-partitioned"), false),
@@ -27,6 +27,14 @@ public enum Middleware {
     /** Peer: heavy requests' threads get a 1 ms EEVDF slice, through kernel-probe's actuator. */
     SLICE("slice", "OS slice 1 ms for heavy requests' threads (kernel-probe)",
             List.of("--policy", "observe"), List.of("-Dfairslice.kernel-probe.slice.heavy=1ms"), false);
+
+    /**
+     * The study server carries the kernel probe (for the dashboard); fairslice's own configurations run without it:
+     * its per-request attribution (a /proc read and a getrusage at every request's entry and exit) cost 12 % of the
+     * light page's capacity (OverheadCompare, docs/benchmarks), which is the probe's cost, not the policy's. The OS
+     * peers need it: they act through its actuators.
+     */
+    static final String PROBE_OFF = "-Dfairslice.kernel-probe.enabled=false";
 
     private final String id;
     private final String description;
@@ -50,7 +58,7 @@ public enum Middleware {
 
     /** Whether this needs the kernel probe in the server (its meters must show up in /metrics). */
     boolean kernelProbe() {
-        return jvmOptions.stream().anyMatch(o -> o.startsWith("-Dfairslice.kernel-probe."));
+        return jvmOptions.stream().anyMatch(o -> o.startsWith("-Dfairslice.kernel-probe.") && !o.equals(PROBE_OFF));
     }
 
     /** Whether the server must confirm it installed a peer ("fairslice peer: ... installed"). */

@@ -53,6 +53,18 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldMeasureFairsliceWithoutTheKernelProbeAndItsPeersWithIt() {
+        // the probe's per-request attribution would be counted as the policy's cost; the peers act through it
+        for (Middleware m : java.util.List.of(Middleware.OBSERVE, Middleware.SLEEP, Middleware.SHARE)) {
+            assertThat(m.jvmOptions()).as(m.id()).contains("-Dfairslice.kernel-probe.enabled=false");
+            assertThat(m.kernelProbe()).as(m.id()).isFalse();
+        }
+        assertThat(Middleware.NICE.kernelProbe()).isTrue();
+        assertThat(Middleware.SLICE.kernelProbe()).isTrue();
+        assertThat(Middleware.NONE.kernelProbe()).isFalse();
+    }
+
+    @Test
     void shouldRefuseAKernelProbePeerUnderARealtimeScheduler() throws Exception {
         Path file = Files.writeString(dir.resolve("study.properties"), "configurations = none@default, nice@rr-8ms\n");
 

@@ -7,14 +7,17 @@ import java.util.Locale;
 /**
  * The middleware's cost without overload, side by side: the light page's capacity (closed loop, light clients only,
  * no heavy page) of the study server without middleware and with a fairslice policy. Both servers run at once,
- * pinned to CPU 1 (the load on CPU 0), warmed up once, then measured in alternating windows, pair after pair, with
- * the order swapped every pair, so that drift of the shared machine falls on both alike. Each window gives light
- * req/s and requests per CPU-second of the loaded server (the latter does not count time the server did not get:
- * steal, other processes); the ratios policy/none per pair give a mean and its 95 % confidence interval.
+ * pinned to CPU 1 (the load on CPU 0), warmed up, then measured in alternating windows, pair after pair, with the
+ * order swapped every pair, so that drift of the shared machine falls on both alike. Each window gives light req/s
+ * and requests per CPU-second of the loaded server (the latter does not count time the server did not get: steal,
+ * other processes). Each round starts both servers afresh: two JVMs of the same program do not compile it the same
+ * way (the light page's fib(25) ran 4 % slower in one JVM than in another under a profiler), so the pairs of one
+ * round share that difference. The result is the mean of the rounds' mean ratios policy/none, with a 95 % confidence
+ * interval over the rounds, which counts that variation.
  *
  * <pre>
  * java -cp 'experiments/server/target/fairslice-study-server-0.1.0-SNAPSHOT.jar:experiments/server/target/lib/*' \
- *     io.fairslice.experiments.server.OverheadCompare [--policy share] [--pairs 10] [--warmup-ms 20000]
+ *     io.fairslice.experiments.server.OverheadCompare [--policy share] [--rounds 3] [--pairs 4] [--warmup-ms 20000]
  *     [--settle-ms 2000] [--window-ms 10000] [--light 30] [--rr] [--fairslice k=v ...] [--jvm OPTION ...]
  * </pre>
  * {@code --jvm} options go to both servers (e.g. the weaving agent, so that both pay for it and the difference is
@@ -36,7 +39,8 @@ public final class OverheadCompare {
 
     public static void main(String[] args) throws Exception {
         String policy = "share";
-        int pairs = 10;
+        int rounds = 3;
+        int pairs = 4;
         long warmup = 20_000;
         long settle = 2_000;
         long window = 10_000;
@@ -47,6 +51,7 @@ public final class OverheadCompare {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--policy" -> policy = args[++i];
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--pairs" -> pairs = Integer.parseInt(args[++i]);
                 case "--warmup-ms" -> warmup = Long.parseLong(args[++i]);
                 case "--settle-ms" -> settle = Long.parseLong(args[++i]);
@@ -58,8 +63,11 @@ public final class OverheadCompare {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        if (pairs < 2 || pairs > 30) {
-            throw new IllegalArgumentException("--pairs must be 2..30, got " + pairs);
+        if (rounds < 2 || rounds > 30) {
+            throw new IllegalArgumentException("--rounds must be 2..30, got " + rounds);
+        }
+        if (pairs < 1 || pairs > 30) {
+            throw new IllegalArgumentException("--pairs must be 1..30, got " + pairs);
         }
         boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
         List<String> prefix = rr ? List.of("chrt", "-r", "1") : List.of();
@@ -67,17 +75,39 @@ public final class OverheadCompare {
         jvm.addAll(jvmExtra);
         List<String> withPolicy = new ArrayList<>(List.of("--port", "0", "--policy", policy));
         withPolicy.addAll(extra);
-        System.out.printf(Locale.ROOT, "# overhead of %s without overload: %d light clients, no heavy, %d pairs of %d ms"
-                        + " windows (%d ms settle), %s, %s%n", policy, light, pairs, window, settle,
-                pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned", rr ? "SCHED_RR" : "SCHED_OTHER");
+        System.out.printf(Locale.ROOT, "# overhead of %s without overload: %d light clients, no heavy, %d rounds (fresh"
+                        + " JVMs) of %d pairs of %d ms windows (%d ms settle), %s, %s, server JVM %s%n", policy, light,
+                rounds, pairs, window, settle, pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned",
+                rr ? "SCHED_RR" : "SCHED_OTHER", String.join(" ", jvm));
+        System.out.printf(Locale.ROOT, "%5s %4s %10s %10s %7s %12s %12s %7s%n", "round", "pair", "none/s",
+                policy + "/s", "ratio", "none/cpu-s", policy + "/cpu-s", "ratio");
+        double[] rate = new double[rounds];
+        double[] perCpu = new double[rounds];
+        long failed = 0;
+        for (int r = 0; r < rounds; r++) {
+            double[][] round = round(r, prefix, pinned, jvm, withPolicy, light, pairs, warmup, settle, window);
+            rate[r] = mean(round[0]);
+            perCpu[r] = mean(round[1]);
+            failed += (long) round[2][0];
+        }
+        System.out.println(summary(policy + "/none light req/s", rate));
+        System.out.println(summary(policy + "/none light requests per CPU-second", perCpu));
+        System.out.printf(Locale.ROOT, "failed requests: %d%n", failed);
+    }
+
+    /**
+     * One round: both servers started afresh and warmed up one at a time, then {@code pairs} alternating windows.
+     * Returns the pairs' ratios of req/s and of requests per CPU-second, and the failed requests (one value).
+     */
+    private static double[][] round(int r, List<String> prefix, boolean pinned, List<String> jvm,
+                                    List<String> withPolicy, int light, int pairs, long warmup, long settle,
+                                    long window) throws Exception {
         try (ForkedServer none = ForkedServer.start(prefix, pinned ? "1" : null, jvm,
                 List.of("--port", "0", "--policy", "none"));
              ForkedServer with = ForkedServer.start(prefix, pinned ? "1" : null, jvm, withPolicy)) {
             // JIT warm-up of each, one at a time (the other idles)
             measure(none, light, warmup, 1_000);
             measure(with, light, warmup, 1_000);
-            System.out.printf(Locale.ROOT, "%4s %10s %10s %7s %12s %12s %7s%n", "pair", "none/s", policy + "/s",
-                    "ratio", "none/cpu-s", policy + "/cpu-s", "ratio");
             double[] rate = new double[pairs];
             double[] perCpu = new double[pairs];
             long failed = 0;
@@ -94,13 +124,20 @@ public final class OverheadCompare {
                 failed += a.failed() + b.failed();
                 rate[p] = b.perSecond() / a.perSecond();
                 perCpu[p] = b.perCpuSecond() / a.perCpuSecond();
-                System.out.printf(Locale.ROOT, "%4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f%n", p + 1, a.perSecond(),
-                        b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p]);
+                System.out.printf(Locale.ROOT, "%5d %4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f%n", r + 1, p + 1,
+                        a.perSecond(), b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p]);
             }
-            System.out.println(summary(policy + "/none light req/s", rate));
-            System.out.println(summary(policy + "/none light requests per CPU-second", perCpu));
-            System.out.printf(Locale.ROOT, "failed requests: %d%n", failed);
+            System.out.printf(Locale.ROOT, "%5d mean %29.4f %33.4f%n", r + 1, mean(rate), mean(perCpu));
+            return new double[][] {rate, perCpu, {failed}};
         }
+    }
+
+    private static double mean(double[] xs) {
+        double sum = 0;
+        for (double x : xs) {
+            sum += x;
+        }
+        return sum / xs.length;
     }
 
     /** Closed-loop light load on {@code server}: settles, then counts a window; the server's CPU in the window. */
@@ -114,7 +151,7 @@ public final class OverheadCompare {
         }
     }
 
-    /** "name: mean 0.9912 (95 % CI 0.9850..0.9974), min .., max .., n pairs". */
+    /** "name: mean 0.9912 (95 % CI 0.9850..0.9974), min .., max .., n rounds". */
     static String summary(String name, double[] ratios) {
         int n = ratios.length;
         double mean = 0;
@@ -130,7 +167,7 @@ public final class OverheadCompare {
             max = Math.max(max, r);
         }
         double half = T95[Math.min(n - 1, T95.length) - 1] * Math.sqrt(var / n);
-        return String.format(Locale.ROOT, "%s: mean %.4f (95 %% CI %.4f..%.4f), min %.4f, max %.4f, %d pairs", name,
+        return String.format(Locale.ROOT, "%s: mean %.4f (95 %% CI %.4f..%.4f), min %.4f, max %.4f, %d rounds", name,
                 mean, mean - half, mean + half, min, max, n);
     }
 }
