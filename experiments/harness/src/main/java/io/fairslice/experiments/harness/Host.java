@@ -9,18 +9,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The machine the study runs on: what it can do (pinning with taskset, SCHED_RR with chrt and a writable
- * quantum), the processes the harness started, and the SCHED_RR quantum, which is always put back to 100 ms when
- * the run ends, however it ends (normal end, exception, Ctrl-C: a shutdown hook; the launcher's trap is the
- * second line of defence for a killed JVM).
+ * quantum), the processes the harness started, and the realtime settings it changes: the SCHED_RR quantum, which is
+ * always put back to 100 ms, and the realtime throttle, put back to what it was, when a realtime configuration or the
+ * run ends, however it ends (normal end, exception, Ctrl-C: a shutdown hook; the launcher's trap is the second line
+ * of defence for a killed JVM).
  */
 final class Host implements AutoCloseable {
 
     static final Path RR_TIMESLICE = Path.of("/proc/sys/kernel/sched_rr_timeslice_ms");
     /** What the quantum is put back to: Linux's default, and what every other user of the machine expects. */
     static final int RR_TIMESLICE_RESTORE = 100;
+    /**
+     * Linux's realtime throttle: realtime threads may run this many microseconds per period (950000 of 1000000 by
+     * default), then none of them runs until the period ends. On this project's kernel (6.18) that is a stop of about
+     * 50 ms once a second whatever {@code sched_rt_period_us} says (a 10 ms period did not shorten it); -1 lifts it.
+     * From Linux 6.12 the fair server still gives other tasks on the core their 50 ms a second when they want it, so
+     * lifting the throttle no longer lets a realtime thread starve the core's kernel threads.
+     */
+    static final Path RT_RUNTIME = Path.of("/proc/sys/kernel/sched_rt_runtime_us");
+    private static final Pattern KERNEL_VERSION = Pattern.compile("^(\\d+)\\.(\\d+)");
     /**
      * The cores this JVM could use when it started. Read once, before any Host pins the JVM to the load core:
      * after that, availableProcessors() answers 1, and a second Host in the same JVM (a resumed run, a test) would
@@ -35,6 +47,8 @@ final class Host implements AutoCloseable {
     private final List<Process> children = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook = new Thread(this::cleanUp, "fairslice-harness-cleanup");
     private volatile boolean rrTouched;
+    /** The throttle's value before the harness lifted it; null while it is not lifted. */
+    private volatile String rtRuntimeBefore;
 
     Host() {
         cores = CORES;
@@ -90,6 +104,60 @@ final class Host implements AutoCloseable {
         }
     }
 
+    /**
+     * Lifts the realtime throttle for the next realtime server (see {@link #RT_RUNTIME}); {@link #restoreRealtime}
+     * puts it back.
+     *
+     * @throws UnsupportedOperationException on a kernel older than 6.12, where the lifted throttle would let the
+     *                                       server starve the core's kernel threads
+     */
+    void liftRealtimeThrottle() throws IOException {
+        String why = realtimeThrottleLiftRefusal(System.getProperty("os.name"), System.getProperty("os.version"));
+        if (why != null) {
+            throw new UnsupportedOperationException(why);
+        }
+        String before = ProcFs.read(RT_RUNTIME).trim();
+        if (before.equals("-1")) {
+            return; // already lifted by the machine's owner: leave it as found
+        }
+        rtRuntimeBefore = before;
+        ProcFs.write(RT_RUNTIME, "-1");
+        String now = ProcFs.read(RT_RUNTIME).trim();
+        if (!now.equals("-1")) {
+            throw new IOException("wrote -1 to " + RT_RUNTIME + " but it reads " + now);
+        }
+    }
+
+    /** Why the realtime throttle must stay on this OS (os.name, and os.version such as 6.18.44-...), or null. */
+    static String realtimeThrottleLiftRefusal(String osName, String osVersion) {
+        Matcher m = KERNEL_VERSION.matcher(osVersion == null ? "" : osVersion);
+        if ("Linux".equals(osName) && m.find()) {
+            int major = Integer.parseInt(m.group(1));
+            int minor = Integer.parseInt(m.group(2));
+            if (major > 6 || (major == 6 && minor >= 12)) {
+                return null;
+            }
+        }
+        return "realtimeThrottle=off needs Linux 6.12 or later (its fair server keeps the core's other tasks running "
+                + "while the throttle is lifted); this is " + osName + " '" + osVersion + "': set realtimeThrottle=kernel";
+    }
+
+    /** Puts the SCHED_RR quantum back to 100 ms and the realtime throttle back to what it was, where touched. */
+    void restoreRealtime() {
+        restoreRrTimeslice();
+        String before = rtRuntimeBefore;
+        if (before == null) {
+            return;
+        }
+        try {
+            ProcFs.write(RT_RUNTIME, before);
+            rtRuntimeBefore = null;
+        } catch (IOException e) {
+            System.err.println("fairslice study: could not restore " + RT_RUNTIME + " to " + before + ": "
+                    + e.getMessage() + " -- do it by hand: echo " + before + " > " + RT_RUNTIME);
+        }
+    }
+
     static int readRrTimeslice() throws IOException {
         return Integer.parseInt(ProcFs.read(RR_TIMESLICE).trim());
     }
@@ -124,10 +192,10 @@ final class Host implements AutoCloseable {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
         }
-        restoreRrTimeslice();
+        restoreRealtime();
     }
 
-    void restoreRrTimeslice() {
+    private void restoreRrTimeslice() {
         if (!rrTouched) {
             return;
         }
@@ -165,6 +233,11 @@ final class Host implements AutoCloseable {
             m.put("sched_rr_timeslice_ms_at_start", Integer.toString(readRrTimeslice()));
         } catch (IOException | RuntimeException e) {
             m.put("sched_rr_timeslice_ms_at_start", "unreadable");
+        }
+        try {
+            m.put("sched_rt_runtime_us_at_start", ProcFs.read(RT_RUNTIME).trim());
+        } catch (IOException | RuntimeException e) {
+            m.put("sched_rt_runtime_us_at_start", "unreadable");
         }
         m.put("clock_ticks_per_second", Long.toString(ticksPerSecond));
         return m;

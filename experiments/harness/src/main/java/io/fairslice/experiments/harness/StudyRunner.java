@@ -118,8 +118,9 @@ public final class StudyRunner {
                 .findFirst().orElse(null);
     }
 
-    /** Facts that may differ when a run goes on later: the RR quantum found at start (the harness restores it). */
-    private static final java.util.Set<String> VOLATILE_FACTS = java.util.Set.of("sched_rr_timeslice_ms_at_start");
+    /** Facts that may differ when a run goes on later: the realtime settings found at start (the harness restores them). */
+    private static final java.util.Set<String> VOLATILE_FACTS = java.util.Set.of("sched_rr_timeslice_ms_at_start",
+            "sched_rt_runtime_us_at_start");
 
     /**
      * Refuses to go on with a run whose settings or machine differ from this one's: its points would not be
@@ -155,6 +156,13 @@ public final class StudyRunner {
         try {
             if (configuration.scheduler().realtime()) {
                 host.setRrTimeslice(configuration.scheduler().timesliceMillis());
+                if (config.liftRealtimeThrottle()) {
+                    try {
+                        host.liftRealtimeThrottle();
+                    } catch (UnsupportedOperationException e) {
+                        throw new StudyServerProcess.NotAvailableException(e.getMessage());
+                    }
+                }
             }
             progress.step(id, "starting the server");
             try (StudyServerProcess server = StudyServerProcess.start(host, configuration, config, classpaths.server(),
@@ -196,7 +204,7 @@ public final class StudyRunner {
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.FAILED, why);
         } finally {
             if (configuration.scheduler().realtime()) {
-                host.restoreRrTimeslice();
+                host.restoreRealtime();
             }
         }
     }

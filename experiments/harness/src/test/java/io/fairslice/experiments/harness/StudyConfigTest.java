@@ -201,4 +201,26 @@ class StudyConfigTest {
         assertThat(Scheduler.RR_100MS.minimumCpuShare()).isEqualTo(0.94);
         assertThat(Scheduler.RR_8MS.timesliceMillis()).isEqualTo(8);
     }
+
+    @Test
+    void shouldLiftTheRealtimeThrottleUnlessToldToLeaveTheKernelAlone() {
+        assertThat(StudyConfig.quick().liftRealtimeThrottle()).isTrue();
+        assertThat(StudyConfig.full().describe()).containsEntry("realtimeThrottle", "off");
+        assertThat(StudyConfig.full().with(Map.of("realtimeThrottle", "kernel")).liftRealtimeThrottle()).isFalse();
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("realtimeThrottle", "no")))
+                .hasMessage("realtimeThrottle must be one of [off, kernel], got 'no'");
+    }
+
+    @Test
+    void shouldLiftTheRealtimeThrottleOnlyWhereTheFairServerKeepsKernelThreadsRunning() {
+        assertThat(Host.realtimeThrottleLiftRefusal("Linux", "6.18.44-fc-v669")).isNull();
+        assertThat(Host.realtimeThrottleLiftRefusal("Linux", "6.12.0")).isNull();
+        assertThat(Host.realtimeThrottleLiftRefusal("Linux", "7.0.1")).isNull();
+        assertThat(Host.realtimeThrottleLiftRefusal("Linux", "6.11.9-generic"))
+                .isEqualTo("realtimeThrottle=off needs Linux 6.12 or later (its fair server keeps the core's other "
+                        + "tasks running while the throttle is lifted); this is Linux '6.11.9-generic': set "
+                        + "realtimeThrottle=kernel");
+        assertThat(Host.realtimeThrottleLiftRefusal("Linux", "5.15.0")).isNotNull();
+        assertThat(Host.realtimeThrottleLiftRefusal("Mac OS X", "15.1")).isNotNull();
+    }
 }
