@@ -137,7 +137,8 @@ public final class FairsliceFilter implements Filter {
         String path = path(request);
         Route route = classifier.route(path);
         int cls = classifier.classify(config, route, path, request.getMethod(), request::getHeader);
-        Ticket ticket = scheduler.newTicket(cls);
+        Ticket ticket = scheduler.newTicket(cls,
+                route.cpuSample(System.nanoTime(), config.cpuSampleInterval().toNanos()));
         scheduler.beginDispatch(ticket);
         int admission = scheduler.admit(ticket);
         if (admission != Scheduler.ADMITTED) {
@@ -185,13 +186,15 @@ public final class FairsliceFilter implements Filter {
         }
     }
 
+    /** Completes the request; its CPU time, where measured (a sample), teaches the classifier and feeds the meters. */
     private void finish(Ticket ticket, Route route, int status) {
         long cpu = ticket.cpuNanos();
         scheduler.complete(ticket);
-        FairsliceConfig config = scheduler.config();
-        classifier.learn(config, route, cpu);
+        if (cpu >= 0) {
+            classifier.learn(scheduler.config(), route, cpu);
+        }
         metrics.request(route, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
-                System.nanoTime() - ticket.startNanos(), cpu);
+                System.nanoTime() - ticket.startNanos(), cpu < 0 ? 0 : cpu * ticket.cpuWeight());
     }
 
     private void reject(Ticket ticket, Route route, HttpServletResponse response) throws IOException {

@@ -1,5 +1,7 @@
 package io.fairslice.middleware.classify;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * One entry of the bounded route table: a normalised page and what the adaptive classifier has learnt about it
  * (its requests' own CPU time). Also carries per-route slots the metrics layer fills once (meters are looked up
@@ -24,6 +26,10 @@ public final class Route {
     private boolean decided;
     private volatile boolean heavy;
     private volatile long expectedCpuNanos;
+    /** Requests of this route since the last CPU sample, and when the next one may be taken (see cpuSample). */
+    private final AtomicLong sinceSample = new AtomicLong();
+    private final AtomicLong nextSampleNanos = new AtomicLong(NO_SAMPLE_YET);
+    private static final long NO_SAMPLE_YET = Long.MIN_VALUE;
     /** Filled by the metrics layer: meters of this route, indexed as it likes; never read by classification. */
     public volatile Object[] meters;
 
@@ -40,6 +46,26 @@ public final class Route {
     /** The metric tag value: the key for the first pages of the table, {@code other} beyond. */
     public String page() {
         return page;
+    }
+
+    /**
+     * Whether the CPU time of the request arriving at {@code nowNanos} is measured, and for how many requests its
+     * measurement counts: 0 (not measured), or the route's requests since the last measurement, this one included.
+     * A route's first request is measured, then at most one per {@code intervalNanos} (config
+     * {@code cpu.sample-interval}; 0: every request), so a rare route has every request measured and a busy one a
+     * few a second.
+     */
+    public int cpuSample(long nowNanos, long intervalNanos) {
+        if (intervalNanos == 0) {
+            return 1;
+        }
+        sinceSample.incrementAndGet();
+        long next = nextSampleNanos.get();
+        if ((next != NO_SAMPLE_YET && nowNanos - next < 0)
+                || !nextSampleNanos.compareAndSet(next, nowNanos + intervalNanos)) {
+            return 0;
+        }
+        return (int) Math.min(sinceSample.getAndSet(0), Integer.MAX_VALUE);
     }
 
     /** Whether the adaptive classifier currently puts this route in its heavy class. */

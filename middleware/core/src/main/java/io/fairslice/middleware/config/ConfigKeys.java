@@ -33,6 +33,7 @@ public final class ConfigKeys {
     public static final String ADAPTIVE_LIGHT_BELOW = "adaptive.light-below";
     public static final String ADAPTIVE_ALPHA = "adaptive.alpha";
     public static final String ADAPTIVE_MIN_SAMPLES = "adaptive.min-samples";
+    public static final String CPU_SAMPLE_INTERVAL = "cpu.sample-interval";
     public static final String ROUTES_MAX = "routes.max";
     public static final String ROUTES_MAX_PAGES = "routes.max-pages";
     public static final String SHARE_QUANTUM = "share.quantum";
@@ -67,6 +68,7 @@ public final class ConfigKeys {
             new Spec(ADAPTIVE_LIGHT_BELOW, "2ms", "0ns..10s, below adaptive.heavy-above"),
             new Spec(ADAPTIVE_ALPHA, "0.2", "0.01..1"),
             new Spec(ADAPTIVE_MIN_SAMPLES, "10", "1..10000"),
+            new Spec(CPU_SAMPLE_INTERVAL, "100ms", "0ns (every request)..10s"),
             new Spec(ROUTES_MAX, "1000", "1..100000"),
             new Spec(ROUTES_MAX_PAGES, "50", "1..1000, at most routes.max"),
             new Spec(SHARE_QUANTUM, "5ms", "100us..1s"),

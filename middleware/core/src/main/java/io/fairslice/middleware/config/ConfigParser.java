@@ -86,6 +86,8 @@ public final class ConfigParser {
         }
         double alpha = decimal(ADAPTIVE_ALPHA, 0.2, 0.01, 1.0);
         int minSamples = integer(ADAPTIVE_MIN_SAMPLES, 10, 1, 10_000);
+        Duration cpuSampleInterval = duration(CPU_SAMPLE_INTERVAL, Duration.ofMillis(100), Duration.ZERO,
+                Duration.ofSeconds(10));
         int routesMax = integer(ROUTES_MAX, 1000, 1, 100_000);
         int maxPages = integer(ROUTES_MAX_PAGES, 50, 1, 1000);
         if (maxPages > routesMax) {
@@ -114,7 +116,8 @@ public final class ConfigParser {
         Map<String, Map<String, String>> listenerSettings = listenerSettings(listeners);
         rejectUnused();
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
-                lightBelow, alpha, minSamples, routesMax, maxPages, quantum, maxPark, linger, cpus, sleepQuantum,
+                lightBelow, alpha, minSamples, cpuSampleInterval, routesMax, maxPages, quantum, maxPark, linger, cpus,
+                sleepQuantum,
                 sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
     }
 

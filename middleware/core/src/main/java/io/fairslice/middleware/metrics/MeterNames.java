@@ -81,7 +81,8 @@ public final class MeterNames {
 
     /**
      * Counter (seconds), tags class, page: the CPU time of the serving threads (their own CPU clock, summed over
-     * dispatches). Prometheus: {@code fairslice_requests_cpu_seconds_total}.
+     * dispatches), measured on a sample of requests (config {@code cpu.sample-interval}) each counted for the
+     * requests it stands for. Prometheus: {@code fairslice_requests_cpu_seconds_total}.
      */
     public static final String REQUESTS_CPU = "fairslice.requests.cpu";
 

@@ -118,9 +118,20 @@ public final class Scheduler {
         return classes[index];
     }
 
-    /** A ticket for a request of class {@code classIndex}. */
+    /** A ticket for a request of class {@code classIndex} whose CPU time is measured. */
     public Ticket newTicket(int classIndex) {
-        return new Ticket(this, classes[classIndex], clock.nanoTime());
+        return newTicket(classIndex, 1);
+    }
+
+    /**
+     * A ticket for a request of class {@code classIndex}; {@code cpuWeight} 0: its CPU time is not measured, n: it is,
+     * and stands for n requests (sampling).
+     */
+    public Ticket newTicket(int classIndex, int cpuWeight) {
+        if (cpuWeight < 0) {
+            throw new IllegalArgumentException("cpuWeight must be 0 or more, got " + cpuWeight);
+        }
+        return new Ticket(this, classes[classIndex], clock.nanoTime(), cpuWeight);
     }
 
     // ---- dispatches ----------------------------------------------------------------------------------------------
@@ -131,7 +142,9 @@ public final class Scheduler {
      */
     public void beginDispatch(Ticket t) {
         t.thread = Thread.currentThread();
-        t.cpuDispatchStart = clock.threadCpuNanos();
+        if (t.cpuWeight > 0) {
+            t.cpuDispatchStart = clock.threadCpuNanos();
+        }
         t.dispatching = true;
         long now = clock.nanoTime();
         t.burstStartWall = now;
@@ -150,7 +163,9 @@ public final class Scheduler {
     /** The current thread stops serving the ticket's request. */
     public void endDispatch(Ticket t) {
         if (t.dispatching) {
-            t.cpuDone += clock.threadCpuNanos() - t.cpuDispatchStart;
+            if (t.cpuWeight > 0) {
+                t.cpuDone += clock.threadCpuNanos() - t.cpuDispatchStart;
+            }
             t.dispatching = false;
         }
     }
@@ -313,8 +328,7 @@ public final class Scheduler {
         try {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            account(c, cpu - t.accounted, now);
-            t.accounted = cpu;
+            settleCpu(t, cpu, now);
             if (!t.holdsSlot || closed || cfg.policy() != Policy.SHARE) {
                 return false;
             }
@@ -440,8 +454,7 @@ public final class Scheduler {
             }
             c.inflight--;
             c.lastActiveNanos = now;
-            account(c, cpu - t.accounted, now);
-            t.accounted = cpu;
+            settleCpu(t, cpu, now);
             c.yieldPoints.add(t.yieldPoints);
             if (c.lastCompletionNanos != 0) {
                 double interval = now - c.lastCompletionNanos;
@@ -598,6 +611,14 @@ public final class Scheduler {
         for (ClassState k : classes) {
             boolean on = k == c || active(k, now, cfg);
             k.balance = on ? (long) ((mean - k.vtime) * cfg.classes().get(k.index).share()) : 0;
+        }
+    }
+
+    /** Counts the ticket's CPU since the last count (a sample stands for {@link Ticket#cpuWeight} requests). */
+    private void settleCpu(Ticket t, long cpu, long now) {
+        if (cpu >= 0) {
+            account(t.cls, (cpu - t.accounted) * t.cpuWeight, now);
+            t.accounted = cpu;
         }
     }
 

@@ -21,6 +21,11 @@ public final class Ticket {
     boolean parkedAtYield;
     long deadlineNanos;
 
+    /**
+     * How many requests this one's CPU time stands for: 0 when it is not measured (the thread's CPU clock is read
+     * for a sample of requests only, config {@code cpu.sample-every}), else the sampling interval.
+     */
+    final int cpuWeight;
     /** CPU of finished dispatches plus the current dispatch's start point. */
     long cpuDone;
     long cpuDispatchStart;
@@ -37,10 +42,11 @@ public final class Ticket {
     boolean completed;
     int rejection = -1;
 
-    Ticket(Scheduler scheduler, ClassState cls, long startNanos) {
+    Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight) {
         this.scheduler = scheduler;
         this.cls = cls;
         this.startNanos = startNanos;
+        this.cpuWeight = cpuWeight;
     }
 
     public Scheduler scheduler() {
@@ -61,9 +67,20 @@ public final class Ticket {
         return startNanos;
     }
 
-    /** CPU time used by the request's dispatches so far (ns), measured on the calling thread if it serves it. */
+    /**
+     * CPU time used by the request's dispatches so far (ns), measured on the calling thread if it serves it; -1 when
+     * the request's CPU time is not measured ({@link #cpuWeight()} 0).
+     */
     public long cpuNanos() {
+        if (cpuWeight == 0) {
+            return -1;
+        }
         return dispatching ? cpuDone + scheduler.clock.threadCpuNanos() - cpuDispatchStart : cpuDone;
+    }
+
+    /** How many requests this one's measured CPU time stands for; 0 when it is not measured. */
+    public int cpuWeight() {
+        return cpuWeight;
     }
 
     /** Yield points this request reached while the scheduler was armed. */

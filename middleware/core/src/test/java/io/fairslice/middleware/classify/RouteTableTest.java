@@ -41,4 +41,24 @@ class RouteTableTest {
         RouteTable table = new RouteTable(10, 10);
         assertThat(table.route("/orders/1")).isSameAs(table.route("/orders/2")).isSameAs(table.route("/orders/1"));
     }
+
+    @Test
+    void shouldMeasureARoutesFirstRequestThenOnePerIntervalCountingTheRequestsBetween() {
+        RouteTable table = new RouteTable(1000, 50);
+        Route a = table.route("/a");
+        long ms = 1_000_000L;
+        long t = 5 * ms;
+        assertThat(a.cpuSample(t, 100 * ms)).as("the first request").isEqualTo(1);
+        assertThat(a.cpuSample(t + ms, 100 * ms)).isZero();
+        assertThat(a.cpuSample(t + 99 * ms, 100 * ms)).isZero();
+        assertThat(a.cpuSample(t + 100 * ms, 100 * ms)).as("stands for itself and the two before").isEqualTo(3);
+        assertThat(a.cpuSample(t + 150 * ms, 100 * ms)).isZero();
+        assertThat(a.cpuSample(t + 400 * ms, 100 * ms)).as("a quiet route: the next request is measured")
+                .isEqualTo(2);
+        assertThat(table.route("/b").cpuSample(t + 150 * ms, 100 * ms)).as("per route").isEqualTo(1);
+        assertThat(table.route("/c").cpuSample(-7 * ms, 100 * ms)).as("any nanoTime origin").isEqualTo(1);
+        for (int i = 0; i < 5; i++) {
+            assertThat(table.route("/d").cpuSample(t, 0)).as("interval 0: every request").isEqualTo(1);
+        }
+    }
 }

@@ -55,6 +55,7 @@ class ConfigValidationTest {
                         new String[0]),
                 Arguments.of("alpha range", "adaptive.alpha", "1.5", "must be 0.01..1.0", new String[0]),
                 Arguments.of("min samples", "adaptive.min-samples", "0", "must be 1..10000", new String[0]),
+                Arguments.of("cpu sampling", "cpu.sample-interval", "11s", "must be 0ns..10s", new String[0]),
                 Arguments.of("routes", "routes.max", "0", "must be 1..100000", new String[0]),
                 Arguments.of("pages within routes", "routes.max-pages", "20", "must be at most routes.max",
                         new String[] {"routes.max", "10"}),

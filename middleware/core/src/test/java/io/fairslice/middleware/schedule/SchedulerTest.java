@@ -1,6 +1,7 @@
 package io.fairslice.middleware.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -376,5 +377,27 @@ class SchedulerTest {
         assertThat(scheduler.cpuShare(LIGHT)).isBetween(0.55, 0.65);
         assertThat(scheduler.targetShare(LIGHT)).isEqualTo(0.8);
         assertThat(scheduler.classState(HEAVY).cpuNanos()).isEqualTo(40 * MS);
+    }
+
+    @Test
+    void shouldCountASampledRequestsCpuForTheRequestsItStandsForAndNeverReadTheClockForTheOthers() {
+        scheduler("share.cpus", "2");
+        Ticket sampled = scheduler.newTicket(HEAVY, 4);
+        scheduler.beginDispatch(sampled);
+        assertThat(scheduler.tryAdmit(sampled)).isEqualTo(Scheduler.ADMITTED);
+        finish(sampled, 10 * MS);
+        Ticket unmeasured = scheduler.newTicket(HEAVY, 0);
+        scheduler.beginDispatch(unmeasured);
+        assertThat(scheduler.tryAdmit(unmeasured)).isEqualTo(Scheduler.ADMITTED);
+        clock.advance(7 * MS, 7 * MS);
+        assertThat(unmeasured.cpuNanos()).isEqualTo(-1);
+        scheduler.endDispatch(unmeasured);
+        scheduler.complete(unmeasured);
+
+        assertThat(sampled.cpuNanos()).isEqualTo(10 * MS);
+        assertThat(scheduler.classState(HEAVY).cpuNanos()).as("one sample standing for four requests")
+                .isEqualTo(40 * MS);
+        assertThat(scheduler.classState(HEAVY).inflight()).isZero();
+        assertThatThrownBy(() -> scheduler.newTicket(HEAVY, -1)).hasMessage("cpuWeight must be 0 or more, got -1");
     }
 }
