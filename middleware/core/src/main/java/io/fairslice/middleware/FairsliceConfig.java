@@ -49,8 +49,8 @@ public final class FairsliceConfig {
                            List<Rule> rules, boolean adaptive, int adaptiveClass, Duration adaptiveHeavyAbove,
                            Duration adaptiveLightBelow, double adaptiveAlpha, int adaptiveMinSamples,
                            Duration cpuSampleInterval, int routesMax, int routesMaxPages, Duration shareQuantum,
-                           Duration shareMaxPark, Duration shareLinger,
-                           int cpus, Duration sleepQuantum, Duration sleepDuration, Set<String> sleepClasses,
+                           Duration shareMaxPark, Duration shareLinger, int cpus, Duration sleepQuantum,
+                           Duration sleepDuration, Set<String> sleepClasses,
                            Duration retryAfterMax, boolean jmx, Map<String, Map<String, String>> listenerSettings,
                            Map<String, String> source, Map<String, Set<String>> declaredListeners) {
         this.enabled = enabled;

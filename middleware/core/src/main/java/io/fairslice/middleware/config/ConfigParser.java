@@ -117,8 +117,7 @@ public final class ConfigParser {
         rejectUnused();
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
                 lightBelow, alpha, minSamples, cpuSampleInterval, routesMax, maxPages, quantum, maxPark, linger, cpus,
-                sleepQuantum,
-                sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
+                sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
     }
 
     private boolean given(String key) {

@@ -23,7 +23,8 @@ public final class Ticket {
 
     /**
      * How many requests this one's CPU time stands for: 0 when it is not measured (the thread's CPU clock is read
-     * for a sample of requests only, config {@code cpu.sample-every}), else the sampling interval.
+     * for a sample of requests only, config {@code cpu.sample-interval}), else its route's requests since the
+     * previous sample, this one included ({@code Route.cpuSample}).
      */
     final int cpuWeight;
     /** CPU of finished dispatches plus the current dispatch's start point. */
