@@ -14,7 +14,8 @@ final class Progress {
     private static final double DRAIN_SECONDS = 1.5;
 
     private final PrintStream console;
-    private final double configurationSeconds;
+    private final double serverSeconds;
+    private final int servers;
     private final double pointSeconds;
     private final int pointsPerConfiguration;
     private final long started = System.currentTimeMillis();
@@ -23,15 +24,16 @@ final class Progress {
 
     Progress(StudyConfig config, PrintStream console) {
         this.console = console;
-        this.configurationSeconds = configurationSeconds(config);
+        this.serverSeconds = serverSeconds(config);
+        this.servers = config.serversPerConfiguration();
         this.pointSeconds = pointSeconds(config);
         this.pointsPerConfiguration = config.heavyUsers().size() * config.repetitions();
         this.plannedRemaining = plannedSeconds(config);
         console.println(planLine(config) + " (ETA updates as it runs)");
     }
 
-    /** Per configuration: the server's start and the JIT warm-up. */
-    private static double configurationSeconds(StudyConfig config) {
+    /** Per server (one per configuration, or per repetition): its start and the JIT warm-up. */
+    private static double serverSeconds(StudyConfig config) {
         return SERVER_START_SECONDS + (config.jitWarmUp().isZero() ? 0
                 : GATLING_START_SECONDS + config.jitWarmUp().toMillis() / 1000.0 + DRAIN_SECONDS);
     }
@@ -47,7 +49,7 @@ final class Progress {
      * no re-runs of disturbed windows (each re-run adds a point).
      */
     static double plannedSeconds(StudyConfig config) {
-        return config.configurations().size() * (configurationSeconds(config)
+        return config.configurations().size() * (config.serversPerConfiguration() * serverSeconds(config)
                 + config.heavyUsers().size() * config.repetitions() * pointSeconds(config));
     }
 
@@ -63,7 +65,7 @@ final class Progress {
     }
 
     void warmedUp() {
-        advance(configurationSeconds);
+        advance(serverSeconds);
     }
 
     void pointDone() {
@@ -72,7 +74,8 @@ final class Progress {
 
     /** A configuration that will not run (skipped or failed): its planned time is no longer ahead. */
     void skipConfiguration() {
-        plannedRemaining = Math.max(0, plannedRemaining - configurationSeconds - pointsPerConfiguration * pointSeconds);
+        plannedRemaining = Math.max(0,
+                plannedRemaining - servers * serverSeconds - pointsPerConfiguration * pointSeconds);
     }
 
     private void advance(double seconds) {

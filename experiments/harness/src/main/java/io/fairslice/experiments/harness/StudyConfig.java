@@ -41,19 +41,25 @@ import java.util.TreeSet;
  * @param realtimeThrottle   under SCHED_RR: {@code off} lifts Linux's realtime throttling while a realtime
  *                           configuration runs (it stops every realtime thread for ~50 ms once a second, which no
  *                           emulated OS does; docs/study.md); {@code kernel} leaves the machine's setting alone
+ * @param freshServer        {@code configuration}: one server JVM measures every repetition of a configuration;
+ *                           {@code repetition}: every repetition starts its own server (and JIT warm-up), so that the
+ *                           spread over repetitions includes how differently fresh JVMs compile the pages
  */
 public record StudyConfig(String preset, List<Configuration> configurations, List<Integer> heavyUsers, int lightUsers,
                           String lightPaths, int repetitions, Duration warmUp, Duration measure, Duration jitWarmUp,
                           Duration drainTimeout, int retries, String documentSize, int maxThreads,
-                          List<String> serverJvmOptions, List<String> gatlingJvmOptions, String realtimeThrottle) {
+                          List<String> serverJvmOptions, List<String> gatlingJvmOptions, String realtimeThrottle,
+                          String freshServer) {
 
     /** The keys a --config file may set. */
     public static final Set<String> KEYS = Set.of("configurations", "heavyUsers", "lightUsers", "lightPaths",
             "repetitions", "warmUp", "measure", "jitWarmUp", "drainTimeout", "retries", "documentSize", "maxThreads",
-            "serverJvmOptions", "gatlingJvmOptions", "realtimeThrottle");
+            "serverJvmOptions", "gatlingJvmOptions", "realtimeThrottle", "freshServer");
 
     /** The values of {@code realtimeThrottle}. */
     public static final List<String> REALTIME_THROTTLE = List.of("off", "kernel");
+    /** The values of {@code freshServer}. */
+    public static final List<String> FRESH_SERVER = List.of("configuration", "repetition");
 
     public static final List<String> DEFAULT_SERVER_JVM_OPTIONS = ServerOptions.JVM_OPTIONS;
     public static final List<String> DEFAULT_GATLING_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
@@ -88,6 +94,13 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 documentSize);
         require(REALTIME_THROTTLE.contains(realtimeThrottle), "realtimeThrottle", "must be one of "
                 + REALTIME_THROTTLE, "'" + realtimeThrottle + "'");
+        require(FRESH_SERVER.contains(freshServer), "freshServer", "must be one of " + FRESH_SERVER,
+                "'" + freshServer + "'");
+    }
+
+    /** Server JVMs started per configuration: one, or one per repetition. */
+    public int serversPerConfiguration() {
+        return freshServer.equals("repetition") ? repetitions : 1;
     }
 
     /** Whether realtime configurations run with Linux's realtime throttling lifted. */
@@ -105,7 +118,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                         Configuration.parse("none@rr-100ms"), Configuration.parse("share@rr-100ms")),
                 List.of(0, 40), 30, "/light", 1, Duration.ofSeconds(5), Duration.ofSeconds(12),
                 Duration.ofSeconds(15), Duration.ofSeconds(15), 1, "2MB", 200, DEFAULT_SERVER_JVM_OPTIONS,
-                DEFAULT_GATLING_JVM_OPTIONS, "off");
+                DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration");
     }
 
     /**
@@ -123,7 +136,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         }
         return new StudyConfig("full", all, List.of(0, 10, 20, 30, 40), 30, "/light", 3, Duration.ofSeconds(5),
                 Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(15), 1, "2MB", 200,
-                DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS, "off");
+                DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration");
     }
 
     /** Reads a properties file over this config. */
@@ -167,7 +180,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 values.containsKey("maxThreads") ? parseInt("maxThreads", values.get("maxThreads")) : maxThreads,
                 values.containsKey("serverJvmOptions") ? words(values.get("serverJvmOptions")) : serverJvmOptions,
                 values.containsKey("gatlingJvmOptions") ? words(values.get("gatlingJvmOptions")) : gatlingJvmOptions,
-                values.getOrDefault("realtimeThrottle", realtimeThrottle).trim());
+                values.getOrDefault("realtimeThrottle", realtimeThrottle).trim(),
+                values.getOrDefault("freshServer", freshServer).trim());
     }
 
     /** The number of measured points, repetitions included (without re-runs). */
@@ -199,6 +213,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         m.put("serverJvmOptions", String.join(" ", serverJvmOptions));
         m.put("gatlingJvmOptions", String.join(" ", gatlingJvmOptions));
         m.put("realtimeThrottle", realtimeThrottle);
+        m.put("freshServer", freshServer);
         return m;
     }
 

@@ -17,6 +17,8 @@ import java.util.Map;
  * re-run, and kept flagged if it stays disturbed. Configurations the machine or the checkout cannot run are
  * reported as such and the rest still runs. The data files are written after every configuration, so an interrupted
  * run keeps what it finished ({@code --report DIR} makes a report of it) and can go on ({@code --resume DIR}).
+ * With {@code freshServer = repetition} every repetition has a server of its own, and the repetitions run in rounds
+ * across the configurations ({@link #runInRounds}).
  */
 public final class StudyRunner {
 
@@ -75,27 +77,81 @@ public final class StudyRunner {
                         + "); the rr-* configurations are skipped and the rest runs");
             }
             LoadGenerator load = new LoadGenerator(host, classpaths.loadgen(), config.gatlingJvmOptions());
-            for (Configuration configuration : config.configurations()) {
-                ConfigurationOutcome done = previousOutcome(configuration);
-                if (done != null) {
-                    progress.skipConfiguration();
-                    console.println("fairslice study: " + configuration.id() + " was measured before; kept");
-                    points.addAll(previous.points().stream()
-                            .filter(p -> p.configuration().equals(configuration.id())).toList());
-                    outcomes.add(done);
-                } else {
-                    outcomes.add(runConfiguration(host, load, configuration, points));
+            if (config.serversPerConfiguration() == 1) {
+                for (Configuration configuration : config.configurations()) {
+                    ConfigurationOutcome done = keep(configuration, points);
+                    outcomes.add(done != null ? done
+                            : runConfiguration(host, load, configuration, 1, config.repetitions(), points));
+                    // after every configuration: an interrupted run keeps what it finished
+                    settings.put("completed", outcomes.size() + " of " + config.configurations().size()
+                            + " configurations");
+                    ResultsFiles.write(new StudyResult(out.getFileName().toString(), settings, machine, points,
+                            outcomes, started, System.currentTimeMillis(), config.heaviest()), out);
                 }
-                // after every configuration: an interrupted run keeps what it finished
-                settings.put("completed", outcomes.size() + " of " + config.configurations().size()
-                        + " configurations");
-                ResultsFiles.write(new StudyResult(out.getFileName().toString(), settings, machine, points,
-                        outcomes, started, System.currentTimeMillis(), config.heaviest()), out);
+            } else {
+                runInRounds(host, load, points, outcomes, settings, machine, started);
             }
         }
         progress.done();
         return new StudyResult(out.getFileName().toString(), settings, machine, points, outcomes, started,
                 System.currentTimeMillis(), config.heaviest());
+    }
+
+    /**
+     * A server per repetition: the repetitions run in rounds (every configuration's first repetition, then every
+     * configuration's second, ...), so that a machine whose speed drifts during the run (a shared host) shifts every
+     * configuration alike instead of the ones that happened to run late. A configuration that fails or is not
+     * available is not run in later rounds. The data files are written after every server; a configuration counts as
+     * completed (and is kept by {@code --resume}) once its last round is measured.
+     */
+    private void runInRounds(Host host, LoadGenerator load, List<PointResult> points,
+                             List<ConfigurationOutcome> outcomes, Map<String, String> settings,
+                             Map<String, String> machine, long started) throws IOException, InterruptedException {
+        Map<String, ConfigurationOutcome> ended = new LinkedHashMap<>();
+        for (Configuration configuration : config.configurations()) {
+            ConfigurationOutcome done = keep(configuration, points);
+            if (done != null) {
+                ended.put(configuration.id(), done);
+            }
+        }
+        for (int round = 1; round <= config.repetitions(); round++) {
+            for (Configuration configuration : config.configurations()) {
+                if (ended.containsKey(configuration.id())) {
+                    continue;
+                }
+                ConfigurationOutcome outcome = runConfiguration(host, load, configuration, round, round, points);
+                if (outcome.status() != ConfigurationOutcome.Status.MEASURED || round == config.repetitions()) {
+                    ended.put(configuration.id(), outcome);
+                }
+                outcomes.clear();
+                for (Configuration c : config.configurations()) {
+                    if (ended.containsKey(c.id())) {
+                        outcomes.add(ended.get(c.id()));
+                    }
+                }
+                settings.put("completed", outcomes.size() + " of " + config.configurations().size()
+                        + " configurations (round " + round + " of " + config.repetitions() + ")");
+                ResultsFiles.write(new StudyResult(out.getFileName().toString(), settings, machine, points,
+                        outcomes, started, System.currentTimeMillis(), config.heaviest()), out);
+            }
+        }
+        outcomes.clear();
+        for (Configuration c : config.configurations()) {
+            outcomes.add(ended.get(c.id()));
+        }
+        settings.put("completed", outcomes.size() + " of " + config.configurations().size() + " configurations");
+    }
+
+    /** The earlier run's outcome and points of a configuration it measured (added to {@code points}), or null. */
+    private ConfigurationOutcome keep(Configuration configuration, List<PointResult> points) {
+        ConfigurationOutcome done = previousOutcome(configuration);
+        if (done != null) {
+            progress.skipConfiguration();
+            console.println("fairslice study: " + configuration.id() + " was measured before; kept");
+            points.addAll(previous.points().stream()
+                    .filter(p -> p.configuration().equals(configuration.id())).toList());
+        }
+        return done;
     }
 
     private Map<String, String> settings() {
@@ -143,15 +199,16 @@ public final class StudyRunner {
         }
     }
 
+    /** Measures repetitions {@code firstRep..lastRep} of the configuration: on one server, or one server each. */
     private ConfigurationOutcome runConfiguration(Host host, LoadGenerator load, Configuration configuration,
-                                                  List<PointResult> points) throws InterruptedException {
+                                                  int firstRep, int lastRep, List<PointResult> points)
+            throws InterruptedException {
         String id = configuration.id();
         if (configuration.scheduler().realtime() && !host.realtimeAvailable()) {
             progress.skipConfiguration();
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE,
                     "SCHED_RR not available: " + host.rrUnavailableReason);
         }
-        Path logs = out.resolve("logs");
         String safe = id.replace('@', '-');
         try {
             if (configuration.scheduler().realtime()) {
@@ -164,31 +221,11 @@ public final class StudyRunner {
                     }
                 }
             }
-            progress.step(id, "starting the server");
-            try (StudyServerProcess server = StudyServerProcess.start(host, configuration, config, classpaths.server(),
-                    classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(safe + "-server.log"));
-                 CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond)) {
-                progress.configurationStarted();
-                if (!config.jitWarmUp().isZero()) {
-                    progress.step(id, "JIT warm-up " + Durations.format(config.jitWarmUp()));
-                    load.run(parameters(server, config.heaviest(), Duration.ZERO, config.jitWarmUp()),
-                            config.jitWarmUp(), out.resolve("gatling").resolve(safe + "-jit"),
-                            logs.resolve(safe + "-jit-gatling.log"), id + " JIT warm-up");
-                    drain(cpu, server);
-                }
-                if (configuration.middleware().kernelProbe()
-                        && !server.scrapeMetrics().contains("fairslice_probe_")) {
-                    // without the probe the -D settings are ignored: measuring would pass the baseline off as the peer
-                    throw new StudyServerProcess.NotAvailableException("the kernel probe is not active in the study "
-                            + "server (no fairslice_probe_* meters in /metrics after the warm-up), so "
-                            + configuration.middleware().jvmOptions() + " would do nothing");
-                }
-                progress.warmedUp();
-                for (int rep = 1; rep <= config.repetitions(); rep++) {
-                    for (int heavy : config.heavyUsers()) {
-                        measure(load, cpu, server, configuration, heavy, rep, points);
-                        progress.pointDone();
-                    }
+            if (config.serversPerConfiguration() == 1) {
+                runServer(host, load, configuration, safe, firstRep, lastRep, points);
+            } else {
+                for (int rep = firstRep; rep <= lastRep; rep++) {
+                    runServer(host, load, configuration, safe + "-r" + rep, rep, rep, points);
                 }
             }
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.MEASURED, "");
@@ -205,6 +242,45 @@ public final class StudyRunner {
         } finally {
             if (configuration.scheduler().realtime()) {
                 host.restoreRealtime();
+            }
+        }
+    }
+
+    /**
+     * Starts a server for the configuration, warms its JIT up and measures repetitions {@code firstRep..lastRep} of
+     * every point on it; {@code name} names its logs.
+     */
+    private void runServer(Host host, LoadGenerator load, Configuration configuration, String name, int firstRep,
+                           int lastRep, List<PointResult> points)
+            throws IOException, InterruptedException, StudyServerProcess.NotAvailableException {
+        String id = configuration.id();
+        Path logs = out.resolve("logs");
+        progress.step(id, "starting the server" + (firstRep == lastRep && config.serversPerConfiguration() > 1
+                ? " for repetition " + firstRep : ""));
+        try (StudyServerProcess server = StudyServerProcess.start(host, configuration, config, classpaths.server(),
+                classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(name + "-server.log"));
+             CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond)) {
+            progress.configurationStarted();
+            if (!config.jitWarmUp().isZero()) {
+                progress.step(id, "JIT warm-up " + Durations.format(config.jitWarmUp()));
+                load.run(parameters(server, config.heaviest(), Duration.ZERO, config.jitWarmUp()),
+                        config.jitWarmUp(), out.resolve("gatling").resolve(name + "-jit"),
+                        logs.resolve(name + "-jit-gatling.log"), id + " JIT warm-up");
+                drain(cpu, server);
+            }
+            if (configuration.middleware().kernelProbe()
+                    && !server.scrapeMetrics().contains("fairslice_probe_")) {
+                // without the probe the -D settings are ignored: measuring would pass the baseline off as the peer
+                throw new StudyServerProcess.NotAvailableException("the kernel probe is not active in the study "
+                        + "server (no fairslice_probe_* meters in /metrics after the warm-up), so "
+                        + configuration.middleware().jvmOptions() + " would do nothing");
+            }
+            progress.warmedUp();
+            for (int rep = firstRep; rep <= lastRep; rep++) {
+                for (int heavy : config.heavyUsers()) {
+                    measure(load, cpu, server, configuration, heavy, rep, points);
+                    progress.pointDone();
+                }
             }
         }
     }

@@ -113,6 +113,20 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldKeepTheTargetsPresetToShareAndTheBaselineUnderEverySchedulerWithAServerPerRepetition()
+            throws Exception {
+        StudyConfig targets = StudyConfig.full().withFile(Path.of("presets/targets.properties"));
+
+        assertThat(targets.configurations()).extracting(Configuration::middleware)
+                .containsOnly(Middleware.NONE, Middleware.SHARE);
+        assertThat(targets.configurations()).extracting(Configuration::scheduler).containsOnly(Scheduler.values());
+        assertThat(targets.heavyUsers()).containsExactly(0, 40);
+        assertThat(targets.serversPerConfiguration()).isEqualTo(3);
+        // the preset's comment says about 30 minutes
+        assertThat(Progress.plannedSeconds(targets)).isBetween(25 * 60.0, 35 * 60.0);
+    }
+
+    @Test
     void shouldPrintThePlanAndRunNothingOnPlan() throws Exception {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         java.io.PrintStream saved = System.out;
@@ -222,5 +236,19 @@ class StudyConfigTest {
                         + "realtimeThrottle=kernel");
         assertThat(Host.realtimeThrottleLiftRefusal("Linux", "5.15.0")).isNotNull();
         assertThat(Host.realtimeThrottleLiftRefusal("Mac OS X", "15.1")).isNotNull();
+    }
+
+    @Test
+    void shouldStartOneServerPerConfigurationOrOnePerRepetition() {
+        StudyConfig full = StudyConfig.full();
+        assertThat(full.serversPerConfiguration()).isEqualTo(1);
+        assertThat(full.describe()).containsEntry("freshServer", "configuration");
+        StudyConfig fresh = full.with(Map.of("freshServer", "repetition"));
+        assertThat(fresh.serversPerConfiguration()).isEqualTo(3);
+        // two more server starts and JIT warm-ups per configuration, each at least the 30 s warm-up
+        assertThat(Progress.plannedSeconds(fresh) - Progress.plannedSeconds(full))
+                .isGreaterThanOrEqualTo(full.configurations().size() * 2 * 30.0);
+        assertThatThrownBy(() -> full.with(Map.of("freshServer", "point")))
+                .hasMessage("freshServer must be one of [configuration, repetition], got 'point'");
     }
 }

@@ -102,6 +102,38 @@ class StudyEndToEndTest {
         assertThat(ResultsFiles.read(out).points()).hasSize(4);
     }
 
+    @Test
+    @Timeout(180)
+    void shouldStartAFreshServerForEveryRepetitionAndRunTheRepetitionsInRounds() throws Exception {
+        StudyConfig config = small("none@default, observe@default").with(Map.of("heavyUsers", "0",
+                "repetitions", "2", "freshServer", "repetition"));
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+
+        StudyResult result = new StudyRunner(config, new StudyRunner.Classpaths(classpath, classpath, List.of(),
+                List.of()), out, new PrintStream(console, true, StandardCharsets.UTF_8)).run();
+
+        assertThat(result.outcomes()).extracting(ConfigurationOutcome::status).as(console.toString(
+                StandardCharsets.UTF_8)).containsExactly(ConfigurationOutcome.Status.MEASURED,
+                ConfigurationOutcome.Status.MEASURED);
+        // rounds: every configuration's first repetition, then every configuration's second
+        assertThat(result.points()).extracting(p -> p.configuration() + " r" + p.repetition())
+                .containsExactly("none@default r1", "observe@default r1", "none@default r2", "observe@default r2");
+        assertThat(result.settings()).containsEntry("freshServer", "repetition")
+                .containsEntry("completed", "2 of 2 configurations");
+        assertThat(ResultsFiles.read(out).points()).hasSize(4);
+        // each server's log names its first repetition, and each had its own JIT warm-up
+        assertThat(out.resolve("logs/none-default-r1-server.log")).exists();
+        assertThat(out.resolve("logs/none-default-r2-server.log")).exists();
+        assertThat(out.resolve("gatling/none-default-r2-jit")).isDirectory();
+        String text = console.toString(StandardCharsets.UTF_8);
+        assertThat(text).contains("none@default: starting the server for repetition 1")
+                .contains("none@default: starting the server for repetition 2");
+        assertThat(text.indexOf("starting the server for repetition 2"))
+                .as("the second server starts after the first repetition's point")
+                .isGreaterThan(text.indexOf("H=0 rep 1/2"));
+    }
+
     /** The previous run's settings as the runner records them (the config's plus the class path's). */
     private static StudyResult withRunSettings(StudyResult r, StudyRunner.Classpaths classpaths) {
         Map<String, String> settings = new java.util.LinkedHashMap<>(r.settings());
