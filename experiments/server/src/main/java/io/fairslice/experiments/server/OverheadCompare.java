@@ -19,9 +19,11 @@ import java.util.Locale;
  * java -cp 'experiments/server/target/fairslice-study-server-0.1.0-SNAPSHOT.jar:experiments/server/target/lib/*' \
  *     io.fairslice.experiments.server.OverheadCompare [--policy share] [--rounds 3] [--pairs 4] [--warmup-ms 20000]
  *     [--settle-ms 2000] [--window-ms 10000] [--light 30] [--rr] [--fairslice k=v ...] [--jvm OPTION ...]
+ *     [--policy-jvm OPTION ...]
  * </pre>
  * {@code --jvm} options go to both servers (e.g. the weaving agent, so that both pay for it and the difference is
- * fairslice's); {@code --rr} runs both under {@code chrt -r 1}.
+ * fairslice's); {@code --policy-jvm} options to the policy's server only (the weaving agent there: what a deployment
+ * with fairslice and its agent costs against one with neither); {@code --rr} runs both under {@code chrt -r 1}.
  */
 public final class OverheadCompare {
 
@@ -48,6 +50,7 @@ public final class OverheadCompare {
         boolean rr = false;
         List<String> extra = new ArrayList<>();
         List<String> jvmExtra = new ArrayList<>();
+        List<String> policyJvmExtra = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--policy" -> policy = args[++i];
@@ -60,6 +63,7 @@ public final class OverheadCompare {
                 case "--rr" -> rr = true;
                 case "--fairslice" -> extra.addAll(List.of("--fairslice", args[++i]));
                 case "--jvm" -> jvmExtra.add(args[++i]);
+                case "--policy-jvm" -> policyJvmExtra.add(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -73,19 +77,25 @@ public final class OverheadCompare {
         List<String> prefix = rr ? List.of("chrt", "-r", "1") : List.of();
         List<String> jvm = new ArrayList<>(ServerOptions.JVM_OPTIONS);
         jvm.addAll(jvmExtra);
+        List<String> policyJvm = new ArrayList<>(jvm);
+        policyJvm.addAll(policyJvmExtra);
         List<String> withPolicy = new ArrayList<>(List.of("--port", "0", "--policy", policy));
         withPolicy.addAll(extra);
         System.out.printf(Locale.ROOT, "# overhead of %s without overload: %d light clients, no heavy, %d rounds (fresh"
                         + " JVMs) of %d pairs of %d ms windows (%d ms settle), %s, %s, server JVM %s%n", policy, light,
                 rounds, pairs, window, settle, pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned",
                 rr ? "SCHED_RR" : "SCHED_OTHER", String.join(" ", jvm));
+        if (!policyJvmExtra.isEmpty()) {
+            System.out.printf(Locale.ROOT, "# %s's server also: %s%n", policy, String.join(" ", policyJvmExtra));
+        }
         System.out.printf(Locale.ROOT, "%5s %4s %10s %10s %7s %12s %12s %7s%n", "round", "pair", "none/s",
                 policy + "/s", "ratio", "none/cpu-s", policy + "/cpu-s", "ratio");
         double[] rate = new double[rounds];
         double[] perCpu = new double[rounds];
         long failed = 0;
         for (int r = 0; r < rounds; r++) {
-            double[][] round = round(r, prefix, pinned, jvm, withPolicy, light, pairs, warmup, settle, window);
+            double[][] round = round(r, prefix, pinned, jvm, policyJvm, withPolicy, light, pairs, warmup, settle,
+                    window);
             rate[r] = mean(round[0]);
             perCpu[r] = mean(round[1]);
             failed += (long) round[2][0];
@@ -100,11 +110,11 @@ public final class OverheadCompare {
      * Returns the pairs' ratios of req/s and of requests per CPU-second, and the failed requests (one value).
      */
     private static double[][] round(int r, List<String> prefix, boolean pinned, List<String> jvm,
-                                    List<String> withPolicy, int light, int pairs, long warmup, long settle,
-                                    long window) throws Exception {
+                                    List<String> policyJvm, List<String> withPolicy, int light, int pairs,
+                                    long warmup, long settle, long window) throws Exception {
         try (ForkedServer none = ForkedServer.start(prefix, pinned ? "1" : null, jvm,
                 List.of("--port", "0", "--policy", "none"));
-             ForkedServer with = ForkedServer.start(prefix, pinned ? "1" : null, jvm, withPolicy)) {
+             ForkedServer with = ForkedServer.start(prefix, pinned ? "1" : null, policyJvm, withPolicy)) {
             // JIT warm-up of each, one at a time (the other idles)
             measure(none, light, warmup, 1_000);
             measure(with, light, warmup, 1_000);
