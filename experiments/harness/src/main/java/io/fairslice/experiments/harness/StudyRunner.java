@@ -83,18 +83,26 @@ public final class StudyRunner {
                     outcomes.add(done != null ? done
                             : runConfiguration(host, load, configuration, 1, config.repetitions(), points));
                     // after every configuration: an interrupted run keeps what it finished
-                    settings.put("completed", outcomes.size() + " of " + config.configurations().size()
-                            + " configurations");
-                    ResultsFiles.write(new StudyResult(out.getFileName().toString(), settings, machine, points,
-                            outcomes, started, System.currentTimeMillis(), config.heaviest()), out);
+                    settings.put("completed", completed(outcomes));
+                    ResultsFiles.write(result(settings, machine, points, outcomes, started), out);
                 }
             } else {
                 runInRounds(host, load, points, outcomes, settings, machine, started);
             }
         }
         progress.done();
+        return result(settings, machine, points, outcomes, started);
+    }
+
+    private StudyResult result(Map<String, String> settings, Map<String, String> machine, List<PointResult> points,
+                               List<ConfigurationOutcome> outcomes, long started) {
         return new StudyResult(out.getFileName().toString(), settings, machine, points, outcomes, started,
                 System.currentTimeMillis(), config.heaviest());
+    }
+
+    /** The {@code completed} setting: how many configurations have an outcome. */
+    private String completed(List<ConfigurationOutcome> outcomes) {
+        return outcomes.size() + " of " + config.configurations().size() + " configurations";
     }
 
     /**
@@ -123,23 +131,24 @@ public final class StudyRunner {
                 if (outcome.status() != ConfigurationOutcome.Status.MEASURED || round == config.repetitions()) {
                     ended.put(configuration.id(), outcome);
                 }
-                outcomes.clear();
-                for (Configuration c : config.configurations()) {
-                    if (ended.containsKey(c.id())) {
-                        outcomes.add(ended.get(c.id()));
-                    }
-                }
-                settings.put("completed", outcomes.size() + " of " + config.configurations().size()
-                        + " configurations (round " + round + " of " + config.repetitions() + ")");
-                ResultsFiles.write(new StudyResult(out.getFileName().toString(), settings, machine, points,
-                        outcomes, started, System.currentTimeMillis(), config.heaviest()), out);
+                inConfigurationOrder(ended, outcomes);
+                settings.put("completed", completed(outcomes) + " (round " + round + " of " + config.repetitions()
+                        + ")");
+                ResultsFiles.write(result(settings, machine, points, outcomes, started), out);
             }
         }
+        inConfigurationOrder(ended, outcomes);
+        settings.put("completed", completed(outcomes));
+    }
+
+    /** Fills {@code outcomes} with the outcomes in {@code ended}, in the order the configurations were listed. */
+    private void inConfigurationOrder(Map<String, ConfigurationOutcome> ended, List<ConfigurationOutcome> outcomes) {
         outcomes.clear();
         for (Configuration c : config.configurations()) {
-            outcomes.add(ended.get(c.id()));
+            if (ended.containsKey(c.id())) {
+                outcomes.add(ended.get(c.id()));
+            }
         }
-        settings.put("completed", outcomes.size() + " of " + config.configurations().size() + " configurations");
     }
 
     /** The earlier run's outcome and points of a configuration it measured (added to {@code points}), or null. */
@@ -255,7 +264,7 @@ public final class StudyRunner {
             throws IOException, InterruptedException, StudyServerProcess.NotAvailableException {
         String id = configuration.id();
         Path logs = out.resolve("logs");
-        progress.step(id, "starting the server" + (firstRep == lastRep && config.serversPerConfiguration() > 1
+        progress.step(id, "starting the server" + (config.serversPerConfiguration() > 1
                 ? " for repetition " + firstRep : ""));
         try (StudyServerProcess server = StudyServerProcess.start(host, configuration, config, classpaths.server(),
                 classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(name + "-server.log"));
