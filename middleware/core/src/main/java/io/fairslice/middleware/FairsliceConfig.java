@@ -34,6 +34,7 @@ public final class FairsliceConfig {
     final Duration shareQuantum;
     final Duration shareMaxPark;
     final Duration shareLinger;
+    final Duration shareTurnBelow;
     final int cpus;
     final Duration sleepQuantum;
     final Duration sleepDuration;
@@ -49,7 +50,8 @@ public final class FairsliceConfig {
                            List<Rule> rules, boolean adaptive, int adaptiveClass, Duration adaptiveHeavyAbove,
                            Duration adaptiveLightBelow, double adaptiveAlpha, int adaptiveMinSamples,
                            Duration cpuSampleInterval, int routesMax, int routesMaxPages, Duration shareQuantum,
-                           Duration shareMaxPark, Duration shareLinger, int cpus, Duration sleepQuantum,
+                           Duration shareMaxPark, Duration shareLinger, int cpus, Duration shareTurnBelow,
+                           Duration sleepQuantum,
                            Duration sleepDuration, Set<String> sleepClasses,
                            Duration retryAfterMax, boolean jmx, Map<String, Map<String, String>> listenerSettings,
                            Map<String, String> source, Map<String, Set<String>> declaredListeners) {
@@ -70,6 +72,7 @@ public final class FairsliceConfig {
         this.shareQuantum = shareQuantum;
         this.shareMaxPark = shareMaxPark;
         this.shareLinger = shareLinger;
+        this.shareTurnBelow = shareTurnBelow;
         this.cpus = cpus;
         this.sleepQuantum = sleepQuantum;
         this.sleepDuration = sleepDuration;
@@ -186,6 +189,14 @@ public final class FairsliceConfig {
         return shareLinger;
     }
 
+    /**
+     * A class whose requests use less CPU than this on average (measured) runs in turns while it holds every run
+     * slot: its requests start as they come, without a slot each, and the turn is charged its wall time (0: never).
+     */
+    public Duration shareTurnBelow() {
+        return shareTurnBelow;
+    }
+
     /** Processors the share scheduler keeps busy before it holds anything back (resolved, never 0). */
     public int cpus() {
         return cpus;
@@ -233,6 +244,7 @@ public final class FairsliceConfig {
                 + ", routes.max=" + routesMax + ", routes.max-pages=" + routesMaxPages
                 + ", share.quantum=" + Durations.format(shareQuantum) + ", share.max-park="
                 + Durations.format(shareMaxPark) + ", share.linger=" + Durations.format(shareLinger)
+                + ", share.turn-below=" + Durations.format(shareTurnBelow)
                 + ", cpus=" + cpus + ", sleep.quantum=" + Durations.format(sleepQuantum) + ", sleep.duration="
                 + Durations.format(sleepDuration) + ", sleep.classes=" + sleepClasses
                 + ", retry-after.max=" + Durations.format(retryAfterMax) + ", jmx=" + jmx

@@ -40,6 +40,7 @@ public final class ConfigKeys {
     public static final String SHARE_MAX_PARK = "share.max-park";
     public static final String SHARE_LINGER = "share.linger";
     public static final String SHARE_CPUS = "share.cpus";
+    public static final String SHARE_TURN_BELOW = "share.turn-below";
     public static final String SLEEP_QUANTUM = "sleep.quantum";
     public static final String SLEEP_DURATION = "sleep.duration";
     public static final String SLEEP_CLASSES = "sleep.classes";
@@ -75,6 +76,7 @@ public final class ConfigKeys {
             new Spec(SHARE_MAX_PARK, "500ms", "1ms..60s"),
             new Spec(SHARE_LINGER, "20ms", "0ns..1s"),
             new Spec(SHARE_CPUS, "0", "0 (the JVM's available processors) or 1..1024"),
+            new Spec(SHARE_TURN_BELOW, "2ms", "0ns (never)..1s"),
             new Spec(SLEEP_QUANTUM, "1ms", "10us..10s"),
             new Spec(SLEEP_DURATION, "1ms", "10us..10s"),
             new Spec(SLEEP_CLASSES, "(every class but the first)", "configured classes, comma-separated"),

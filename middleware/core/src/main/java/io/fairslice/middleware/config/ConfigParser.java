@@ -105,6 +105,7 @@ public final class ConfigParser {
         if (cpus == 0) {
             cpus = Runtime.getRuntime().availableProcessors();
         }
+        Duration turnBelow = duration(SHARE_TURN_BELOW, Duration.ofMillis(2), Duration.ZERO, Duration.ofSeconds(1));
         Duration sleepQuantum = duration(SLEEP_QUANTUM, Duration.ofMillis(1), Duration.ofNanos(10_000),
                 Duration.ofSeconds(10));
         Duration sleepDuration = duration(SLEEP_DURATION, Duration.ofMillis(1), Duration.ofNanos(10_000),
@@ -117,7 +118,7 @@ public final class ConfigParser {
         rejectUnused();
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
                 lightBelow, alpha, minSamples, cpuSampleInterval, routesMax, maxPages, quantum, maxPark, linger, cpus,
-                sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
+                turnBelow, sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
     }
 
     private boolean given(String key) {

@@ -30,6 +30,10 @@ public final class ClassState {
     long lastActiveNanos = Long.MIN_VALUE / 2;
     final ArrayDeque<Ticket> admissionQueue = new ArrayDeque<>();
     final ArrayDeque<Ticket> yieldWaiters = new ArrayDeque<>();
+    /** Requests running in the class's turn without a slot of their own (counted in {@link #running} too). */
+    int riders;
+    /** Mean CPU time of the class's measured requests (ns, EWMA); 0 until one is measured. Decides turns. */
+    double cpuPerRequestNanos;
 
     /** Decayed actual CPU use, for the share gauge. */
     volatile double decayedCpu;

@@ -24,6 +24,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * Charging held wall time rather than the thread's CPU clock makes the cost the class really caused count: the
  * garbage collector's pauses, and the container's work on the same CPU, fall in the holder's time.
  *
+ * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a
+ * handover per request for its run slot: a park, a wake-up and two context switches for a request of a few hundred
+ * microseconds. Instead, once it holds every run slot it has a <em>turn</em>: its requests start as they come, without
+ * a slot each, and the OS runs them side by side as it would without fairslice. The turn is charged its wall time on
+ * every slot, whatever ran in it (its requests' own CPU and the container's work for them), so the class's virtual
+ * time grows as if it held the slots. The turn ends when a class further behind waits (its requests still running
+ * finish first: later ones wait), or when none of its requests has run for {@link #TURN_ANTICIPATION_NANOS}. The first
+ * waiter of the other classes parks until the moment the turn will be over. A free slot is held for the same short
+ * moment for a cheap class further behind that is active but whose next request has not reached the scheduler yet
+ * (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class would run
+ * ahead of its share. While a turn is on, no request of another class is let in beyond the run slots: the turn's idle
+ * moments are short and its own.
+ *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
  * and when CPU capacity goes unused ({@link Clock#cpuIdle(int)}: slot holders blocked on I/O, say) one more request is
  * let in per idle sample. No starvation: a class that waits has the lowest virtual time after the others have run
@@ -45,6 +58,11 @@ public final class Scheduler {
     public static final int REJECTED_QUEUE_TIMEOUT = 1;
     public static final int REJECTED_INTERRUPTED = 2;
     static final int QUEUED = -2;
+    /** How a request may start: not now, with a run slot, or in its class's turn. */
+    private static final int WAIT = 0;
+    private static final int WITH_SLOT = 1;
+    private static final int IN_TURN = 2;
+    private static final long NEVER = Long.MIN_VALUE;
     public static final int WHERE_ADMISSION = 0;
     public static final int WHERE_YIELD = 1;
 
@@ -55,6 +73,10 @@ public final class Scheduler {
     static final long LAG_LIMIT_NANOS = 100_000_000L;
     /** At most one request beyond the run slots per this interval while CPU capacity goes unused. */
     private static final long IDLE_GRANT_INTERVAL_NANOS = 20_000_000L;
+    /** How long a turn whose class has no request running waits for its next one before it lapses. */
+    static final long TURN_ANTICIPATION_NANOS = 1_000_000L;
+    /** A waiter timed to a turn's end wakes this long after it, so that the end has come. */
+    private static final long TURN_WAKE_SLACK_NANOS = 20_000;
 
     final Clock clock;
     private final ReentrantLock lock = new ReentrantLock();
@@ -67,6 +89,16 @@ public final class Scheduler {
     private boolean closed;
     private long lastDecayNanos;
     private long lastIdleGrantNanos = Long.MIN_VALUE / 2;
+    /** The class whose turn it is (it has every run slot; its requests run as they come), or null. */
+    private ClassState turn;
+    /** The turn is over but requests in it still run: no more join, the slots stay the class's until they end. */
+    private boolean turnClosing;
+    private long turnChargedUntil;
+    private long turnClosingSince;
+    /** Since when no request of the turn's class has run in it ({@link #NEVER} while one does). */
+    private long turnEmptySince = NEVER;
+    /** Since when a free slot has been held for a cheap class further behind whose next request is coming. */
+    private long anticipatingSince = NEVER;
 
     public Scheduler(FairsliceConfig config, Clock clock) {
         this.clock = clock;
@@ -151,7 +183,7 @@ public final class Scheduler {
         if (t.holdsPermit) {
             lock.lock();
             try {
-                if (!t.holdsSlot && !t.completed) {
+                if (!t.holdsSlot && !t.riding && !t.completed) {
                     takeSlot(t, clock.nanoTime());
                 }
             } finally {
@@ -177,8 +209,12 @@ public final class Scheduler {
     public void detach(Ticket t) {
         lock.lock();
         try {
+            long now = clock.nanoTime();
+            if (t.riding) {
+                leaveTurn(t, now);
+                dispatch(now);
+            }
             if (t.holdsSlot && !t.completed) {
-                long now = clock.nanoTime();
                 releaseSlot(t, now, config);
                 dispatch(now);
             }
@@ -197,9 +233,12 @@ public final class Scheduler {
     public int admit(Ticket t) {
         int r = tryAdmit(t);
         if (r != QUEUED) {
+            markCpu(t);
             return r;
         }
-        return await(t, WHERE_ADMISSION) ? ADMITTED : t.rejection;
+        boolean ok = await(t, WHERE_ADMISSION);
+        markCpu(t);
+        return ok ? ADMITTED : t.rejection;
     }
 
     /** Non-blocking part of {@link #admit}: ADMITTED, QUEUED (then call await) or a rejection reason. */
@@ -221,9 +260,10 @@ public final class Scheduler {
             }
             c.inflight++;
             c.lastActiveNanos = now;
-            if (closed || cfg.policy() == Policy.OBSERVE
-                    || (c.admissionQueue.isEmpty() && capOk(c, cfg) && mayStart(c, now, cfg))) {
-                grantPermit(t, now);
+            int start = closed || cfg.policy() == Policy.OBSERVE ? WITH_SLOT
+                    : c.admissionQueue.isEmpty() && capOk(c, cfg) ? startMode(c, now, cfg) : WAIT;
+            if (start != WAIT) {
+                grantPermit(t, now, start == IN_TURN);
                 updateArmed();
                 return ADMITTED;
             }
@@ -241,6 +281,7 @@ public final class Scheduler {
             c.waitingAdmission++;
             dispatch(now); // a free slot that a more-owed class holds back from this one goes to that class now
             updateArmed();
+            t.napUntil = wakeAt(t, now);
             return t.granted ? ADMITTED : QUEUED;
         } finally {
             lock.unlock();
@@ -252,14 +293,19 @@ public final class Scheduler {
         return cap == 0 || c.permits < cap;
     }
 
-    private void grantPermit(Ticket t, long now) {
+    private void grantPermit(Ticket t, long now, boolean inTurn) {
         t.holdsPermit = true;
         t.cls.permits++;
-        takeSlot(t, now);
+        if (inTurn) {
+            joinTurn(t);
+        } else {
+            takeSlot(t, now);
+        }
         t.granted = true;
     }
 
     private void takeSlot(Ticket t, long now) {
+        t.cpuMark = -1;
         t.holdsSlot = true;
         t.slotSince = now;
         t.cls.running++;
@@ -271,7 +317,219 @@ public final class Scheduler {
         t.holdsSlot = false;
         t.cls.running--;
         holders.remove(t);
-        charge(t.cls, now - t.slotSince, now, cfg);
+        charge(t.cls, slotCharge(t, now), now, cfg);
+    }
+
+    /**
+     * What the holder's run slot since {@code slotSince} costs its class: the CPU its own thread used meanwhile, when
+     * that was measured (a request of a class that does not run in turns, on its own thread), else the wall time.
+     * The container's work for other requests that runs on the slot's CPU meanwhile (parsing the next requests of a
+     * class that will wait, the JIT compiler) is not the holder's.
+     */
+    private long slotCharge(Ticket t, long now) {
+        long wall = now - t.slotSince;
+        if (t.cpuMark < 0 || t.thread != Thread.currentThread()) {
+            return wall;
+        }
+        long cpu = clock.threadCpuNanos();
+        long used = cpu - t.cpuMark;
+        t.cpuMark = cpu;
+        return Math.max(0, Math.min(wall, used));
+    }
+
+    /**
+     * The holder's thread starts running with its run slot: reads its CPU clock, for {@link #slotCharge}, unless its
+     * class runs in turns (a cheap request: the read would cost more than it tells).
+     */
+    private void markCpu(Ticket t) {
+        if (t.holdsSlot && t.thread == Thread.currentThread() && !cheap(t.cls, config)) {
+            t.cpuMark = clock.threadCpuNanos();
+        }
+    }
+
+    // ---- turns ---------------------------------------------------------------------------------------------------
+
+    /** Whether the class's requests are cheap enough to run in turns (mean measured CPU below share.turn-below). */
+    private static boolean cheap(ClassState c, FairsliceConfig cfg) {
+        return c.cpuPerRequestNanos > 0 && c.cpuPerRequestNanos < cfg.shareTurnBelow().toNanos();
+    }
+
+    /**
+     * Starts a turn of {@code c} when it is cheap, no other class holds a counted run slot, {@code c}'s holders and
+     * {@code extra} new requests fill every slot, and no class further behind waits. Its holders then run in the
+     * turn (their slot time charged so far).
+     */
+    private boolean startsTurn(ClassState c, long now, FairsliceConfig cfg, int extra) {
+        if (turn != null || !cheap(c, cfg)) {
+            return false;
+        }
+        long bound = cfg.shareMaxPark().toNanos();
+        int held = extra;
+        for (Ticket h : holders) {
+            if (now - h.slotSince <= bound) {
+                if (h.cls != c) {
+                    return false;
+                }
+                held++;
+            }
+        }
+        if (held < cfg.cpus()) {
+            return false;
+        }
+        ClassState rival = mostOwedWaiterBut(c, cfg);
+        if (rival != null && rival.vtime < c.vtime) {
+            return false;
+        }
+        for (Ticket h : new ArrayList<>(holders)) {
+            if (h.cls == c) {
+                releaseSlot(h, now, cfg);
+                joinTurn(h);
+            }
+        }
+        turn = c;
+        anticipatingSince = NEVER;
+        turnClosing = false;
+        turnChargedUntil = now;
+        turnEmptySince = c.riders == 0 ? now : NEVER;
+        wakeOthersFirstWaiters(c);
+        return true;
+    }
+
+    /** The first waiters of the classes but {@code c} look again, to time their naps to the turn's end. */
+    private void wakeOthersFirstWaiters(ClassState c) {
+        for (ClassState k : classes) {
+            if (k != c) {
+                Ticket head = !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
+                if (head != null) {
+                    LockSupport.unpark(head.thread);
+                }
+            }
+        }
+    }
+
+    private void joinTurn(Ticket t) {
+        t.riding = true;
+        t.cls.riders++;
+        t.cls.running++;
+        if (turn == t.cls) {
+            turnEmptySince = NEVER;
+        }
+    }
+
+    private void leaveTurn(Ticket t, long now) {
+        t.riding = false;
+        t.cls.riders--;
+        t.cls.running--;
+        if (turn == t.cls && t.cls.riders == 0) {
+            turnEmptySince = now;
+            if (!turnClosing) {
+                wakeOthersFirstWaiters(t.cls); // the turn lapses soon unless the class's next request comes
+            }
+        }
+    }
+
+    /** Charges the turn's class the turn's wall time since the last charge, on every slot. */
+    private void chargeTurn(long now, FairsliceConfig cfg) {
+        if (now > turnChargedUntil) {
+            charge(turn, (now - turnChargedUntil) * cfg.cpus(), now, cfg);
+            turnChargedUntil = now;
+        }
+    }
+
+    /**
+     * Charges the turn so far and decides whether it goes on: true when it is over (closing or ended). A turn is
+     * over when a class further behind waits, when its class has run nothing for {@link #TURN_ANTICIPATION_NANOS},
+     * or when competition has ended; it ends when its last request has ended, or a quantum after it closed.
+     */
+    private boolean turnOver(long now, FairsliceConfig cfg) {
+        ClassState c = turn;
+        chargeTurn(now, cfg);
+        if (!turnClosing) {
+            ClassState rival = mostOwedWaiterBut(c, cfg);
+            boolean lapsed = c.riders == 0 && turnEmptySince != NEVER && now - turnEmptySince >= TURN_ANTICIPATION_NANOS;
+            if ((rival != null && rival.vtime < c.vtime) || lapsed || closed || cfg.policy() != Policy.SHARE
+                    || !competing(c, now, cfg)) {
+                turnClosing = true;
+                turnClosingSince = now;
+                if (lapsed) {
+                    anticipatingSince = turnEmptySince; // its next request was waited for already
+                }
+            }
+        }
+        if (turnClosing && (c.riders == 0 || now - turnClosingSince >= cfg.shareMaxPark().toNanos())) {
+            if (c.riders > 0) {
+            }
+            turn = null;
+            turnClosing = false;
+            turnEmptySince = NEVER;
+        }
+        return turnClosing || turn == null;
+    }
+
+    /** When the current turn will be over (wall clock), for a waiter of another class to wake then. */
+    private long turnEnd(long now, FairsliceConfig cfg) {
+        ClassState c = turn;
+        if (turnClosing) {
+            return turnClosingSince + cfg.shareMaxPark().toNanos();
+        }
+        long end = Long.MAX_VALUE;
+        ClassState rival = mostOwedWaiterBut(c, cfg);
+        if (rival != null) {
+            double ahead = Math.max(0, rival.vtime - c.vtime) * cfg.classes().get(c.index).share() / cfg.cpus();
+            end = now + (long) Math.min(ahead, 1e15);
+        }
+        if (c.riders == 0 && turnEmptySince != NEVER) {
+            end = Math.min(end, turnEmptySince + TURN_ANTICIPATION_NANOS);
+        }
+        return end;
+    }
+
+    /**
+     * Whether a free slot is held back from {@code k} for a moment (at most {@link #TURN_ANTICIPATION_NANOS}) because a
+     * cheap class further behind is active but none of its requests has reached the scheduler yet: under an OS
+     * scheduler without wake-up preemption (SCHED_RR) they are still behind the thread that just freed the slot.
+     * Handing the slot to {@code k} at once would let it run ahead of its share.
+     */
+    private boolean anticipating(ClassState k, long now, FairsliceConfig cfg) {
+        boolean behind = false;
+        for (ClassState b : classes) {
+            if (b != k && b.vtime < k.vtime && cheap(b, cfg) && b.yieldWaiters.isEmpty() && b.admissionQueue.isEmpty()
+                    && active(b, now, cfg)) {
+                behind = true;
+            }
+        }
+        if (!behind) {
+            anticipatingSince = NEVER;
+            return false;
+        }
+        if (anticipatingSince == NEVER) {
+            anticipatingSince = now;
+            Ticket head = !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
+            if (head != null) {
+                LockSupport.unpark(head.thread); // to look again when the moment has passed
+            }
+            return true;
+        }
+        return now - anticipatingSince < TURN_ANTICIPATION_NANOS;
+    }
+
+    /** Until when a waiter parks before it looks again (under the lock, after a dispatch). */
+    private long wakeAt(Ticket t, long now) {
+        long at = now + RECHECK_NANOS;
+        if (anticipatingSince != NEVER && turn == null) {
+            at = Math.min(at, anticipatingSince + TURN_ANTICIPATION_NANOS + TURN_WAKE_SLACK_NANOS);
+        }
+        if (turn != null && turn != t.cls) {
+            ClassState k = t.cls;
+            Ticket head = !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
+            if (head == t) {
+                long end = turnEnd(now, config);
+                if (end != Long.MAX_VALUE) {
+                    at = Math.min(at, end + TURN_WAKE_SLACK_NANOS);
+                }
+            }
+        }
+        return at;
     }
 
     // ---- yield points --------------------------------------------------------------------------------------------
@@ -313,6 +571,7 @@ public final class Scheduler {
         }
         if (parkAtYield(t)) {
             await(t, WHERE_YIELD);
+            markCpu(t);
         }
         t.burstStartWall = clock.nanoTime();
     }
@@ -329,16 +588,31 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             settleCpu(t, cpu, now);
-            if (!t.holdsSlot || closed || cfg.policy() != Policy.SHARE) {
+            if (closed || cfg.policy() != Policy.SHARE) {
                 return false;
             }
-            charge(c, now - t.slotSince, now, cfg);
-            t.slotSince = now;
-            ClassState rival = mostOwedWaiter(now, cfg);
-            if (rival == null || rival == c || rival.vtime >= c.vtime) {
-                return false;
+            if (t.riding) {
+                // a request of a turn runs on while the turn does; once it is over it yields like a slot holder
+                if (turn == c && !turnOver(now, cfg)) {
+                    return false;
+                }
+                ClassState rival = mostOwedWaiter(now, cfg);
+                if (rival == null || rival == c || rival.vtime >= c.vtime) {
+                    return false;
+                }
+                leaveTurn(t, now);
+            } else {
+                if (!t.holdsSlot) {
+                    return false;
+                }
+                charge(c, slotCharge(t, now), now, cfg);
+                t.slotSince = now;
+                ClassState rival = mostOwedWaiter(now, cfg);
+                if (rival == null || rival == c || rival.vtime >= c.vtime) {
+                    return false;
+                }
+                releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
             }
-            releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
             c.waitingYield++;
             t.parkedAtYield = true;
             t.granted = false;
@@ -346,6 +620,7 @@ public final class Scheduler {
             t.deadlineNanos = now + cfg.shareMaxPark().toNanos();
             c.yieldWaiters.add(t);
             dispatch(now);
+            t.napUntil = wakeAt(t, now);
             return true;
         } finally {
             lock.unlock();
@@ -374,9 +649,10 @@ public final class Scheduler {
         boolean ok = true;
         try {
             while (!t.granted) {
-                long left = t.deadlineNanos - clock.nanoTime();
+                long now0 = clock.nanoTime();
+                long left = t.deadlineNanos - now0;
                 if (left > 0 && !interrupted) {
-                    LockSupport.parkNanos(this, Math.min(left, RECHECK_NANOS));
+                    LockSupport.parkNanos(this, Math.max(1, Math.min(left, t.napUntil - now0)));
                     if (Thread.interrupted()) {
                         interrupted = true;
                     }
@@ -392,6 +668,10 @@ public final class Scheduler {
                         break;
                     }
                     dispatch(now);
+                    if (t.granted) {
+                        break;
+                    }
+                    t.napUntil = wakeAt(t, now);
                 } finally {
                     lock.unlock();
                 }
@@ -445,6 +725,9 @@ public final class Scheduler {
             t.completed = true;
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
+            if (t.riding) {
+                leaveTurn(t, now);
+            }
             if (t.holdsSlot) {
                 releaseSlot(t, now, cfg);
             }
@@ -455,6 +738,11 @@ public final class Scheduler {
             c.inflight--;
             c.lastActiveNanos = now;
             settleCpu(t, cpu, now);
+            if (cpu >= 0) {
+                // a measured request stands for cpuWeight requests: weigh it so in the class's mean
+                double w = 1 - Math.pow(0.9, t.cpuWeight);
+                c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? cpu : c.cpuPerRequestNanos + w * (cpu - c.cpuPerRequestNanos);
+            }
             c.yieldPoints.add(t.yieldPoints);
             if (c.lastCompletionNanos != 0) {
                 double interval = now - c.lastCompletionNanos;
@@ -485,12 +773,14 @@ public final class Scheduler {
         lock.lock();
         try {
             closed = true;
+            turn = null;
+            turnClosing = false;
             for (ClassState c : classes) {
                 while (!c.yieldWaiters.isEmpty()) {
-                    resume(c.yieldWaiters.poll(), clock.nanoTime());
+                    resume(c.yieldWaiters.poll(), clock.nanoTime(), false);
                 }
                 while (!c.admissionQueue.isEmpty()) {
-                    admitFromQueue(c.admissionQueue.poll(), clock.nanoTime());
+                    admitFromQueue(c.admissionQueue.poll(), clock.nanoTime(), false);
                 }
             }
             if (armed) {
@@ -518,16 +808,33 @@ public final class Scheduler {
         return false;
     }
 
-    /** Whether a new request of {@code c} may start at once under the current policy (caps aside). */
-    boolean mayStart(ClassState c, long now, FairsliceConfig cfg) {
+    /**
+     * How a new request of {@code c} may start at once under the current policy (caps aside): {@link #WITH_SLOT},
+     * {@link #IN_TURN} or not ({@link #WAIT}).
+     */
+    private int startMode(ClassState c, long now, FairsliceConfig cfg) {
         if (cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
-            return true;
+            return WITH_SLOT;
+        }
+        if (turn != null) {
+            if (turn == c && !turnOver(now, cfg)) {
+                return IN_TURN;
+            }
+            if (turn != null) {
+                return WAIT; // a turn's idle moments are its own (bounded): no idle grant for others
+            }
         }
         if (slotsTaken(now, cfg) < cfg.cpus()) {
             ClassState rival = mostOwedWaiter(now, cfg);
-            return rival == null || rival.vtime >= c.vtime;
+            if ((rival != null && rival.vtime < c.vtime) || anticipating(c, now, cfg)) {
+                return WAIT;
+            }
+            return startsTurn(c, now, cfg, 1) ? IN_TURN : WITH_SLOT;
         }
-        return idleGrant(now);
+        if (startsTurn(c, now, cfg, 0)) {
+            return IN_TURN;
+        }
+        return idleGrant(now) ? WITH_SLOT : WAIT;
     }
 
     /**
@@ -536,6 +843,9 @@ public final class Scheduler {
      * OS shares the CPU between it and the next, as it would without fairslice.
      */
     private int slotsTaken(long now, FairsliceConfig cfg) {
+        if (turn != null) {
+            return cfg.cpus();
+        }
         long bound = cfg.shareMaxPark().toNanos();
         int taken = 0;
         for (Ticket t : holders) {
@@ -561,6 +871,18 @@ public final class Scheduler {
         for (ClassState k : classes) {
             boolean grantable = !k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty()
                     && (closed || cfg.policy() == Policy.OBSERVE || capOk(k, cfg)));
+            if (grantable && (best == null || k.vtime < best.vtime)) {
+                best = k;
+            }
+        }
+        return best;
+    }
+
+    /** The class with the lowest virtual time among those but {@code c} with a request that could be granted now. */
+    private ClassState mostOwedWaiterBut(ClassState c, FairsliceConfig cfg) {
+        ClassState best = null;
+        for (ClassState k : classes) {
+            boolean grantable = k != c && (!k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty() && capOk(k, cfg)));
             if (grantable && (best == null || k.vtime < best.vtime)) {
                 best = k;
             }
@@ -644,34 +966,58 @@ public final class Scheduler {
     private void dispatch(long now) {
         FairsliceConfig cfg = config;
         boolean gated = !closed && cfg.policy() == Policy.SHARE;
+        if (turn != null) {
+            turnOver(now, cfg);
+        }
         while (true) {
             ClassState k = mostOwedWaiter(now, cfg);
             if (k == null) {
                 return;
             }
-            if (gated && competing(k, now, cfg) && slotsTaken(now, cfg) >= cfg.cpus() && !idleGrant(now)) {
-                return;
+            boolean inTurn = false;
+            if (gated && competing(k, now, cfg)) {
+                if (turn != null) {
+                    inTurn = turn == k && !turnClosing;
+                    if (!inTurn) {
+                        return;
+                    }
+                } else if (slotsTaken(now, cfg) >= cfg.cpus()) {
+                    inTurn = startsTurn(k, now, cfg, 0);
+                    if (!inTurn && !idleGrant(now)) {
+                        return;
+                    }
+                } else {
+                    inTurn = startsTurn(k, now, cfg, 1);
+                    if (!inTurn && anticipating(k, now, cfg)) {
+                        return;
+                    }
+                }
             }
+            anticipatingSince = NEVER;
             if (!k.yieldWaiters.isEmpty()) {
-                resume(k.yieldWaiters.poll(), now);
+                resume(k.yieldWaiters.poll(), now, inTurn);
             } else {
-                admitFromQueue(k.admissionQueue.poll(), now);
+                admitFromQueue(k.admissionQueue.poll(), now, inTurn);
             }
         }
     }
 
-    private void resume(Ticket t, long now) {
+    private void resume(Ticket t, long now, boolean inTurn) {
         t.cls.waitingYield--;
         t.parkedAtYield = false;
-        takeSlot(t, now);
+        if (inTurn) {
+            joinTurn(t);
+        } else {
+            takeSlot(t, now);
+        }
         t.granted = true;
         LockSupport.unpark(t.thread);
     }
 
-    private void admitFromQueue(Ticket t, long now) {
+    private void admitFromQueue(Ticket t, long now, boolean inTurn) {
         t.cls.waitingAdmission--;
         t.queuedForAdmission = false;
-        grantPermit(t, now);
+        grantPermit(t, now, inTurn);
         LockSupport.unpark(t.thread);
     }
 
@@ -746,7 +1092,11 @@ public final class Scheduler {
     public int totalRunning() {
         lock.lock();
         try {
-            return holders.size();
+            int riders = 0;
+            for (ClassState c : classes) {
+                riders += c.riders;
+            }
+            return holders.size() + riders;
         } finally {
             lock.unlock();
         }

@@ -17,6 +17,12 @@ public final class Ticket {
     /** Whether the request holds a run slot (admitted, dispatching or about to, not parked), and since when. */
     boolean holdsSlot;
     long slotSince;
+    /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
+    boolean riding;
+    /** The holder thread's CPU clock when it last started running with its slot (-1: not read; see Scheduler#slotCharge). */
+    long cpuMark = -1;
+    /** Until when the waiting request parks before it looks again (set by the scheduler under its lock). */
+    long napUntil;
     boolean queuedForAdmission;
     boolean parkedAtYield;
     long deadlineNanos;

@@ -104,7 +104,7 @@ class SchedulerTest {
 
     @Test
     void shouldSplitRunTimeByShareWhileBothClassesWait() {
-        scheduler();
+        scheduler("share.turn-below", "0ns"); // one request per run slot, light too
         // a closed loop of 3 light (1 ms each) and 3 heavy clients (4 ms each) on one run slot: every completion is
         // followed by the same client's next request, so both classes always wait
         Map<Integer, Long> runTime = new HashMap<>(Map.of(LIGHT, 0L, HEAVY, 0L));
@@ -128,6 +128,157 @@ class SchedulerTest {
         }
         double light = runTime.get(LIGHT) / (double) (runTime.get(LIGHT) + runTime.get(HEAVY));
         assertThat(light).as("light's part of the run time").isCloseTo(0.8, within(0.01));
+    }
+
+    /** Measures one request of the class while it is alone, so that its mean CPU per request is known. */
+    private void measure(int cls, long nanos) {
+        finish(running(cls), nanos);
+        clock.advance(100 * MS, 0); // past share.linger: idle again
+    }
+
+    @Test
+    void shouldRunACheapClassInTurnsChargedTheirWallTime() {
+        scheduler(); // share.turn-below 2 ms: light's 1 ms requests are cheap, heavy's 4 ms are not
+        measure(LIGHT, MS); // light's virtual time: 1 ms / 80
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 4 * MS); // heavy's: 4 ms / 20 = 0.2 ms
+        assertThat(light.granted).isTrue();
+        long turnStart = clock.now;
+        Ticket heavy2 = queued(HEAVY);
+        assertThat(heavy2.napUntil).as("the waiting heavy request wakes when the turn will be over")
+                .isEqualTo(turnStart + (long) ((0.2 * MS - MS / 80.0) * 80) + 20_000);
+
+        // light's turn: its requests start as they come, beyond the one run slot
+        java.util.List<Ticket> turn = new java.util.ArrayList<>(java.util.List.of(light));
+        for (int i = 0; i < 3; i++) {
+            turn.add(running(LIGHT));
+        }
+        assertThat(scheduler.totalRunning()).isEqualTo(4);
+        clock.idle = true;
+        queued(HEAVY); // a turn's idle moments are its own: no request of another class beyond the slots
+        clock.idle = false;
+        clock.advance(14 * MS, 14 * MS);
+        turn.add(running(LIGHT)); // 14 ms of the turn's wall time charged: light still owed
+        clock.advance(2 * MS, 2 * MS);
+        Ticket late = queued(LIGHT); // 16 ms: 0.2125 ms of light's virtual time, past heavy's 0.2 ms
+        assertThat(heavy2.granted).as("the turn's requests end first").isFalse();
+        for (Ticket t : turn) {
+            finish(t, 0);
+        }
+        assertThat(heavy2.granted).isTrue();
+        assertThat(late.granted).isFalse();
+        assertThat(scheduler.totalRunning()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldEndATurnWhenItsClassRunsNothingForAMoment() {
+        scheduler();
+        measure(LIGHT, MS);
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 4 * MS);
+        Ticket heavy2 = queued(HEAVY); // light is owed for about 15 ms
+        finish(light, MS);
+        assertThat(heavy2.granted).as("the turn waits a moment for light's next request").isFalse();
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS / 2, 0);
+        finish(running(LIGHT), 0); // came in time: rides the turn
+        assertThat(heavy2.granted).isFalse();
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        Ticket heavy3 = queued(HEAVY); // any decision now sees the turn lapsed
+        assertThat(heavy2.granted).isTrue();
+        assertThat(heavy3.granted).isFalse();
+    }
+
+    @Test
+    void shouldSplitWallTimeByShareBetweenTurnsAndRunSlots() {
+        scheduler();
+        measure(LIGHT, MS);
+        measure(HEAVY, 4 * MS);
+        // a closed loop of 10 light clients (1 ms requests, run in turns) and 3 heavy ones (4 ms) on one CPU: the
+        // fake clock runs the started requests one after another
+        Map<Integer, Long> wall = new HashMap<>(Map.of(LIGHT, 0L, HEAVY, 0L));
+        java.util.List<Ticket> tickets = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            tickets.add(admitOrQueue(LIGHT));
+        }
+        for (int i = 0; i < 3; i++) {
+            tickets.add(admitOrQueue(HEAVY));
+        }
+        for (int step = 0; step < 5_000; step++) {
+            java.util.List<Ticket> started = tickets.stream().filter(t -> t.granted).toList();
+            assertThat(started.stream().map(Ticket::classIndex).distinct().count())
+                    .as("light and heavy never run together").isEqualTo(1);
+            assertThat(started.stream().filter(t -> t.classIndex() == HEAVY).count()).isLessThanOrEqualTo(1);
+            Ticket current = started.get(0);
+            long cost = current.classIndex() == LIGHT ? MS : 4 * MS;
+            wall.merge(current.classIndex(), cost, Long::sum);
+            tickets.remove(current);
+            finish(current, cost);
+            tickets.add(admitOrQueue(current.classIndex()));
+        }
+        double light = wall.get(LIGHT) / (double) (wall.get(LIGHT) + wall.get(HEAVY));
+        assertThat(light).as("light's part of the wall time").isCloseTo(0.8, within(0.02));
+    }
+
+    /**
+     * Light's turn has ended, a heavy request has run after it and freed the slot, and light (further behind, still
+     * active) has no request waiting: returns the heavy request that waits for the freed slot.
+     */
+    private Ticket heavyWaitingWhileLightIsOnItsWay() {
+        scheduler();
+        measure(LIGHT, MS);
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        Ticket heavy2 = queued(HEAVY);
+        finish(heavy, 4 * MS); // light's turn: light owed for about 15 ms
+        clock.advance(16 * MS, 16 * MS);
+        finish(light, 0); // the turn is over: heavy is owed
+        assertThat(heavy2.granted).isTrue();
+        Ticket heavy3 = queued(HEAVY);
+        finish(heavy2, 4 * MS); // light further behind again, its next request not here yet
+        return heavy3;
+    }
+
+    @Test
+    void shouldHoldAFreedSlotAMomentForACheapClassFurtherBehindThatIsOnItsWay() {
+        Ticket heavy3 = heavyWaitingWhileLightIsOnItsWay();
+        assertThat(heavy3.granted).as("held for light a moment").isFalse();
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS / 2, 0);
+        running(LIGHT); // in time: light's turn
+        assertThat(scheduler.totalRunning()).isEqualTo(1);
+        assertThat(heavy3.granted).isFalse();
+    }
+
+    @Test
+    void shouldGiveAHeldSlotAwayWhenTheClassBehindDoesNotComeInAMoment() {
+        Ticket heavy3 = heavyWaitingWhileLightIsOnItsWay();
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        Ticket heavy4 = queued(HEAVY); // any decision now gives the slot away
+        assertThat(heavy3.granted).isTrue();
+        assertThat(heavy4.granted).isFalse();
+    }
+
+    @Test
+    void shouldChargeARunSlotTheCpuItsHolderUsedNotTheWorkBesideIt() {
+        scheduler();
+        measure(HEAVY, 4 * MS); // heavy's requests are not cheap: their slots are charged their thread's CPU
+        double before = scheduler.classState(HEAVY).vtime;
+        Ticket heavy = scheduler.newTicket(HEAVY);
+        scheduler.beginDispatch(heavy);
+        assertThat(scheduler.admit(heavy)).isEqualTo(Scheduler.ADMITTED);
+        clock.advance(10 * MS, 4 * MS); // other threads had the CPU for 6 ms of the slot's 10
+        scheduler.endDispatch(heavy);
+        scheduler.complete(heavy);
+        assertThat(scheduler.classState(HEAVY).vtime - before).as("4 ms over heavy's share of 20")
+                .isCloseTo(4.0 * MS / 20, within(1.0));
+    }
+
+    private Ticket admitOrQueue(int cls) {
+        Ticket t = scheduler.newTicket(cls);
+        scheduler.beginDispatch(t);
+        scheduler.tryAdmit(t);
+        return t;
     }
 
     @Test
