@@ -439,7 +439,8 @@ public final class Scheduler {
     /**
      * Charges the turn so far and decides whether it goes on: true when it is over (closing or ended). A turn is
      * over when a class further behind waits, when its class has run nothing for {@link #TURN_ANTICIPATION_NANOS},
-     * or when competition has ended; it ends when its last request has ended, or a quantum after it closed.
+     * or when competition has ended; it ends when its last request has ended, or {@code share.max-park} after it
+     * closed (requests still running then run on beside the next holder, like a slot holder silent that long).
      */
     private boolean turnOver(long now, FairsliceConfig cfg) {
         ClassState c = turn;
