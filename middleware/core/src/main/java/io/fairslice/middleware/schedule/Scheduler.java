@@ -17,12 +17,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>The share policy</b> is weighted fair queueing of <em>run slots</em>. While two or more classes have requests
  * in flight, at most {@code share.cpus} requests run at once (default: the JVM's available processors, so the OS
  * sees no more runnable request threads than it has CPUs and its timeslice no longer decides who suffers). Every
- * class has a virtual time: the wall time its requests held a run slot, divided by its share weight. A free slot goes
- * to the waiting class with the lowest virtual time (within a class: requests parked at a yield point first, then the
+ * class has a virtual time: the run-slot time it was charged, divided by its share weight. A free slot goes to the
+ * waiting class with the lowest virtual time (within a class: requests parked at a yield point first, then the
  * admission queue in arrival order). A running request that reaches a yield point after holding its slot for
- * {@code share.quantum} gives the slot up, and parks, when another class waits with a lower virtual time.
- * Charging held wall time rather than the thread's CPU clock makes the cost the class really caused count: the
- * garbage collector's pauses, and the container's work on the same CPU, fall in the holder's time.
+ * {@code share.quantum} gives the slot up, and parks, when another class waits with a lower virtual time. A slot is
+ * charged the CPU its holder's thread used ({@link #slotCharge}); a cheap class's turn (below) its wall time, so that
+ * the container's work for the cheap class's many requests, and the collections in its turns, count as its cost.
  *
  * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a
  * handover per request for its run slot: a park, a wake-up and two context switches for a request of a few hundred
