@@ -399,7 +399,7 @@ public final class Scheduler {
     private void wakeOthersFirstWaiters(ClassState c) {
         for (ClassState k : classes) {
             if (k != c) {
-                Ticket head = !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
+                Ticket head = firstWaiter(k);
                 if (head != null) {
                     LockSupport.unpark(head.thread);
                 }
@@ -458,8 +458,6 @@ public final class Scheduler {
             }
         }
         if (turnClosing && (c.riders == 0 || now - turnClosingSince >= cfg.shareMaxPark().toNanos())) {
-            if (c.riders > 0) {
-            }
             turn = null;
             turnClosing = false;
             turnEmptySince = NEVER;
@@ -505,7 +503,7 @@ public final class Scheduler {
         }
         if (anticipatingSince == NEVER) {
             anticipatingSince = now;
-            Ticket head = !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
+            Ticket head = firstWaiter(k);
             if (head != null) {
                 LockSupport.unpark(head.thread); // to look again when the moment has passed
             }
@@ -520,14 +518,10 @@ public final class Scheduler {
         if (anticipatingSince != NEVER && turn == null) {
             at = Math.min(at, anticipatingSince + TURN_ANTICIPATION_NANOS + TURN_WAKE_SLACK_NANOS);
         }
-        if (turn != null && turn != t.cls) {
-            ClassState k = t.cls;
-            Ticket head = !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
-            if (head == t) {
-                long end = turnEnd(now, config);
-                if (end != Long.MAX_VALUE) {
-                    at = Math.min(at, end + TURN_WAKE_SLACK_NANOS);
-                }
+        if (turn != null && turn != t.cls && firstWaiter(t.cls) == t) {
+            long end = turnEnd(now, config);
+            if (end != Long.MAX_VALUE) {
+                at = Math.min(at, end + TURN_WAKE_SLACK_NANOS);
             }
         }
         return at;
@@ -597,21 +591,19 @@ public final class Scheduler {
                 if (turn == c && !turnOver(now, cfg)) {
                     return false;
                 }
-                ClassState rival = mostOwedWaiter(now, cfg);
-                if (rival == null || rival == c || rival.vtime >= c.vtime) {
-                    return false;
-                }
-                leaveTurn(t, now);
-            } else {
-                if (!t.holdsSlot) {
-                    return false;
-                }
+            } else if (t.holdsSlot) {
                 charge(c, slotCharge(t, now), now, cfg);
                 t.slotSince = now;
-                ClassState rival = mostOwedWaiter(now, cfg);
-                if (rival == null || rival == c || rival.vtime >= c.vtime) {
-                    return false;
-                }
+            } else {
+                return false;
+            }
+            ClassState rival = mostOwedWaiter(now, cfg);
+            if (rival == null || rival == c || rival.vtime >= c.vtime) {
+                return false;
+            }
+            if (t.riding) {
+                leaveTurn(t, now);
+            } else {
                 releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
             }
             c.waitingYield++;
@@ -868,10 +860,15 @@ public final class Scheduler {
 
     /** The class with the lowest virtual time among those with a request that could be granted now, or null. */
     private ClassState mostOwedWaiter(long now, FairsliceConfig cfg) {
+        return mostOwedWaiterBut(null, cfg);
+    }
+
+    /** The class with the lowest virtual time among those but {@code c} with a request that could be granted now. */
+    private ClassState mostOwedWaiterBut(ClassState c, FairsliceConfig cfg) {
         ClassState best = null;
         for (ClassState k : classes) {
-            boolean grantable = !k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty()
-                    && (closed || cfg.policy() == Policy.OBSERVE || capOk(k, cfg)));
+            boolean grantable = k != c && (!k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty()
+                    && (closed || cfg.policy() == Policy.OBSERVE || capOk(k, cfg))));
             if (grantable && (best == null || k.vtime < best.vtime)) {
                 best = k;
             }
@@ -879,16 +876,9 @@ public final class Scheduler {
         return best;
     }
 
-    /** The class with the lowest virtual time among those but {@code c} with a request that could be granted now. */
-    private ClassState mostOwedWaiterBut(ClassState c, FairsliceConfig cfg) {
-        ClassState best = null;
-        for (ClassState k : classes) {
-            boolean grantable = k != c && (!k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty() && capOk(k, cfg)));
-            if (grantable && (best == null || k.vtime < best.vtime)) {
-                best = k;
-            }
-        }
-        return best;
+    /** The class's request that a grant would go to first: parked at a yield point, else the admission queue's head. */
+    private static Ticket firstWaiter(ClassState k) {
+        return !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
     }
 
     /** A class that becomes active starts level with the most-owed active class: idle time banks no credit. */
