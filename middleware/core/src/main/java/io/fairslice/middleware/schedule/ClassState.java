@@ -30,6 +30,11 @@ public final class ClassState {
     long lastActiveNanos = Long.MIN_VALUE / 2;
     final ArrayDeque<Ticket> admissionQueue = new ArrayDeque<>();
     final ArrayDeque<Ticket> yieldWaiters = new ArrayDeque<>();
+    /**
+     * The first of the class's waiters left (granted or given up) since the last dispatch: the next one, asleep until
+     * then, is woken to time its own naps (only a class's first waiter re-checks on its own).
+     */
+    boolean headLeft;
     /** Requests running in the class's turn without a slot of their own (counted in {@link #running} too). */
     int riders;
     /** Mean CPU time of the class's measured requests (ns, EWMA); 0 until one is measured. Decides turns. */

@@ -454,6 +454,29 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldLetOnlyAClassesFirstWaiterWakeOnItsOwnAndWakeTheNextWhenItLeaves() throws Exception {
+        scheduler("share.turn-below", "0ns", "class.light.queue-timeout", "60s");
+        Ticket heavy = running(HEAVY);
+        Ticket first = queued(LIGHT); // the one slot is heavy's
+        assertThat(first.napUntil).as("the first waiter re-checks on its own").isLessThan(first.deadlineNanos);
+        Ticket second = scheduler.newTicket(LIGHT);
+        scheduler.beginDispatch(second);
+        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(second));
+        while (scheduler.classState(LIGHT).waitingAdmission() < 2) {
+            Thread.sleep(1);
+        }
+        assertThat(second.napUntil).as("behind the first: asleep until granted, first or timed out")
+                .isEqualTo(Long.MAX_VALUE);
+
+        finish(heavy, MS); // the slot goes to the first light waiter; the second is first now
+        assertThat(first.granted).isTrue();
+        assertThat(second.granted).isFalse();
+        clock.idle = true; // an idle CPU lets one more request in: only a waiter that re-checks on its own sees it
+        assertThat(admitted.get(5, TimeUnit.SECONDS)).as("woken to time its naps, not asleep for its 60 s")
+                .isEqualTo(Scheduler.ADMITTED);
+    }
+
+    @Test
     void shouldBoundTheParkAtAYieldPointByMaxPark() throws Exception {
         scheduler("share.quantum", "1ms", "share.max-park", "50ms");
         Ticket heavy = running(HEAVY);
