@@ -403,11 +403,16 @@ public final class Scheduler {
     private void wakeOthersFirstWaiters(ClassState c) {
         for (ClassState k : classes) {
             if (k != c) {
-                Ticket head = firstWaiter(k);
-                if (head != null) {
-                    LockSupport.unpark(head.thread);
-                }
+                wakeFirstWaiter(k);
             }
+        }
+    }
+
+    /** The class's first waiter, if any, looks again (it times its naps to the scheduler's next decision). */
+    private static void wakeFirstWaiter(ClassState k) {
+        Ticket head = firstWaiter(k);
+        if (head != null) {
+            LockSupport.unpark(head.thread);
         }
     }
 
@@ -451,7 +456,8 @@ public final class Scheduler {
         chargeTurn(now, cfg);
         if (!turnClosing) {
             ClassState rival = mostOwedWaiterBut(c, cfg);
-            boolean lapsed = c.riders == 0 && turnEmptySince != NEVER && now - turnEmptySince >= TURN_ANTICIPATION_NANOS;
+            boolean lapsed = c.riders == 0 && turnEmptySince != NEVER
+                    && now - turnEmptySince >= TURN_ANTICIPATION_NANOS;
             if ((rival != null && rival.vtime < c.vtime) || lapsed || closed || cfg.policy() != Policy.SHARE
                     || !competing(c, now, cfg)) {
                 turnClosing = true;
@@ -507,10 +513,7 @@ public final class Scheduler {
         }
         if (anticipatingSince == NEVER) {
             anticipatingSince = now;
-            Ticket head = firstWaiter(k);
-            if (head != null) {
-                LockSupport.unpark(head.thread); // to look again when the moment has passed
-            }
+            wakeFirstWaiter(k); // to look again when the moment has passed
             return true;
         }
         return now - anticipatingSince < TURN_ANTICIPATION_NANOS;
@@ -525,7 +528,7 @@ public final class Scheduler {
         if (anticipatingSince != NEVER && turn == null) {
             at = Math.min(at, anticipatingSince + TURN_ANTICIPATION_NANOS + TURN_WAKE_SLACK_NANOS);
         }
-        if (turn != null && turn != t.cls && firstWaiter(t.cls) == t) {
+        if (turn != null && turn != t.cls) {
             long end = turnEnd(now, config);
             if (end != Long.MAX_VALUE) {
                 at = Math.min(at, end + TURN_WAKE_SLACK_NANOS);
@@ -744,7 +747,8 @@ public final class Scheduler {
             if (cpu >= 0) {
                 // a measured request stands for cpuWeight requests: weigh it so in the class's mean
                 double w = 1 - Math.pow(0.9, t.cpuWeight);
-                c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? cpu : c.cpuPerRequestNanos + w * (cpu - c.cpuPerRequestNanos);
+                c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? cpu
+                        : c.cpuPerRequestNanos + w * (cpu - c.cpuPerRequestNanos);
             }
             c.yieldPoints.add(t.yieldPoints);
             if (c.lastCompletionNanos != 0) {
@@ -974,10 +978,7 @@ public final class Scheduler {
         for (ClassState k : classes) {
             if (k.headLeft) {
                 k.headLeft = false;
-                Ticket head = firstWaiter(k);
-                if (head != null) {
-                    LockSupport.unpark(head.thread);
-                }
+                wakeFirstWaiter(k);
             }
         }
     }

@@ -19,7 +19,10 @@ public final class Ticket {
     long slotSince;
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
-    /** The holder thread's CPU clock when it last started running with its slot (-1: not read; see Scheduler#slotCharge). */
+    /**
+     * The holder thread's CPU clock when it last started running with its slot (-1: not read; see
+     * Scheduler#slotCharge).
+     */
     long cpuMark = -1;
     /** Until when the waiting request parks before it looks again (set by the scheduler under its lock). */
     long napUntil;
