@@ -74,7 +74,7 @@ public final class ConfigKeys {
             new Spec(ROUTES_MAX_PAGES, "50", "1..1000, at most routes.max"),
             new Spec(SHARE_QUANTUM, "5ms", "100us..1s"),
             new Spec(SHARE_MAX_PARK, "500ms", "1ms..60s"),
-            new Spec(SHARE_LINGER, "20ms", "0ns..1s"),
+            new Spec(SHARE_LINGER, "200ms", "0ns..1s"),
             new Spec(SHARE_CPUS, "0", "0 (the JVM's available processors) or 1..1024"),
             new Spec(SHARE_TURN_BELOW, "2ms", "0ns (never)..1s"),
             new Spec(SLEEP_QUANTUM, "1ms", "10us..10s"),

@@ -100,7 +100,7 @@ public final class ConfigParser {
         }
         Duration quantum = duration(SHARE_QUANTUM, Duration.ofMillis(5), Duration.ofNanos(100_000), Duration.ofSeconds(1));
         Duration maxPark = duration(SHARE_MAX_PARK, Duration.ofMillis(500), Duration.ofMillis(1), Duration.ofSeconds(60));
-        Duration linger = duration(SHARE_LINGER, Duration.ofMillis(20), Duration.ZERO, Duration.ofSeconds(1));
+        Duration linger = duration(SHARE_LINGER, Duration.ofMillis(200), Duration.ZERO, Duration.ofSeconds(1));
         int cpus = integer(SHARE_CPUS, 0, 0, 1024);
         if (cpus == 0) {
             cpus = Runtime.getRuntime().availableProcessors();

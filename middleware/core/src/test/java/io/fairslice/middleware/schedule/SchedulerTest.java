@@ -103,6 +103,28 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldKeepAClassCompetingWhileAnOsTimesliceHoldsItsNextRequestsBack() {
+        scheduler();
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        finish(light, MS);
+        assertThat(heavy.granted).isTrue();
+        // heavy's thread runs a whole round-robin slice; light's next requests wait behind it in the OS's run queue,
+        // so no light request is in flight, yet light has not stopped: a new heavy request must not pass the slots
+        clock.advance(100 * MS, 100 * MS);
+        Ticket heavy2 = queued(HEAVY);
+        assertThat(scheduler.totalRunning()).isEqualTo(1);
+        // once light has been gone longer than share.linger, heavy is alone and held back no more
+        clock.advance(scheduler.config().shareLinger().toNanos(), 0);
+        Ticket heavy3 = running(HEAVY);
+        assertThat(heavy2.granted).isTrue();
+        assertThat(scheduler.totalRunning()).isEqualTo(3);
+        finish(heavy, MS);
+        finish(heavy2, MS);
+        finish(heavy3, MS);
+    }
+
+    @Test
     void shouldSplitRunTimeByShareWhileBothClassesWait() {
         scheduler("share.turn-below", "0ns"); // one request per run slot, light too
         // a closed loop of 3 light (1 ms each) and 3 heavy clients (4 ms each) on one run slot: every completion is
@@ -133,7 +155,7 @@ class SchedulerTest {
     /** Measures one request of the class while it is alone, so that its mean CPU per request is known. */
     private void measure(int cls, long nanos) {
         finish(running(cls), nanos);
-        clock.advance(100 * MS, 0); // past share.linger: idle again
+        clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // past share.linger: idle again
     }
 
     @Test
