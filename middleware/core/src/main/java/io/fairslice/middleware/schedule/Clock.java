@@ -2,6 +2,8 @@ package io.fairslice.middleware.schedule;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 
 /** Wall time and the current thread's CPU time; injectable so that scheduler tests run on a fake clock. */
 public interface Clock {
@@ -14,9 +16,10 @@ public interface Clock {
 
     /**
      * Whether CPU capacity went unused recently: this process used less than 90 % of {@code cpus} processors over
-     * the last sample and the machine as a whole was under 90 % busy, or the process used less than half of them. The share scheduler lets requests in beyond its
-     * run slots only then (slot holders blocked on I/O, say), so the CPU never idles because of it. Sampled at most
-     * every 20 ms; never throws.
+     * the last sample and the machine as a whole was under 90 % busy, or the process used less than half of them.
+     * The share scheduler lets requests in beyond its run slots only then (slot holders blocked on I/O, say), so the
+     * CPU never idles because of it. True once per idle sample; samples last 20 ms, or ten granules of a coarse
+     * process CPU clock (100 ms with Linux's 10 ms ticks, see {@link IdleSampler}); never throws.
      */
     default boolean cpuIdle(int cpus) {
         return false;
@@ -69,35 +72,96 @@ public interface Clock {
         };
     }
 
-    /** Process and machine CPU use over the last sample (20 ms or more). */
+    /**
+     * Process and machine CPU use over the last sample, for {@link #cpuIdle}. The process CPU clock can be coarse: on
+     * Linux the JDK reads it with times(2), in clock ticks of 10 ms, so over 20 ms a process busy all along reads 10,
+     * 20 or 30 ms and would look half idle. The sampler learns the clock's step (the smallest increase between two
+     * reads at least 1 ms apart; 50 ms until it has seen one), samples over at least ten steps and at least 20 ms, and
+     * counts a sample idle only if the process used too little even with one step added. An idle sample answers true
+     * once.
+     */
     final class IdleSampler {
-        private static final long PERIOD_NANOS = 20_000_000L;
-        private final java.lang.management.OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-        private long lastWall = System.nanoTime();
-        private long lastCpu = processCpu();
-        /** Processors' worth of CPU the process used over the last sample, and whether the machine was busy. */
-        private double processCpus = Double.MAX_VALUE;
-        private boolean machineBusy = true;
+        static final long MIN_PERIOD_NANOS = 20_000_000L;
+        static final long MAX_STEP_NANOS = 50_000_000L;
+        private static final long READ_INTERVAL_NANOS = 1_000_000L;
+        private final LongSupplier processCpu;
+        private final DoubleSupplier machineLoad;
+        private final LongSupplier wall;
+        private long lastRead;
+        private long lastReadCpu;
+        /** The process CPU clock's step: the smallest increase seen between two reads (ns). */
+        private long step = MAX_STEP_NANOS;
+        private long sampleStart;
+        private long sampleStartCpu;
+        /** The last sample found capacity unused and no caller has been told yet. */
+        private boolean idleSample;
 
-        private long processCpu() {
-            return os instanceof com.sun.management.OperatingSystemMXBean o ? o.getProcessCpuTime() : -1;
+        IdleSampler() {
+            this(IdleSampler::systemProcessCpu, IdleSampler::systemMachineLoad, System::nanoTime);
+        }
+
+        /**
+         * @param processCpu  the process's CPU time (ns), negative when unknown
+         * @param machineLoad the machine's CPU use since the previous call (0 to 1), negative when unknown
+         * @param wall        monotonic wall time (ns)
+         */
+        IdleSampler(LongSupplier processCpu, DoubleSupplier machineLoad, LongSupplier wall) {
+            this.processCpu = processCpu;
+            this.machineLoad = machineLoad;
+            this.wall = wall;
+            this.lastRead = wall.getAsLong();
+            this.lastReadCpu = processCpu.getAsLong();
+            this.sampleStart = lastRead;
+            this.sampleStartCpu = lastReadCpu;
+        }
+
+        private static long systemProcessCpu() {
+            return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean o
+                    ? o.getProcessCpuTime() : -1;
+        }
+
+        private static double systemMachineLoad() {
+            return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean o
+                    ? o.getCpuLoad() : -1;
+        }
+
+        /** The sample period now: ten steps of the process CPU clock, 20 ms at least. */
+        synchronized long periodNanos() {
+            return Math.max(MIN_PERIOD_NANOS, 10 * step);
         }
 
         synchronized boolean idle(int cpus) {
-            long now = System.nanoTime();
-            if (now - lastWall >= PERIOD_NANOS) {
-                long cpu = processCpu();
-                // a sample over a long quiet spell says nothing of now: it only starts the next one
-                boolean stale = now - lastWall > 5 * PERIOD_NANOS;
-                processCpus = cpu < 0 || lastCpu < 0 || stale ? Double.MAX_VALUE
-                        : (cpu - lastCpu) / (double) (now - lastWall);
-                double machine = os instanceof com.sun.management.OperatingSystemMXBean o ? o.getCpuLoad() : 1;
-                machineBusy = machine < 0 || machine >= 0.9;
-                lastWall = now;
-                lastCpu = cpu;
+            long now = wall.getAsLong();
+            if (now - lastRead >= READ_INTERVAL_NANOS) {
+                long cpu = processCpu.getAsLong();
+                if (cpu > lastReadCpu && lastReadCpu >= 0) {
+                    step = Math.min(step, cpu - lastReadCpu);
+                }
+                lastRead = now;
+                lastReadCpu = cpu;
+                long period = periodNanos();
+                if (now - sampleStart >= period) {
+                    // a sample over a long quiet spell says nothing of now: it only starts the next one
+                    boolean stale = now - sampleStart > 5 * period;
+                    idleSample = false;
+                    if (cpu >= 0 && sampleStartCpu >= 0 && !stale) {
+                        // the most the process can have used: its clock may lag by up to one step
+                        double used = (cpu - sampleStartCpu + step) / (double) (now - sampleStart);
+                        double machine = machineLoad.getAsDouble();
+                        boolean machineBusy = machine < 0 || machine >= 0.9;
+                        // under half its slots' worth means they wait (blocked, or starved by others): idle on a
+                        // busy machine too
+                        idleSample = used < 0.9 * cpus && (!machineBusy || used < 0.5 * cpus);
+                    }
+                    sampleStart = now;
+                    sampleStartCpu = cpu;
+                }
             }
-            // under half its slots' worth means they wait (blocked, or starved by others): idle even on a busy machine
-            return processCpus < 0.9 * cpus && (!machineBusy || processCpus < 0.5 * cpus);
+            if (idleSample) {
+                idleSample = false;
+                return true;
+            }
+            return false;
         }
     }
 }
