@@ -84,6 +84,8 @@ public interface Clock {
         static final long MIN_PERIOD_NANOS = 20_000_000L;
         static final long MAX_STEP_NANOS = 50_000_000L;
         private static final long READ_INTERVAL_NANOS = 1_000_000L;
+        private static final java.lang.management.OperatingSystemMXBean OS =
+                ManagementFactory.getOperatingSystemMXBean();
         private final LongSupplier processCpu;
         private final DoubleSupplier machineLoad;
         private final LongSupplier wall;
@@ -116,13 +118,11 @@ public interface Clock {
         }
 
         private static long systemProcessCpu() {
-            return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean o
-                    ? o.getProcessCpuTime() : -1;
+            return OS instanceof com.sun.management.OperatingSystemMXBean o ? o.getProcessCpuTime() : -1;
         }
 
         private static double systemMachineLoad() {
-            return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean o
-                    ? o.getCpuLoad() : -1;
+            return OS instanceof com.sun.management.OperatingSystemMXBean o ? o.getCpuLoad() : -1;
         }
 
         /** The sample period now: ten steps of the process CPU clock, 20 ms at least. */

@@ -47,7 +47,8 @@ class IdleSamplerTest {
     void shouldNeverTakeABusyProcessForIdleThroughAClockOf10msTicks() {
         Process p = new Process(0.97, TICK);
         Clock.IdleSampler sampler = p.sampler();
-        assertThat(p.idleAnswers(sampler, 10_000)).as("10 s of a process busy 97 % of the time, read in 10 ms ticks").isZero();
+        assertThat(p.idleAnswers(sampler, 10_000)).as("10 s of a process busy 97 % of the time, read in 10 ms ticks")
+                .isZero();
         assertThat(sampler.periodNanos()).as("ten ticks").isEqualTo(100 * MS);
     }
 
