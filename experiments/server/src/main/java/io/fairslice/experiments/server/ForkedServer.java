@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -119,12 +120,41 @@ final class ForkedServer implements AutoCloseable {
     /** The server's CPU time so far (utime + stime) in clock ticks, from /proc/PID/stat; -1 where there is no /proc. */
     long cpuTicks() {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15 of proc(5)
+            return ticks(Files.readString(Path.of("/proc", Long.toString(pid()), "stat")));
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /**
+     * The CPU time so far of the server's JIT compiler threads (HotSpot's "C1 CompilerThread" and "C2 CompilerThread",
+     * named "C2 CompilerThre" in /proc, where a thread's name is cut to 15 characters) in clock ticks; -1 where there
+     * is no /proc.
+     */
+    long compilerTicks() {
+        long sum = 0;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid()), "task"))) {
+            for (Path task : tasks) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException ended) {
+                    continue; // the thread ended meanwhile (HotSpot stops idle compiler threads)
+                }
+                if (stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).contains("CompilerThre")) {
+                    sum += ticks(stat);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+        return sum;
+    }
+
+    /** utime + stime of a /proc stat line (fields 14 and 15 of proc(5); the name in parentheses may hold spaces). */
+    private static long ticks(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
     @Override

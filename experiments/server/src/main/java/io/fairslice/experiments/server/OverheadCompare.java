@@ -15,11 +15,18 @@ import java.util.Locale;
  * round share that difference. The result is the mean of the rounds' mean ratios policy/none, with a 95 % confidence
  * interval over the rounds, which counts that variation.
  *
+ * <p>The windows measure compiled code, not the JIT compiler at work: each server is warmed up (alone, the other
+ * idle) for at least {@code --warmup-ms}, then in 5 s steps until its compiler threads used less than 1 % of its CPU in
+ * the last step, for at most {@code --warmup-max-ms}. With 30 clients on one core the compiler gets little CPU and
+ * the server's code compiles slowly (C2 threads at 6-7 % of the server's CPU 30-40 s into the load, under 0.5 % from
+ * 60 s: docs/benchmarks/README.md); the middleware's own code is more to compile, and a window inside the warm-up
+ * would count that one-off work as its per-request cost. The compiler's share of every window is printed beside it.
+ *
  * <pre>
  * java -cp 'experiments/server/target/fairslice-study-server-0.1.0-SNAPSHOT.jar:experiments/server/target/lib/*' \
  *     io.fairslice.experiments.server.OverheadCompare [--policy share] [--rounds 3] [--pairs 4] [--warmup-ms 20000]
- *     [--settle-ms 2000] [--window-ms 10000] [--light 30] [--rr] [--fairslice k=v ...] [--jvm OPTION ...]
- *     [--policy-jvm OPTION ...]
+ *     [--warmup-max-ms 120000] [--settle-ms 2000] [--window-ms 10000] [--light 30] [--rr] [--fairslice k=v ...]
+ *     [--jvm OPTION ...] [--policy-jvm OPTION ...]
  * </pre>
  * {@code --jvm} options go to both servers (e.g. the weaving agent, so that both pay for it and the difference is
  * fairslice's); {@code --policy-jvm} options to the policy's server only (the weaving agent there: what a deployment
@@ -35,8 +42,15 @@ public final class OverheadCompare {
     private OverheadCompare() {
     }
 
-    /** One measured window of one server: light req/s, light requests per CPU-second of the server, failures. */
-    record Window(double perSecond, double perCpuSecond, long failed) {
+    /** A warm-up step, and the compiler threads' share of the server's CPU below which the JIT counts as settled. */
+    private static final long WARMUP_STEP_MS = 5_000;
+    static final double JIT_SETTLED = 0.01;
+
+    /**
+     * One measured window of one server: light req/s, light requests per CPU-second of the server, failures, and the
+     * share of the server's CPU its JIT compiler threads used (NaN where that cannot be read).
+     */
+    record Window(double perSecond, double perCpuSecond, long failed, double jit) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -44,6 +58,7 @@ public final class OverheadCompare {
         int rounds = 3;
         int pairs = 4;
         long warmup = 20_000;
+        long warmupMax = 120_000;
         long settle = 2_000;
         long window = 10_000;
         int light = 30;
@@ -57,6 +72,7 @@ public final class OverheadCompare {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--pairs" -> pairs = Integer.parseInt(args[++i]);
                 case "--warmup-ms" -> warmup = Long.parseLong(args[++i]);
+                case "--warmup-max-ms" -> warmupMax = Long.parseLong(args[++i]);
                 case "--settle-ms" -> settle = Long.parseLong(args[++i]);
                 case "--window-ms" -> window = Long.parseLong(args[++i]);
                 case "--light" -> light = Integer.parseInt(args[++i]);
@@ -73,6 +89,10 @@ public final class OverheadCompare {
         if (pairs < 1 || pairs > 30) {
             throw new IllegalArgumentException("--pairs must be 1..30, got " + pairs);
         }
+        if (warmup < 0 || warmupMax < warmup) {
+            throw new IllegalArgumentException("--warmup-max-ms must be at least --warmup-ms (" + warmup + ", 0 or more),"
+                    + " got " + warmupMax);
+        }
         boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
         List<String> prefix = rr ? List.of("chrt", "-r", "1") : List.of();
         List<String> jvm = new ArrayList<>(ServerOptions.JVM_OPTIONS);
@@ -82,20 +102,22 @@ public final class OverheadCompare {
         List<String> withPolicy = new ArrayList<>(List.of("--port", "0", "--policy", policy));
         withPolicy.addAll(extra);
         System.out.printf(Locale.ROOT, "# overhead of %s without overload: %d light clients, no heavy, %d rounds (fresh"
-                        + " JVMs) of %d pairs of %d ms windows (%d ms settle), %s, %s, server JVM %s%n", policy, light,
-                rounds, pairs, window, settle, pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned",
-                rr ? "SCHED_RR" : "SCHED_OTHER", String.join(" ", jvm));
+                        + " JVMs) of %d pairs of %d ms windows (%d ms settle), warm-up %d ms and until the JIT uses"
+                        + " < %.0f %% of the server's CPU (at most %d ms), %s, %s, server JVM %s%n", policy, light,
+                rounds, pairs, window, settle, warmup, JIT_SETTLED * 100, warmupMax,
+                pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned", rr ? "SCHED_RR" : "SCHED_OTHER",
+                String.join(" ", jvm));
         if (!policyJvmExtra.isEmpty()) {
             System.out.printf(Locale.ROOT, "# %s's server also: %s%n", policy, String.join(" ", policyJvmExtra));
         }
-        System.out.printf(Locale.ROOT, "%5s %4s %10s %10s %7s %12s %12s %7s%n", "round", "pair", "none/s",
-                policy + "/s", "ratio", "none/cpu-s", policy + "/cpu-s", "ratio");
+        System.out.printf(Locale.ROOT, "%5s %4s %10s %10s %7s %12s %12s %7s %8s %8s%n", "round", "pair", "none/s",
+                policy + "/s", "ratio", "none/cpu-s", policy + "/cpu-s", "ratio", "none-jit", policy + "-jit");
         double[] rate = new double[rounds];
         double[] perCpu = new double[rounds];
         long failed = 0;
         for (int r = 0; r < rounds; r++) {
-            double[][] round = round(r, prefix, pinned, jvm, policyJvm, withPolicy, light, pairs, warmup, settle,
-                    window);
+            double[][] round = round(r, policy, prefix, pinned, jvm, policyJvm, withPolicy, light, pairs, warmup, warmupMax,
+                    settle, window);
             rate[r] = mean(round[0]);
             perCpu[r] = mean(round[1]);
             failed += (long) round[2][0];
@@ -109,15 +131,16 @@ public final class OverheadCompare {
      * One round: both servers started afresh and warmed up one at a time, then {@code pairs} alternating windows.
      * Returns the pairs' ratios of req/s and of requests per CPU-second, and the failed requests (one value).
      */
-    private static double[][] round(int r, List<String> prefix, boolean pinned, List<String> jvm,
+    private static double[][] round(int r, String policy, List<String> prefix, boolean pinned, List<String> jvm,
                                     List<String> policyJvm, List<String> withPolicy, int light, int pairs,
-                                    long warmup, long settle, long window) throws Exception {
+                                    long warmup, long warmupMax, long settle, long window) throws Exception {
         try (ForkedServer none = ForkedServer.start(prefix, pinned ? "1" : null, jvm,
                 List.of("--port", "0", "--policy", "none"));
              ForkedServer with = ForkedServer.start(prefix, pinned ? "1" : null, policyJvm, withPolicy)) {
             // JIT warm-up of each, one at a time (the other idles)
-            measure(none, light, warmup, 1_000);
-            measure(with, light, warmup, 1_000);
+            String noneWarm = warmUp(none, light, warmup, warmupMax);
+            String withWarm = warmUp(with, light, warmup, warmupMax);
+            System.out.printf(Locale.ROOT, "%5d warm-up: none %s, %s %s%n", r + 1, noneWarm, policy, withWarm);
             double[] rate = new double[pairs];
             double[] perCpu = new double[pairs];
             long failed = 0;
@@ -134,8 +157,9 @@ public final class OverheadCompare {
                 failed += a.failed() + b.failed();
                 rate[p] = b.perSecond() / a.perSecond();
                 perCpu[p] = b.perCpuSecond() / a.perCpuSecond();
-                System.out.printf(Locale.ROOT, "%5d %4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f%n", r + 1, p + 1,
-                        a.perSecond(), b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p]);
+                System.out.printf(Locale.ROOT, "%5d %4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f %7.1f%% %7.1f%%%n", r + 1,
+                        p + 1, a.perSecond(), b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p],
+                        a.jit() * 100, b.jit() * 100);
             }
             System.out.printf(Locale.ROOT, "%5d mean %29.4f %33.4f%n", r + 1, mean(rate), mean(perCpu));
             return new double[][] {rate, perCpu, {failed}};
@@ -150,14 +174,40 @@ public final class OverheadCompare {
         return sum / xs.length;
     }
 
+    /**
+     * Loads the server for {@code min} ms, then in {@link #WARMUP_STEP_MS} steps until the JIT has settled
+     * ({@link #settled}) or {@code max} ms have passed; says how long that took and the compiler's share at the end.
+     */
+    private static String warmUp(ForkedServer server, int light, long min, long max) throws Exception {
+        Window w = measure(server, light, 1_000, Math.max(min, WARMUP_STEP_MS));
+        long spent = Math.max(min, WARMUP_STEP_MS);
+        while (!settled(w.jit()) && spent + WARMUP_STEP_MS <= max) {
+            w = measure(server, light, 0, WARMUP_STEP_MS);
+            spent += WARMUP_STEP_MS;
+        }
+        return String.format(Locale.ROOT, "%d s (JIT %.1f %% of its CPU%s)", spent / 1000, w.jit() * 100,
+                settled(w.jit()) ? "" : Double.isNaN(w.jit()) ? ": unknown here" : ": not settled");
+    }
+
+    /** Whether the compiler threads' share of a step is below {@link #JIT_SETTLED}; false when it is not known. */
+    static boolean settled(double jit) {
+        return jit < JIT_SETTLED;
+    }
+
     /** Closed-loop light load on {@code server}: settles, then counts a window; the server's CPU in the window. */
     private static Window measure(ForkedServer server, int light, long settle, long window) throws Exception {
-        long[] cpuAtStart = new long[1];
+        long[] atStart = new long[2];
         try (ClosedLoopLoad load = new ClosedLoopLoad(server.port())) {
             load.clients("/light", light);
-            ClosedLoopLoad.Count c = load.measure(settle, window, () -> cpuAtStart[0] = server.cpuTicks()).get(0);
-            double cpu = (server.cpuTicks() - cpuAtStart[0]) / ForkedServer.CLOCK_TICKS;
-            return new Window(c.ok() * 1000.0 / window, cpu > 0 ? c.ok() / cpu : Double.NaN, c.failed());
+            ClosedLoopLoad.Count c = load.measure(settle, window, () -> {
+                atStart[0] = server.cpuTicks();
+                atStart[1] = server.compilerTicks();
+            }).get(0);
+            long cpuTicks = server.cpuTicks() - atStart[0];
+            long compilerTicks = server.compilerTicks() - atStart[1];
+            double cpu = cpuTicks / ForkedServer.CLOCK_TICKS;
+            double jit = atStart[1] < 0 || cpuTicks <= 0 ? Double.NaN : compilerTicks / (double) cpuTicks;
+            return new Window(c.ok() * 1000.0 / window, cpu > 0 ? c.ok() / cpu : Double.NaN, c.failed(), jit);
         }
     }
 

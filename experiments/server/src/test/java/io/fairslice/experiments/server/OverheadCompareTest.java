@@ -15,4 +15,12 @@ class OverheadCompareTest {
         assertThat(OverheadCompare.summary("same", new double[] {0.99, 0.99}))
                 .isEqualTo("same: mean 0.9900 (95 % CI 0.9900..0.9900), min 0.9900, max 0.9900, 2 rounds");
     }
+
+    @Test
+    void shouldCountTheJitAsSettledOnlyBelowOnePercentAndNeverWhenUnknown() {
+        assertThat(OverheadCompare.settled(0.004)).isTrue();
+        assertThat(OverheadCompare.settled(0.01)).isFalse();
+        assertThat(OverheadCompare.settled(0.065)).isFalse();
+        assertThat(OverheadCompare.settled(Double.NaN)).as("no /proc: the warm-up runs to its maximum").isFalse();
+    }
 }
