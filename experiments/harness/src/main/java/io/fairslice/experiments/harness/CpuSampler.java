@@ -9,22 +9,27 @@ import java.util.List;
  * core the server had in any window can be computed afterwards (the window is only known once Gatling's log is
  * read). A window where the server had less than its threshold because <em>other</em> processes ran on its core
  * is disturbed; one where the core sat idle is not (the server simply did not use it, e.g. under RT throttling).
+ * It also samples the server's JIT compiler threads, so that a window can say how much of the server's CPU went to
+ * compiling rather than serving.
  */
 final class CpuSampler implements AutoCloseable {
 
     /**
      * CPU share of a window: the server's, other tasks' (with the hypervisor's steal, which {@code steal} also gives
-     * alone), interrupts', and idle; each a fraction of one core.
+     * alone), interrupts', and idle, each a fraction of one core; and {@code jit}, the fraction of the server's own
+     * CPU time its JIT compiler threads used (NaN when the server used none or they could not be read).
      */
-    record Share(double server, double others, double interrupts, double idle, double steal) {
-        static final Share UNKNOWN = new Share(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+    record Share(double server, double others, double interrupts, double idle, double steal, double jit) {
+        static final Share UNKNOWN = new Share(Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+                Double.NaN);
 
         boolean known() {
             return !Double.isNaN(server);
         }
     }
 
-    private record Sample(long epochMillis, long serverTicks, ProcFs.CoreTimes core) {
+    /** {@code compilerTicks} is -1 where the compiler threads could not be read. */
+    private record Sample(long epochMillis, long serverTicks, long compilerTicks, ProcFs.CoreTimes core) {
     }
 
     private final long pid;
@@ -46,7 +51,14 @@ final class CpuSampler implements AutoCloseable {
     private void loop() {
         while (running) {
             try {
-                Sample s = new Sample(System.currentTimeMillis(), ProcFs.processTicks(pid), ProcFs.coreTimes(core));
+                long serverTicks = ProcFs.processTicks(pid);
+                long compilerTicks;
+                try {
+                    compilerTicks = ProcFs.compilerTicks(pid);
+                } catch (IOException e) {
+                    compilerTicks = -1;
+                }
+                Sample s = new Sample(System.currentTimeMillis(), serverTicks, compilerTicks, ProcFs.coreTimes(core));
                 synchronized (samples) {
                     samples.add(s);
                 }
@@ -82,7 +94,10 @@ final class CpuSampler implements AutoCloseable {
         double irq = (last.core.irq() - first.core.irq()) / ticks;
         double idle = (last.core.idle() - first.core.idle()) / ticks;
         double steal = (last.core.steal() - first.core.steal()) / ticks;
-        return new Share(server, Math.max(0, task - server), irq, idle, steal);
+        long serverTicks = last.serverTicks - first.serverTicks;
+        double jit = first.compilerTicks < 0 || last.compilerTicks < 0 || serverTicks <= 0 ? Double.NaN
+                : (last.compilerTicks - first.compilerTicks) / (double) serverTicks;
+        return new Share(server, Math.max(0, task - server), irq, idle, steal, jit);
     }
 
     /** The server's share of its core over the last {@code millis} of samples (for drain decisions). */

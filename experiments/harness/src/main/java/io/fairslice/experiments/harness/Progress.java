@@ -38,9 +38,11 @@ final class Progress {
                 : GATLING_START_SECONDS + config.jitWarmUp().toMillis() / 1000.0 + DRAIN_SECONDS);
     }
 
-    /** Per point: Gatling's start, warm-up, window and drain. */
+    /** Per point: Gatling's start, warm-up, window and drain; and one step of JIT settling (often the only one). */
     private static double pointSeconds(StudyConfig config) {
-        return GATLING_START_SECONDS + (config.warmUp().toMillis() + config.measure().toMillis()) / 1000.0
+        double settle = config.jitSettle().isZero() ? 0 : GATLING_START_SECONDS + DRAIN_SECONDS
+                + Math.min(config.jitSettle().toMillis(), StudyRunner.SETTLE_STEP.toMillis()) / 1000.0;
+        return settle + GATLING_START_SECONDS + (config.warmUp().toMillis() + config.measure().toMillis()) / 1000.0
                 + DRAIN_SECONDS;
     }
 

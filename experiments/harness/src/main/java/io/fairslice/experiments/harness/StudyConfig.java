@@ -32,6 +32,9 @@ import java.util.TreeSet;
  * @param warmUp             per point: load before the measured window, not counted
  * @param measure            per point: the measured window
  * @param jitWarmUp          per configuration: load after the server starts, before the first point
+ * @param jitSettle          per point: at most this much of the point's load before its windows, in steps of up to
+ *                           10 s until the server's JIT compiler threads use less than 1 % of its CPU in a step
+ *                           (0s: none); windows then measure compiled code, not the compiler at work
  * @param drainTimeout       between points: longest wait for the server to go idle
  * @param retries            re-runs of a point whose window another process disturbed
  * @param documentSize       the heavy page's XML document (2MB: ~25 ms of CPU; 10MB: ~120 ms)
@@ -47,13 +50,14 @@ import java.util.TreeSet;
  */
 public record StudyConfig(String preset, List<Configuration> configurations, List<Integer> heavyUsers, int lightUsers,
                           String lightPaths, int repetitions, Duration warmUp, Duration measure, Duration jitWarmUp,
-                          Duration drainTimeout, int retries, String documentSize, int maxThreads,
+                          Duration jitSettle, Duration drainTimeout, int retries, String documentSize, int maxThreads,
                           List<String> serverJvmOptions, List<String> gatlingJvmOptions, String realtimeThrottle,
                           String freshServer) {
 
     /** The keys a --config file may set. */
     public static final Set<String> KEYS = Set.of("configurations", "heavyUsers", "lightUsers", "lightPaths",
-            "repetitions", "warmUp", "measure", "jitWarmUp", "drainTimeout", "retries", "documentSize", "maxThreads",
+            "repetitions", "warmUp", "measure", "jitWarmUp", "jitSettle", "drainTimeout", "retries", "documentSize",
+            "maxThreads",
             "serverJvmOptions", "gatlingJvmOptions", "realtimeThrottle", "freshServer");
 
     /** The values of {@code realtimeThrottle}. */
@@ -85,6 +89,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 Durations.format(measure));
         require(!warmUp.isNegative(), "warmUp", "must not be negative", Durations.format(warmUp));
         require(!jitWarmUp.isNegative(), "jitWarmUp", "must not be negative", Durations.format(jitWarmUp));
+        require(!jitSettle.isNegative(), "jitSettle", "must not be negative", Durations.format(jitSettle));
         require(!drainTimeout.isNegative(), "drainTimeout", "must not be negative", Durations.format(drainTimeout));
         require(retries >= 0 && retries <= 5, "retries", "must be 0..5", retries);
         require(maxThreads >= 1 && maxThreads <= 10_000, "maxThreads", "must be 1..10000", maxThreads);
@@ -109,7 +114,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
     }
 
     /**
-     * The default run, about 5 minutes: the baseline and fairslice's share policy, with no heavy clients and with
+     * The default run, about 7 minutes: the baseline and fairslice's share policy, with no heavy clients and with
      * 40, under the default scheduler and the long-slice SCHED_RR emulation.
      */
     public static StudyConfig quick() {
@@ -117,7 +122,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 List.of(Configuration.parse("none@default"), Configuration.parse("share@default"),
                         Configuration.parse("none@rr-100ms"), Configuration.parse("share@rr-100ms")),
                 List.of(0, 40), 30, "/light", 1, Duration.ofSeconds(5), Duration.ofSeconds(12),
-                Duration.ofSeconds(15), Duration.ofSeconds(15), 1, "2MB", 200, DEFAULT_SERVER_JVM_OPTIONS,
+                Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(15), 1, "2MB", 200,
+                DEFAULT_SERVER_JVM_OPTIONS,
                 DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration");
     }
 
@@ -135,7 +141,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
             }
         }
         return new StudyConfig("full", all, List.of(0, 10, 20, 30, 40), 30, "/light", 3, Duration.ofSeconds(5),
-                Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(15), 1, "2MB", 200,
+                Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(15), 1, "2MB",
+                200,
                 DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration");
     }
 
@@ -174,6 +181,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 duration(values, "warmUp", warmUp),
                 duration(values, "measure", measure),
                 duration(values, "jitWarmUp", jitWarmUp),
+                duration(values, "jitSettle", jitSettle),
                 duration(values, "drainTimeout", drainTimeout),
                 values.containsKey("retries") ? parseInt("retries", values.get("retries")) : retries,
                 values.getOrDefault("documentSize", documentSize).trim(),
@@ -206,6 +214,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         m.put("warmUp", Durations.format(warmUp));
         m.put("measure", Durations.format(measure));
         m.put("jitWarmUp", Durations.format(jitWarmUp));
+        m.put("jitSettle", Durations.format(jitSettle));
         m.put("drainTimeout", Durations.format(drainTimeout));
         m.put("retries", Integer.toString(retries));
         m.put("documentSize", documentSize);

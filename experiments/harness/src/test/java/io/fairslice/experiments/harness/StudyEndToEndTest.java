@@ -62,8 +62,10 @@ class StudyEndToEndTest {
         assertThat(out.resolve("figures/throughput.svg")).isNotEmptyFile();
         try (Stream<Path> files = Files.walk(out.resolve("gatling"))) {
             assertThat(files.filter(p -> p.getFileName().toString().equals("simulation.log")).count())
-                    .as("one simulation.log for the JIT warm-up and one per point").isEqualTo(3);
+                    .as("one simulation.log for the JIT warm-up, and per point a settling step and its window")
+                    .isEqualTo(5);
         }
+        assertThat(out.resolve("gatling/none-default-h04-r1-settle-0s")).isDirectory();
         assertThat(console.toString(StandardCharsets.UTF_8)).contains("ETA").contains("none@default: H=4 rep 1/1");
     }
 
@@ -155,6 +157,6 @@ class StudyEndToEndTest {
                 "retries", "0",
                 "documentSize", "256KB",
                 "serverJvmOptions", "-XX:+UseSerialGC -Xms256m -Xmx512m",
-                "gatlingJvmOptions", "-Xmx512m"));
+                "gatlingJvmOptions", "-Xmx512m")).with(Map.of("jitSettle", "2s")); // one short settling step
     }
 }
