@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.server.ProcCpu;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,10 +52,10 @@ final class CpuSampler implements AutoCloseable {
     private void loop() {
         while (running) {
             try {
-                long serverTicks = ProcFs.processTicks(pid);
+                long serverTicks = ProcCpu.ticks(pid);
                 long compilerTicks;
                 try {
-                    compilerTicks = ProcFs.compilerTicks(pid);
+                    compilerTicks = ProcCpu.compilerTicks(pid);
                 } catch (IOException e) {
                     compilerTicks = -1;
                 }

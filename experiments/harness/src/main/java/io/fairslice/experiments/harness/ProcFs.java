@@ -4,12 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-/** Small readers for Linux's /proc, the harness's only view of CPU time. */
+/** Small readers for Linux's /proc: the cores' times and sysctl values (a process's CPU time: ProcCpu). */
 final class ProcFs {
 
     private ProcFs() {
@@ -40,42 +38,6 @@ final class ProcFs {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.write(ByteBuffer.wrap((value + "\n").getBytes(StandardCharsets.US_ASCII)));
         }
-    }
-
-    /** A process's user + system CPU time in clock ticks (fields 14 and 15 of /proc/PID/stat). */
-    static long processTicks(long pid) throws IOException {
-        return ticks(read(Path.of("/proc", Long.toString(pid), "stat")));
-    }
-
-    /** utime + stime of a /proc stat line. */
-    private static long ticks(String stat) {
-        // the command name (field 2) may hold spaces and parentheses: count fields after the last ')'
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-        // fields[0] is field 3 (state), so utime (14) is fields[11] and stime (15) fields[12]
-        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-    }
-
-    /**
-     * The CPU time of a process's JIT compiler threads in clock ticks: HotSpot's "C1 CompilerThread" and
-     * "C2 CompilerThread", whose names /proc cuts to 15 characters ("C2 CompilerThre"). Threads that end while they are
-     * read (HotSpot stops idle compiler threads) are left out.
-     */
-    static long compilerTicks(long pid) throws IOException {
-        long sum = 0;
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
-            for (Path task : tasks) {
-                String stat;
-                try {
-                    stat = read(task.resolve("stat"));
-                } catch (IOException ended) {
-                    continue;
-                }
-                if (stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).contains("CompilerThre")) {
-                    sum += ticks(stat);
-                }
-            }
-        }
-        return sum;
     }
 
     /**

@@ -32,15 +32,4 @@ class ProcFsTest {
     void shouldNameTheMissingCore() {
         assertThatThrownBy(() -> ProcFs.coreTimes(PROC_STAT, 2)).hasMessageContaining("no line for cpu2");
     }
-
-    @Test
-    void shouldReadThisJvmsCompilerThreadsAsPartOfItsCpuTime() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(
-                java.nio.file.Path.of("/proc/self/task")), "needs Linux's /proc");
-        long pid = ProcessHandle.current().pid();
-        // this JVM has run the test framework: its compilers have compiled something
-        long compiler = ProcFs.compilerTicks(pid);
-        assertThat(compiler).isPositive().isLessThanOrEqualTo(ProcFs.processTicks(pid));
-        assertThatThrownBy(() -> ProcFs.compilerTicks(Long.MAX_VALUE)).isInstanceOf(java.io.IOException.class);
-    }
 }

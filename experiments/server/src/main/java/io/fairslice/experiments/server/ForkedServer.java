@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -114,47 +113,25 @@ final class ForkedServer implements AutoCloseable {
         return process.pid();
     }
 
-    /** USER_HZ: the unit of /proc/PID/stat's CPU times (100 on every Linux this runs on). */
-    static final double CLOCK_TICKS = 100;
+    /** USER_HZ: the unit of {@link #cpuTicks} and {@link #compilerTicks}. */
+    static final double CLOCK_TICKS = ProcCpu.TICKS_PER_SECOND;
 
-    /** The server's CPU time so far (utime + stime) in clock ticks, from /proc/PID/stat; -1 where there is no /proc. */
+    /** The server's CPU time so far in clock ticks ({@link ProcCpu#ticks}); -1 where there is no /proc. */
     long cpuTicks() {
         try {
-            return ticks(Files.readString(Path.of("/proc", Long.toString(pid()), "stat")));
+            return ProcCpu.ticks(pid());
         } catch (IOException | RuntimeException e) {
             return -1;
         }
     }
 
-    /**
-     * The CPU time so far of the server's JIT compiler threads (HotSpot's "C1 CompilerThread" and "C2 CompilerThread",
-     * named "C2 CompilerThre" in /proc, where a thread's name is cut to 15 characters) in clock ticks; -1 where there
-     * is no /proc.
-     */
+    /** Its JIT compiler threads' part of it ({@link ProcCpu#compilerTicks}); -1 where there is no /proc. */
     long compilerTicks() {
-        long sum = 0;
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid()), "task"))) {
-            for (Path task : tasks) {
-                String stat;
-                try {
-                    stat = Files.readString(task.resolve("stat"));
-                } catch (IOException ended) {
-                    continue; // the thread ended meanwhile (HotSpot stops idle compiler threads)
-                }
-                if (stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).contains("CompilerThre")) {
-                    sum += ticks(stat);
-                }
-            }
+        try {
+            return ProcCpu.compilerTicks(pid());
         } catch (IOException | RuntimeException e) {
             return -1;
         }
-        return sum;
-    }
-
-    /** utime + stime of a /proc stat line (fields 14 and 15 of proc(5); the name in parentheses may hold spaces). */
-    private static long ticks(String stat) {
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 
     @Override

@@ -1,0 +1,30 @@
+package io.fairslice.experiments.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class ProcCpuTest {
+
+    @Test
+    void shouldCountUserAndSystemTimeAfterANameWithSpacesAndParentheses() {
+        // proc(5): pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+        String stat = "4242 (C2 Compiler) x) S 1 4242 4242 0 -1 4194368 10 0 0 0 1234 56 0 0 20 0 30 0";
+        assertThat(ProcCpu.ticks(stat)).isEqualTo(1290);
+    }
+
+    @Test
+    void shouldReadThisJvmsCompilerThreadsAsPartOfItsCpuTime() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux's /proc");
+        long pid = ProcessHandle.current().pid();
+        // this JVM has started the test framework: its compilers have compiled something
+        long compiler = ProcCpu.compilerTicks(pid);
+        assertThat(compiler).isPositive().isLessThanOrEqualTo(ProcCpu.ticks(pid));
+        assertThatThrownBy(() -> ProcCpu.compilerTicks(Long.MAX_VALUE)).isInstanceOf(IOException.class);
+    }
+}
