@@ -27,7 +27,7 @@ public final class StudyRunner {
      * threads used less than {@link #JIT_SETTLED} of the server's CPU in a step, for at most {@code jitSettle}: windows
      * measure compiled code, not the compiler. After the JIT warm-up (the heaviest point) the compiler still took 3-6 %
      * of the server in the light-only window that followed (2026-11-26, docs/study.md), more in fairslice's server,
-     * whose own code is more to compile: the light-only reference, and so the retention, was off by about that much.
+     * whose own code is more to compile, and 0.6-1.9 % in the loaded window: both read a few percent low.
      */
     static final Duration SETTLE_STEP = Duration.ofSeconds(10);
     static final double JIT_SETTLED = 0.01;
