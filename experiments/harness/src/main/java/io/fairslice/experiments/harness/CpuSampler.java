@@ -34,6 +34,7 @@ final class CpuSampler implements AutoCloseable {
     }
 
     private final long pid;
+    private final ProcCpu.CompilerThreads compilerThreads;
     private final int core;
     private final long ticksPerSecond;
     private final List<Sample> samples = new ArrayList<>();
@@ -42,6 +43,7 @@ final class CpuSampler implements AutoCloseable {
 
     CpuSampler(long pid, int core, long ticksPerSecond) {
         this.pid = pid;
+        this.compilerThreads = new ProcCpu.CompilerThreads(pid);
         this.core = core;
         this.ticksPerSecond = ticksPerSecond;
         this.thread = new Thread(this::loop, "fairslice-cpu-sampler");
@@ -55,7 +57,7 @@ final class CpuSampler implements AutoCloseable {
                 long serverTicks = ProcCpu.ticks(pid);
                 long compilerTicks;
                 try {
-                    compilerTicks = ProcCpu.compilerTicks(pid);
+                    compilerTicks = compilerThreads.ticks();
                 } catch (IOException e) {
                     compilerTicks = -1;
                 }

@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.server.ProcCpu;
 import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -24,13 +25,12 @@ public final class StudyRunner {
 
     /**
      * Before a point is measured its load runs in steps of at most this length until the server's JIT compiler
-     * threads used less than {@link #JIT_SETTLED} of the server's CPU in a step, for at most {@code jitSettle}: windows
+     * threads used less than {@link ProcCpu#JIT_SETTLED} of the server's CPU in a step, for at most {@code jitSettle}: windows
      * measure compiled code, not the compiler. After the JIT warm-up (the heaviest point) the compiler still took 3-6 %
      * of the server in the light-only window that followed (2026-11-26, docs/study.md), more in fairslice's server,
      * whose own code is more to compile, and 0.6-1.9 % in the loaded window: both read a few percent low.
      */
     static final Duration SETTLE_STEP = Duration.ofSeconds(10);
-    static final double JIT_SETTLED = 0.01;
 
     /**
      * Where the child JVMs get their classes; extra JVM options for every server; and the options that weave yield
@@ -340,7 +340,7 @@ public final class StudyRunner {
             if (window.logTruncated()) {
                 note = (note.isEmpty() ? "" : note + "; ") + "simulation.log truncated";
             }
-            if (share.jit() >= JIT_SETTLED) {
+            if (share.jit() >= ProcCpu.JIT_SETTLED) {
                 note = (note.isEmpty() ? "" : note + "; ") + String.format(Locale.ROOT,
                         "JIT compiler %.1f %% of the server's CPU in the window (%s)", share.jit() * 100, settled);
             }
@@ -386,7 +386,7 @@ public final class StudyRunner {
             }
             WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, 0, length.toMillis());
             jit = cpu.share(window.fromEpochMillis(), window.toEpochMillis()).jit();
-            if (Double.isNaN(jit) || jit < JIT_SETTLED) {
+            if (Double.isNaN(jit) || jit < ProcCpu.JIT_SETTLED) {
                 break; // settled, or no way to tell (no /proc): measure
             }
         }

@@ -23,11 +23,13 @@ final class ForkedServer implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    private final ProcCpu.CompilerThreads compilerThreads;
     private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private ForkedServer(Process process, int port) {
         this.process = process;
         this.port = port;
+        this.compilerThreads = new ProcCpu.CompilerThreads(process.pid());
     }
 
     /** Whether {@code taskset} can pin processes here (Linux with util-linux and at least two CPUs). */
@@ -125,10 +127,10 @@ final class ForkedServer implements AutoCloseable {
         }
     }
 
-    /** Its JIT compiler threads' part of it ({@link ProcCpu#compilerTicks}); -1 where there is no /proc. */
+    /** Its JIT compiler threads' part of it ({@link ProcCpu.CompilerThreads}); -1 where there is no /proc. */
     long compilerTicks() {
         try {
-            return ProcCpu.compilerTicks(pid());
+            return compilerThreads.ticks();
         } catch (IOException | RuntimeException e) {
             return -1;
         }

@@ -42,9 +42,8 @@ public final class OverheadCompare {
     private OverheadCompare() {
     }
 
-    /** A warm-up step, and the compiler threads' share of the server's CPU below which the JIT counts as settled. */
+    /** A warm-up step. */
     private static final long WARMUP_STEP_MS = 5_000;
-    static final double JIT_SETTLED = 0.01;
 
     /**
      * One measured window of one server: light req/s, light requests per CPU-second of the server, failures, and the
@@ -104,7 +103,7 @@ public final class OverheadCompare {
         System.out.printf(Locale.ROOT, "# overhead of %s without overload: %d light clients, no heavy, %d rounds (fresh"
                         + " JVMs) of %d pairs of %d ms windows (%d ms settle), warm-up %d ms and until the JIT uses"
                         + " < %.0f %% of the server's CPU (at most %d ms), %s, %s, server JVM %s%n", policy, light,
-                rounds, pairs, window, settle, warmup, JIT_SETTLED * 100, warmupMax,
+                rounds, pairs, window, settle, warmup, ProcCpu.JIT_SETTLED * 100, warmupMax,
                 pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned", rr ? "SCHED_RR" : "SCHED_OTHER",
                 String.join(" ", jvm));
         if (!policyJvmExtra.isEmpty()) {
@@ -189,9 +188,9 @@ public final class OverheadCompare {
                 settled(w.jit()) ? "" : Double.isNaN(w.jit()) ? ": unknown here" : ": not settled");
     }
 
-    /** Whether the compiler threads' share of a step is below {@link #JIT_SETTLED}; false when it is not known. */
+    /** Whether the compiler threads' share of a step is below {@link ProcCpu#JIT_SETTLED}; false when not known. */
     static boolean settled(double jit) {
-        return jit < JIT_SETTLED;
+        return jit < ProcCpu.JIT_SETTLED;
     }
 
     /** Closed-loop light load on {@code server}: settles, then counts a window; the server's CPU in the window. */
