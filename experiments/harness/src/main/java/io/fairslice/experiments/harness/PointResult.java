@@ -16,13 +16,18 @@ package io.fairslice.experiments.harness;
  * @param otherCpu       other processes' share of the server's core
  * @param irqCpu         interrupts' share of the server's core
  * @param idleCpu        idle share of the server's core
+ * @param lightCpu       the light pages' CPU time (as fairslice measures it: their threads inside its filter) over the
+ *                       server's CPU time, during the point's load (warm-up and window) and its drain; NaN when the
+ *                       server exports no fairslice meter (no middleware, a peer's filter) or its process could not be read
+ * @param heavyCpu       the same for the heavy page
+ * @param jitCpu         the JIT compiler threads' CPU time over the server's, in the window; NaN if unknown
  * @param accepted       false when other work disturbed the window (see {@link #note})
  * @param note           why a window was not accepted, or other remarks; empty if none
  */
 public record PointResult(String configuration, int heavyUsers, int lightUsers, int repetition, int attempt,
                           long startEpochMillis, double windowSeconds, ClassStats light, ClassStats heavy,
-                          double serverCpu, double otherCpu, double irqCpu, double idleCpu, boolean accepted,
-                          String note) {
+                          double serverCpu, double otherCpu, double irqCpu, double idleCpu, double lightCpu,
+                          double heavyCpu, double jitCpu, boolean accepted, String note) {
 
     public String middleware() {
         return configuration.substring(0, configuration.indexOf('@'));

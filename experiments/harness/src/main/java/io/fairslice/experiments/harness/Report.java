@@ -117,18 +117,25 @@ public final class Report {
                 + "window, latency in ms (Gatling's resolution). \"oldest open\" is the age of the oldest light "
                 + "request still unanswered at a window's end (the worst over the repetitions). Server CPU is the "
                 + "server's share of its core; a window where other processes took the core is re-run, and marked "
-                + "\"disturbed\" if it stays so."));
+                + "\"disturbed\" if it stays so. \"light / heavy CPU\" is the light and the heavy pages' part of the "
+                + "server's CPU time (their requests' threads inside fairslice's filter, as fairslice's own meter "
+                + "measures them; over the point's whole load, warm-up included; \"-\" without fairslice), \"JIT\" the compiler threads' "
+                + "part in the window: the rest went to the container around the requests, the collector and the "
+                + "JVM."));
         List<List<String>> rows = new ArrayList<>();
         for (Summary.Row r : summary.rows()) {
             rows.add(List.of(r.configuration(), Integer.toString(r.heavyUsers()), fixed(r.light(), 1),
                     percent(r.retention()), percent(r.retentionVsNone()), fixed(r.heavy(), 2), fixed(r.lightP50(), 0), fixed(r.lightP99(), 0),
                     fixed(r.heavyP50(), 0), Long.toString(r.lightOldestOpenMillis()),
                     r.lightRejected() + " / " + r.heavyRejected(), fixed(r.serverCpu(), 3),
+                    Double.isNaN(r.lightCpu()) ? "-" : percent(r.lightCpu()) + " / " + percent(r.heavyCpu()),
+                    Double.isNaN(r.jitCpu()) ? "-" : percent(r.jitCpu()),
                     r.windows() + (r.flagged() ? " disturbed" : "")));
         }
         b.add(new Table(List.of("configuration", "H", "light req/s", "retention", "vs none at H=0", "heavy req/s",
                 "light p50",
-                "light p99", "heavy p50", "oldest open", "rejected light / heavy", "server CPU", "windows"), rows));
+                "light p99", "heavy p50", "oldest open", "rejected light / heavy", "server CPU", "light / heavy CPU",
+                "JIT", "windows"), rows));
 
         if (!figures.isEmpty()) {
             b.add(new Heading(2, "Figures"));

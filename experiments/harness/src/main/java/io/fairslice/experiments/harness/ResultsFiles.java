@@ -32,7 +32,9 @@ public final class ResultsFiles {
             "light_p90_ms", "light_p99_ms", "light_max_ms", "light_mean_ms", "light_oldest_open_ms",
             "heavy_requests", "heavy_ok", "heavy_rejected", "heavy_failed", "heavy_rps", "heavy_p50_ms",
             "heavy_p90_ms", "heavy_p99_ms", "heavy_max_ms", "heavy_mean_ms", "heavy_oldest_open_ms",
-            "server_cpu", "other_cpu", "irq_cpu", "idle_cpu", "accepted", "note");
+            "server_cpu", "other_cpu", "irq_cpu", "idle_cpu", "light_cpu", "heavy_cpu", "jit_cpu", "accepted", "note");
+    /** Columns a points.csv written before 2026-11-26 lacks: read back as unknown (NaN). */
+    private static final List<String> ADDED_COLUMNS = List.of("light_cpu", "heavy_cpu", "jit_cpu");
 
     private ResultsFiles() {
     }
@@ -109,6 +111,9 @@ public final class ResultsFiles {
                 v.add(num(p.otherCpu()));
                 v.add(num(p.irqCpu()));
                 v.add(num(p.idleCpu()));
+                v.add(num(p.lightCpu()));
+                v.add(num(p.heavyCpu()));
+                v.add(num(p.jitCpu()));
                 v.add(Boolean.toString(p.accepted()));
                 v.add(p.note());
                 w.write(String.join(",", v.stream().map(ResultsFiles::csv).toList()) + "\n");
@@ -118,23 +123,29 @@ public final class ResultsFiles {
 
     static List<PointResult> readPointsCsv(Path file) throws IOException {
         List<List<String>> rows = readCsv(file);
-        if (rows.isEmpty() || !rows.get(0).equals(POINT_COLUMNS)) {
+        List<String> older = POINT_COLUMNS.stream().filter(c -> !ADDED_COLUMNS.contains(c)).toList();
+        if (rows.isEmpty() || !(rows.get(0).equals(POINT_COLUMNS) || rows.get(0).equals(older))) {
             throw new IOException(file + " does not start with the expected header " + String.join(",", POINT_COLUMNS));
         }
+        List<String> header = rows.get(0);
         List<PointResult> points = new ArrayList<>();
         for (int i = 1; i < rows.size(); i++) {
             List<String> r = rows.get(i);
-            if (r.size() != POINT_COLUMNS.size()) {
+            if (r.size() != header.size()) {
                 throw new IOException(file + " line " + (i + 1) + " has " + r.size() + " fields, expected "
-                        + POINT_COLUMNS.size());
+                        + header.size());
             }
+            java.util.function.Function<String, String> f = c -> header.contains(c) ? r.get(header.indexOf(c)) : "NaN";
             try {
-                points.add(new PointResult(r.get(0), Integer.parseInt(r.get(3)), Integer.parseInt(r.get(4)),
-                        Integer.parseInt(r.get(5)), Integer.parseInt(r.get(6)),
-                        Instant.parse(r.get(7)).toEpochMilli(), Double.parseDouble(r.get(8)), stats(r, 9),
-                        stats(r, 20), Double.parseDouble(r.get(31)), Double.parseDouble(r.get(32)),
-                        Double.parseDouble(r.get(33)), Double.parseDouble(r.get(34)), Boolean.parseBoolean(r.get(35)),
-                        r.get(36)));
+                points.add(new PointResult(f.apply("configuration"), Integer.parseInt(f.apply("heavy_users")),
+                        Integer.parseInt(f.apply("light_users")), Integer.parseInt(f.apply("repetition")),
+                        Integer.parseInt(f.apply("attempt")), Instant.parse(f.apply("window_start")).toEpochMilli(),
+                        Double.parseDouble(f.apply("window_s")), stats(r, header.indexOf("light_requests")),
+                        stats(r, header.indexOf("heavy_requests")), Double.parseDouble(f.apply("server_cpu")),
+                        Double.parseDouble(f.apply("other_cpu")), Double.parseDouble(f.apply("irq_cpu")),
+                        Double.parseDouble(f.apply("idle_cpu")), Double.parseDouble(f.apply("light_cpu")),
+                        Double.parseDouble(f.apply("heavy_cpu")), Double.parseDouble(f.apply("jit_cpu")),
+                        Boolean.parseBoolean(f.apply("accepted")), f.apply("note")));
             } catch (RuntimeException e) {
                 throw new IOException(file + " line " + (i + 1) + ": " + e.getMessage(), e);
             }
@@ -167,14 +178,16 @@ public final class ResultsFiles {
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             w.write("configuration,heavy_users,light_users,windows,flagged,light_rps,light_rps_spread,heavy_rps,"
                     + "light_p50_ms,light_p99_ms,heavy_p50_ms,heavy_p99_ms,light_rejected,heavy_rejected,"
-                    + "light_oldest_open_ms,server_cpu,light_retention,light_retention_vs_none,fair_share_bound\n");
+                    + "light_oldest_open_ms,server_cpu,light_cpu,heavy_cpu,jit_cpu,light_retention,light_retention_vs_none,"
+                    + "fair_share_bound\n");
             for (Summary.Row r : summary.rows()) {
                 w.write(String.join(",", List.of(csv(r.configuration()), Integer.toString(r.heavyUsers()),
                         Integer.toString(r.lightUsers()), Integer.toString(r.windows()), Boolean.toString(r.flagged()),
                         num(r.light()), num(r.lightSpread()), num(r.heavy()), num(r.lightP50()), num(r.lightP99()),
                         num(r.heavyP50()), num(r.heavyP99()), Long.toString(r.lightRejected()),
                         Long.toString(r.heavyRejected()), Long.toString(r.lightOldestOpenMillis()),
-                        num(r.serverCpu()), num(r.retention()), num(r.retentionVsNone()), num(r.fairShareBound()))) + "\n");
+                        num(r.serverCpu()), num(r.lightCpu()), num(r.heavyCpu()), num(r.jitCpu()),
+                        num(r.retention()), num(r.retentionVsNone()), num(r.fairShareBound()))) + "\n");
             }
         }
     }
@@ -210,7 +223,10 @@ public final class ResultsFiles {
                     .append(",\n      \"cpu\": {\"server\": ").append(jsonNum(p.serverCpu()))
                     .append(", \"others\": ").append(jsonNum(p.otherCpu()))
                     .append(", \"interrupts\": ").append(jsonNum(p.irqCpu()))
-                    .append(", \"idle\": ").append(jsonNum(p.idleCpu())).append("}")
+                    .append(", \"idle\": ").append(jsonNum(p.idleCpu()))
+                    .append(", \"light\": ").append(jsonNum(p.lightCpu()))
+                    .append(", \"heavy\": ").append(jsonNum(p.heavyCpu()))
+                    .append(", \"jit\": ").append(jsonNum(p.jitCpu())).append("}")
                     .append(", \"accepted\": ").append(p.accepted())
                     .append(", \"note\": ").append(json(p.note())).append("}");
         }

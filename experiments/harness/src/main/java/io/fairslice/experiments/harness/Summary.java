@@ -20,6 +20,9 @@ public final class Summary {
     /**
      * @param windows   windows the means are over
      * @param flagged   true when no accepted window existed and the means are over disturbed ones
+     * @param lightCpu  the light pages' part of the server's CPU ({@link PointResult#lightCpu}), NaN when unknown
+     * @param heavyCpu  the heavy page's part
+     * @param jitCpu    the JIT compiler's part in the windows
      * @param retention light throughput here over light throughput at H = 0 (NaN when H = 0 was not measured)
      * @param retentionVsNone light throughput here over the baseline's at H = 0 under the same scheduler (NaN when
      *                  the run has no {@code none@<scheduler>} point at H = 0)
@@ -27,7 +30,8 @@ public final class Summary {
     public record Row(String configuration, int heavyUsers, int lightUsers, int windows, boolean flagged,
                       double light, double lightSpread, double heavy, double lightP50, double lightP99,
                       double heavyP50, double heavyP99, long lightRejected, long heavyRejected,
-                      long lightOldestOpenMillis, double serverCpu, double retention, double retentionVsNone) {
+                      long lightOldestOpenMillis, double serverCpu, double lightCpu, double heavyCpu, double jitCpu,
+                      double retention, double retentionVsNone) {
 
         /** Light retention under ideal processor sharing among all clients (GUIDE section 2: 43 % at 30 + 40). */
         public double fairShareBound() {
@@ -93,7 +97,8 @@ public final class Summary {
                 used.stream().mapToLong(p -> p.light().rejected()).sum(),
                 used.stream().mapToLong(p -> p.heavy().rejected()).sum(),
                 used.stream().mapToLong(p -> p.light().oldestOpenMillis()).max().orElse(0),
-                mean(used, PointResult::serverCpu), Double.NaN, Double.NaN);
+                mean(used, PointResult::serverCpu), mean(used, PointResult::lightCpu),
+                mean(used, PointResult::heavyCpu), mean(used, PointResult::jitCpu), Double.NaN, Double.NaN);
     }
 
     private static List<PointResult> lastAttempts(List<PointResult> all) {
@@ -112,8 +117,8 @@ public final class Summary {
     private static Row withRetention(Row r, double own, double none) {
         return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(), r.light(),
                 r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(), r.heavyP50(), r.heavyP99(),
-                r.lightRejected(), r.heavyRejected(), r.lightOldestOpenMillis(), r.serverCpu(), ratio(r.light(), own),
-                ratio(r.light(), none));
+                r.lightRejected(), r.heavyRejected(), r.lightOldestOpenMillis(), r.serverCpu(), r.lightCpu(),
+                r.heavyCpu(), r.jitCpu(), ratio(r.light(), own), ratio(r.light(), none));
     }
 
     private static double ratio(double light, double unloaded) {

@@ -55,7 +55,9 @@ class ReportTest {
                 : new ClassStats((long) (heavyRate * 15), (long) (heavyRate * 15), 0, 0, heavyRate, 900, 1500, 2000,
                         2500, 1000.0, 800);
         return new PointResult(configuration, heavy, 30, rep, attempt, 1_700_000_000_000L + rep * 60_000L, 15.0, l, h,
-                accepted ? 0.99 : 0.80, accepted ? 0.0 : 0.19, 0.01, 0.0, accepted,
+                accepted ? 0.99 : 0.80, accepted ? 0.0 : 0.19, 0.01, 0.0, configuration.startsWith("none") ? Double.NaN
+                        : heavy == 0 ? 0.97 : 0.78, configuration.startsWith("none") ? Double.NaN : heavy == 0 ? 0 : 0.2,
+                0.004, accepted,
                 accepted ? "" : "disturbed: server had 0.800 of its core (< 0.97), other processes 0.190");
     }
 
@@ -86,7 +88,12 @@ class ReportTest {
                 .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 43 % | - | - | theory |")
                 .contains("| this run: share@default | 40 | 44 % | 40 % | 840.0 / 25.5 | 2 window(s) |")
                 .contains("| netflix@rr-8ms | not available | SCHED_RR not available: chrt is not installed |")
-                .contains("![throughput](figures/throughput.png)");
+                .contains("![throughput](figures/throughput.png)")
+                .contains("| light / heavy CPU | JIT |")
+                .contains("| 78 % / 20 % | 0.4 % | 2 |")
+                .contains("| 97 % / 0.0 % | 0.4 % | 2 |");
+        assertThat(md.lines().filter(l -> l.startsWith("| none@default | 40 |")).findFirst().orElseThrow())
+                .as("no fairslice meters: no class split").endsWith("| - | 0.4 % | 2 |");
         String html = Files.readString(dir.resolve("report.html"));
         assertThat(html).startsWith("<!DOCTYPE html>").contains("<img src=\"figures/retention.svg\"")
                 .contains("<td>this run: none@default</td>").endsWith("</body></html>\n");
@@ -173,5 +180,38 @@ class ReportTest {
         assertThat(Files.readString(dir.resolve("points.json"))).contains("\"configuration\": \"share@default\"")
                 .contains("\"accepted\": false");
         assertThat(Files.readAllLines(dir.resolve("summary.csv"))).hasSize(1 + 4);
+    }
+
+    @Test
+    void shouldReadAPointsCsvFromBeforeTheCpuSplitWithTheSplitUnknown() throws Exception {
+        StudyResult original = fixture();
+        ResultsFiles.write(original, dir);
+        List<List<String>> rows = ResultsFiles.readCsv(dir.resolve(ResultsFiles.POINTS_CSV));
+        List<Integer> added = List.of("light_cpu", "heavy_cpu", "jit_cpu").stream().map(rows.get(0)::indexOf).toList();
+        List<String> older = new ArrayList<>();
+        for (List<String> row : rows) {
+            List<String> kept = new ArrayList<>();
+            for (int i = 0; i < row.size(); i++) {
+                if (!added.contains(i)) {
+                    kept.add(row.get(i).contains(",") ? "\"" + row.get(i) + "\"" : row.get(i));
+                }
+            }
+            older.add(String.join(",", kept));
+        }
+        Files.write(dir.resolve(ResultsFiles.POINTS_CSV), older);
+
+        List<PointResult> read = ResultsFiles.read(dir).points();
+
+        assertThat(read).hasSameSizeAs(original.points());
+        for (int i = 0; i < read.size(); i++) {
+            PointResult p = original.points().get(i);
+            assertThat(read.get(i)).isEqualTo(new PointResult(p.configuration(), p.heavyUsers(), p.lightUsers(),
+                    p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(), p.light(), p.heavy(),
+                    p.serverCpu(), p.otherCpu(), p.irqCpu(), p.idleCpu(), Double.NaN, Double.NaN, Double.NaN,
+                    p.accepted(), p.note()));
+        }
+        Files.write(dir.resolve(ResultsFiles.POINTS_CSV), List.of("configuration,light_rps", "share@default,1"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ResultsFiles.read(dir))
+                .hasMessageContaining("does not start with the expected header");
     }
 }

@@ -102,6 +102,13 @@ class StudyEndToEndTest {
         assertThat(resumed.startEpochMillis()).isEqualTo(first.startEpochMillis());
         assertThat(resumed.settings()).containsKey("resumed").containsEntry("completed", "2 of 2 configurations");
         assertThat(ResultsFiles.read(out).points()).hasSize(4);
+        // each page's part of the server's CPU comes from fairslice's own meter, which the baseline does not have
+        assertThat(resumed.points().subList(0, 2)).allSatisfy(p -> assertThat(p.lightCpu()).isNaN());
+        PointResult observed = resumed.points().get(3);
+        assertThat(observed.lightCpu()).as("the light page's part of the server's CPU at H=4").isBetween(0.01, 1.0);
+        assertThat(observed.heavyCpu()).as("the heavy page's part").isBetween(0.01, 1.0);
+        assertThat(observed.lightCpu() + observed.heavyCpu()).isLessThanOrEqualTo(1.05);
+        assertThat(resumed.points().get(2).heavyCpu()).as("no heavy clients at H=0").isZero();
     }
 
     @Test

@@ -111,17 +111,10 @@ public final class QuickCompare {
             String body = client.send(java.net.http.HttpRequest.newBuilder(
                             java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            java.util.regex.Pattern cls = java.util.regex.Pattern.compile("class=\"([^\"]*)\"");
+            RequestCpu.byClass(body).forEach((cls, seconds) -> sums.put("cpu:" + cls, seconds));
             for (String line : body.split("\n")) {
-                String key = null;
-                if (line.startsWith("fairslice_requests_cpu_seconds_total{")) {
-                    java.util.regex.Matcher m = cls.matcher(line);
-                    key = m.find() ? "cpu:" + m.group(1) : null;
-                } else if (line.startsWith("jvm_gc_pause_seconds_sum{")) {
-                    key = "gc";
-                }
-                if (key != null) {
-                    sums.merge(key, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
+                if (line.startsWith("jvm_gc_pause_seconds_sum{")) {
+                    sums.merge("gc", Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
                 }
             }
         } catch (java.io.IOException | RuntimeException e) {
