@@ -103,11 +103,6 @@ final class CpuSampler implements AutoCloseable {
         return new Share(server, Math.max(0, task - server), irq, idle, steal, jit);
     }
 
-    /** Clock ticks a second, the unit of /proc's CPU times. */
-    double ticksPerSecond() {
-        return ticksPerSecond;
-    }
-
     /** The server's share of its core over the last {@code millis} of samples (for drain decisions). */
     Share recent(long millis) {
         long now = System.currentTimeMillis();

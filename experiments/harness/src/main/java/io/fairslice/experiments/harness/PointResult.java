@@ -17,8 +17,8 @@ package io.fairslice.experiments.harness;
  * @param irqCpu         interrupts' share of the server's core
  * @param idleCpu        idle share of the server's core
  * @param lightCpu       the light pages' CPU time (as fairslice measures it: their threads inside its filter) over the
- *                       server's CPU time, during the point's load (warm-up and window) and its drain; NaN when the
- *                       server exports no fairslice meter (no middleware, a peer's filter) or its process could not be read
+ *                       server's CPU time, in the window; NaN when the server exports no fairslice meter (no
+ *                       middleware, a peer's filter) or it could not be read
  * @param heavyCpu       the same for the heavy page
  * @param jitCpu         the JIT compiler threads' CPU time over the server's, in the window; NaN if unknown
  * @param accepted       false when other work disturbed the window (see {@link #note})

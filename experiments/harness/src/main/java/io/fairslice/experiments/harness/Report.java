@@ -119,9 +119,8 @@ public final class Report {
                 + "server's share of its core; a window where other processes took the core is re-run, and marked "
                 + "\"disturbed\" if it stays so. \"light / heavy CPU\" is the light and the heavy pages' part of the "
                 + "server's CPU time (their requests' threads inside fairslice's filter, as fairslice's own meter "
-                + "measures them; over the point's whole load, warm-up included; \"-\" without fairslice), \"JIT\" the compiler threads' "
-                + "part in the window: the rest went to the container around the requests, the collector and the "
-                + "JVM."));
+                + "measures them; \"-\" without fairslice), \"JIT\" the compiler threads', both in the window: the "
+                + "rest went to the container around the requests, the collector and the JVM."));
         List<List<String>> rows = new ArrayList<>();
         for (Summary.Row r : summary.rows()) {
             rows.add(List.of(r.configuration(), Integer.toString(r.heavyUsers()), fixed(r.light(), 1),

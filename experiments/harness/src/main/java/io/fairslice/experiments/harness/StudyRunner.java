@@ -1,7 +1,6 @@
 package io.fairslice.experiments.harness;
 
 import io.fairslice.experiments.server.ProcCpu;
-import io.fairslice.experiments.server.RequestCpu;
 import io.fairslice.loadgen.StudyParameters;
 import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
@@ -280,7 +279,8 @@ public final class StudyRunner {
                 ? " for repetition " + firstRep : ""));
         try (StudyServerProcess server = StudyServerProcess.start(host, configuration, config, classpaths.server(),
                 classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(name + "-server.log"));
-             CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond)) {
+             CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond);
+             MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl)) {
             progress.configurationStarted();
             if (!config.jitWarmUp().isZero()) {
                 progress.step(id, "JIT warm-up " + Durations.format(config.jitWarmUp()));
@@ -299,7 +299,7 @@ public final class StudyRunner {
             progress.warmedUp();
             for (int rep = firstRep; rep <= lastRep; rep++) {
                 for (int heavy : config.heavyUsers()) {
-                    measure(load, cpu, server, configuration, heavy, rep, points);
+                    measure(load, cpu, meter, server, configuration, heavy, rep, points);
                     progress.pointDone();
                 }
             }
@@ -307,8 +307,9 @@ public final class StudyRunner {
     }
 
     /** Measures one point, re-running a disturbed window; every window measured goes to {@code points}. */
-    private void measure(LoadGenerator load, CpuSampler cpu, StudyServerProcess server, Configuration configuration,
-                         int heavy, int rep, List<PointResult> points) throws IOException, InterruptedException {
+    private void measure(LoadGenerator load, CpuSampler cpu, MeterSampler meter, StudyServerProcess server,
+                         Configuration configuration, int heavy, int rep, List<PointResult> points)
+            throws IOException, InterruptedException {
         String id = configuration.id();
         String safe = id.replace('@', '-');
         String settled = settle(load, cpu, server, configuration, heavy, rep);
@@ -317,7 +318,6 @@ public final class StudyRunner {
             progress.step(id, String.format(Locale.ROOT, "H=%d rep %d/%d%s", heavy, rep, config.repetitions(),
                     attempt > 1 ? " (re-run " + (attempt - 1) + ")" : ""));
             String point = String.format(Locale.ROOT, "%s-h%02d-r%d-a%d", safe, heavy, rep, attempt);
-            CpuReading before = CpuReading.of(server);
             Path log = load.run(parameters(server, heavy, config.warmUp(), config.measure()),
                     config.warmUp().plus(config.measure()), out.resolve("gatling").resolve(point),
                     out.resolve("logs").resolve(point + "-gatling.log"), id + " H=" + heavy);
@@ -348,15 +348,16 @@ public final class StudyRunner {
                 note = (note.isEmpty() ? "" : note + "; ") + String.format(Locale.ROOT,
                         "JIT compiler %.1f %% of the server's CPU in the window (%s)", share.jit() * 100, settled);
             }
-            drain(cpu, server);
-            CpuReading after = CpuReading.of(server);
             PointResult result = new PointResult(id, heavy, config.lightUsers(), rep, attempt, window.fromEpochMillis(),
                     config.measure().toMillis() / 1000.0, window.light(), window.heavy(), share.server(),
-                    share.others(), share.interrupts(), share.idle(), after.part(lightPages, before, cpu.ticksPerSecond()),
-                    after.part(List.of(StudyParameters.DEFAULT_HEAVY_PATH), before, cpu.ticksPerSecond()), share.jit(),
-                    share.known() && !disturbed, note);
+                    share.others(), share.interrupts(), share.idle(),
+                    meter.part(window.fromEpochMillis(), window.toEpochMillis(), lightPages),
+                    meter.part(window.fromEpochMillis(), window.toEpochMillis(),
+                            List.of(StudyParameters.DEFAULT_HEAVY_PATH)),
+                    share.jit(), share.known() && !disturbed, note);
             progress.report(result);
             points.add(result);
+            drain(cpu, server);
             if (result.accepted()) {
                 return;
             }
@@ -400,39 +401,6 @@ public final class StudyRunner {
         drain(cpu, server);
         return String.format(Locale.ROOT, "after %s of settling, the compiler at %.1f %% in its last step",
                 Durations.format(spent), jit * 100);
-    }
-
-    /**
-     * fairslice's CPU time per page and the server's CPU time so far (ticks, -1 if unreadable), read before and after a
-     * point's load (after its drain, so that requests still running at its end are counted on both sides): a page's
-     * part of the server's CPU in the point. By page, not by class: the study's target is about its heavy pages, which
-     * the adaptive classifier may not (yet) call heavy. Read outside the windows, so that the scrapes do not disturb
-     * them.
-     */
-    private record CpuReading(Map<String, Double> pages, long serverTicks) {
-
-        static CpuReading of(StudyServerProcess server) {
-            long ticks;
-            try {
-                ticks = ProcCpu.ticks(server.pid());
-            } catch (IOException e) {
-                ticks = -1;
-            }
-            return new CpuReading(RequestCpu.byPage(server.scrapeMetrics()), ticks);
-        }
-
-        /** The pages' CPU since {@code before} over the server's; NaN without fairslice's meter or /proc. */
-        double part(List<String> pages, CpuReading before, double ticksPerSecond) {
-            if (this.pages.isEmpty() || before.pages.isEmpty() || serverTicks < 0 || before.serverTicks < 0
-                    || serverTicks <= before.serverTicks) {
-                return Double.NaN;
-            }
-            double seconds = 0;
-            for (String page : pages) {
-                seconds += this.pages.getOrDefault(page, 0.0) - before.pages.getOrDefault(page, 0.0);
-            }
-            return seconds / ((serverTicks - before.serverTicks) / ticksPerSecond);
-        }
     }
 
     private Map<String, String> parameters(StudyServerProcess server, int heavy, Duration warmUp, Duration duration) {

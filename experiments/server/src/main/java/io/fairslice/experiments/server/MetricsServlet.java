@@ -9,7 +9,11 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 
-/** Serves the registry in the format the scraper asks for (Prometheus text, or OpenMetrics). */
+/**
+ * Serves the registry in the format the scraper asks for (Prometheus text, or OpenMetrics). Like Prometheus's own
+ * exporters it takes {@code name[]} parameters that select metric families ({@code ?name%5B%5D=fairslice_requests_cpu_seconds}
+ * for the samples {@code fairslice_requests_cpu_seconds_total}): the study's harness reads one meter every second.
+ */
 final class MetricsServlet extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
@@ -25,8 +29,13 @@ final class MetricsServlet extends HttpServlet {
         ExpositionFormatWriter writer = formats.findWriter(request.getHeader("Accept"));
         response.setContentType(writer.getContentType());
         response.setHeader("Cache-Control", "no-store");
+        String[] names = request.getParameterValues("name[]");
         try (OutputStream out = response.getOutputStream()) {
-            writer.write(out, registry.getPrometheusRegistry().scrape());
+            if (names == null) {
+                writer.write(out, registry.getPrometheusRegistry().scrape());
+            } else {
+                registry.scrape(out, writer.getContentType(), new java.util.HashSet<>(java.util.Arrays.asList(names)));
+            }
         }
     }
 }
