@@ -76,21 +76,12 @@ final class CpuSampler implements AutoCloseable {
 
     /** The shares over [from, to) (epoch ms), from the samples closest inside the window; UNKNOWN if too few. */
     Share share(long fromEpochMillis, long toEpochMillis) {
-        Sample first = null;
-        Sample last = null;
-        synchronized (samples) {
-            for (Sample s : samples) {
-                if (s.epochMillis >= fromEpochMillis && first == null) {
-                    first = s;
-                }
-                if (s.epochMillis <= toEpochMillis) {
-                    last = s;
-                }
-            }
-        }
-        if (first == null || last == null || last.epochMillis - first.epochMillis < 500) {
+        List<Sample> ends = ends(samples, Sample::epochMillis, fromEpochMillis, toEpochMillis);
+        if (ends.isEmpty() || ends.get(1).epochMillis - ends.get(0).epochMillis < 500) {
             return Share.UNKNOWN;
         }
+        Sample first = ends.get(0);
+        Sample last = ends.get(1);
         double ticks = (last.epochMillis - first.epochMillis) / 1000.0 * ticksPerSecond;
         double server = (last.serverTicks - first.serverTicks) / ticks;
         double task = (last.core.task() - first.core.task()) / ticks;
@@ -101,6 +92,26 @@ final class CpuSampler implements AutoCloseable {
         double jit = first.compilerTicks < 0 || last.compilerTicks < 0 || serverTicks <= 0 ? Double.NaN
                 : (last.compilerTicks - first.compilerTicks) / (double) serverTicks;
         return new Share(server, Math.max(0, task - server), irq, idle, steal, jit);
+    }
+
+    /**
+     * The first sample at or after {@code from} and the last at or before {@code to} (epoch ms) of a list kept in time
+     * order and guarded by its own lock; empty when either is missing. Both samplers measure a window between these.
+     */
+    static <S> List<S> ends(List<S> samples, java.util.function.ToLongFunction<S> epochMillis, long from, long to) {
+        S first = null;
+        S last = null;
+        synchronized (samples) {
+            for (S s : samples) {
+                if (first == null && epochMillis.applyAsLong(s) >= from) {
+                    first = s;
+                }
+                if (epochMillis.applyAsLong(s) <= to) {
+                    last = s;
+                }
+            }
+        }
+        return first == null || last == null ? List.of() : List.of(first, last);
     }
 
     /** The server's share of its core over the last {@code millis} of samples (for drain decisions). */

@@ -82,20 +82,13 @@ final class MeterSampler implements AutoCloseable {
      * without fairslice's meter (the baseline, a peer), or when those samples span less than half the window.
      */
     double part(long fromEpochMillis, long toEpochMillis, List<String> pages) {
-        Sample first = null;
-        Sample last = null;
-        synchronized (samples) {
-            for (Sample s : samples) {
-                if (s.epochMillis >= fromEpochMillis && first == null) {
-                    first = s;
-                }
-                if (s.epochMillis <= toEpochMillis) {
-                    last = s;
-                }
-            }
+        List<Sample> ends = CpuSampler.ends(samples, Sample::epochMillis, fromEpochMillis, toEpochMillis);
+        if (ends.isEmpty()) {
+            return Double.NaN;
         }
-        if (first == null || last == null || 2 * (last.epochMillis - first.epochMillis) < toEpochMillis - fromEpochMillis
-                || first.pages.isEmpty() || last.pages.isEmpty() || last.serverTicks <= first.serverTicks) {
+        Sample first = ends.get(0);
+        Sample last = ends.get(1);
+        if (2 * (last.epochMillis - first.epochMillis) < toEpochMillis - fromEpochMillis || first.pages.isEmpty() || last.pages.isEmpty() || last.serverTicks <= first.serverTicks) {
             return Double.NaN;
         }
         double seconds = 0;
