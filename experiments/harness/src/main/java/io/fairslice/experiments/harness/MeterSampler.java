@@ -88,7 +88,8 @@ final class MeterSampler implements AutoCloseable {
         }
         Sample first = ends.get(0);
         Sample last = ends.get(1);
-        if (2 * (last.epochMillis - first.epochMillis) < toEpochMillis - fromEpochMillis || first.pages.isEmpty() || last.pages.isEmpty() || last.serverTicks <= first.serverTicks) {
+        if (2 * (last.epochMillis - first.epochMillis) < toEpochMillis - fromEpochMillis || first.pages.isEmpty()
+                || last.pages.isEmpty() || last.serverTicks <= first.serverTicks) {
             return Double.NaN;
         }
         double seconds = 0;

@@ -313,12 +313,13 @@ public final class StudyRunner {
         String id = configuration.id();
         String safe = id.replace('@', '-');
         String settled = settle(load, cpu, server, configuration, heavy, rep);
-        List<String> lightPages = java.util.Arrays.stream(config.lightPaths().split(",")).map(String::trim).toList();
         for (int attempt = 1; attempt <= 1 + config.retries(); attempt++) {
             progress.step(id, String.format(Locale.ROOT, "H=%d rep %d/%d%s", heavy, rep, config.repetitions(),
                     attempt > 1 ? " (re-run " + (attempt - 1) + ")" : ""));
             String point = String.format(Locale.ROOT, "%s-h%02d-r%d-a%d", safe, heavy, rep, attempt);
-            Path log = load.run(parameters(server, heavy, config.warmUp(), config.measure()),
+            Map<String, String> parameters = parameters(server, heavy, config.warmUp(), config.measure());
+            StudyParameters pages = StudyParameters.from(parameters::get); // the pages Gatling will request
+            Path log = load.run(parameters,
                     config.warmUp().plus(config.measure()), out.resolve("gatling").resolve(point),
                     out.resolve("logs").resolve(point + "-gatling.log"), id + " H=" + heavy);
             if (!server.alive()) {
@@ -351,9 +352,8 @@ public final class StudyRunner {
             PointResult result = new PointResult(id, heavy, config.lightUsers(), rep, attempt, window.fromEpochMillis(),
                     config.measure().toMillis() / 1000.0, window.light(), window.heavy(), share.server(),
                     share.others(), share.interrupts(), share.idle(),
-                    meter.part(window.fromEpochMillis(), window.toEpochMillis(), lightPages),
-                    meter.part(window.fromEpochMillis(), window.toEpochMillis(),
-                            List.of(StudyParameters.DEFAULT_HEAVY_PATH)),
+                    meter.part(window.fromEpochMillis(), window.toEpochMillis(), pages.lightPaths()),
+                    meter.part(window.fromEpochMillis(), window.toEpochMillis(), List.of(pages.heavyPath())),
                     share.jit(), share.known() && !disturbed, note);
             progress.report(result);
             points.add(result);

@@ -30,12 +30,10 @@ final class MetricsServlet extends HttpServlet {
         response.setContentType(writer.getContentType());
         response.setHeader("Cache-Control", "no-store");
         String[] names = request.getParameterValues("name[]");
+        java.util.Set<String> included = names == null ? null : java.util.Set.copyOf(java.util.Arrays.asList(names));
         try (OutputStream out = response.getOutputStream()) {
-            if (names == null) {
-                writer.write(out, registry.getPrometheusRegistry().scrape());
-            } else {
-                registry.scrape(out, writer.getContentType(), new java.util.HashSet<>(java.util.Arrays.asList(names)));
-            }
+            writer.write(out, included == null ? registry.getPrometheusRegistry().scrape()
+                    : registry.getPrometheusRegistry().scrape(included::contains));
         }
     }
 }
