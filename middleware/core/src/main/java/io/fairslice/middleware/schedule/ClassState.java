@@ -40,8 +40,10 @@ public final class ClassState {
     /** Mean CPU time of the class's measured requests (ns, EWMA); 0 until one is measured. Decides turns. */
     double cpuPerRequestNanos;
 
-    /** Decayed actual CPU use, for the share gauge. */
+    /** Decayed actual CPU use, for the share gauge and {@link #meanCpuNanos}. */
     volatile double decayedCpu;
+    /** Decayed count of completed requests, decayed with {@link #decayedCpu}. */
+    double decayedRequests;
     /** EWMA of the interval between completions (ns): the drain rate behind Retry-After. */
     double drainIntervalNanos;
     long lastCompletionNanos;
@@ -55,6 +57,14 @@ public final class ClassState {
     ClassState(int index, String name) {
         this.index = index;
         this.name = name;
+    }
+
+    /**
+     * The class's CPU per request over the last seconds (ns): its measured CPU (samples weighed by the requests they
+     * stand for) over its completed requests, both decayed alike; the last measured request's EWMA until both exist.
+     */
+    double meanCpuNanos() {
+        return decayedCpu > 0 && decayedRequests > 0 ? decayedCpu / decayedRequests : cpuPerRequestNanos;
     }
 
     public String name() {

@@ -20,22 +20,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * class has a virtual time: the run-slot time it was charged, divided by its share weight. A free slot goes to the
  * waiting class with the lowest virtual time (within a class: requests parked at a yield point first, then the
  * admission queue in arrival order). A running request that reaches a yield point after holding its slot for
- * {@code share.quantum} gives the slot up, and parks, when another class waits with a lower virtual time. A slot is
- * charged the CPU its holder's thread used ({@link #slotCharge}); a cheap class's turn (below) its wall time, so that
- * the container's work for the cheap class's many requests, and the collections in its turns, count as its cost.
+ * {@code share.quantum} gives the slot up, and parks, when another class waits with a lower virtual time.
+ *
+ * <p><b>What is charged: the requests' CPU.</b> A slot is charged the CPU its holder's thread used
+ * ({@link #slotCharge}); a request that ran in a cheap class's turn (below), when it leaves the turn, the class's mean
+ * CPU per request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not read). Work
+ * no request does (the container around requests, the JIT compiler, the collector) is no class's: the shares split
+ * the CPU the classes' requests use, as {@code fairslice.class.cpu.share} reports it.
  *
  * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a
  * handover per request for its run slot: a park, a wake-up and two context switches for a request of a few hundred
  * microseconds. Instead, once it holds every run slot it has a <em>turn</em>: its requests start as they come, without
- * a slot each, and the OS runs them side by side as it would without fairslice. The turn is charged its wall time on
- * every slot, whatever ran in it (its requests' own CPU and the container's work for them), so the class's virtual
- * time grows as if it held the slots. The turn ends when a class further behind waits (its requests still running
- * finish first: later ones wait), or when none of its requests has run for {@link #TURN_ANTICIPATION_NANOS}. The first
- * waiter of the other classes parks until the moment the turn will be over. A free slot is held for the same short
+ * a slot each, and the OS runs them side by side as it would without fairslice. The turn ends when its charges put
+ * its class past a class that waits (its requests still running finish first: later ones wait), or when none of its
+ * requests has run for {@link #TURN_ANTICIPATION_NANOS}. The first waiter of the other classes parks until the moment
+ * the turn can be over at the pace it has been charged so far. A free slot is held for the same short
  * moment for a cheap class further behind that is active but whose next request has not reached the scheduler yet
  * (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class would run
- * ahead of its share. While a turn is on, no request of another class is let in beyond the run slots: the turn's idle
- * moments are short and its own.
+ * ahead of its share. While a turn is on, a request of another class is let in beyond the run slots only when CPU
+ * capacity goes unused and that class's first waiter, looking again on its own, sees it.
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
  * and when CPU capacity goes unused ({@link Clock#cpuIdle(int)}: slot holders blocked on I/O, say) one more request is
@@ -97,7 +100,9 @@ public final class Scheduler {
     private ClassState turn;
     /** The turn is over but requests in it still run: no more join, the slots stay the class's until they end. */
     private boolean turnClosing;
-    private long turnChargedUntil;
+    private long turnStartNanos;
+    /** What the current turn has been charged so far (ns of run-slot time), for the pace of its charges. */
+    private double turnCharged;
     private long turnClosingSince;
     /** Since when no request of the turn's class has run in it ({@link #NEVER} while one does). */
     private long turnEmptySince = NEVER;
@@ -215,7 +220,7 @@ public final class Scheduler {
         try {
             long now = clock.nanoTime();
             if (t.riding) {
-                leaveTurn(t, now);
+                leaveTurn(t, now, config);
                 dispatch(now);
             }
             if (t.holdsSlot && !t.completed) {
@@ -393,7 +398,8 @@ public final class Scheduler {
         turn = c;
         anticipatingSince = NEVER;
         turnClosing = false;
-        turnChargedUntil = now;
+        turnStartNanos = now;
+        turnCharged = 0;
         turnEmptySince = c.riders == 0 ? now : NEVER;
         wakeOthersFirstWaiters(c);
         return true;
@@ -425,10 +431,16 @@ public final class Scheduler {
         }
     }
 
-    private void leaveTurn(Ticket t, long now) {
+    /** The ticket's request stops running in its class's turn: its class is charged the request's CPU. */
+    private void leaveTurn(Ticket t, long now, FairsliceConfig cfg) {
         t.riding = false;
         t.cls.riders--;
         t.cls.running--;
+        double cost = t.cls.meanCpuNanos();
+        charge(t.cls, (long) cost, now, cfg);
+        if (turn == t.cls) {
+            turnCharged += cost;
+        }
         if (turn == t.cls && t.cls.riders == 0) {
             turnEmptySince = now;
             if (!turnClosing) {
@@ -437,23 +449,14 @@ public final class Scheduler {
         }
     }
 
-    /** Charges the turn's class the turn's wall time since the last charge, on every slot. */
-    private void chargeTurn(long now, FairsliceConfig cfg) {
-        if (now > turnChargedUntil) {
-            charge(turn, (now - turnChargedUntil) * cfg.cpus(), now, cfg);
-            turnChargedUntil = now;
-        }
-    }
-
     /**
-     * Charges the turn so far and decides whether it goes on: true when it is over (closing or ended). A turn is
-     * over when a class further behind waits, when its class has run nothing for {@link #TURN_ANTICIPATION_NANOS},
-     * or when competition has ended; it ends when its last request has ended, or {@code share.max-park} after it
-     * closed (requests still running then run on beside the next holder, like a slot holder silent that long).
+     * Decides whether the turn goes on: true when it is over (closing or ended). A turn is over when a class further
+     * behind waits, when its class has run nothing for {@link #TURN_ANTICIPATION_NANOS}, or when competition has
+     * ended; it ends when its last request has ended, or {@code share.max-park} after it closed (requests still
+     * running then run on beside the next holder, like a slot holder silent that long).
      */
     private boolean turnOver(long now, FairsliceConfig cfg) {
         ClassState c = turn;
-        chargeTurn(now, cfg);
         if (!turnClosing) {
             ClassState rival = mostOwedWaiterBut(c, cfg);
             boolean lapsed = c.riders == 0 && turnEmptySince != NEVER
@@ -484,8 +487,13 @@ public final class Scheduler {
         long end = Long.MAX_VALUE;
         ClassState rival = mostOwedWaiterBut(c, cfg);
         if (rival != null) {
-            double ahead = Math.max(0, rival.vtime - c.vtime) * cfg.classes().get(c.index).share() / cfg.cpus();
-            end = now + (long) Math.min(ahead, 1e15);
+            // the charge still to come, at the pace the turn has been charged so far (its requests' CPU per wall
+            // time, at most share.cpus; that, until a first millisecond has shown the pace)
+            double owed = Math.max(0, rival.vtime - c.vtime) * cfg.classes().get(c.index).share();
+            long elapsed = now - turnStartNanos;
+            double pace = elapsed >= TURN_ANTICIPATION_NANOS && turnCharged > 0
+                    ? Math.min(cfg.cpus(), turnCharged / elapsed) : cfg.cpus();
+            end = now + (long) Math.min(owed / pace, 1e15);
         }
         if (c.riders == 0 && turnEmptySince != NEVER) {
             end = Math.min(end, turnEmptySince + TURN_ANTICIPATION_NANOS);
@@ -612,7 +620,7 @@ public final class Scheduler {
                 return false;
             }
             if (t.riding) {
-                leaveTurn(t, now);
+                leaveTurn(t, now, cfg);
             } else {
                 releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
             }
@@ -670,7 +678,7 @@ public final class Scheduler {
                         ok = giveUp(t, where, interrupted, now);
                         break;
                     }
-                    dispatch(now);
+                    dispatch(now, true);
                     if (t.granted) {
                         break;
                     }
@@ -732,7 +740,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             if (t.riding) {
-                leaveTurn(t, now);
+                leaveTurn(t, now, cfg);
             }
             if (t.holdsSlot) {
                 releaseSlot(t, now, cfg);
@@ -744,6 +752,8 @@ public final class Scheduler {
             c.inflight--;
             c.lastActiveNanos = now;
             settleCpu(t, cpu, now);
+            decay(now);
+            c.decayedRequests++;
             if (cpu >= 0) {
                 // a measured request stands for cpuWeight requests: weigh it so in the class's mean
                 double w = 1 - Math.pow(0.9, t.cpuWeight);
@@ -828,7 +838,7 @@ public final class Scheduler {
                 return IN_TURN;
             }
             if (turn != null) {
-                return WAIT; // a turn's idle moments are its own (bounded): no idle grant for others
+                return WAIT; // beside a turn, only a first waiter re-checking on its own may be let in (dispatch)
             }
         }
         if (slotsTaken(now, cfg) < cfg.cpus()) {
@@ -949,18 +959,27 @@ public final class Scheduler {
         }
     }
 
-    /** Actual CPU use, for the share gauge (decayed) and the CPU counter. */
+    /** Actual CPU use, for the share gauge, the classes' mean CPU per request and the CPU counter. */
     private void account(ClassState c, long x, long now) {
         if (x <= 0) {
+            return;
+        }
+        decay(now);
+        c.decayedCpu += x;
+        c.cpuNanos.add(x);
+    }
+
+    /** Decays the classes' CPU use and request counts to {@code now} (over about {@link #SHARE_DECAY_NANOS}). */
+    private void decay(long now) {
+        if (now == lastDecayNanos) {
             return;
         }
         double decay = Math.exp(-(now - lastDecayNanos) / SHARE_DECAY_NANOS);
         lastDecayNanos = now;
         for (ClassState k : classes) {
             k.decayedCpu *= decay;
+            k.decayedRequests *= decay;
         }
-        c.decayedCpu += x;
-        c.cpuNanos.add(x);
     }
 
     /**
@@ -969,7 +988,17 @@ public final class Scheduler {
      * class cap goes.
      */
     private void dispatch(long now) {
-        grantWaiters(now);
+        dispatch(now, false);
+    }
+
+    /**
+     * {@link #dispatch(long)}; {@code selfCheck}: called by a waiter that woke on its own to look again. Only then
+     * is a request of another class let in beside a turn when CPU capacity goes unused (the turn's requests blocked,
+     * on I/O say): the check reads the process CPU clock, a system call, and under the lock on each of a turn's
+     * thousands of events a second it cost the study server 1 500 context switches a second more.
+     */
+    private void dispatch(long now, boolean selfCheck) {
+        grantWaiters(now, selfCheck);
         wakeNewFirstWaiters();
     }
 
@@ -984,7 +1013,7 @@ public final class Scheduler {
     }
 
     /** The grants of {@link #dispatch}. */
-    private void grantWaiters(long now) {
+    private void grantWaiters(long now, boolean selfCheck) {
         FairsliceConfig cfg = config;
         boolean gated = !closed && cfg.policy() == Policy.SHARE;
         if (turn != null) {
@@ -999,7 +1028,7 @@ public final class Scheduler {
             if (gated && competing(k, now, cfg)) {
                 if (turn != null) {
                     inTurn = turn == k && !turnClosing;
-                    if (!inTurn) {
+                    if (!inTurn && !(selfCheck && idleGrant(now))) {
                         return;
                     }
                 } else if (slotsTaken(now, cfg) >= cfg.cpus()) {
