@@ -42,7 +42,7 @@ public final class ClassState {
 
     /** Decayed actual CPU use, for the share gauge and {@link #meanCpuNanos}. */
     volatile double decayedCpu;
-    /** Decayed count of completed requests, decayed with {@link #decayedCpu}. */
+    /** Decayed count of the requests that measured CPU stands for, decayed with {@link #decayedCpu}. */
     double decayedRequests;
     /** EWMA of the interval between completions (ns): the drain rate behind Retry-After. */
     double drainIntervalNanos;
@@ -60,8 +60,9 @@ public final class ClassState {
     }
 
     /**
-     * The class's CPU per request over the last seconds (ns): its measured CPU (samples weighed by the requests they
-     * stand for) over its completed requests, both decayed alike; the last measured request's EWMA until both exist.
+     * The class's CPU per request over the last seconds (ns): its measured requests' CPU over the number of requests
+     * they stand for (a sample counts for its route's requests since the one before), both decayed alike;
+     * {@link #cpuPerRequestNanos} until a measured request has completed.
      */
     double meanCpuNanos() {
         return decayedCpu > 0 && decayedRequests > 0 ? decayedCpu / decayedRequests : cpuPerRequestNanos;

@@ -23,18 +23,20 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code share.quantum} gives the slot up, and parks, when another class waits with a lower virtual time.
  *
  * <p><b>What is charged: the requests' CPU.</b> A slot is charged the CPU its holder's thread used
- * ({@link #slotCharge}); a request that ran in a cheap class's turn (below), when it leaves the turn, the class's mean
- * CPU per request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not read). Work
- * no request does (the container around requests, the JIT compiler, the collector) is no class's: the shares split
- * the CPU the classes' requests use, as {@code fairslice.class.cpu.share} reports it.
+ * ({@link #slotCharge}); a request that starts in a cheap class's turn (below), as it starts, the class's mean CPU per
+ * request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not read), so that a turn
+ * ends once the requests it has started will have used what its class is owed. Work no request does (the container
+ * around requests, the JIT compiler, the collector) is no class's: the shares split the CPU the classes' requests
+ * use, as {@code fairslice.class.cpu.share} reports it. Exception: a slot of a cheap class outside a turn (its
+ * requests' clocks are not read; it holds one only until its turn starts) is charged its wall time.
  *
  * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a
  * handover per request for its run slot: a park, a wake-up and two context switches for a request of a few hundred
  * microseconds. Instead, once it holds every run slot it has a <em>turn</em>: its requests start as they come, without
  * a slot each, and the OS runs them side by side as it would without fairslice. The turn ends when its charges put
  * its class past a class that waits (its requests still running finish first: later ones wait), or when none of its
- * requests has run for {@link #TURN_ANTICIPATION_NANOS}. The first waiter of the other classes parks until the moment
- * the turn can be over at the pace it has been charged so far. A free slot is held for the same short
+ * requests has run for {@link #TURN_ANTICIPATION_NANOS}; the first waiter of the other classes is granted by the
+ * event that ends it. A free slot is held for the same short
  * moment for a cheap class further behind that is active but whose next request has not reached the scheduler yet
  * (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class would run
  * ahead of its share. While a turn is on, a request of another class is let in beyond the run slots only when CPU
@@ -100,9 +102,6 @@ public final class Scheduler {
     private ClassState turn;
     /** The turn is over but requests in it still run: no more join, the slots stay the class's until they end. */
     private boolean turnClosing;
-    private long turnStartNanos;
-    /** What the current turn has been charged so far (ns of run-slot time), for the pace of its charges. */
-    private double turnCharged;
     private long turnClosingSince;
     /** Since when no request of the turn's class has run in it ({@link #NEVER} while one does). */
     private long turnEmptySince = NEVER;
@@ -220,7 +219,7 @@ public final class Scheduler {
         try {
             long now = clock.nanoTime();
             if (t.riding) {
-                leaveTurn(t, now, config);
+                leaveTurn(t, now);
                 dispatch(now);
             }
             if (t.holdsSlot && !t.completed) {
@@ -306,7 +305,7 @@ public final class Scheduler {
         t.holdsPermit = true;
         t.cls.permits++;
         if (inTurn) {
-            joinTurn(t);
+            joinTurn(t, now, config);
         } else {
             takeSlot(t, now);
         }
@@ -323,10 +322,14 @@ public final class Scheduler {
 
     /** Gives up the ticket's run slot and charges the class for the time it held it. */
     private void releaseSlot(Ticket t, long now, FairsliceConfig cfg) {
+        dropSlot(t);
+        charge(t.cls, slotCharge(t, now), now, cfg);
+    }
+
+    private void dropSlot(Ticket t) {
         t.holdsSlot = false;
         t.cls.running--;
         holders.remove(t);
-        charge(t.cls, slotCharge(t, now), now, cfg);
     }
 
     /**
@@ -366,7 +369,7 @@ public final class Scheduler {
     /**
      * Starts a turn of {@code c} when it is cheap, no other class holds a counted run slot, {@code c}'s holders and
      * {@code extra} new requests fill every slot, and no class further behind waits. Its holders then run in the
-     * turn (their slot time charged so far).
+     * turn, charged as its requests (not for their slot time).
      */
     private boolean startsTurn(ClassState c, long now, FairsliceConfig cfg, int extra) {
         if (turn != null || !cheap(c, cfg)) {
@@ -391,15 +394,13 @@ public final class Scheduler {
         }
         for (Ticket h : new ArrayList<>(holders)) {
             if (h.cls == c) {
-                releaseSlot(h, now, cfg);
-                joinTurn(h);
+                dropSlot(h);
+                joinTurn(h, now, cfg);
             }
         }
         turn = c;
         anticipatingSince = NEVER;
         turnClosing = false;
-        turnStartNanos = now;
-        turnCharged = 0;
         turnEmptySince = c.riders == 0 ? now : NEVER;
         wakeOthersFirstWaiters(c);
         return true;
@@ -422,25 +423,27 @@ public final class Scheduler {
         }
     }
 
-    private void joinTurn(Ticket t) {
+    /**
+     * The ticket's request runs in its class's turn from now on; unless charged before, its class is charged the
+     * class's mean CPU per request for it.
+     */
+    private void joinTurn(Ticket t, long now, FairsliceConfig cfg) {
         t.riding = true;
         t.cls.riders++;
         t.cls.running++;
         if (turn == t.cls) {
             turnEmptySince = NEVER;
         }
+        if (!t.chargedInTurn) {
+            t.chargedInTurn = true;
+            charge(t.cls, (long) t.cls.meanCpuNanos(), now, cfg);
+        }
     }
 
-    /** The ticket's request stops running in its class's turn: its class is charged the request's CPU. */
-    private void leaveTurn(Ticket t, long now, FairsliceConfig cfg) {
+    private void leaveTurn(Ticket t, long now) {
         t.riding = false;
         t.cls.riders--;
         t.cls.running--;
-        double cost = t.cls.meanCpuNanos();
-        charge(t.cls, (long) cost, now, cfg);
-        if (turn == t.cls) {
-            turnCharged += cost;
-        }
         if (turn == t.cls && t.cls.riders == 0) {
             turnEmptySince = now;
             if (!turnClosing) {
@@ -478,27 +481,16 @@ public final class Scheduler {
         return turnClosing || turn == null;
     }
 
-    /** When the current turn will be over (wall clock), for a waiter of another class to wake then. */
-    private long turnEnd(long now, FairsliceConfig cfg) {
-        ClassState c = turn;
+    /**
+     * When the current turn will be over by the clock (Long.MAX_VALUE: only an event can end it), for a waiter of
+     * another class to wake then: when it lapses, or {@code share.max-park} after it closed. A turn ends otherwise on
+     * the events that charge it and end its requests, and those grant the waiter themselves.
+     */
+    private long turnEnd(FairsliceConfig cfg) {
         if (turnClosing) {
             return turnClosingSince + cfg.shareMaxPark().toNanos();
         }
-        long end = Long.MAX_VALUE;
-        ClassState rival = mostOwedWaiterBut(c, cfg);
-        if (rival != null) {
-            // the charge still to come, at the pace the turn has been charged so far (its requests' CPU per wall
-            // time, at most share.cpus; that, until a first millisecond has shown the pace)
-            double owed = Math.max(0, rival.vtime - c.vtime) * cfg.classes().get(c.index).share();
-            long elapsed = now - turnStartNanos;
-            double pace = elapsed >= TURN_ANTICIPATION_NANOS && turnCharged > 0
-                    ? Math.min(cfg.cpus(), turnCharged / elapsed) : cfg.cpus();
-            end = now + (long) Math.min(owed / pace, 1e15);
-        }
-        if (c.riders == 0 && turnEmptySince != NEVER) {
-            end = Math.min(end, turnEmptySince + TURN_ANTICIPATION_NANOS);
-        }
-        return end;
+        return turn.riders == 0 && turnEmptySince != NEVER ? turnEmptySince + TURN_ANTICIPATION_NANOS : Long.MAX_VALUE;
     }
 
     /**
@@ -537,7 +529,7 @@ public final class Scheduler {
             at = Math.min(at, anticipatingSince + TURN_ANTICIPATION_NANOS + TURN_WAKE_SLACK_NANOS);
         }
         if (turn != null && turn != t.cls) {
-            long end = turnEnd(now, config);
+            long end = turnEnd(config);
             if (end != Long.MAX_VALUE) {
                 at = Math.min(at, end + TURN_WAKE_SLACK_NANOS);
             }
@@ -620,7 +612,7 @@ public final class Scheduler {
                 return false;
             }
             if (t.riding) {
-                leaveTurn(t, now, cfg);
+                leaveTurn(t, now);
             } else {
                 releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
             }
@@ -740,7 +732,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             if (t.riding) {
-                leaveTurn(t, now, cfg);
+                leaveTurn(t, now);
             }
             if (t.holdsSlot) {
                 releaseSlot(t, now, cfg);
@@ -752,9 +744,9 @@ public final class Scheduler {
             c.inflight--;
             c.lastActiveNanos = now;
             settleCpu(t, cpu, now);
-            decay(now);
-            c.decayedRequests++;
             if (cpu >= 0) {
+                decay(now);
+                c.decayedRequests += t.cpuWeight; // the requests its CPU, settled above, stands for
                 // a measured request stands for cpuWeight requests: weigh it so in the class's mean
                 double w = 1 - Math.pow(0.9, t.cpuWeight);
                 c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? cpu
@@ -1057,7 +1049,7 @@ public final class Scheduler {
         t.cls.waitingYield--;
         t.parkedAtYield = false;
         if (inTurn) {
-            joinTurn(t);
+            joinTurn(t, now, config);
         } else {
             takeSlot(t, now);
         }

@@ -19,6 +19,8 @@ public final class Ticket {
     long slotSince;
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
+    /** Whether the request's class has been charged for it as a request of a turn (once per request). */
+    boolean chargedInTurn;
     /**
      * The holder thread's CPU clock when it last started running with its slot (-1: not read; see
      * Scheduler#slotCharge).

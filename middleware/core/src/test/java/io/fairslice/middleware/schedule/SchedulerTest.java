@@ -158,45 +158,43 @@ class SchedulerTest {
         clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // past share.linger: idle again
     }
 
-    @Test
-    void shouldRunACheapClassInTurnsChargedTheirRequestsCpu() {
-        scheduler(); // share.turn-below 2 ms: light's 1 ms requests are cheap, heavy's 4 ms are not
-        measure(LIGHT, MS); // light's virtual time: 1 ms / 80
-        Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS); // heavy's: 4 ms / 20 = 0.2 ms
-        assertThat(light.granted).isTrue();
-        long turnStart = clock.now;
-        Ticket heavy2 = queued(HEAVY);
-        assertThat(heavy2.napUntil).as("the waiting heavy request wakes when the turn can be over at the earliest")
-                .isEqualTo(turnStart + (long) ((0.2 * MS - MS / 80.0) * 80) + 20_000);
+    /** Admits a request whose CPU is not measured (not a sample) without blocking. */
+    private Ticket runningUnmeasured(int cls) {
+        Ticket t = scheduler.newTicket(cls, 0);
+        scheduler.beginDispatch(t);
+        assertThat(scheduler.tryAdmit(t)).as("admission of %s", t.className()).isEqualTo(Scheduler.ADMITTED);
+        return t;
+    }
 
-        // light's turn: its requests start as they come, beyond the one run slot
-        java.util.List<Ticket> turn = new java.util.ArrayList<>(java.util.List.of(light));
-        for (int i = 0; i < 3; i++) {
-            turn.add(running(LIGHT));
-        }
-        assertThat(scheduler.totalRunning()).isEqualTo(4);
-        // 20 ms pass with the CPU elsewhere (the container, the JIT compiler): that is not light's cost, and light
-        // is still owed its 15 ms
+    @Test
+    void shouldChargeEachRequestOfATurnItsClassMeanCpuAsItStarts() {
+        scheduler(); // share.turn-below 2 ms: light's requests (1 and 3 ms) are cheap, heavy's 4 ms are not
+        finish(running(LIGHT), MS);
+        finish(running(LIGHT), 3 * MS); // light's mean CPU per request: 2 ms (its EWMA: 1.2 ms)
+        clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // light idle again
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT); // light's virtual time: 4 ms / 80 = 0.05 ms
+        finish(heavy, 4 * MS); // heavy's: 4 ms / 20 = 0.2 ms; light is owed 12 ms
+        assertThat(light.granted).as("light's turn, its first request charged 2 ms").isTrue();
+        Ticket heavy2 = queued(HEAVY);
+        assertThat(heavy2.napUntil).as("the turn's events grant the waiter; it looks again on its own now and then")
+                .isEqualTo(clock.now + 50 * MS);
+
+        // 20 ms pass with the CPU elsewhere (the container, the JIT compiler): that is not light's cost
         clock.advance(20 * MS, 0);
-        turn.add(running(LIGHT));
-        queued(HEAVY);
-        // each request that ends is charged light's CPU per request (1 ms): the 16th puts light past heavy
-        int ended = 0;
+        java.util.List<Ticket> turn = new java.util.ArrayList<>(java.util.List.of(light));
         Ticket late = null;
-        while (late == null) {
-            finish(turn.remove(0), MS);
-            ended++;
-            Ticket next = scheduler.newTicket(LIGHT);
+        while (late == null && turn.size() < 100) {
+            Ticket next = scheduler.newTicket(LIGHT, 0);
             scheduler.beginDispatch(next);
             if (scheduler.tryAdmit(next) == Scheduler.ADMITTED) {
-                turn.add(next);
+                turn.add(next); // light's requests start as they come, beyond the one run slot
             } else {
                 late = next;
             }
         }
-        assertThat(ended).as("light requests charged before the turn is over").isEqualTo(16);
+        assertThat(turn).as("requests started in the turn: the 6th puts light's 12 ms past heavy").hasSize(6);
+        assertThat(scheduler.totalRunning()).isEqualTo(6);
         assertThat(heavy2.granted).as("the turn's requests end first").isFalse();
         for (Ticket t : turn) {
             finish(t, MS);
@@ -207,30 +205,60 @@ class SchedulerTest {
     }
 
     @Test
-    void shouldLetAnotherClassInBesideATurnWhileCpuCapacityGoesUnused() throws Exception {
+    void shouldChargeARequestThatJoinsATurnOnceNotForItsSlotToo() {
+        scheduler();
+        measure(LIGHT, MS); // light's mean CPU per request: 1 ms
+        Ticket holder = running(LIGHT); // alone: it takes a run slot
+        queued(HEAVY); // competition: heavy waits for the slot
+        double before = scheduler.classState(LIGHT).vtime;
+        clock.advance(10 * MS, 10 * MS);
+        running(LIGHT); // light holds every slot: its turn starts, the holder joins it
+        assertThat((scheduler.classState(LIGHT).vtime - before) * 80).as("two requests' mean, not the slot's 10 ms")
+                .isCloseTo(2.0 * MS, within(1.0));
+        finish(holder, 0);
+        assertThat((scheduler.classState(LIGHT).vtime - before) * 80).as("nothing more as it leaves the turn")
+                .isCloseTo(2.0 * MS, within(1.0));
+    }
+
+    @Test
+    void shouldKeepAClassMeanCpuPerRequestFromItsSamples() {
+        scheduler();
+        finish(running(LIGHT), MS);
+        clock.advance(30_000 * MS, 0); // a long quiet spell: what was measured then has all but decayed
+        for (int i = 0; i < 5; i++) {
+            finish(runningUnmeasured(LIGHT), 2 * MS);
+        }
+        assertThat(scheduler.classState(LIGHT).meanCpuNanos()).as("unmeasured requests do not dilute it")
+                .isCloseTo(MS, within(0.01 * MS));
+        Ticket sample = scheduler.newTicket(LIGHT, 4); // stands for its route's last 4 requests
+        scheduler.beginDispatch(sample);
+        assertThat(scheduler.tryAdmit(sample)).isEqualTo(Scheduler.ADMITTED);
+        finish(sample, 3 * MS);
+        assertThat(scheduler.classState(LIGHT).meanCpuNanos()).isCloseTo(3.0 * MS, within(0.01 * MS));
+    }
+
+    @Test
+    void shouldLetAnotherClassInBesideATurnWhenItsFirstWaiterFindsTheCpuIdle() throws Exception {
         scheduler("class.heavy.queue-timeout", "60s");
         measure(LIGHT, MS);
         Ticket heavy = running(HEAVY);
         Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS); // light's turn: light is owed for 15 ms of CPU
-        running(LIGHT);
-        Ticket heavy2 = scheduler.newTicket(HEAVY);
-        scheduler.beginDispatch(heavy2);
-        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(heavy2));
-        while (scheduler.classState(HEAVY).waitingAdmission() == 0) {
-            Thread.sleep(1);
-        }
-        // light's requests wait on I/O: the turn is charged little, and the CPU idles
+        finish(heavy, 4 * MS); // light's turn: light is owed 15 ms of CPU
+        Ticket heavy2 = queued(HEAVY);
+        // light's requests wait on I/O: the turn starts few, and the CPU idles
         clock.advance(30 * MS, 0);
-        Thread.sleep(50);
-        assertThat(admitted).as("the CPU is busy: the turn goes on").isNotDone();
         clock.idle = true;
-        Ticket heavy3 = queued(HEAVY); // the turn's events do not look: the waiter re-checking on its own does
-        assertThat(admitted.get(5, TimeUnit.SECONDS)).as("one more request per idle sample")
-                .isEqualTo(Scheduler.ADMITTED);
+        finish(running(LIGHT), 0);
+        Ticket heavy3 = queued(HEAVY);
+        assertThat(heavy2.granted).as("the turn's events do not look at the CPU").isFalse();
+        clock.advance(heavy2.napUntil - clock.now, 0);
+        java.lang.reflect.Method await = Scheduler.class.getDeclaredMethod("await", Ticket.class, int.class);
+        await.setAccessible(true);
+        assertThat(await.invoke(scheduler, heavy2, Scheduler.WHERE_ADMISSION)).isEqualTo(true);
         clock.idle = false;
-        assertThat(heavy3.granted).isFalse();
-        assertThat(scheduler.totalRunning()).isEqualTo(3);
+        assertThat(heavy2.granted).as("its first waiter, looking again on its own, finds the CPU idle").isTrue();
+        assertThat(heavy3.granted).as("one more request per idle sample").isFalse();
+        assertThat(scheduler.totalRunning()).isEqualTo(2);
         assertThat(running(LIGHT).granted).as("light's turn goes on").isTrue();
         finish(light, 0);
     }
@@ -255,7 +283,7 @@ class SchedulerTest {
     }
 
     @Test
-    void shouldSplitWallTimeByShareBetweenTurnsAndRunSlots() {
+    void shouldSplitTheCpuByShareBetweenTurnsAndRunSlots() {
         scheduler();
         measure(LIGHT, MS);
         measure(HEAVY, 4 * MS);
@@ -282,7 +310,7 @@ class SchedulerTest {
             tickets.add(admitOrQueue(current.classIndex()));
         }
         double light = wall.get(LIGHT) / (double) (wall.get(LIGHT) + wall.get(HEAVY));
-        assertThat(light).as("light's part of the wall time").isCloseTo(0.8, within(0.02));
+        assertThat(light).as("light's part of the CPU (the fake clock: CPU is wall time)").isCloseTo(0.8, within(0.02));
     }
 
     /**
