@@ -44,7 +44,11 @@ class SchedulerTest {
 
     /** Admits without blocking (fails the test if it would queue). */
     private Ticket running(int cls) {
-        Ticket t = scheduler.newTicket(cls);
+        return running(scheduler.newTicket(cls));
+    }
+
+    /** Admits the ticket's request without blocking (fails the test if it would queue). */
+    private Ticket running(Ticket t) {
         scheduler.beginDispatch(t);
         assertThat(scheduler.tryAdmit(t)).as("admission of %s", t.className()).isEqualTo(Scheduler.ADMITTED);
         return t;
@@ -158,20 +162,11 @@ class SchedulerTest {
         clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // past share.linger: idle again
     }
 
-    /** Admits a request whose CPU is not measured (not a sample) without blocking. */
-    private Ticket runningUnmeasured(int cls) {
-        Ticket t = scheduler.newTicket(cls, 0);
-        scheduler.beginDispatch(t);
-        assertThat(scheduler.tryAdmit(t)).as("admission of %s", t.className()).isEqualTo(Scheduler.ADMITTED);
-        return t;
-    }
-
     @Test
     void shouldChargeEachRequestOfATurnItsClassMeanCpuAsItStarts() {
         scheduler(); // share.turn-below 2 ms: light's requests (1 and 3 ms) are cheap, heavy's 4 ms are not
         finish(running(LIGHT), MS);
-        finish(running(LIGHT), 3 * MS); // light's mean CPU per request: 2 ms (its EWMA: 1.2 ms)
-        clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // light idle again
+        measure(LIGHT, 3 * MS); // light's mean CPU per request: 2 ms (its EWMA: 1.2 ms)
         Ticket heavy = running(HEAVY);
         Ticket light = queued(LIGHT); // light's virtual time: 4 ms / 80 = 0.05 ms
         finish(heavy, 4 * MS); // heavy's: 4 ms / 20 = 0.2 ms; light is owed 12 ms
@@ -185,9 +180,8 @@ class SchedulerTest {
         java.util.List<Ticket> turn = new java.util.ArrayList<>(java.util.List.of(light));
         Ticket late = null;
         while (late == null && turn.size() < 100) {
-            Ticket next = scheduler.newTicket(LIGHT, 0);
-            scheduler.beginDispatch(next);
-            if (scheduler.tryAdmit(next) == Scheduler.ADMITTED) {
+            Ticket next = admitOrQueue(scheduler.newTicket(LIGHT, 0)); // not measured: the mean stays 2 ms
+            if (next.granted) {
                 turn.add(next); // light's requests start as they come, beyond the one run slot
             } else {
                 late = next;
@@ -226,14 +220,11 @@ class SchedulerTest {
         finish(running(LIGHT), MS);
         clock.advance(30_000 * MS, 0); // a long quiet spell: what was measured then has all but decayed
         for (int i = 0; i < 5; i++) {
-            finish(runningUnmeasured(LIGHT), 2 * MS);
+            finish(running(scheduler.newTicket(LIGHT, 0)), 2 * MS);
         }
         assertThat(scheduler.classState(LIGHT).meanCpuNanos()).as("unmeasured requests do not dilute it")
                 .isCloseTo(MS, within(0.01 * MS));
-        Ticket sample = scheduler.newTicket(LIGHT, 4); // stands for its route's last 4 requests
-        scheduler.beginDispatch(sample);
-        assertThat(scheduler.tryAdmit(sample)).isEqualTo(Scheduler.ADMITTED);
-        finish(sample, 3 * MS);
+        finish(running(scheduler.newTicket(LIGHT, 4)), 3 * MS); // a sample: stands for its route's last 4 requests
         assertThat(scheduler.classState(LIGHT).meanCpuNanos()).isCloseTo(3.0 * MS, within(0.01 * MS));
     }
 
@@ -372,7 +363,11 @@ class SchedulerTest {
     }
 
     private Ticket admitOrQueue(int cls) {
-        Ticket t = scheduler.newTicket(cls);
+        return admitOrQueue(scheduler.newTicket(cls));
+    }
+
+    /** Admits the ticket's request or queues it, without parking: {@code granted} tells which. */
+    private Ticket admitOrQueue(Ticket t) {
         scheduler.beginDispatch(t);
         scheduler.tryAdmit(t);
         return t;
