@@ -569,6 +569,27 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldLetAGrantedWaiterGoWithoutTakingTheLock() throws Exception {
+        scheduler("class.light.queue-timeout", "60s");
+        Ticket heavy = running(HEAVY);
+        Ticket light = scheduler.newTicket(LIGHT);
+        scheduler.beginDispatch(light);
+        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(light));
+        while (scheduler.classState(LIGHT).waitingAdmission() == 0) {
+            Thread.sleep(1);
+        }
+        finish(heavy, MS); // grants light, and unparks its thread once the lock is free
+        scheduler.lock.lock(); // a busy scheduler: others hold the lock as the granted waiter wakes
+        try {
+            // woken while the lock was held (or needing it to leave), the waiter would block on it: a convoy behind
+            // every grant at a turn's start
+            assertThat(admitted.get(5, TimeUnit.SECONDS)).isEqualTo(Scheduler.ADMITTED);
+        } finally {
+            scheduler.lock.unlock();
+        }
+    }
+
+    @Test
     void shouldBoundTheParkAtAYieldPointByMaxPark() throws Exception {
         scheduler("share.quantum", "1ms", "share.max-park", "50ms");
         Ticket heavy = running(HEAVY);
