@@ -405,11 +405,12 @@ public final class Scheduler {
         anticipatingSince = NEVER;
         turnClosing = false;
         turnEmptySince = c.riders == 0 ? now : NEVER;
-        wakeOthersFirstWaiters(c);
+        // the other classes' first waiters sleep on: the events that end the turn grant them, and a turn that starts
+        // has a request in it by the time the lock is released, so it has no end by the clock to time a nap to
         return true;
     }
 
-    /** The first waiters of the classes but {@code c} look again, to time their naps to the turn's end. */
+    /** The first waiters of the classes but {@code c} look again, to time their naps to the turn's lapse. */
     private void wakeOthersFirstWaiters(ClassState c) {
         for (ClassState k : classes) {
             if (k != c) {
