@@ -650,7 +650,7 @@ public final class Scheduler {
     }
 
     /** Parks until granted or the ticket's deadline; false when admission was refused (reason in the ticket). */
-    private boolean await(Ticket t, int where) {
+    boolean await(Ticket t, int where) {
         long started = System.nanoTime();
         boolean interrupted = false;
         boolean ok = true;

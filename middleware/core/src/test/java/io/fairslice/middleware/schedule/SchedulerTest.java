@@ -229,7 +229,7 @@ class SchedulerTest {
     }
 
     @Test
-    void shouldLetAnotherClassInBesideATurnWhenItsFirstWaiterFindsTheCpuIdle() throws Exception {
+    void shouldLetAnotherClassInBesideATurnWhenItsFirstWaiterFindsTheCpuIdle() {
         scheduler("class.heavy.queue-timeout", "60s");
         measure(LIGHT, MS);
         Ticket heavy = running(HEAVY);
@@ -243,9 +243,7 @@ class SchedulerTest {
         Ticket heavy3 = queued(HEAVY);
         assertThat(heavy2.granted).as("the turn's events do not look at the CPU").isFalse();
         clock.advance(heavy2.napUntil - clock.now, 0);
-        java.lang.reflect.Method await = Scheduler.class.getDeclaredMethod("await", Ticket.class, int.class);
-        await.setAccessible(true);
-        assertThat(await.invoke(scheduler, heavy2, Scheduler.WHERE_ADMISSION)).isEqualTo(true);
+        assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).isTrue();
         clock.idle = false;
         assertThat(heavy2.granted).as("its first waiter, looking again on its own, finds the CPU idle").isTrue();
         assertThat(heavy3.granted).as("one more request per idle sample").isFalse();
@@ -601,15 +599,7 @@ class SchedulerTest {
         });
         yielded.get(5, TimeUnit.SECONDS);
         assertThat(light.granted).isTrue(); // and light keeps the slot: it never completes in this test
-        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
-            try {
-                java.lang.reflect.Method await = Scheduler.class.getDeclaredMethod("await", Ticket.class, int.class);
-                await.setAccessible(true);
-                await.invoke(scheduler, heavy, Scheduler.WHERE_YIELD);
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> scheduler.await(heavy, Scheduler.WHERE_YIELD));
         Thread.sleep(100);
         assertThat(resumed).as("still parked: the fake clock has not passed max-park").isNotDone();
         clock.advance(60 * MS, 0);
