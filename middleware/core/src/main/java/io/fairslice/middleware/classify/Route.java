@@ -22,8 +22,11 @@ public final class Route {
     /** While learning: the cheapest sample so far; then the EWMA. */
     private double ewmaCpuNanos;
     private long samples;
-    /** Whether the first decision has been made (kept apart from samples: min-samples can change at runtime). */
-    private boolean decided;
+    /**
+     * Whether the first decision has been made (kept apart from samples: min-samples can change at runtime). Read
+     * without the lock by {@link #cpuSample}.
+     */
+    private volatile boolean decided;
     private volatile boolean heavy;
     private volatile long expectedCpuNanos;
     /** Requests of this route since the last CPU sample, and when the next one may be taken (see cpuSample). */
@@ -51,12 +54,14 @@ public final class Route {
     /**
      * Whether the CPU time of the request arriving at {@code nowNanos} is measured, and for how many requests its
      * measurement counts: 0 (not measured), or the route's requests since the last measurement, this one included.
-     * A route's first request is measured, then at most one per {@code intervalNanos} (config
+     * Every request is measured until the route's first decision, then at most one per {@code intervalNanos} (config
      * {@code cpu.sample-interval}; 0: every request), so a rare route has every request measured and a busy one a
-     * few a second.
+     * few a second. Every request while learning: under overload a new page's requests run for seconds each, and
+     * with one measured per interval as they arrive (a closed loop's next ones only when they end) the decision took
+     * 8-28 s, during which an expensive page ran in the cheap class (docs/measurements/lag-limit-20261126.md).
      */
     public int cpuSample(long nowNanos, long intervalNanos) {
-        if (intervalNanos == 0) {
+        if (intervalNanos == 0 || !decided) {
             return 1;
         }
         sinceSample.incrementAndGet();

@@ -78,8 +78,15 @@ public final class Scheduler {
      */
     private static final long RECHECK_NANOS = 50_000_000L;
     private static final double SHARE_DECAY_NANOS = 2e9;
-    /** Run time per slot a class can be owed at most: what it may bank while it wants less than its share. */
+    /** Run time per slot a class can be owed at most while it wants less than its share: what it may bank. */
     static final long LAG_LIMIT_NANOS = 100_000_000L;
+    /**
+     * Run time per slot a class whose requests wait (or whose turn it is) can be owed at most. Such a class is owed
+     * what the others ran beyond their share while it waited: at light 80 / heavy 20, four times a heavy request's run
+     * without a yield point, so this covers runs of up to 250 ms. A bound on what an error in the accounting can hold
+     * the other classes back, not a limit on the share.
+     */
+    static final long WAITING_LAG_LIMIT_NANOS = 1_000_000_000L;
     /** At most one request beyond the run slots per this interval while CPU capacity goes unused. */
     private static final long IDLE_GRANT_INTERVAL_NANOS = 20_000_000L;
     /** How long a turn whose class has no request running waits for its next one before it lapses. */
@@ -890,13 +897,17 @@ public final class Scheduler {
     private ClassState mostOwedWaiterBut(ClassState c, FairsliceConfig cfg) {
         ClassState best = null;
         for (ClassState k : classes) {
-            boolean grantable = k != c && (!k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty()
-                    && (closed || cfg.policy() == Policy.OBSERVE || capOk(k, cfg))));
-            if (grantable && (best == null || k.vtime < best.vtime)) {
+            if (k != c && waitsToRun(k, cfg) && (best == null || k.vtime < best.vtime)) {
                 best = k;
             }
         }
         return best;
+    }
+
+    /** Whether the class has a request that could be granted now (parked at a yield point, or queued within its cap). */
+    private boolean waitsToRun(ClassState k, FairsliceConfig cfg) {
+        return !k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty()
+                && (closed || cfg.policy() == Policy.OBSERVE || capOk(k, cfg)));
     }
 
     /** The class's request that a grant would go to first: parked at a yield point, else the admission queue's head. */
@@ -919,8 +930,10 @@ public final class Scheduler {
 
     /**
      * Charges {@code runNanos} of held run-slot time to {@code c}: its virtual time advances by the time over its
-     * share weight. Active classes are kept within {@link #LAG_LIMIT_NANOS} per slot of the leader, and their
-     * balances (for metrics) are recomputed.
+     * share weight. Active classes are kept within {@link #LAG_LIMIT_NANOS} per slot of the leader while they want
+     * less than their share (no request waits to run, no turn is theirs), within {@link #WAITING_LAG_LIMIT_NANOS}
+     * otherwise: a class whose requests waited while another class's request ran long without a yield point is owed
+     * that run. The balances (for metrics) are recomputed.
      */
     private void charge(ClassState c, long runNanos, long now, FairsliceConfig cfg) {
         if (runNanos > 0) {
@@ -934,11 +947,11 @@ public final class Scheduler {
                 lead = Math.max(lead, k.vtime);
             }
         }
-        double lag = LAG_LIMIT_NANOS * (double) cfg.cpus();
         for (ClassState k : classes) {
             if (k == c || active(k, now, cfg)) {
                 int share = cfg.classes().get(k.index).share();
-                k.vtime = Math.max(k.vtime, lead - lag / share);
+                long limit = turn == k || waitsToRun(k, cfg) ? WAITING_LAG_LIMIT_NANOS : LAG_LIMIT_NANOS;
+                k.vtime = Math.max(k.vtime, lead - limit * (double) cfg.cpus() / share);
                 weights += share;
                 weighted += share * k.vtime;
             }

@@ -43,22 +43,30 @@ class RouteTableTest {
     }
 
     @Test
-    void shouldMeasureARoutesFirstRequestThenOnePerIntervalCountingTheRequestsBetween() {
+    void shouldMeasureEveryRequestWhileARouteLearnsThenOnePerIntervalCountingTheRequestsBetween() {
         RouteTable table = new RouteTable(1000, 50);
         Route a = table.route("/a");
         long ms = 1_000_000L;
         long t = 5 * ms;
-        assertThat(a.cpuSample(t, 100 * ms)).as("the first request").isEqualTo(1);
+        for (int i = 0; i < 10; i++) {
+            assertThat(a.cpuSample(t, 100 * ms)).as("learning: every request, for itself").isEqualTo(1);
+            a.record(ms, 0.2, 10, 5 * ms, 2 * ms);
+        }
+        assertThat(a.cpuSample(t, 100 * ms)).as("the first request after the decision").isEqualTo(1);
         assertThat(a.cpuSample(t + ms, 100 * ms)).isZero();
         assertThat(a.cpuSample(t + 99 * ms, 100 * ms)).isZero();
         assertThat(a.cpuSample(t + 100 * ms, 100 * ms)).as("stands for itself and the two before").isEqualTo(3);
         assertThat(a.cpuSample(t + 150 * ms, 100 * ms)).isZero();
         assertThat(a.cpuSample(t + 400 * ms, 100 * ms)).as("a quiet route: the next request is measured")
                 .isEqualTo(2);
-        assertThat(table.route("/b").cpuSample(t + 150 * ms, 100 * ms)).as("per route").isEqualTo(1);
-        assertThat(table.route("/c").cpuSample(-7 * ms, 100 * ms)).as("any nanoTime origin").isEqualTo(1);
+        Route c = table.route("/c");
+        for (int i = 0; i < 10; i++) {
+            c.record(ms, 0.2, 10, 5 * ms, 2 * ms);
+        }
+        assertThat(c.cpuSample(-7 * ms, 100 * ms)).as("any nanoTime origin").isEqualTo(1);
+        assertThat(c.cpuSample(-6 * ms, 100 * ms)).isZero();
         for (int i = 0; i < 5; i++) {
-            assertThat(table.route("/d").cpuSample(t, 0)).as("interval 0: every request").isEqualTo(1);
+            assertThat(a.cpuSample(t, 0)).as("interval 0: every request").isEqualTo(1);
         }
     }
 }

@@ -273,11 +273,32 @@ class SchedulerTest {
 
     @Test
     void shouldSplitTheCpuByShareBetweenTurnsAndRunSlots() {
+        assertThat(lightPartOfTheCpu(4 * MS)).as("light's part of the CPU (the fake clock: CPU is wall time)")
+                .isCloseTo(0.8, within(0.02));
+    }
+
+    @Test
+    void shouldKeepTheSplitWhenHeavyRequestsRunLongWithoutAYieldPoint() {
+        // one heavy request without a yield point puts heavy more ahead than LAG_LIMIT_NANOS lets an idle class be
+        // owed: light, whose requests wait meanwhile, is owed it all the same (80 ms at share 20: 320 ms of light)
+        assertThat(lightPartOfTheCpu(40 * MS)).as("light's part beside heavy requests of 40 ms")
+                .isCloseTo(0.8, within(0.02));
+        assertThat(lightPartOfTheCpu(80 * MS)).as("light's part beside heavy requests of 80 ms")
+                .isCloseTo(0.8, within(0.02));
+    }
+
+    /**
+     * A closed loop of 10 light clients (1 ms requests, run in turns) and 3 heavy ones (requests of {@code heavyNanos}
+     * that reach no yield point) on one CPU, in a new scheduler: the fake clock runs the started requests one after
+     * another. Returns light's part of the CPU after a first tenth of the steps.
+     */
+    private double lightPartOfTheCpu(long heavyNanos) {
+        if (scheduler != null) {
+            scheduler.close();
+        }
         scheduler();
         measure(LIGHT, MS);
-        measure(HEAVY, 4 * MS);
-        // a closed loop of 10 light clients (1 ms requests, run in turns) and 3 heavy ones (4 ms) on one CPU: the
-        // fake clock runs the started requests one after another
+        measure(HEAVY, heavyNanos);
         Map<Integer, Long> wall = new HashMap<>(Map.of(LIGHT, 0L, HEAVY, 0L));
         java.util.List<Ticket> tickets = new java.util.ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -286,20 +307,22 @@ class SchedulerTest {
         for (int i = 0; i < 3; i++) {
             tickets.add(admitOrQueue(HEAVY));
         }
-        for (int step = 0; step < 5_000; step++) {
+        int steps = 20_000;
+        for (int step = 0; step < steps; step++) {
             java.util.List<Ticket> started = tickets.stream().filter(t -> t.granted).toList();
             assertThat(started.stream().map(Ticket::classIndex).distinct().count())
                     .as("light and heavy never run together").isEqualTo(1);
             assertThat(started.stream().filter(t -> t.classIndex() == HEAVY).count()).isLessThanOrEqualTo(1);
             Ticket current = started.get(0);
-            long cost = current.classIndex() == LIGHT ? MS : 4 * MS;
-            wall.merge(current.classIndex(), cost, Long::sum);
+            long cost = current.classIndex() == LIGHT ? MS : heavyNanos;
+            if (step >= steps / 10) {
+                wall.merge(current.classIndex(), cost, Long::sum);
+            }
             tickets.remove(current);
             finish(current, cost);
             tickets.add(admitOrQueue(current.classIndex()));
         }
-        double light = wall.get(LIGHT) / (double) (wall.get(LIGHT) + wall.get(HEAVY));
-        assertThat(light).as("light's part of the CPU (the fake clock: CPU is wall time)").isCloseTo(0.8, within(0.02));
+        return wall.get(LIGHT) / (double) (wall.get(LIGHT) + wall.get(HEAVY));
     }
 
     /**
@@ -462,6 +485,19 @@ class SchedulerTest {
         assertThat(l.balanceNanos()).isPositive();
         assertThat(l.balanceNanos() + h.balanceNanos()).as("balances of competing classes sum to zero")
                 .isCloseTo(0L, org.assertj.core.data.Offset.offset(10L));
+    }
+
+    @Test
+    void shouldBoundWhatAWaitingClassIsOwedAfterARunWithoutAYieldPoint() {
+        scheduler();
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 2_000 * MS); // two seconds without a yield point: light, waiting, would be owed eight
+        ClassState l = scheduler.classState(LIGHT);
+        ClassState h = scheduler.classState(HEAVY);
+        assertThat((h.vtime - l.vtime) * 80).as("run time light is owed")
+                .isCloseTo((double) Scheduler.WAITING_LAG_LIMIT_NANOS, within(1e3));
+        assertThat(light.granted).isTrue();
     }
 
     @Test
