@@ -162,9 +162,9 @@ public final class FairsliceConfig {
     /**
      * At most one request per route and interval has its CPU time measured (every request of a route until the
      * adaptive classifier's first decision on it; zero: every request); a measurement counts for the route's requests
-     * since the one before. Reading the thread's CPU
-     * clock is a system call that lets Linux preempt the thread at its slice's end instead of at the next tick, so
-     * reading it twice per request made the server's threads switch three to four times as often.
+     * since the one before. Reading the thread's CPU clock is a system call that lets Linux preempt the thread at its
+     * slice's end instead of at the next tick, so reading it twice per request made the server's threads switch three
+     * to four times as often.
      */
     public Duration cpuSampleInterval() {
         return cpuSampleInterval;
