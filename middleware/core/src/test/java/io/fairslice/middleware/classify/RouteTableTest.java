@@ -59,14 +59,20 @@ class RouteTableTest {
         assertThat(a.cpuSample(t + 150 * ms, 100 * ms)).isZero();
         assertThat(a.cpuSample(t + 400 * ms, 100 * ms)).as("a quiet route: the next request is measured")
                 .isEqualTo(2);
-        Route c = table.route("/c");
-        for (int i = 0; i < 10; i++) {
-            c.record(ms, 0.2, 10, 5 * ms, 2 * ms);
-        }
+        assertThat(decided(table.route("/b")).cpuSample(t + 150 * ms, 100 * ms)).as("per route").isEqualTo(1);
+        Route c = decided(table.route("/c"));
         assertThat(c.cpuSample(-7 * ms, 100 * ms)).as("any nanoTime origin").isEqualTo(1);
         assertThat(c.cpuSample(-6 * ms, 100 * ms)).isZero();
         for (int i = 0; i < 5; i++) {
             assertThat(a.cpuSample(t, 0)).as("interval 0: every request").isEqualTo(1);
         }
+    }
+
+    /** The route after the adaptive classifier's first decision on it (ten requests of 1 ms measured). */
+    private static Route decided(Route r) {
+        for (int i = 0; i < 10; i++) {
+            r.record(1_000_000L, 0.2, 10, 5_000_000L, 2_000_000L);
+        }
+        return r;
     }
 }
