@@ -323,6 +323,9 @@ public final class Scheduler {
     }
 
     private void takeSlot(Ticket t, long now) {
+        if (config.policy() == Policy.SHARE) {
+            t.burstStartWall = now; // its quantum starts with the slot, not with a wait for it
+        }
         t.cpuMark = -1;
         t.holdsSlot = true;
         t.slotSince = now;

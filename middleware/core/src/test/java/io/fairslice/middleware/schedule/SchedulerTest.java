@@ -419,6 +419,24 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldStartARequestsQuantumWhenItGetsItsSlotNotWhenItStartsToWait() {
+        scheduler("share.quantum", "5ms");
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        Ticket light2 = queued(LIGHT);
+        finish(light, 10 * MS); // heavy is granted after waiting 10 ms; light's virtual time 10 ms / 80
+        assertThat(heavy.granted).isTrue();
+        clock.advance(4 * MS, 4 * MS); // heavy's 4 ms / 20 put it past light, whose next request waits
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(heavy),
+                "4 ms into its slot, within its quantum: the yield point returns at once");
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        assertThat(light2.granted).isFalse();
+        clock.advance(2 * MS, 2 * MS);
+        assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
+        assertThat(light2.granted).isTrue();
+    }
+
+    @Test
     void shouldNotParkAtAYieldPointWhenNoOtherClassWaits() {
         scheduler("share.quantum", "1ms", "share.cpus", "2");
         Ticket heavy = running(HEAVY);
