@@ -25,7 +25,8 @@ import java.util.TreeSet;
  *
  * @param preset             the preset this started from (quick, full)
  * @param configurations     what to compare, each {@code middleware@scheduler}
- * @param heavyUsers         the points: heavy clients per point (the study: 0, 10, 20, 30, 40)
+ * @param heavyUsers         the points: heavy clients per point (the study: 0, 10, 20, 30, 40), measured heaviest
+ *                           first ({@link #measurementOrder})
  * @param lightUsers         light clients at every point (the study: 30)
  * @param lightPaths         light page(s), comma-separated; two pages is the study's second experiment
  * @param repetitions        how often every point is measured; repetitions are interleaved (point order repeats)
@@ -195,6 +196,16 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
     /** The number of measured points, repetitions included (without re-runs). */
     public int pointCount() {
         return configurations.size() * heavyUsers.size() * repetitions;
+    }
+
+    /**
+     * The points in the order a server measures them: heaviest first (where the JIT warm-up left off), the light-only
+     * reference (H=0) last, on a JVM that has compiled everything the loaded windows ran. Measured first, it read a
+     * JVM still compiling: the compiler took 0.2-2.8 % of the server in the light-only windows of a share run so
+     * measured, 0.05-0.6 % in two measured last (2026-11-26, docs/study.md).
+     */
+    public List<Integer> measurementOrder() {
+        return heavyUsers.stream().sorted(java.util.Comparator.reverseOrder()).toList();
     }
 
     /** The heaviest point: where the headline retention is read. */

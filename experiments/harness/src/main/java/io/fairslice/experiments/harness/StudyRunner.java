@@ -27,9 +27,10 @@ public final class StudyRunner {
     /**
      * Before a point is measured its load runs in steps of at most this length until the server's JIT compiler
      * threads used less than {@link ProcCpu#JIT_SETTLED} of the server's CPU in a step, for at most {@code jitSettle}: windows
-     * measure compiled code, not the compiler. After the JIT warm-up (the heaviest point) the compiler still took 3-6 %
-     * of the server in the light-only window that followed (2026-11-26, docs/study.md), more in fairslice's server,
-     * whose own code is more to compile, and 0.6-1.9 % in the loaded window: both read a few percent low.
+     * measure compiled code, not the compiler. Without it, after the JIT warm-up (the heaviest point) the compiler
+     * still took 3-6 % of the server in a light-only window that followed (2026-11-26, docs/study.md), more in
+     * fairslice's server, whose own code is more to compile, and 0.6-1.9 % in the loaded window: both read a few
+     * percent low. The light-only reference is now measured last ({@link StudyConfig#measurementOrder}).
      */
     static final Duration SETTLE_STEP = Duration.ofSeconds(10);
 
@@ -298,7 +299,7 @@ public final class StudyRunner {
             }
             progress.warmedUp();
             for (int rep = firstRep; rep <= lastRep; rep++) {
-                for (int heavy : config.heavyUsers()) {
+                for (int heavy : config.measurementOrder()) {
                     measure(load, cpu, meter, server, configuration, heavy, rep, points);
                     progress.pointDone();
                 }

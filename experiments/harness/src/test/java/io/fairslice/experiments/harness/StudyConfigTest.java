@@ -38,6 +38,8 @@ class StudyConfigTest {
                 .contains("nice@default", "slice@default", "share@rr-8ms")
                 .doesNotContain("nice@rr-100ms", "slice@rr-100ms", "nice@rr-8ms", "slice@rr-8ms");
         assertThat(full.heavyUsers()).containsExactly(0, 10, 20, 30, 40);
+        assertThat(full.measurementOrder()).as("heaviest first, the light-only reference last")
+                .containsExactly(40, 30, 20, 10, 0);
         assertThat(full.repetitions()).isEqualTo(3);
         assertThat(full.pointCount()).isEqualTo(17 * 5 * 3);
     }

@@ -39,9 +39,10 @@ class StudyEndToEndTest {
         assertThat(result.outcomes()).singleElement()
                 .satisfies(o -> assertThat(o.status()).as(o.message() + "\n" + console)
                         .isEqualTo(ConfigurationOutcome.Status.MEASURED));
-        assertThat(result.points()).extracting(PointResult::heavyUsers).containsExactly(0, 4);
-        PointResult lightOnly = result.points().get(0);
-        PointResult mixed = result.points().get(1);
+        assertThat(result.points()).extracting(PointResult::heavyUsers).as("heaviest first, the light-only reference last")
+                .containsExactly(4, 0);
+        PointResult mixed = result.points().get(0);
+        PointResult lightOnly = result.points().get(1);
         assertThat(lightOnly.light().throughput()).as("light req/s with no heavy clients").isGreaterThan(10);
         assertThat(lightOnly.light().failed()).isZero();
         assertThat(lightOnly.heavy().requests()).isZero();
@@ -50,7 +51,7 @@ class StudyEndToEndTest {
         assertThat(mixed.heavy().p50Millis()).isGreaterThan(0);
         for (PointResult p : result.points()) {
             assertThat(p.serverCpu()).as("server CPU share").isBetween(0.05, 1.1);
-            assertThat(p.windowSeconds()).isEqualTo(3.0);
+            assertThat(p.windowSeconds()).isEqualTo(5.0);
         }
         assertThat(headline).startsWith("light retention at 4 heavy clients: none@default ");
 
@@ -104,11 +105,11 @@ class StudyEndToEndTest {
         assertThat(ResultsFiles.read(out).points()).hasSize(4);
         // each page's part of the server's CPU comes from fairslice's own meter, which the baseline does not have
         assertThat(resumed.points().subList(0, 2)).allSatisfy(p -> assertThat(p.lightCpu()).isNaN());
-        PointResult observed = resumed.points().get(3);
+        PointResult observed = resumed.points().get(2);
         assertThat(observed.lightCpu()).as("the light page's part of the server's CPU at H=4").isBetween(0.01, 1.0);
         assertThat(observed.heavyCpu()).as("the heavy page's part").isBetween(0.01, 1.0);
         assertThat(observed.lightCpu() + observed.heavyCpu()).isLessThanOrEqualTo(1.05);
-        assertThat(resumed.points().get(2).heavyCpu()).as("no heavy clients at H=0").isZero();
+        assertThat(resumed.points().get(3).heavyCpu()).as("no heavy clients at H=0").isZero();
     }
 
     @Test
@@ -152,14 +153,18 @@ class StudyEndToEndTest {
                 r.endEpochMillis(), r.heaviest());
     }
 
-    /** Two points of a few seconds, 5 light clients and 0 or 4 heavy ones, small heap and document. */
+    /**
+     * Two points of a few seconds, 5 light clients and 0 or 4 heavy ones, small heap and document. The loaded point
+     * comes first, right after the short warm-up, with the JIT compiler at a quarter of the server: its window is 5 s,
+     * so that the meter sampler (one scrape a second) spans it and heavy requests end inside it.
+     */
     private static StudyConfig small(String configurations) {
         return StudyConfig.quick().with(Map.of(
                 "configurations", configurations,
                 "heavyUsers", "0, 4",
                 "lightUsers", "5",
                 "warmUp", "1s",
-                "measure", "3s",
+                "measure", "5s",
                 "jitWarmUp", "1s",
                 "retries", "0",
                 "documentSize", "256KB",
