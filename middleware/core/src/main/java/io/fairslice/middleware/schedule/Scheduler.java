@@ -22,10 +22,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * admission queue in arrival order). A running request that reaches a yield point after holding its slot for
  * {@code share.quantum} gives the slot up, and parks, when another class waits with a lower virtual time.
  *
- * <p><b>What is charged: the requests' CPU.</b> A slot is charged the CPU its holder's thread used
- * ({@link #slotCharge}); a request that starts in a cheap class's turn (below), as it starts, the class's mean CPU per
- * request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not read), so that a turn
- * ends once the requests it has started will have used what its class is owed. Work no request does (the container
+ * <p><b>What is charged: the requests' CPU.</b> A slot is charged the CPU its holder's thread used, waiting for
+ * the slot included ({@link #slotCharge}); a request that starts in a cheap class's turn (below), as it starts, the
+ * class's mean CPU per request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not
+ * read), so that a turn ends once the requests it has started will have used what its class is owed. Work no request does (the container
  * around requests, the JIT compiler, the collector) is no class's: the shares split the CPU the classes' requests
  * use, as {@code fairslice.class.cpu.share} reports it. Exception: a slot of a cheap class outside a turn (its
  * requests' clocks are not read; it holds one only until its turn starts) is charged its wall time.
@@ -198,6 +198,9 @@ public final class Scheduler {
         t.dispatching = true;
         long now = clock.nanoTime();
         t.burstStartWall = now;
+        if (!t.holdsPermit && !cheap(t.cls, config)) {
+            t.waitMark = t.cpuWeight > 0 ? t.cpuDispatchStart : clock.threadCpuNanos();
+        }
         if (t.holdsPermit) {
             lock.lock();
             try {
@@ -347,9 +350,10 @@ public final class Scheduler {
 
     /**
      * What the holder's run slot since {@code slotSince} costs its class: the CPU its own thread used meanwhile, when
-     * that was measured (a request of a class that does not run in turns, on its own thread), else the wall time.
-     * The container's work for other requests that runs on the slot's CPU meanwhile (parsing the next requests of a
-     * class that will wait, the JIT compiler) is not the holder's.
+     * that was measured (a request of a class that does not run in turns, on its own thread), plus what the thread
+     * used waiting for the slot ({@link Ticket#waitCpu}); else the wall time. The container's work for other requests
+     * that runs on the slot's CPU meanwhile (parsing the next requests of a class that will wait, the JIT compiler)
+     * is not the holder's.
      */
     private long slotCharge(Ticket t, long now) {
         long wall = now - t.slotSince;
@@ -359,17 +363,26 @@ public final class Scheduler {
         long cpu = clock.threadCpuNanos();
         long used = cpu - t.cpuMark;
         t.cpuMark = cpu;
-        return Math.max(0, Math.min(wall, used));
+        long waited = t.waitCpu;
+        t.waitCpu = 0;
+        return Math.max(0, Math.min(wall, used)) + waited;
     }
 
     /**
      * The holder's thread starts running with its run slot: reads its CPU clock, for {@link #slotCharge}, unless its
-     * class runs in turns (a cheap request: the read would cost more than it tells).
+     * class runs in turns (a cheap request: the read would cost more than it tells), and keeps what the thread used
+     * since it began to wait for the slot, to be charged with it. A cheap class's requests pay for their waiting in
+     * their class's mean CPU per request, which their measured samples include.
      */
     private void markCpu(Ticket t) {
         if (t.holdsSlot && t.thread == Thread.currentThread() && !cheap(t.cls, config)) {
-            t.cpuMark = clock.threadCpuNanos();
+            long cpu = clock.threadCpuNanos();
+            if (t.waitMark >= 0) {
+                t.waitCpu += Math.max(0, cpu - t.waitMark);
+            }
+            t.cpuMark = cpu;
         }
+        t.waitMark = -1;
     }
 
     // ---- turns ---------------------------------------------------------------------------------------------------
@@ -629,6 +642,7 @@ public final class Scheduler {
                 leaveTurn(t, now);
             } else {
                 releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
+                t.waitMark = t.cpuMark; // read by the charge above (or -1): the park and wake-up are charged next
             }
             c.waitingYield++;
             t.parkedAtYield = true;

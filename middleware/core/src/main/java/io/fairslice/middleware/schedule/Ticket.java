@@ -26,6 +26,14 @@ public final class Ticket {
      * Scheduler#slotCharge).
      */
     long cpuMark = -1;
+    /**
+     * The thread's CPU clock when the request began to wait for a run slot (entering the filter, or giving its slot up
+     * at a yield point); -1: not read. What the thread uses from then until it runs with a slot again (the filter, the
+     * scheduler, parking and waking) is charged with the slot ({@link #waitCpu}).
+     */
+    long waitMark = -1;
+    /** CPU the request's thread used waiting for its run slot, charged with the slot's next charge. */
+    long waitCpu;
     /** Until when the waiting request parks before it looks again (set by the scheduler under its lock). */
     long napUntil;
     boolean queuedForAdmission;

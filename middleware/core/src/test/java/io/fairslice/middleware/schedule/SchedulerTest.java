@@ -12,6 +12,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -381,6 +382,75 @@ class SchedulerTest {
         scheduler.complete(heavy);
         assertThat(scheduler.classState(HEAVY).vtime - before).as("4 ms over heavy's share of 20")
                 .isCloseTo(4.0 * MS / 20, within(1.0));
+    }
+
+    @Test
+    void shouldChargeARunSlotTheCpuItsThreadUsedWaitingForIt() throws Exception {
+        scheduler();
+        measure(HEAVY, 4 * MS); // not cheap: its slots are charged their thread's CPU
+        Ticket light = running(LIGHT);
+        Ticket heavy = scheduler.newTicket(HEAVY);
+        // heavy's own thread enters, waits at admission until light's request ends, then runs 4 ms with the slot
+        CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+            scheduler.beginDispatch(heavy);
+            assertThat(scheduler.admit(heavy)).isEqualTo(Scheduler.ADMITTED);
+            clock.advance(4 * MS, 4 * MS);
+            scheduler.endDispatch(heavy);
+            scheduler.complete(heavy);
+        });
+        while (scheduler.classState(HEAVY).waiting() == 0) {
+            Thread.onSpinWait();
+        }
+        double before = scheduler.classState(HEAVY).vtime;
+        clock.advance(0, MS); // one fake CPU clock, heavy's thread's now: entering, parking, waking cost it 1 ms
+        clock.advance(10 * MS, 0);
+        scheduler.complete(light); // light's slot is charged its wall time (its clock was never read)
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0); // light (cheap now) has no next request: heavy's slot
+        served.get(5, TimeUnit.SECONDS);
+        assertThat(scheduler.classState(HEAVY).vtime - before).as("(1 ms waiting + 4 ms running) over heavy's 20")
+                .isCloseTo(5.0 * MS / 20, within(1.0));
+    }
+
+    @Test
+    void shouldChargeARunSlotTheCpuItsThreadUsedParkedAtAYieldPoint() throws Exception {
+        scheduler("share.quantum", "1ms");
+        measure(HEAVY, 4 * MS);
+        Ticket heavy = scheduler.newTicket(HEAVY);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch lightWaits = new CountDownLatch(1);
+        CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+            scheduler.beginDispatch(heavy);
+            assertThat(scheduler.admit(heavy)).isEqualTo(Scheduler.ADMITTED); // alone: at once
+            running.countDown();
+            await(lightWaits);
+            clock.advance(2 * MS, 2 * MS);
+            scheduler.yieldPoint(heavy); // past its quantum with light owed: parks until light's request ends
+            clock.advance(4 * MS, 4 * MS);
+            scheduler.endDispatch(heavy);
+            scheduler.complete(heavy);
+        });
+        await(running);
+        Ticket light = queued(LIGHT);
+        lightWaits.countDown();
+        while (scheduler.classState(HEAVY).waiting() == 0) {
+            Thread.onSpinWait();
+        }
+        double before = scheduler.classState(HEAVY).vtime;
+        clock.advance(0, MS); // heavy's thread's now: parking and waking cost it 1 ms
+        clock.advance(20 * MS, 0);
+        scheduler.complete(light);
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        served.get(5, TimeUnit.SECONDS);
+        assertThat(scheduler.classState(HEAVY).vtime - before).as("(1 ms parked + 4 ms running) over heavy's 20")
+                .isCloseTo(5.0 * MS / 20, within(1.0));
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(5, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private Ticket admitOrQueue(int cls) {
