@@ -198,8 +198,8 @@ public final class Scheduler {
         t.dispatching = true;
         long now = clock.nanoTime();
         t.burstStartWall = now;
-        if (!t.holdsPermit && !cheap(t.cls, config)) {
-            t.waitMark = t.cpuWeight > 0 ? t.cpuDispatchStart : clock.threadCpuNanos();
+        if (!t.holdsPermit && t.cpuWeight > 0) {
+            t.waitMark = t.cpuDispatchStart; // read already: a sample's wait for its slot counts from here
         }
         if (t.holdsPermit) {
             lock.lock();
@@ -256,6 +256,9 @@ public final class Scheduler {
         if (r != QUEUED) {
             markCpu(t);
             return r;
+        }
+        if (t.waitMark < 0 && !cheap(t.cls, config)) {
+            t.waitMark = clock.threadCpuNanos(); // outside the lock: a system call, and a point of preemption
         }
         boolean ok = await(t, WHERE_ADMISSION);
         markCpu(t);

@@ -27,9 +27,10 @@ public final class Ticket {
      */
     long cpuMark = -1;
     /**
-     * The thread's CPU clock when the request began to wait for a run slot (entering the filter, or giving its slot up
-     * at a yield point); -1: not read. What the thread uses from then until it runs with a slot again (the filter, the
-     * scheduler, parking and waking) is charged with the slot ({@link #waitCpu}).
+     * The thread's CPU clock when the request began to wait for a run slot (as it entered the filter, if its CPU is
+     * measured; else as it was queued at admission), or gave its slot up at a yield point; -1: not read. What the
+     * thread uses from then until it runs with a slot again (the scheduler, parking and waking) is charged with the
+     * slot ({@link #waitCpu}).
      */
     long waitMark = -1;
     /** CPU the request's thread used waiting for its run slot, charged with the slot's next charge. */
