@@ -39,8 +39,8 @@ class StudyEndToEndTest {
         assertThat(result.outcomes()).singleElement()
                 .satisfies(o -> assertThat(o.status()).as(o.message() + "\n" + console)
                         .isEqualTo(ConfigurationOutcome.Status.MEASURED));
-        assertThat(result.points()).extracting(PointResult::heavyUsers).as("heaviest first, the light-only reference last")
-                .containsExactly(4, 0);
+        assertThat(result.points()).extracting(PointResult::heavyUsers)
+                .as("heaviest first, the light-only reference last").containsExactly(4, 0);
         PointResult mixed = result.points().get(0);
         PointResult lightOnly = result.points().get(1);
         assertThat(lightOnly.light().throughput()).as("light req/s with no heavy clients").isGreaterThan(10);

@@ -25,9 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>What is charged: the requests' CPU.</b> A slot is charged the CPU its holder's thread used, waiting for
  * the slot included ({@link #slotCharge}); a request that starts in a cheap class's turn (below), as it starts, the
  * class's mean CPU per request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not
- * read), so that a turn ends once the requests it has started will have used what its class is owed. Work no request does (the container
- * around requests, the JIT compiler, the collector) is no class's: the shares split the CPU the classes' requests
- * use, as {@code fairslice.class.cpu.share} reports it. Exception: a slot of a cheap class outside a turn (its
+ * read), so that a turn ends once the requests it has started will have used what its class is owed. Work no request
+ * does (the container around requests, the JIT compiler, the collector) is no class's: the shares split the CPU the
+ * classes' requests use, as {@code fairslice.class.cpu.share} reports it. Exception: a slot of a cheap class outside a turn (its
  * requests' clocks are not read; it holds one only until its turn starts) is charged its wall time.
  *
  * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -398,9 +399,7 @@ class SchedulerTest {
             scheduler.endDispatch(heavy);
             scheduler.complete(heavy);
         });
-        while (scheduler.classState(HEAVY).waiting() == 0) {
-            Thread.onSpinWait();
-        }
+        awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0);
         double before = scheduler.classState(HEAVY).vtime;
         clock.advance(0, MS); // one fake CPU clock, heavy's thread's now: entering, parking, waking cost it 1 ms
         clock.advance(10 * MS, 0);
@@ -432,9 +431,7 @@ class SchedulerTest {
         await(running);
         Ticket light = queued(LIGHT);
         lightWaits.countDown();
-        while (scheduler.classState(HEAVY).waiting() == 0) {
-            Thread.onSpinWait();
-        }
+        awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0);
         double before = scheduler.classState(HEAVY).vtime;
         clock.advance(0, MS); // heavy's thread's now: parking and waking cost it 1 ms
         clock.advance(20 * MS, 0);
@@ -443,6 +440,13 @@ class SchedulerTest {
         served.get(5, TimeUnit.SECONDS);
         assertThat(scheduler.classState(HEAVY).vtime - before).as("(1 ms parked + 4 ms running) over heavy's 20")
                 .isCloseTo(5.0 * MS / 20, within(1.0));
+    }
+
+    /** Polls until another thread has brought the scheduler where {@code done} says (a request queued, parked). */
+    private static void awaitUntil(BooleanSupplier done) throws InterruptedException {
+        while (!done.getAsBoolean()) {
+            Thread.sleep(1);
+        }
     }
 
     private static void await(CountDownLatch latch) {
@@ -656,9 +660,7 @@ class SchedulerTest {
 
         Ticket waiting = scheduler.newTicket(HEAVY);
         CompletableFuture<Integer> result = CompletableFuture.supplyAsync(() -> scheduler.admit(waiting));
-        while (scheduler.classState(HEAVY).waitingAdmission() == 0) {
-            Thread.sleep(1);
-        }
+        awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission() > 0);
         assertThat(scheduler.retryAfterSeconds(HEAVY)).as("(1 waiting + 1) x 2 s").isEqualTo(4);
         clock.advance(150 * MS, 0);
         assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo(Scheduler.REJECTED_QUEUE_TIMEOUT);
@@ -676,9 +678,7 @@ class SchedulerTest {
         Ticket second = scheduler.newTicket(LIGHT);
         scheduler.beginDispatch(second);
         CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(second));
-        while (scheduler.classState(LIGHT).waitingAdmission() < 2) {
-            Thread.sleep(1);
-        }
+        awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() >= 2);
         assertThat(second.napUntil).as("behind the first: asleep until granted, first or timed out")
                 .isEqualTo(Long.MAX_VALUE);
 
@@ -697,9 +697,7 @@ class SchedulerTest {
         Ticket light = scheduler.newTicket(LIGHT);
         scheduler.beginDispatch(light);
         CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(light));
-        while (scheduler.classState(LIGHT).waitingAdmission() == 0) {
-            Thread.sleep(1);
-        }
+        awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() > 0);
         finish(heavy, MS); // grants light, and unparks its thread once the lock is free
         scheduler.lock.lock(); // a busy scheduler: others hold the lock as the granted waiter wakes
         try {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import javax.management.Attribute;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -260,10 +261,9 @@ abstract class TomcatDropInScenario {
         awaitStatus(APP + "/light", 404, 60);
         // the filter removes its meters as the application stops, its request listeners (the kernel probe) theirs
         // right after: wait for all of them, a leaked series stays
-        PrometheusText undeployed = awaitMetrics(m -> m.samples().stream()
-                .noneMatch(s -> APP.equals(s.labels().get("application"))), 10);
-        assertThat(undeployed.samples().stream().filter(s -> APP.equals(s.labels().get("application"))))
-                .as("series of the undeployed application").isEmpty();
+        Predicate<PrometheusText.Sample> ofApp = s -> APP.equals(s.labels().get("application"));
+        PrometheusText undeployed = awaitMetrics(m -> m.samples().stream().noneMatch(ofApp), 10);
+        assertThat(undeployed.samples().stream().filter(ofApp)).as("series of the undeployed application").isEmpty();
         assertThat(undeployed.sum("fairslice_policy", Map.of("application", SECOND_APP, "policy", "observe")))
                 .as("the second application's policy gauge after the first one's undeploy").isEqualTo(1);
         assertThat(secondAppRequests(undeployed)).as("the second application's requests after the first one's undeploy")
