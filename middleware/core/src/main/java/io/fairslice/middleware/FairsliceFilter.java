@@ -92,8 +92,9 @@ public final class FairsliceFilter implements Filter {
         LOG.log(weaving.warnings().isEmpty() ? Level.INFO : Level.WARNING, weaving::summary);
         weavingMetrics = new WeavingMetrics(application, context.getClassLoader());
         weavingMetrics.bindTo(registry);
-        scheduler = new Scheduler(config, Clock.system());
-        classifier = new RequestClassifier(config);
+        Clock clock = Clock.system();
+        scheduler = new Scheduler(config, clock);
+        classifier = new RequestClassifier(config, clock::threadCpuNanos);
         metrics = new FairsliceMetrics(registry, application, scheduler, classifier,
                 () -> scheduler.config().policy());
         try {
@@ -134,11 +135,12 @@ public final class FairsliceFilter implements Filter {
             return;
         }
         FairsliceConfig config = scheduler.config();
+        long now = System.nanoTime();
+        classifier.check(config, now); // new routes' running requests, at most every 10 ms
         String path = path(request);
         Route route = classifier.route(path);
         int cls = classifier.classify(config, route, path, request.getMethod(), request::getHeader);
-        Ticket ticket = scheduler.newTicket(cls,
-                route.cpuSample(System.nanoTime(), config.cpuSampleInterval().toNanos()));
+        Ticket ticket = scheduler.newTicket(cls, route.cpuSample(now, config.cpuSampleInterval().toNanos()));
         scheduler.beginDispatch(ticket);
         int admission = scheduler.admit(ticket);
         if (admission != Scheduler.ADMITTED) {
@@ -158,8 +160,11 @@ public final class FairsliceFilter implements Filter {
     /** One dispatch of an admitted request; {@code route} is null on async re-dispatches. */
     private void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, FilterChain chain,
                        Route route) throws IOException, ServletException {
+        RequestClassifier.Watch watch = null;
         if (route == null) {
             scheduler.beginDispatch(ticket);
+        } else if (ticket.cpuWeight() > 0) {
+            watch = classifier.watch(scheduler.config(), route, System.nanoTime()); // while its route learns
         }
         String cls = ticket.className();
         YieldGate.enter(ticket);
@@ -169,6 +174,7 @@ public final class FairsliceFilter implements Filter {
             chain.doFilter(request, response);
             failed = false;
         } finally {
+            classifier.unwatch(watch);
             listeners.exit(cls);
             YieldGate.exit();
             scheduler.endDispatch(ticket);
@@ -253,6 +259,11 @@ public final class FairsliceFilter implements Filter {
     /** The scheduler of this filter (null when disabled); for tests and embedding servers. */
     public Scheduler scheduler() {
         return scheduler;
+    }
+
+    /** The classifier of this filter (null when disabled); for tests and embedding servers. */
+    public RequestClassifier classifier() {
+        return classifier;
     }
 
     @Override

@@ -17,7 +17,9 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -279,6 +281,52 @@ class FairsliceFilterTest {
             assertThat(elapsedMs).as("the heavy request progressed: no starvation").isLessThan(20_000);
             light.release.countDown();
             assertThat(lightResponse.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        }
+    }
+
+    /** Burns CPU until released, with no yield point: a page the adaptive classifier has never seen. */
+    static final class Burn extends HttpServlet {
+        final CountDownLatch entered = new CountDownLatch(3);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            entered.countDown();
+            long x = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (release.getCount() > 0 && System.nanoTime() < deadline) {
+                for (int i = 0; i < 10_000; i++) {
+                    x += i ^ x;
+                }
+            }
+            resp.getWriter().write(Long.toString(x));
+        }
+    }
+
+    @Test
+    void shouldMakeANewExpensivePageHeavyWhileItsFirstRequestsStillRun() throws Exception {
+        Burn burn = new Burn();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/learn", Map.of("fairslice.adaptive.min-samples", "3"),
+                new SimpleMeterRegistry()).servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
+            var route = t.filter().classifier().route("/burn");
+            List<CompletableFuture<HttpResponse<String>>> burning = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                burning.add(CompletableFuture.supplyAsync(() -> get(t, "/burn")));
+            }
+            assertThat(burn.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!route.heavy() && System.nanoTime() < deadline) {
+                assertThat(t.get("/x").statusCode()).isEqualTo(200); // requests entering the filter run the checks
+                Thread.sleep(2);
+            }
+            assertThat(route.heavy()).as("heavy once its three running requests had used 5 ms of CPU each").isTrue();
+            assertThat(route.samples()).as("before any of them finished").isZero();
+            assertThat(burning).noneMatch(CompletableFuture::isDone);
+            burn.release.countDown();
+            for (CompletableFuture<HttpResponse<String>> f : burning) {
+                assertThat(f.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
+            assertThat(t.filter().classifier().watching()).isZero();
         }
     }
 

@@ -2,7 +2,11 @@ package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.FairsliceConfig;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -12,10 +16,31 @@ import java.util.function.UnaryOperator;
  */
 public final class RequestClassifier {
 
+    /** How often {@link #check} looks at the running requests of routes that learn. */
+    static final long CHECK_INTERVAL_NANOS = 10_000_000L;
+    /** Thread CPU clocks read per check at most (a clock read of another thread costs a few microseconds). */
+    static final int MAX_READS_PER_CHECK = 16;
+
     private final RouteTable routes;
     private final LongAdder[] reclassified;
+    /** Another thread's CPU time (ns), negative when unknown. */
+    private final ToLongFunction<Thread> threadCpu;
+    /** Running requests of routes still learning, not yet known to cost more than adaptive.heavy-above. */
+    private final Set<Watch> watched = ConcurrentHashMap.newKeySet();
+    private final AtomicLong nextCheck = new AtomicLong(NO_CHECK_YET);
+    private static final long NO_CHECK_YET = Long.MIN_VALUE;
 
+    /** A classifier that learns from finished requests only (no thread CPU clock to read running ones with). */
     public RequestClassifier(FairsliceConfig config) {
+        this(config, thread -> -1);
+    }
+
+    /**
+     * @param threadCpu a thread's CPU time (ns; negative when unknown), read for requests that still run (see
+     *                  {@link #check})
+     */
+    public RequestClassifier(FairsliceConfig config, ToLongFunction<Thread> threadCpu) {
+        this.threadCpu = threadCpu;
         this.routes = new RouteTable(config.routesMax(), config.routesMaxPages());
         this.reclassified = new LongAdder[config.classes().size()];
         for (int i = 0; i < reclassified.length; i++) {
@@ -53,6 +78,83 @@ public final class RequestClassifier {
         }
     }
 
+    /**
+     * Watches a request that starts to run on the calling thread while its route learns, so that {@link #check} can
+     * count it once its CPU passes {@code adaptive.heavy-above}, before it ends. Returns null (nothing to watch) when
+     * the adaptive mode is off, the route has been decided, or the thread's CPU clock cannot be read. Pair with
+     * {@link #unwatch} on the same thread before it serves anything else.
+     */
+    public Watch watch(FairsliceConfig config, Route route, long nowNanos) {
+        return watch(config, route, Thread.currentThread(), nowNanos);
+    }
+
+    Watch watch(FairsliceConfig config, Route route, Thread thread, long nowNanos) {
+        if (!config.adaptive() || route.decided()) {
+            return null;
+        }
+        long cpu = threadCpu.applyAsLong(thread);
+        if (cpu < 0) {
+            return null;
+        }
+        // its CPU cannot grow faster than wall time: no read before it may have passed the bound
+        Watch w = new Watch(route, thread, cpu, nowNanos + config.adaptiveHeavyAbove().toNanos());
+        watched.add(w);
+        return w;
+    }
+
+    /** The watched request's thread stops serving it (its dispatch ends); null is ignored. */
+    public void unwatch(Watch w) {
+        if (w != null) {
+            watched.remove(w);
+            w.route.endWatch(w);
+        }
+    }
+
+    /**
+     * At most every {@link #CHECK_INTERVAL_NANOS}, on the calling thread (the filter calls it as requests enter):
+     * reads the CPU clock of watched requests' threads, at most {@link #MAX_READS_PER_CHECK} of them, and tells a
+     * route when one of its running requests has used more than {@code adaptive.heavy-above}
+     * ({@link Route#provenAbove}), which may make the route heavy before any of its requests has ended. A request is
+     * read only once it may have passed the bound: its CPU cannot grow faster than wall time, so after a read it is
+     * left alone for the CPU it still lacks. Costs one volatile read per call between checks.
+     */
+    public void check(FairsliceConfig config, long nowNanos) {
+        long next = nextCheck.get();
+        if ((next != NO_CHECK_YET && nowNanos - next < 0) || watched.isEmpty()
+                || !nextCheck.compareAndSet(next, nowNanos + CHECK_INTERVAL_NANOS)) {
+            return;
+        }
+        long above = config.adaptiveHeavyAbove().toNanos();
+        int reads = 0;
+        for (Watch w : watched) {
+            if (w.route.decided()) {
+                watched.remove(w); // decided by finished requests meanwhile
+                continue;
+            }
+            if (nowNanos - w.readAfterNanos < 0) {
+                continue;
+            }
+            if (reads++ == MAX_READS_PER_CHECK) {
+                return;
+            }
+            long used = threadCpu.applyAsLong(w.thread) - w.cpuStart;
+            if (used > above) {
+                watched.remove(w);
+                // the route's lock orders this after the read: a request that ended before it is not counted
+                if (w.route.provenAbove(w, config.adaptiveMinSamples(), above) > 0 && config.adaptive()) {
+                    reclassified[config.adaptiveClass()].increment();
+                }
+            } else {
+                w.readAfterNanos = nowNanos + above - Math.max(used, 0);
+            }
+        }
+    }
+
+    /** Running requests being watched now (see {@link #watch}). */
+    public int watching() {
+        return watched.size();
+    }
+
     public RouteTable routes() {
         return routes;
     }
@@ -60,5 +162,24 @@ public final class RequestClassifier {
     /** Routes the adaptive classifier moved into class {@code index}. */
     public long reclassifiedInto(int index) {
         return reclassified[index].sum();
+    }
+
+    /** A running request of a route that learns (see {@link #watch}). */
+    public static final class Watch {
+        final Route route;
+        final Thread thread;
+        final long cpuStart;
+        /** Not read again before this (wall, ns): until then it cannot have passed the bound. */
+        volatile long readAfterNanos;
+        /** Guarded by the route's lock. */
+        boolean ended;
+        boolean above;
+
+        Watch(Route route, Thread thread, long cpuStart, long readAfterNanos) {
+            this.route = route;
+            this.thread = thread;
+            this.cpuStart = cpuStart;
+            this.readAfterNanos = readAfterNanos;
+        }
     }
 }

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * cold JVM a route's first requests load classes and run interpreted, which only ever adds CPU time, so the cheapest
  * early request is the one closest to what the route costs warm. A cheap route is called heavy at the decision only
  * if every one of its first {@code minSamples} requests cost more than {@code heavyAbove}; a route whose every
- * request costs more is heavy from exactly its {@code minSamples}-th request.
+ * request costs more is heavy from exactly its {@code minSamples}-th request, or sooner: requests still running count
+ * once their CPU so far has passed {@code heavyAbove} ({@link #provenAbove}).
  */
 public final class Route {
 
@@ -29,6 +30,11 @@ public final class Route {
     private volatile boolean decided;
     private volatile boolean heavy;
     private volatile long expectedCpuNanos;
+    /**
+     * While learning: requests of this route still running that have used more CPU than {@code heavyAbove} already
+     * (see {@link #provenAbove}).
+     */
+    private int runningAbove;
     /** Requests of this route since the last CPU sample, and when the next one may be taken (see cpuSample). */
     private final AtomicLong sinceSample = new AtomicLong();
     private final AtomicLong nextSampleNanos = new AtomicLong(NO_SAMPLE_YET);
@@ -88,7 +94,8 @@ public final class Route {
 
     /**
      * Adds one request's CPU time. Returns +1 when the route just became heavy, -1 when it just became light, 0
-     * otherwise. The first {@code minSamples} requests decide on their minimum (see the class comment); then
+     * otherwise. The first {@code minSamples} requests decide on their minimum (see the class comment; requests still
+     * running that are known to cost more than {@code heavyAbove} count among them, {@link #provenAbove}); then
      * hysteresis on the EWMA: up above {@code heavyAbove}, down only below {@code lightBelow}.
      */
     public synchronized int record(long cpuNanos, double alpha, int minSamples, long heavyAbove, long lightBelow) {
@@ -97,7 +104,7 @@ public final class Route {
             ewmaCpuNanos = alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
         } else {
             ewmaCpuNanos = samples == 1 ? cpuNanos : Math.min(ewmaCpuNanos, cpuNanos);
-            decided = samples >= minSamples;
+            decided = samples >= minSamples || (ewmaCpuNanos > heavyAbove && samples + runningAbove >= minSamples);
         }
         expectedCpuNanos = (long) ewmaCpuNanos;
         if (!decided) {
@@ -112,6 +119,45 @@ public final class Route {
             return -1;
         }
         return 0;
+    }
+
+    /**
+     * A running request of this route (watched while the route learns, see {@link RequestClassifier#check}) has used
+     * more CPU than {@code heavyAbove}. The first decision needs no finished request then: once {@code minSamples}
+     * requests, finished or running, have each cost more than {@code heavyAbove}, the cheapest of them has too, which
+     * is the rule the finished requests alone apply later. Under overload a new expensive page's requests take seconds
+     * each, and the page ran in the cheap class until ten of them had finished. Returns +1 when the route just became
+     * heavy, else 0; nothing once the request has ended ({@link #endWatch}).
+     */
+    synchronized int provenAbove(RequestClassifier.Watch w, int minSamples, long heavyAbove) {
+        if (w.ended || w.above) {
+            return 0;
+        }
+        w.above = true;
+        runningAbove++;
+        if (decided || (samples > 0 && ewmaCpuNanos <= heavyAbove) || samples + runningAbove < minSamples) {
+            return 0;
+        }
+        decided = true;
+        heavy = true;
+        if (samples == 0) {
+            ewmaCpuNanos = heavyAbove; // what every one of them is known to cost at least; finished requests refine it
+        }
+        expectedCpuNanos = (long) ewmaCpuNanos;
+        return 1;
+    }
+
+    /** A watched request of this route has ended (before its CPU is recorded): it no longer counts as running. */
+    synchronized void endWatch(RequestClassifier.Watch w) {
+        w.ended = true;
+        if (w.above) {
+            runningAbove--;
+        }
+    }
+
+    /** Whether the adaptive classifier has made its first decision on this route. */
+    public boolean decided() {
+        return decided;
     }
 
     public synchronized long samples() {

@@ -14,6 +14,11 @@ public interface Clock {
     /** The calling thread's CPU time, ns. */
     long threadCpuNanos();
 
+    /** Another thread's CPU time, ns; negative when unknown (not supported, or the thread has ended). */
+    default long threadCpuNanos(Thread thread) {
+        return -1;
+    }
+
     /**
      * Whether CPU capacity went unused recently: this process used less than 90 % of {@code cpus} processors over
      * the last sample and the machine as a whole was under 90 % busy, or the process used less than half of them.
@@ -54,6 +59,7 @@ public interface Clock {
             };
         }
         IdleSampler idle = new IdleSampler();
+        boolean others = threads.isThreadCpuTimeSupported();
         return new Clock() {
             @Override
             public long nanoTime() {
@@ -63,6 +69,12 @@ public interface Clock {
             @Override
             public long threadCpuNanos() {
                 return threads.getCurrentThreadCpuTime();
+            }
+
+            @Override
+            @SuppressWarnings("deprecation") // Thread.threadId() is Java 19+
+            public long threadCpuNanos(Thread thread) {
+                return others ? threads.getThreadCpuTime(thread.getId()) : -1;
             }
 
             @Override

@@ -19,6 +19,7 @@ class RequestClassifierTest {
 
     private static final long MS = 1_000_000L;
     private static final long US = 1_000L;
+    private static final long CHECK_INTERVAL = RequestClassifier.CHECK_INTERVAL_NANOS;
     private static final UnaryOperator<String> NO_HEADERS = h -> null;
 
     private static int classify(FairsliceConfig c, RequestClassifier k, String path, String method,
@@ -136,6 +137,152 @@ class RequestClassifierTest {
             k.learn(c, r, 4 * MS);
         }
         assertThat(r.heavy()).as("4 ms is below heavy-above: light stays light").isFalse();
+    }
+
+    /** Thread CPU clocks for the classifier to read: set per thread by a test; the checks' reads are counted. */
+    private static final class ThreadClocks implements java.util.function.ToLongFunction<Thread> {
+        final Map<Thread, Long> cpu = new java.util.HashMap<>();
+        int reads;
+
+        @Override
+        public long applyAsLong(Thread t) {
+            reads++;
+            return cpu.getOrDefault(t, -1L);
+        }
+
+        /** A thread (never started) whose clock reads {@code nanos}, with a request of {@code route} running on it. */
+        RequestClassifier.Watch running(RequestClassifier k, FairsliceConfig c, Route route, long nanos, long now) {
+            Thread t = new Thread(() -> { });
+            cpu.put(t, nanos);
+            RequestClassifier.Watch w = k.watch(c, route, t, now);
+            reads--; // its start, read by watch: only the checks' reads count
+            return w;
+        }
+    }
+
+    @Test
+    void shouldMakeANewRouteHeavyOnceMinSamplesOfItsRunningRequestsHaveUsedMoreThanHeavyAbove() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "4"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        Route r = k.route("/export");
+        long t0 = 1_000 * MS;
+        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            ws.add(clocks.running(k, c, r, 100 * MS, t0));
+        }
+        k.check(c, t0 + 4 * MS);
+        assertThat(clocks.reads).as("4 ms after they started none can have used 5 ms: no clock read").isZero();
+        ws.forEach(w -> clocks.cpu.put(w.thread, 100 * MS + 6 * MS));
+        clocks.cpu.put(ws.get(3).thread, 100 * MS + 2 * MS);
+        k.check(c, t0 + 4 * MS + CHECK_INTERVAL - 1);
+        assertThat(clocks.reads).as("one check per interval").isZero();
+        k.check(c, t0 + 4 * MS + CHECK_INTERVAL);
+        assertThat(clocks.reads).isEqualTo(4);
+        assertThat(r.heavy()).as("three of four running requests past 5 ms").isFalse();
+        clocks.cpu.put(ws.get(3).thread, 100 * MS + 5 * MS + 1);
+        k.check(c, t0 + 4 * MS + 2 * CHECK_INTERVAL);
+        assertThat(clocks.reads).as("the fourth, which lacked 3 ms, read at the next check").isEqualTo(5);
+        assertThat(r.heavy()).as("four running requests past 5 ms, none finished").isTrue();
+        assertThat(classify(c, k, "/export", "GET", NO_HEADERS)).isEqualTo(1);
+        assertThat(k.reclassifiedInto(1)).isEqualTo(1);
+        assertThat(k.watching()).isZero();
+        ws.forEach(k::unwatch);
+        k.learn(c, r, 90 * MS);
+        assertThat(r.expectedCpuNanos()).as("the EWMA starts from heavy-above and learns from finished requests")
+                .isBetween(22 * MS - 1, 22 * MS + 1);
+    }
+
+    @Test
+    void shouldNotReadARunningRequestsClockBeforeItCanHaveUsedWhatItLacks() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.heavy-above", "50ms"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        long t0 = 1_000 * MS;
+        RequestClassifier.Watch w = clocks.running(k, c, k.route("/wait"), 0, t0);
+        for (long t = t0; t < t0 + 50 * MS; t += CHECK_INTERVAL) {
+            k.check(c, t);
+        }
+        assertThat(clocks.reads).as("its CPU cannot grow faster than wall time: nothing to read for 50 ms").isZero();
+        clocks.cpu.put(w.thread, 10 * MS); // blocked on I/O most of the time
+        k.check(c, t0 + 50 * MS);
+        assertThat(clocks.reads).isEqualTo(1);
+        for (long t = t0 + 60 * MS; t < t0 + 90 * MS; t += CHECK_INTERVAL) {
+            k.check(c, t);
+        }
+        assertThat(clocks.reads).as("it lacked 40 ms of CPU: not read again for 40 ms").isEqualTo(1);
+        k.check(c, t0 + 90 * MS);
+        assertThat(clocks.reads).isEqualTo(2);
+        assertThat(k.watching()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldReadAtMostSixteenRunningRequestsPerCheck() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of());
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        long t0 = 1_000 * MS;
+        for (int i = 0; i < 40; i++) {
+            clocks.running(k, c, k.route("/p" + i), 0, t0);
+        }
+        k.check(c, t0 + 100 * MS);
+        assertThat(clocks.reads).isEqualTo(RequestClassifier.MAX_READS_PER_CHECK);
+    }
+
+    @Test
+    void shouldNotCountARunningRequestThatEndedBeforeItWasRead() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "1"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        Route r = k.route("/x");
+        long t0 = 1_000 * MS;
+        RequestClassifier.Watch w = clocks.running(k, c, r, 0, t0);
+        k.unwatch(w);
+        clocks.cpu.put(w.thread, 50 * MS); // the thread serves another request now
+        k.check(c, t0 + 50 * MS);
+        assertThat(clocks.reads).isZero();
+        assertThat(r.provenAbove(w, 1, 5 * MS)).as("a check that read it before it ended").isZero();
+        assertThat(r.heavy()).isFalse();
+    }
+
+    @Test
+    void shouldKeepTheCheapestRuleWhenAFinishedRequestOfTheRouteWasCheap() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        Route r = k.route("/mixed");
+        long t0 = 1_000 * MS;
+        k.learn(c, r, 300 * US);
+        for (int i = 0; i < 3; i++) {
+            clocks.running(k, c, r, 0, t0);
+        }
+        clocks.cpu.replaceAll((t, v) -> 20 * MS);
+        k.check(c, t0 + 20 * MS);
+        assertThat(r.heavy()).as("a 300 us request among the first: the cheapest is light").isFalse();
+        assertThat(r.decided()).isFalse();
+    }
+
+    @Test
+    void shouldCountRunningRequestsBesideFinishedOnesForTheFirstDecision() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "4"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        Route r = k.route("/pdf");
+        long t0 = 1_000 * MS;
+        k.learn(c, r, 30 * MS);
+        k.learn(c, r, 20 * MS);
+        RequestClassifier.Watch a = clocks.running(k, c, r, 0, t0);
+        clocks.running(k, c, r, 0, t0);
+        clocks.cpu.put(a.thread, 6 * MS);
+        k.check(c, t0 + 6 * MS);
+        assertThat(r.heavy()).as("two finished and one running").isFalse();
+        k.learn(c, r, 25 * MS);
+        assertThat(r.heavy()).as("three finished and one running, all past 5 ms: the cheapest 6+ ms").isTrue();
+        assertThat(r.expectedCpuNanos()).as("the cheapest finished one").isEqualTo(20 * MS);
+        assertThat(k.watching()).as("the other running one: its route is decided, no longer watched")
+                .isEqualTo(1);
+        k.check(c, t0 + 6 * MS + CHECK_INTERVAL);
+        assertThat(k.watching()).isZero();
     }
 
     @Test
