@@ -116,7 +116,7 @@ public final class RequestClassifier {
      * route when one of its running requests has used more than {@code adaptive.heavy-above}
      * ({@link Route#provenAbove}), which may make the route heavy before any of its requests has ended. A request is
      * read only once it may have passed the bound: its CPU cannot grow faster than wall time, so after a read it is
-     * left alone for the CPU it still lacks. Costs one volatile read per call between checks.
+     * left alone for the CPU it still lacks. Between checks a call costs a volatile read or two.
      */
     public void check(FairsliceConfig config, long nowNanos) {
         long next = nextCheck.get();
