@@ -163,8 +163,8 @@ public final class FairsliceFilter implements Filter {
         RequestClassifier.Watch watch = null;
         if (route == null) {
             scheduler.beginDispatch(ticket);
-        } else if (ticket.cpuWeight() > 0) {
-            watch = classifier.watch(scheduler.config(), route, System.nanoTime()); // while its route learns
+        } else { // while its route learns
+            watch = classifier.watch(scheduler.config(), route, ticket.dispatchStartCpuNanos(), System.nanoTime());
         }
         String cls = ticket.className();
         YieldGate.enter(ticket);

@@ -79,25 +79,22 @@ public final class RequestClassifier {
     }
 
     /**
-     * Watches a request that starts to run on the calling thread while its route learns, so that {@link #check} can
-     * count it once its CPU passes {@code adaptive.heavy-above}, before it ends. Returns null (nothing to watch) when
-     * the adaptive mode is off, the route has been decided, or the thread's CPU clock cannot be read. Pair with
+     * Watches a request that runs on the calling thread while its route learns, so that {@link #check} can count it
+     * once its CPU passes {@code adaptive.heavy-above}, before it ends. {@code cpuStart} is the thread's CPU clock as
+     * the request's dispatch began (read there already; negative when not measured). Returns null (nothing to watch)
+     * when the adaptive mode is off, the route has been decided, or the request's CPU is not measured. Pair with
      * {@link #unwatch} on the same thread before it serves anything else.
      */
-    public Watch watch(FairsliceConfig config, Route route, long nowNanos) {
-        return watch(config, route, Thread.currentThread(), nowNanos);
+    public Watch watch(FairsliceConfig config, Route route, long cpuStart, long nowNanos) {
+        return watch(config, route, Thread.currentThread(), cpuStart, nowNanos);
     }
 
-    Watch watch(FairsliceConfig config, Route route, Thread thread, long nowNanos) {
-        if (!config.adaptive() || route.decided()) {
-            return null;
-        }
-        long cpu = threadCpu.applyAsLong(thread);
-        if (cpu < 0) {
+    Watch watch(FairsliceConfig config, Route route, Thread thread, long cpuStart, long nowNanos) {
+        if (!config.adaptive() || route.decided() || cpuStart < 0) {
             return null;
         }
         // its CPU cannot grow faster than wall time: no read before it may have passed the bound
-        Watch w = new Watch(route, thread, cpu, nowNanos + config.adaptiveHeavyAbove().toNanos());
+        Watch w = new Watch(route, thread, cpuStart, nowNanos + config.adaptiveHeavyAbove().toNanos());
         watched.add(w);
         return w;
     }
@@ -137,7 +134,12 @@ public final class RequestClassifier {
             if (reads++ == MAX_READS_PER_CHECK) {
                 return;
             }
-            long used = threadCpu.applyAsLong(w.thread) - w.cpuStart;
+            long cpu = threadCpu.applyAsLong(w.thread);
+            if (cpu < 0) {
+                watched.remove(w); // no clock to read for other threads: it can only be learnt as it ends
+                continue;
+            }
+            long used = cpu - w.cpuStart;
             if (used > above) {
                 watched.remove(w);
                 // the route's lock orders this after the read: a request that ended before it is not counted

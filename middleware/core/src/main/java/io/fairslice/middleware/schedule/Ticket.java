@@ -99,6 +99,14 @@ public final class Ticket {
         return dispatching ? cpuDone + scheduler.clock.threadCpuNanos() - cpuDispatchStart : cpuDone;
     }
 
+    /**
+     * The thread's CPU clock as the current dispatch began (ns), read there for a measured request; -1 when the
+     * request's CPU time is not measured ({@link #cpuWeight()} 0).
+     */
+    public long dispatchStartCpuNanos() {
+        return cpuWeight == 0 ? -1 : cpuDispatchStart;
+    }
+
     /** How many requests this one's measured CPU time stands for; 0 when it is not measured. */
     public int cpuWeight() {
         return cpuWeight;

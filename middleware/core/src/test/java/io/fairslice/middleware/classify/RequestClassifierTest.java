@@ -139,7 +139,7 @@ class RequestClassifierTest {
         assertThat(r.heavy()).as("4 ms is below heavy-above: light stays light").isFalse();
     }
 
-    /** Thread CPU clocks for the classifier to read: set per thread by a test; the checks' reads are counted. */
+    /** Thread CPU clocks for the classifier to read: set per thread by a test, counted as they are read. */
     private static final class ThreadClocks implements java.util.function.ToLongFunction<Thread> {
         final Map<Thread, Long> cpu = new java.util.HashMap<>();
         int reads;
@@ -150,13 +150,11 @@ class RequestClassifierTest {
             return cpu.getOrDefault(t, -1L);
         }
 
-        /** A thread (never started) whose clock reads {@code nanos}, with a request of {@code route} running on it. */
+        /** A thread (never started) whose clock reads {@code nanos} as a request of {@code route} starts on it. */
         RequestClassifier.Watch running(RequestClassifier k, FairsliceConfig c, Route route, long nanos, long now) {
             Thread t = new Thread(() -> { });
             cpu.put(t, nanos);
-            RequestClassifier.Watch w = k.watch(c, route, t, now);
-            reads--; // its start, read by watch: only the checks' reads count
-            return w;
+            return k.watch(c, route, t, nanos, now);
         }
     }
 
