@@ -104,7 +104,7 @@ public final class Route {
             ewmaCpuNanos = alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
         } else {
             ewmaCpuNanos = samples == 1 ? cpuNanos : Math.min(ewmaCpuNanos, cpuNanos);
-            decided = samples >= minSamples || (ewmaCpuNanos > heavyAbove && samples + runningAbove >= minSamples);
+            decided = samples >= minSamples || heavyBeforeEnd(minSamples, heavyAbove);
         }
         expectedCpuNanos = (long) ewmaCpuNanos;
         if (!decided) {
@@ -135,7 +135,7 @@ public final class Route {
         }
         w.above = true;
         runningAbove++;
-        if (decided || (samples > 0 && ewmaCpuNanos <= heavyAbove) || samples + runningAbove < minSamples) {
+        if (decided || !heavyBeforeEnd(minSamples, heavyAbove)) {
             return 0;
         }
         decided = true;
@@ -145,6 +145,14 @@ public final class Route {
         }
         expectedCpuNanos = (long) ewmaCpuNanos;
         return 1;
+    }
+
+    /**
+     * While learning: whether {@code minSamples} requests, finished or running, are known to cost more than
+     * {@code heavyAbove} and no finished one cost less (the cheapest finished so far, if any, is above it).
+     */
+    private boolean heavyBeforeEnd(int minSamples, long heavyAbove) {
+        return samples + runningAbove >= minSamples && (samples == 0 || ewmaCpuNanos > heavyAbove);
     }
 
     /** A watched request of this route has ended (before its CPU is recorded): it no longer counts as running. */
