@@ -128,7 +128,7 @@ public final class FairsliceFilter implements Filter {
         Object existing = request.getAttribute(TICKET_ATTRIBUTE);
         if (existing instanceof Ticket ticket) {
             if (request.getDispatcherType() == DispatcherType.ASYNC && ticket.scheduler() == scheduler) {
-                serve(ticket, request, response, chain, null);
+                serve(ticket, request, response, chain, null, null);
             } else {
                 chain.doFilter(req, res); // forward/include/error inside a request already admitted
             }
@@ -139,11 +139,19 @@ public final class FairsliceFilter implements Filter {
         classifier.check(config, now); // new routes' running requests, at most every 10 ms
         String path = path(request);
         Route route = classifier.route(path);
-        int cls = classifier.classify(config, route, path, request.getMethod(), request::getHeader);
+        // read before the class: a decision on the route after this reaches the request through its watch
+        boolean learning = config.adaptive() && !route.decided();
+        int ruled = classifier.ruleClass(config, path, request.getMethod(), request::getHeader);
+        int cls = ruled >= 0 ? ruled : classifier.routeClass(config, route);
         Ticket ticket = scheduler.newTicket(cls, route.cpuSample(now, config.cpuSampleInterval().toNanos()));
         scheduler.beginDispatch(ticket);
+        // while its route learns: watched from here to its end, and moved to the class the route's first decision
+        // gives, unless a rule gave it its class
+        RequestClassifier.Watch watch = !learning ? null : classifier.watch(config, route, cls,
+                ticket.dispatchStartCpuNanos(), now, ruled >= 0 ? null : c -> scheduler.reclassify(ticket, c));
         int admission = scheduler.admit(ticket);
         if (admission != Scheduler.ADMITTED) {
+            classifier.unwatch(watch);
             scheduler.endDispatch(ticket);
             if (admission == Scheduler.REJECTED_INTERRUPTED) {
                 // the interrupt cancelled the wait; left set, it makes the container's NIO write of the 503 fail
@@ -154,17 +162,18 @@ public final class FairsliceFilter implements Filter {
             return;
         }
         request.setAttribute(TICKET_ATTRIBUTE, ticket);
-        serve(ticket, request, response, chain, route);
+        scheduler.moveIfDue(ticket); // its route decided while it was being admitted
+        serve(ticket, request, response, chain, route, watch);
     }
 
-    /** One dispatch of an admitted request; {@code route} is null on async re-dispatches. */
+    /**
+     * One dispatch of an admitted request; {@code route} is null on async re-dispatches, {@code watch} null unless
+     * its route learns.
+     */
     private void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, FilterChain chain,
-                       Route route) throws IOException, ServletException {
-        RequestClassifier.Watch watch = null;
+                       Route route, RequestClassifier.Watch watch) throws IOException, ServletException {
         if (route == null) {
             scheduler.beginDispatch(ticket);
-        } else { // while its route learns
-            watch = classifier.watch(scheduler.config(), route, ticket.dispatchStartCpuNanos(), System.nanoTime());
         }
         String cls = ticket.className();
         YieldGate.enter(ticket);

@@ -285,9 +285,19 @@ class FairsliceFilterTest {
     }
 
     /** Burns CPU until released, with no yield point: a page the adaptive classifier has never seen. */
+    /** Burns CPU until released; {@code yields}: with a yield point per round, as woven code would have. */
     static final class Burn extends HttpServlet {
         final CountDownLatch entered = new CountDownLatch(3);
         final CountDownLatch release = new CountDownLatch(1);
+        private final boolean yields;
+
+        Burn() {
+            this(false);
+        }
+
+        Burn(boolean yields) {
+            this.yields = yields;
+        }
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -297,6 +307,9 @@ class FairsliceFilterTest {
             while (release.getCount() > 0 && System.nanoTime() < deadline) {
                 for (int i = 0; i < 10_000; i++) {
                     x += i ^ x;
+                }
+                if (yields) {
+                    Fairslice.yieldPoint();
                 }
             }
             resp.getWriter().write(Long.toString(x));
@@ -327,6 +340,43 @@ class FairsliceFilterTest {
                 assertThat(f.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             }
             assertThat(t.filter().classifier().watching()).isZero();
+        }
+    }
+
+    @Test
+    void shouldMoveANewPagesRequestsToHeavyAtTheirNextYieldPointOnceItIsDecided() throws Exception {
+        Burn burn = new Burn(true);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/move", Map.of("fairslice.adaptive.min-samples", "3"), registry)
+                .servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
+            var route = t.filter().classifier().route("/burn");
+            var scheduler = t.filter().scheduler();
+            List<CompletableFuture<HttpResponse<String>>> burning = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                burning.add(CompletableFuture.supplyAsync(() -> get(t, "/burn")));
+            }
+            assertThat(burn.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(scheduler.classState(0).inflight()).as("a new page's requests start light").isEqualTo(3);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!route.heavy() && System.nanoTime() < deadline) {
+                assertThat(t.get("/x").statusCode()).isEqualTo(200); // requests entering the filter run the checks
+                Thread.sleep(2);
+            }
+            assertThat(route.heavy()).isTrue();
+            eventually(() -> assertThat(scheduler.classState(1).movedIn()).as("moved at their next yield point")
+                    .isEqualTo(3));
+            assertThat(scheduler.classState(1).inflight()).isEqualTo(3);
+            assertThat(scheduler.classState(0).inflight()).isZero();
+            assertThat(burning).as("while they still run").noneMatch(CompletableFuture::isDone);
+            burn.release.countDown();
+            for (CompletableFuture<HttpResponse<String>> f : burning) {
+                assertThat(f.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "heavy", "page", "/burn",
+                    "outcome", "success").timer().count()).as("counted in the class they ended in").isEqualTo(3));
+            assertThat(registry.get("fairslice.requests.moved").tags("class", "heavy").functionCounter().count())
+                    .isEqualTo(3);
+            assertThat(scheduler.classState(1).inflight()).isZero();
         }
     }
 

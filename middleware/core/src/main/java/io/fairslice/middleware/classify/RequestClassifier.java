@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import java.util.function.ToLongFunction;
 import java.util.function.UnaryOperator;
 
@@ -56,6 +57,12 @@ public final class RequestClassifier {
     /** The class index of a request; {@code header} looks up request headers by name. */
     public int classify(FairsliceConfig config, Route route, String path, String method,
                         UnaryOperator<String> header) {
+        int ruled = ruleClass(config, path, method, header);
+        return ruled >= 0 ? ruled : routeClass(config, route);
+    }
+
+    /** The class of the first rule that matches the request, or -1 when none does. */
+    public int ruleClass(FairsliceConfig config, String path, String method, UnaryOperator<String> header) {
         List<Rule> rules = config.rules();
         for (int i = 0; i < rules.size(); i++) {
             Rule rule = rules.get(i);
@@ -63,10 +70,12 @@ public final class RequestClassifier {
                 return rule.classIndex();
             }
         }
-        if (config.adaptive() && route.heavy()) {
-            return config.adaptiveClass();
-        }
-        return config.defaultClass();
+        return -1;
+    }
+
+    /** The class of a request no rule matches: the adaptive class for a route learnt heavy, else the default class. */
+    public int routeClass(FairsliceConfig config, Route route) {
+        return config.adaptive() && route.heavy() ? config.adaptiveClass() : config.defaultClass();
     }
 
     /** Feeds one finished request's CPU time to the adaptive classifier. */
@@ -74,28 +83,69 @@ public final class RequestClassifier {
         int change = route.record(cpuNanos, config.adaptiveAlpha(), config.adaptiveMinSamples(),
                 config.adaptiveHeavyAbove().toNanos(), config.adaptiveLightBelow().toNanos());
         if (change != 0 && config.adaptive()) {
-            reclassified[change > 0 ? config.adaptiveClass() : config.defaultClass()].increment();
+            changed(config, route, change > 0 ? config.adaptiveClass() : config.defaultClass());
         }
     }
 
     /**
-     * Watches a request that runs on the calling thread while its route learns, so that {@link #check} can count it
-     * once its CPU passes {@code adaptive.heavy-above}, before it ends. {@code cpuStart} is the thread's CPU clock as
-     * the request's dispatch began (read there already; negative when not measured). Returns null (nothing to watch)
-     * when the adaptive mode is off, the route has been decided, or the request's CPU is not measured. Pair with
-     * {@link #unwatch} on the same thread before it serves anything else.
+     * The route's class changed: counted, and its watched requests that follow it are told their new class. Under the
+     * route's lock, so that two changes in a row reach each request in their order.
      */
-    public Watch watch(FairsliceConfig config, Route route, long cpuStart, long nowNanos) {
-        return watch(config, route, Thread.currentThread(), cpuStart, nowNanos);
+    private void changed(FairsliceConfig config, Route route, int into) {
+        reclassified[into].increment();
+        synchronized (route) {
+            int cls = routeClass(config, route); // the route's class now: a later change may have passed this one
+            for (Watch w : route.running()) {
+                follow(w, cls);
+            }
+        }
+    }
+
+    /** Tells a watched request its route's class, if it follows its route and is in another class (route's lock). */
+    private static void follow(Watch w, int cls) {
+        if (w.moveTo != null && w.requestClass != cls) {
+            w.requestClass = cls;
+            w.moveTo.accept(cls);
+        }
+    }
+
+    /**
+     * Watches a request the calling thread serves while its route learns, from before its admission to its end: so
+     * that {@link #check} can count it once its CPU passes {@code adaptive.heavy-above}, before it ends, and so that it
+     * follows its route's first decision. {@code requestClass} is the class it was given, {@code cpuStart} the
+     * thread's CPU clock as its dispatch began (read there already; negative when not measured), {@code moveTo} what
+     * moves it to another class when its route's class changes while it is in flight (null when a rule gave its
+     * class: it stays). A route decided already before the watch began gets {@code moveTo} called at once if its class
+     * is not the request's. Returns null (nothing to watch) when the adaptive mode is off, the route has been decided,
+     * or the request is neither measured nor follows its route. Pair with {@link #unwatch} on the same thread before it
+     * serves anything else.
+     */
+    public Watch watch(FairsliceConfig config, Route route, int requestClass, long cpuStart, long nowNanos,
+                       IntConsumer moveTo) {
+        return watch(config, route, Thread.currentThread(), requestClass, cpuStart, nowNanos, moveTo);
     }
 
     Watch watch(FairsliceConfig config, Route route, Thread thread, long cpuStart, long nowNanos) {
-        if (!config.adaptive() || route.decided() || cpuStart < 0) {
+        return watch(config, route, thread, config.defaultClass(), cpuStart, nowNanos, null);
+    }
+
+    Watch watch(FairsliceConfig config, Route route, Thread thread, int requestClass, long cpuStart, long nowNanos,
+                IntConsumer moveTo) {
+        if (!config.adaptive() || (cpuStart < 0 && moveTo == null)) {
             return null;
         }
         // its CPU cannot grow faster than wall time: no read before it may have passed the bound
-        Watch w = new Watch(route, thread, cpuStart, nowNanos + config.adaptiveHeavyAbove().toNanos());
-        watched.add(w);
+        Watch w = new Watch(route, thread, cpuStart, nowNanos + config.adaptiveHeavyAbove().toNanos(), requestClass,
+                moveTo);
+        synchronized (route) {
+            if (!route.startWatch(w)) { // decided since the request was classified: it follows now
+                follow(w, routeClass(config, route));
+                return null;
+            }
+        }
+        if (cpuStart >= 0) {
+            watched.add(w);
+        }
         return w;
     }
 
@@ -144,7 +194,7 @@ public final class RequestClassifier {
                 watched.remove(w);
                 // the route's lock orders this after the read: a request that ended before it is not counted
                 if (w.route.provenAbove(w, config.adaptiveMinSamples(), above) > 0 && config.adaptive()) {
-                    reclassified[config.adaptiveClass()].increment();
+                    changed(config, w.route, config.adaptiveClass());
                 }
             } else {
                 w.readAfterNanos = nowNanos + above - Math.max(used, 0);
@@ -166,22 +216,28 @@ public final class RequestClassifier {
         return reclassified[index].sum();
     }
 
-    /** A running request of a route that learns (see {@link #watch}). */
+    /** A request in flight of a route that learns (see {@link #watch}). */
     public static final class Watch {
         final Route route;
         final Thread thread;
         final long cpuStart;
+        /** Moves the request to another class; null when a rule gave its class. */
+        final IntConsumer moveTo;
         /** Not read again before this (wall, ns): until then it cannot have passed the bound. */
         volatile long readAfterNanos;
         /** Guarded by the route's lock. */
         boolean ended;
         boolean above;
+        /** The request's class as last told (guarded by the route's lock). */
+        int requestClass;
 
-        Watch(Route route, Thread thread, long cpuStart, long readAfterNanos) {
+        Watch(Route route, Thread thread, long cpuStart, long readAfterNanos, int requestClass, IntConsumer moveTo) {
             this.route = route;
             this.thread = thread;
             this.cpuStart = cpuStart;
             this.readAfterNanos = readAfterNanos;
+            this.requestClass = requestClass;
+            this.moveTo = moveTo;
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.fairslice.middleware.classify;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -35,6 +37,11 @@ public final class Route {
      * (see {@link #provenAbove}).
      */
     private int runningAbove;
+    /**
+     * Requests of this route in flight that began while it learnt (watched, {@link RequestClassifier#watch}): at most
+     * the requests the server serves at once, none once they have ended after the route's first decision.
+     */
+    private final List<RequestClassifier.Watch> inFlight = new ArrayList<>();
     /** Requests of this route since the last CPU sample, and when the next one may be taken (see cpuSample). */
     private final AtomicLong sinceSample = new AtomicLong();
     private final AtomicLong nextSampleNanos = new AtomicLong(NO_SAMPLE_YET);
@@ -155,12 +162,30 @@ public final class Route {
         return samples + runningAbove >= minSamples && (samples == 0 || ewmaCpuNanos > heavyAbove);
     }
 
+    /**
+     * A request of this route is watched from now on while it is in flight (see {@link RequestClassifier#watch});
+     * false, and not watched, when the route has been decided already.
+     */
+    synchronized boolean startWatch(RequestClassifier.Watch w) {
+        if (decided) {
+            return false;
+        }
+        inFlight.add(w);
+        return true;
+    }
+
     /** A watched request of this route has ended (before its CPU is recorded): it no longer counts as running. */
     synchronized void endWatch(RequestClassifier.Watch w) {
         w.ended = true;
+        inFlight.remove(w);
         if (w.above) {
             runningAbove--;
         }
+    }
+
+    /** The watched requests of this route still in flight (a copy). */
+    synchronized List<RequestClassifier.Watch> running() {
+        return new ArrayList<>(inFlight);
     }
 
     /** Whether the adaptive classifier has made its first decision on this route. */

@@ -73,6 +73,9 @@ public final class FairsliceMetrics implements AutoCloseable {
             add(FunctionCounter.builder(CLASSIFY_RECLASSIFIED, classifier, k -> k.reclassifiedInto(i))
                     .tags(cls).description("routes the adaptive classifier moved into the class")
                     .register(registry));
+            add(FunctionCounter.builder(REQUESTS_MOVED, c, ClassState::movedIn).tags(cls)
+                    .description("requests moved into the class while in flight, as their route's class changed")
+                    .register(registry));
             for (int w = 0; w < WHERES.size(); w++) {
                 int where = w;
                 add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tags(cls)

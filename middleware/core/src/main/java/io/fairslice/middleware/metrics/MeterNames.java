@@ -125,6 +125,12 @@ public final class MeterNames {
      */
     public static final String CLASSIFY_RECLASSIFIED = "fairslice.classify.reclassified";
 
+    /**
+     * Counter, tag class: requests that moved into this class while in flight, because the adaptive classifier decided
+     * their route's class as they ran. Prometheus: {@code fairslice_requests_moved_total}.
+     */
+    public static final String REQUESTS_MOVED = "fairslice.requests.moved";
+
     /** Gauge: routes in the bounded route table. Prometheus: {@code fairslice_classify_routes}. */
     public static final String CLASSIFY_ROUTES = "fairslice.classify.routes";
 

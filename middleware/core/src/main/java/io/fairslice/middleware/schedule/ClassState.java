@@ -53,6 +53,8 @@ public final class ClassState {
     final LongAdder[] parkedNanos = {new LongAdder(), new LongAdder()};
     final LongAdder[] rejections = {new LongAdder(), new LongAdder(), new LongAdder()};
     final LongAdder cpuNanos = new LongAdder();
+    /** Requests moved into the class while in flight ({@link Scheduler#reclassify}). */
+    final LongAdder movedIn = new LongAdder();
 
     ClassState(int index, String name) {
         this.index = index;
@@ -115,6 +117,11 @@ public final class ClassState {
     /** Rejections for a reason index of {@link Scheduler#REJECT_REASONS}. */
     public long rejections(int reason) {
         return rejections[reason].sum();
+    }
+
+    /** Requests that moved into this class while in flight: their route's class changed ({@link Scheduler#reclassify}). */
+    public long movedIn() {
+        return movedIn.sum();
     }
 
     /** Actual CPU time of the class's requests (ns), as measured so far. */

@@ -5,6 +5,7 @@ import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.RequestClassConfig;
 import io.fairslice.middleware.internal.YieldGate;
 import io.fairslice.middleware.metrics.MeterNames;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
@@ -25,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>What is charged: the requests' CPU.</b> A slot is charged the CPU its holder's thread used, waiting for
  * the slot included ({@link #slotCharge}); a request that starts in a cheap class's turn (below), as it starts, the
  * class's mean CPU per request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not
- * read), so that a turn ends once the requests it has started will have used what its class is owed. Work no request
+ * read), so that a turn ends once the requests it has started will have used what its class is owed, and, if it runs
+ * past a quantum, what its measured CPU exceeds that mean by, at its yield points. Work no request
  * does (the container around requests, the JIT compiler, the collector) is no class's: the shares split the CPU the
  * classes' requests use, as {@code fairslice.class.cpu.share} reports it. Exception: a slot of a cheap class outside a turn (its
  * requests' clocks are not read; it holds one only until its turn starts) is charged its wall time.
@@ -48,6 +50,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * their share; a park at a yield point ends after {@code share.max-park} at the latest (the request then runs anyway);
  * a class cannot bank more than {@link #LAG_LIMIT_NANOS} of run time while it wants less than its share. Waiting at
  * admission ends with a 503 after the class's queue timeout.
+ *
+ * <p><b>Moves.</b> A request whose route's class changes while it is in flight (a new page learnt heavy while its
+ * first requests run) moves to the new class: at once while it waits, at its next yield point while it runs
+ * ({@link #reclassify}). It then waits for its new class at yield points like the class's other requests, but each
+ * park lasts up to the class's queue timeout rather than {@code share.max-park}: it started without the admission its
+ * class's requests wait in. A new page's first requests move together, more of them than the class's share serves
+ * within one max-park; released by that bound every 500 ms for another quantum each, 21-25 of them took a quarter of
+ * the core beside the light pages (measurements/move-running-20261127). And a moved request that yields after its
+ * quantum waits at the front of its class's yield queue, not at the end: the moved requests then end one after
+ * another at the class's share, rather than all together after taking turns for as long as all of them need.
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
@@ -117,6 +129,8 @@ public final class Scheduler {
     private long turnEmptySince = NEVER;
     /** Since when a free slot has been held for a cheap class further behind whose next request is coming. */
     private long anticipatingSince = NEVER;
+    /** Running requests whose move to another class waits for their next yield point ({@link #reclassify}). */
+    private int pendingMoves;
 
     public Scheduler(FairsliceConfig config, Clock clock) {
         this.clock = clock;
@@ -244,6 +258,149 @@ public final class Scheduler {
         }
     }
 
+    // ---- moves between classes ----------------------------------------------------------------------------------
+
+    /**
+     * The request belongs to class {@code classIndex} from now on: its route's class changed while it was in flight
+     * (the adaptive classifier decided a new page's first class while its first requests ran). Callable from any
+     * thread. A request that waits (at admission or at a yield point) moves to the new class's queue at once. A
+     * running one moves on its own thread at its next yield point ({@link #moveIfDue}), where it leaves its old class's
+     * run slot or turn and starts as a request of the new class would at a yield point: on at once when the policy
+     * lets it, else it parks (each of its parks from then on bounded by the new class's queue timeout, not
+     * {@code share.max-park}: see the class comment, Moves). A running request that reaches no yield point stays in
+     * its class to its end. A moved request keeps its permit, beyond the new class's cap if need be: it was admitted once, it is
+     * never refused.
+     */
+    public void reclassify(Ticket t, int classIndex) {
+        ClassState to = classes[classIndex];
+        lock.lock();
+        try {
+            if (closed || t.completed || t.rejection >= 0 || (t.cls == to && t.moveTo < 0)) {
+                return;
+            }
+            long now = clock.nanoTime();
+            FairsliceConfig cfg = config;
+            if (t.queuedForAdmission || t.parkedAtYield) {
+                ClassState from = t.cls;
+                boolean admission = t.queuedForAdmission;
+                ArrayDeque<Ticket> queue = admission ? from.admissionQueue : from.yieldWaiters;
+                from.headLeft |= queue.peek() == t;
+                queue.remove(t);
+                if (admission) {
+                    from.waitingAdmission--;
+                    to.waitingAdmission++;
+                } else {
+                    from.waitingYield--;
+                    to.waitingYield++;
+                }
+                switchClass(t, to, now, cfg);
+                (admission ? to.admissionQueue : to.yieldWaiters).add(t);
+                dispatch(now);
+                if (!t.granted) {
+                    t.napUntil = wakeAt(t, now);
+                    wake(t.thread); // to time its nap to its new class
+                }
+            } else if (t.holdsSlot || t.riding) {
+                if (t.cls == to) { // told back before it moved
+                    t.moveTo = -1;
+                    pendingMoves--;
+                } else {
+                    pendingMoves += t.moveTo < 0 ? 1 : 0;
+                    t.moveTo = classIndex;
+                }
+            } else if (t.holdsPermit) { // an async request between dispatches: no slot, no queue
+                switchClass(t, to, now, cfg);
+                dispatch(now);
+            } else { // not admitted yet: admission counts it in its class
+                t.cls = to;
+                to.movedIn.increment();
+            }
+            updateArmed();
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * On the request's own thread: applies a move {@link #reclassify} left for it, if any (the yield point's slow
+     * path calls it; the filter calls it as a request starts). May park, like a yield point.
+     */
+    public void moveIfDue(Ticket t) {
+        if (t.moveTo < 0) {
+            return;
+        }
+        if (move(t)) {
+            await(t, WHERE_YIELD);
+        }
+        markCpu(t);
+        t.burstStartWall = clock.nanoTime();
+    }
+
+    /**
+     * The move of a running request, on its own thread: settles what it used in its old class, gives up its run slot
+     * or leaves its turn there, and starts in the new class. True when it now waits in the new class's yield queue.
+     */
+    boolean move(Ticket t) {
+        long cpu = t.cpuNanos();
+        lock.lock();
+        try {
+            int index = t.moveTo;
+            if (index < 0) {
+                return false;
+            }
+            t.moveTo = -1;
+            pendingMoves--;
+            long now = clock.nanoTime();
+            FairsliceConfig cfg = config;
+            settleCpu(t, cpu, now);
+            if (t.riding) {
+                leaveTurn(t, now);
+            } else if (t.holdsSlot) {
+                releaseSlot(t, now, cfg);
+                t.waitMark = t.cpuMark; // as at a yield point: the wait is charged with its next slot
+            }
+            ClassState to = classes[index];
+            switchClass(t, to, now, cfg);
+            int start = closed || cfg.policy() != Policy.SHARE ? WITH_SLOT : startMode(to, now, cfg);
+            boolean waits = start == WAIT;
+            if (start == WITH_SLOT) {
+                takeSlot(t, now);
+            } else if (start == IN_TURN) {
+                joinTurn(t, now, cfg);
+            } else {
+                waitAtYield(t, now, cfg, false); // behind the requests that moved before it
+            }
+            dispatch(now); // its old class's slot or turn
+            if (waits) {
+                t.napUntil = wakeAt(t, now);
+            }
+            updateArmed();
+            return waits && !t.granted;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** Moves the ticket's counts (in flight, permit) from its class to {@code to}, under the lock. */
+    private void switchClass(Ticket t, ClassState to, long now, FairsliceConfig cfg) {
+        ClassState from = t.cls;
+        from.inflight--;
+        from.lastActiveNanos = now;
+        if (!active(to, now, cfg)) {
+            catchUp(to, now, cfg);
+        }
+        to.inflight++;
+        to.lastActiveNanos = now;
+        if (t.holdsPermit) {
+            from.permits--;
+            to.permits++;
+        }
+        t.cls = to;
+        t.chargedInTurn = false; // a turn of its new class charges it as it joins
+        t.moved |= t.holdsPermit; // it started without its new class's admission (see waitAtYield)
+        to.movedIn.increment();
+    }
+
     // ---- admission -----------------------------------------------------------------------------------------------
 
     /**
@@ -267,9 +424,9 @@ public final class Scheduler {
 
     /** Non-blocking part of {@link #admit}: ADMITTED, QUEUED (then call await) or a rejection reason. */
     int tryAdmit(Ticket t) {
-        ClassState c = t.cls;
         lock.lock();
         try {
+            ClassState c = t.cls; // under the lock: reclassify may change it until the request is counted
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             if (!active(c, now, cfg)) {
@@ -466,7 +623,12 @@ public final class Scheduler {
         }
         if (!t.chargedInTurn) {
             t.chargedInTurn = true;
-            charge(t.cls, (long) t.cls.meanCpuNanos(), now, cfg);
+            t.turnCharged = (long) t.cls.meanCpuNanos();
+            t.turnCpuBase = t.accounted; // its CPU as last settled: what it uses from here is what the charge covers
+            charge(t.cls, t.turnCharged, now, cfg);
+        } else { // back in a turn after a park: what it used so far has been charged (at the park, or with a slot)
+            t.turnCpuBase = t.accounted;
+            t.turnCharged = 0;
         }
     }
 
@@ -575,6 +737,10 @@ public final class Scheduler {
         if (!t.dispatching || !t.holdsPermit) {
             return;
         }
+        if (t.moveTo >= 0) {
+            moveIfDue(t);
+            return;
+        }
         FairsliceConfig cfg = config;
         Policy policy = cfg.policy();
         if (policy == Policy.OBSERVE) {
@@ -627,6 +793,14 @@ public final class Scheduler {
                 return false;
             }
             if (t.riding) {
+                // charged its class's mean as it joined; one that runs past a quantum (it reached this check) and
+                // has used more pays the rest: a request of a cheap class can be expensive (a new page's, until it is
+                // learnt), and charged the mean its turn would go on for as long as it runs
+                long beyond = cpu - t.turnCpuBase - t.turnCharged;
+                if (cpu >= 0 && beyond > 0) {
+                    charge(c, beyond, now, cfg);
+                    t.turnCharged += beyond;
+                }
                 // a request of a turn runs on while the turn does; once it is over it yields like a slot holder
                 if (turn == c && !turnOver(now, cfg)) {
                     return false;
@@ -647,17 +821,34 @@ public final class Scheduler {
                 releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
                 t.waitMark = t.cpuMark; // read by the charge above (or -1): the park and wake-up are charged next
             }
-            c.waitingYield++;
-            t.parkedAtYield = true;
-            t.granted = false;
-            t.thread = Thread.currentThread();
-            t.deadlineNanos = now + cfg.shareMaxPark().toNanos();
-            c.yieldWaiters.add(t);
+            waitAtYield(t, now, cfg, t.moved);
             dispatch(now);
             t.napUntil = wakeAt(t, now);
             return true;
         } finally {
             unlock();
+        }
+    }
+
+    /**
+     * The running request, on its own thread, joins its class's yield queue, under the lock: at its end, or at its
+     * front ({@code first}), for at most {@code share.max-park}, or its class's queue timeout if longer when the
+     * request moved into the class while it ran (see the class comment, Moves).
+     */
+    private void waitAtYield(Ticket t, long now, FairsliceConfig cfg, boolean first) {
+        t.cls.waitingYield++;
+        t.parkedAtYield = true;
+        t.granted = false;
+        t.thread = Thread.currentThread();
+        long bound = cfg.shareMaxPark().toNanos();
+        if (t.moved) {
+            bound = Math.max(bound, cfg.classes().get(t.cls.index).queueTimeout().toNanos());
+        }
+        t.deadlineNanos = now + bound;
+        if (first) {
+            t.cls.yieldWaiters.addFirst(t); // the one it passes looks again at its next nap's end, then sleeps on
+        } else {
+            t.cls.yieldWaiters.add(t);
         }
     }
 
@@ -755,7 +946,6 @@ public final class Scheduler {
 
     /** The request is finished (its async cycle too): releases its permit and settles its CPU. */
     public void complete(Ticket t) {
-        ClassState c = t.cls;
         long cpu = t.cpuNanos();
         lock.lock();
         try {
@@ -763,6 +953,11 @@ public final class Scheduler {
                 return;
             }
             t.completed = true;
+            ClassState c = t.cls;
+            if (t.moveTo >= 0) { // a move its request reached no yield point for: it ends in its class
+                t.moveTo = -1;
+                pendingMoves--;
+            }
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             if (t.riding) {
@@ -1110,6 +1305,7 @@ public final class Scheduler {
         FairsliceConfig cfg = config;
         boolean want = false;
         if (!closed) {
+            want = pendingMoves > 0; // a request to move does so at its next yield point
             switch (cfg.policy()) {
                 case OBSERVE -> {
                     for (ClassState c : classes) {
@@ -1127,7 +1323,7 @@ public final class Scheduler {
                     for (ClassState c : classes) {
                         busy += c.inflight > 0 ? 1 : 0;
                     }
-                    want = busy >= 2;
+                    want |= busy >= 2;
                 }
             }
         }

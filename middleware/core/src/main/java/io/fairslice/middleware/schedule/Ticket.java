@@ -8,8 +8,19 @@ package io.fairslice.middleware.schedule;
 public final class Ticket {
 
     final Scheduler scheduler;
-    final ClassState cls;
+    /** The request's class: changes only when the request moves to another class (under the scheduler's lock). */
+    ClassState cls;
     final long startNanos;
+    /**
+     * The class the request is to move to at its next yield point ({@link Scheduler#reclassify}), or -1. Set under the
+     * scheduler's lock; read without it by the request's own thread.
+     */
+    volatile int moveTo = -1;
+    /**
+     * Whether the request moved into its class after it had been admitted into another: its parks at yield points are
+     * bounded by its class's queue timeout, not share.max-park (Scheduler, Moves). Guarded by the scheduler's lock.
+     */
+    boolean moved;
 
     Thread thread;
     volatile boolean granted;
@@ -21,6 +32,12 @@ public final class Ticket {
     boolean riding;
     /** Whether the request's class has been charged for it as a request of a turn (once per request). */
     boolean chargedInTurn;
+    /**
+     * What its class has been charged for it in turns so far (the class's mean as it joined, then what it used beyond
+     * that, Scheduler#parkAtYield), and its CPU (settled) as it joined.
+     */
+    long turnCharged;
+    long turnCpuBase;
     /**
      * The holder thread's CPU clock when it last started running with its slot (-1: not read; see
      * Scheduler#slotCharge).

@@ -284,6 +284,57 @@ class RequestClassifierTest {
     }
 
     @Test
+    void shouldMoveTheRequestsInFlightOfANewRouteToItsFirstClassUnlessARuleGaveThemTheirs() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        Route r = k.route("/report");
+        long t0 = 1_000 * MS;
+        List<Integer> moved = new java.util.ArrayList<>();
+        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            int request = i;
+            ws.add(k.watch(c, r, new Thread(() -> { }), 0, 0, t0, cls -> moved.add(request * 10 + cls)));
+        }
+        RequestClassifier.Watch ruled = k.watch(c, r, new Thread(() -> { }), 0, 0, t0, null); // a rule's class
+        RequestClassifier.Watch queued = k.watch(c, r, new Thread(() -> { }), 0, -1, t0, cls -> moved.add(30 + cls));
+        RequestClassifier.Watch ended = k.watch(c, r, new Thread(() -> { }), 0, 0, t0, cls -> moved.add(40 + cls));
+        k.unwatch(ended);
+        assertThat(k.watching()).as("a request whose CPU is not measured is not read, but follows").isEqualTo(4);
+        ws.forEach(w -> clocks.cpu.put(w.thread, 6 * MS));
+        k.check(c, t0 + 6 * MS);
+        assertThat(r.heavy()).isTrue();
+        assertThat(moved).as("the three read and the one not measured, to heavy (1); not the ruled nor the ended")
+                .containsExactlyInAnyOrder(1, 11, 21, 31);
+        moved.clear();
+        RequestClassifier.Watch late = k.watch(c, r, new Thread(() -> { }), 0, 0, t0 + 7 * MS,
+                cls -> moved.add(50 + cls)); // classified light before the decision, watched after it
+        assertThat(late).isNull();
+        assertThat(moved).as("moved as its watch would have begun").containsExactly(51);
+        moved.clear();
+        assertThat(k.watch(c, r, new Thread(() -> { }), 1, 0, t0 + 7 * MS, cls -> moved.add(60 + cls))).isNull();
+        assertThat(moved).as("classified heavy already: nothing to move").isEmpty();
+        ws.forEach(k::unwatch);
+        k.unwatch(ruled);
+        k.unwatch(queued);
+        assertThat(r.running()).isEmpty();
+    }
+
+    @Test
+    void shouldMoveTheRequestsInFlightWhenFinishedRequestsDecideTheRoute() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "2"));
+        RequestClassifier k = new RequestClassifier(c, new ThreadClocks());
+        Route r = k.route("/report");
+        List<Integer> moved = new java.util.ArrayList<>();
+        k.watch(c, r, new Thread(() -> { }), 0, 0, 0, moved::add);
+        k.learn(c, r, 30 * MS);
+        assertThat(moved).isEmpty();
+        k.learn(c, r, 20 * MS);
+        assertThat(r.heavy()).isTrue();
+        assertThat(moved).containsExactly(1);
+    }
+
+    @Test
     void shouldDecideAtTheNextRequestWhenMinSamplesIsLoweredWhileARouteLearns() {
         FairsliceConfig ten = FairsliceConfig.parse(Map.of());
         FairsliceConfig three = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3"));

@@ -201,6 +201,23 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldChargeARequestOfATurnThatRunsPastAQuantumWhatItUsesBeyondItsClassMean() {
+        scheduler("share.quantum", "5ms");
+        measure(LIGHT, MS); // light's mean CPU per request: 1 ms
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 4 * MS); // light's turn: light is owed 16 ms (4 ms x 80 / 20)
+        Ticket big = running(LIGHT); // a request of light's turn that turns out expensive, charged 1 ms as it joins
+        Ticket heavy2 = queued(HEAVY);
+        clock.advance(6 * MS, 6 * MS);
+        assertThat(scheduler.parkAtYield(big)).as("6 ms charged: light still owed, the turn goes on").isFalse();
+        clock.advance(12 * MS, 12 * MS);
+        assertThat(scheduler.parkAtYield(big)).as("18 ms charged: light past heavy, the turn is over").isTrue();
+        finish(light, 0);
+        assertThat(heavy2.granted).isTrue();
+    }
+
+    @Test
     void shouldChargeARequestThatJoinsATurnOnceNotForItsSlotToo() {
         scheduler();
         measure(LIGHT, MS); // light's mean CPU per request: 1 ms
@@ -624,6 +641,118 @@ class SchedulerTest {
         finish(heavy, MS);
         assertThat(scheduler.classState(HEAVY).running()).isZero();
         assertThat(scheduler.classState(HEAVY).inflight()).isZero();
+    }
+
+    @Test
+    void shouldMoveARunningRequestToItsNewClassAtItsNextYieldPointAndLetItWaitThere() {
+        scheduler();
+        measure(LIGHT, MS); // light is cheap: it runs in turns
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 4 * MS); // light's turn: light is owed about 15 ms
+        Ticket page = running(LIGHT); // a new page's request, light until its route is decided: rides the turn
+        Ticket heavy2 = queued(HEAVY);
+        assertThat(scheduler.classState(LIGHT).running()).isEqualTo(2);
+
+        scheduler.reclassify(page, HEAVY); // its route is decided heavy while it runs
+        assertThat(page.className()).as("a running request moves on its own thread").isEqualTo("light");
+        assertThat(scheduler.armed()).isTrue();
+        clock.advance(2 * MS, 2 * MS);
+        long lightCpu = scheduler.classState(LIGHT).cpuNanos();
+        assertThat(scheduler.move(page)).as("light's turn goes on: as a heavy request it waits").isTrue();
+        assertThat(page.deadlineNanos - clock.now).as("as long as heavy's admission would let it, not share.max-park")
+                .isEqualTo(TimeUnit.SECONDS.toNanos(30));
+
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(LIGHT).cpuNanos() - lightCpu).as("what it used as light stays light's")
+                .isEqualTo(2 * MS);
+        assertThat(scheduler.classState(LIGHT).running()).isEqualTo(1);
+        assertThat(scheduler.classState(LIGHT).inflight()).isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).inflight()).isEqualTo(2);
+        assertThat(scheduler.classState(HEAVY).waiting()).isEqualTo(2);
+        assertThat(scheduler.classState(HEAVY).movedIn()).isEqualTo(1);
+        assertThat(scheduler.move(page)).as("nothing left to move").isFalse();
+
+        finish(light, MS);
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        Ticket heavy3 = queued(HEAVY); // any decision now sees light's turn lapsed
+        assertThat(page.granted).as("heavy's first: the request parked at a yield point").isTrue();
+        assertThat(heavy2.granted).isFalse();
+        assertThat(heavy3.granted).isFalse();
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        Ticket light3 = queued(LIGHT);
+        clock.advance(6 * MS, 6 * MS);
+        assertThat(scheduler.parkAtYield(page)).as("light is owed again").isTrue();
+        assertThat(page.deadlineNanos - clock.now).as("every park of a request that moved: it skipped admission")
+                .isEqualTo(TimeUnit.SECONDS.toNanos(30));
+        assertThat(light3.granted).isTrue();
+    }
+
+    @Test
+    void shouldLetAMovedRequestThatYieldsGoOnBeforeTheRequestsThatMovedWithIt() {
+        scheduler();
+        measure(LIGHT, MS);
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 4 * MS); // light's turn
+        Ticket a = running(LIGHT);
+        Ticket b = running(LIGHT); // a new page's two requests, riding light's turn
+        scheduler.reclassify(a, HEAVY);
+        scheduler.reclassify(b, HEAVY);
+        assertThat(scheduler.move(a)).isTrue();
+        assertThat(scheduler.move(b)).isTrue();
+        finish(light, MS);
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        queued(HEAVY); // any decision now sees light's turn lapsed: heavy's first waiter goes
+        assertThat(a.granted).as("in the order they moved").isTrue();
+        assertThat(b.granted).isFalse();
+        Ticket light2 = queued(LIGHT);
+        clock.advance(6 * MS, 6 * MS);
+        assertThat(scheduler.parkAtYield(a)).as("its quantum used, light owed").isTrue();
+        assertThat(light2.granted).isTrue();
+        finish(light2, MS);
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        queued(HEAVY); // light has no next request: heavy's first waiter goes
+        assertThat(a.granted).as("it goes on before b: the page's requests end one after another").isTrue();
+        assertThat(b.granted).isFalse();
+    }
+
+    @Test
+    void shouldMoveAWaitingRequestToItsNewClassQueueAtOnce() {
+        scheduler("share.turn-below", "0ns");
+        Ticket heavy = running(HEAVY);
+        Ticket page = queued(LIGHT);
+        Ticket light = queued(LIGHT);
+        scheduler.reclassify(page, HEAVY);
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(LIGHT).waitingAdmission()).isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).waitingAdmission()).isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).inflight()).isEqualTo(2);
+        finish(heavy, 4 * MS); // heavy's 4 ms / 20: light is owed
+        assertThat(light.granted).as("light's next, not the request that moved").isTrue();
+        assertThat(page.granted).isFalse();
+        finish(light, 17 * MS); // light's 17 ms / 80 puts it past heavy
+        assertThat(page.granted).isTrue();
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).permits).isEqualTo(1);
+        assertThat(scheduler.classState(LIGHT).permits).isZero();
+    }
+
+    @Test
+    void shouldDropAMoveItsRequestReachedNoYieldPointForWhenItEnds() {
+        scheduler("share.cpus", "2");
+        boolean before = YieldGate.armed();
+        Ticket page = running(LIGHT); // alone: nothing to arm for
+        assertThat(scheduler.armed()).isFalse();
+        scheduler.reclassify(page, HEAVY);
+        assertThat(scheduler.armed()).as("armed: its next yield point moves it").isTrue();
+        finish(page, MS); // it reached none
+        assertThat(page.className()).isEqualTo("light");
+        assertThat(scheduler.armed()).isFalse();
+        assertThat(YieldGate.armed()).isEqualTo(before);
+        assertThat(scheduler.classState(LIGHT).inflight()).isZero();
+        assertThat(scheduler.classState(HEAVY).inflight()).isZero();
+        assertThat(scheduler.classState(HEAVY).movedIn()).isZero();
     }
 
     @Test
