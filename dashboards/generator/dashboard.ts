@@ -219,15 +219,21 @@ export function buildDashboard(): dashboard.Dashboard {
       panel({
         title: "Adaptive reclassifications per class",
         description:
-          "Requests whose route the adaptive classifier moved into each class, per interval. When 'Throughput per " +
-          "page' holds steady but 'Throughput per class' shifts, a route changed class: a light page that turns " +
-          "slow under overload can be moved into the heavy class and throttled with it.",
+          "Routes the adaptive classifier moved into each class (routes), and requests in flight that moved with " +
+          "them (requests in flight), per interval. When 'Throughput per page' holds steady but 'Throughput per " +
+          "class' shifts, a route changed class: a light page that turns slow under overload can be moved into the " +
+          "heavy class and throttled with it. A new expensive page shows as one route and the requests it had " +
+          "started as light, which move to heavy at their next yield point.",
         unit: "short",
         min: 0,
         queries: [
           {
             expr: `sum by (application, class) (increase(${m.classifyReclassified}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{application}} {{class}}",
+            legend: "{{application}} {{class}} routes",
+          },
+          {
+            expr: `sum by (application, class) (increase(${m.requestsMoved}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} requests in flight",
           },
         ],
       }),

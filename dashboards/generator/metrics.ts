@@ -18,8 +18,10 @@ export const middleware = {
   /** Gauges (ratio 0..1), tag class. */
   classCpuShare: "fairslice_class_cpu_share",
   classCpuShareTarget: "fairslice_class_cpu_share_target",
-  /** Counter, tag class: requests whose route the adaptive classifier moved into the class. */
+  /** Counter, tag class: routes the adaptive classifier moved into the class. */
   classifyReclassified: "fairslice_classify_reclassified_total",
+  /** Counter, tag class: requests in flight that moved into the class with their route. */
+  requestsMoved: "fairslice_requests_moved_total",
   /** Counter, tag class. */
   yieldPoints: "fairslice_yield_points_total",
   /** Counters, tags class, where. */

@@ -120,7 +120,7 @@ public final class MeterNames {
     public static final String CLASS_BALANCE = "fairslice.class.balance";
 
     /**
-     * Counter, tag class: requests whose route the adaptive classifier moved into this class.
+     * Counter, tag class: routes the adaptive classifier moved into this class.
      * Prometheus: {@code fairslice_classify_reclassified_total}.
      */
     public static final String CLASSIFY_RECLASSIFIED = "fairslice.classify.reclassified";
