@@ -125,10 +125,6 @@ public final class RequestClassifier {
         return watch(config, route, Thread.currentThread(), requestClass, cpuStart, nowNanos, moveTo);
     }
 
-    Watch watch(FairsliceConfig config, Route route, Thread thread, long cpuStart, long nowNanos) {
-        return watch(config, route, thread, config.defaultClass(), cpuStart, nowNanos, null);
-    }
-
     Watch watch(FairsliceConfig config, Route route, Thread thread, int requestClass, long cpuStart, long nowNanos,
                 IntConsumer moveTo) {
         if (!config.adaptive() || (cpuStart < 0 && moveTo == null)) {

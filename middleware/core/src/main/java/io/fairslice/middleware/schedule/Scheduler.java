@@ -281,20 +281,16 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             if (t.queuedForAdmission || t.parkedAtYield) {
-                ClassState from = t.cls;
                 boolean admission = t.queuedForAdmission;
-                ArrayDeque<Ticket> queue = admission ? from.admissionQueue : from.yieldWaiters;
-                from.headLeft |= queue.peek() == t;
-                queue.remove(t);
-                if (admission) {
-                    from.waitingAdmission--;
-                    to.waitingAdmission++;
-                } else {
-                    from.waitingYield--;
-                    to.waitingYield++;
-                }
+                leaveQueue(t.cls, t, admission);
                 switchClass(t, to, now, cfg);
-                (admission ? to.admissionQueue : to.yieldWaiters).add(t);
+                if (admission) {
+                    to.waitingAdmission++;
+                    to.admissionQueue.add(t);
+                } else {
+                    to.waitingYield++;
+                    to.yieldWaiters.add(t);
+                }
                 dispatch(now);
                 if (!t.granted) {
                     t.napUntil = wakeAt(t, now);
@@ -353,12 +349,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             settleCpu(t, cpu, now);
-            if (t.riding) {
-                leaveTurn(t, now);
-            } else if (t.holdsSlot) {
-                releaseSlot(t, now, cfg);
-                t.waitMark = t.cpuMark; // as at a yield point: the wait is charged with its next slot
-            }
+            stopRunning(t, now, cfg);
             ClassState to = classes[index];
             switchClass(t, to, now, cfg);
             int start = closed || cfg.policy() != Policy.SHARE ? WITH_SLOT : startMode(to, now, cfg);
@@ -815,18 +806,27 @@ public final class Scheduler {
             if (rival == null || rival == c || rival.vtime >= c.vtime) {
                 return false;
             }
-            if (t.riding) {
-                leaveTurn(t, now);
-            } else {
-                releaseSlot(t, now, cfg); // charges nothing more: slotSince is now
-                t.waitMark = t.cpuMark; // read by the charge above (or -1): the park and wake-up are charged next
-            }
+            stopRunning(t, now, cfg); // its slot, if it held one, charges nothing more: slotSince is now
             waitAtYield(t, now, cfg, t.moved);
             dispatch(now);
             t.napUntil = wakeAt(t, now);
             return true;
         } finally {
             unlock();
+        }
+    }
+
+    /**
+     * The running request, on its own thread, leaves its class's turn or gives its run slot up, under the lock; a slot's
+     * holder then counts what its thread uses until it runs again from the CPU clock its slot's charge read (or -1):
+     * the park and wake-up are charged with its next slot.
+     */
+    private void stopRunning(Ticket t, long now, FairsliceConfig cfg) {
+        if (t.riding) {
+            leaveTurn(t, now);
+        } else if (t.holdsSlot) {
+            releaseSlot(t, now, cfg);
+            t.waitMark = t.cpuMark;
         }
     }
 
@@ -914,22 +914,32 @@ public final class Scheduler {
         return ok;
     }
 
+    /**
+     * Under the lock: the waiting ticket leaves its class's admission queue or yield queue without a grant; the waiter
+     * behind it, if it was first, is woken to time its own naps.
+     */
+    private static void leaveQueue(ClassState c, Ticket t, boolean admission) {
+        ArrayDeque<Ticket> queue = admission ? c.admissionQueue : c.yieldWaiters;
+        c.headLeft |= queue.peek() == t;
+        queue.remove(t);
+        if (admission) {
+            c.waitingAdmission--;
+        } else {
+            c.waitingYield--;
+        }
+    }
+
     /** Under the lock: the wait's bound passed. At a yield point the request runs anyway; at admission, 503. */
     private boolean giveUp(Ticket t, int where, boolean interrupted, long now) {
         ClassState c = t.cls;
+        leaveQueue(c, t, where == WHERE_ADMISSION);
         if (where == WHERE_YIELD) {
-            c.headLeft |= c.yieldWaiters.peek() == t;
-            c.yieldWaiters.remove(t);
-            c.waitingYield--;
             t.parkedAtYield = false;
             takeSlot(t, now); // beyond the run slots if need be: a park is bounded
             t.granted = true;
             wakeNewFirstWaiters();
             return true;
         }
-        c.headLeft |= c.admissionQueue.peek() == t;
-        c.admissionQueue.remove(t);
-        c.waitingAdmission--;
         t.queuedForAdmission = false;
         c.inflight--;
         if (c.inflight == 0) {

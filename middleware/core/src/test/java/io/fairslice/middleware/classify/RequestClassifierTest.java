@@ -154,7 +154,7 @@ class RequestClassifierTest {
         RequestClassifier.Watch running(RequestClassifier k, FairsliceConfig c, Route route, long nanos, long now) {
             Thread t = new Thread(() -> { });
             cpu.put(t, nanos);
-            return k.watch(c, route, t, nanos, now);
+            return k.watch(c, route, t, c.defaultClass(), nanos, now, null);
         }
     }
 
