@@ -3,6 +3,7 @@ package io.fairslice.middleware;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.ClassState;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
@@ -284,8 +285,10 @@ class FairsliceFilterTest {
         }
     }
 
-    /** Burns CPU until released, with no yield point: a page the adaptive classifier has never seen. */
-    /** Burns CPU until released; {@code yields}: with a yield point per round, as woven code would have. */
+    /**
+     * A page the adaptive classifier has never seen: burns CPU until released ({@code yields}: with a yield point per
+     * round, as woven code would have), or, with a query string, answers at once.
+     */
     static final class Burn extends HttpServlet {
         final CountDownLatch entered = new CountDownLatch(3);
         final CountDownLatch release = new CountDownLatch(1);
@@ -301,6 +304,10 @@ class FairsliceFilterTest {
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            if (req.getQueryString() != null) { // the same page, a cheap request of it
+                resp.getWriter().write("cheap");
+                return;
+            }
             entered.countDown();
             long x = 0;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -316,22 +323,34 @@ class FairsliceFilterTest {
         }
     }
 
+    /** Starts three requests of {@code burn} at /burn and waits until all have entered it. */
+    private static List<CompletableFuture<HttpResponse<String>>> startBurning(EmbeddedTomcat t, Burn burn)
+            throws InterruptedException {
+        List<CompletableFuture<HttpResponse<String>>> burning = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            burning.add(CompletableFuture.supplyAsync(() -> get(t, "/burn")));
+        }
+        assertThat(burn.entered.await(10, TimeUnit.SECONDS)).isTrue();
+        return burning;
+    }
+
+    /** Sends requests to /x (requests entering the filter run the classifier's checks) until the route is heavy. */
+    private static void awaitHeavy(EmbeddedTomcat t, Route route) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!route.heavy() && System.nanoTime() < deadline) {
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+            Thread.sleep(2);
+        }
+    }
+
     @Test
     void shouldMakeANewExpensivePageHeavyWhileItsFirstRequestsStillRun() throws Exception {
         Burn burn = new Burn();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/learn", Map.of("fairslice.adaptive.min-samples", "3"),
                 new SimpleMeterRegistry()).servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
             var route = t.filter().classifier().route("/burn");
-            List<CompletableFuture<HttpResponse<String>>> burning = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                burning.add(CompletableFuture.supplyAsync(() -> get(t, "/burn")));
-            }
-            assertThat(burn.entered.await(10, TimeUnit.SECONDS)).isTrue();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!route.heavy() && System.nanoTime() < deadline) {
-                assertThat(t.get("/x").statusCode()).isEqualTo(200); // requests entering the filter run the checks
-                Thread.sleep(2);
-            }
+            List<CompletableFuture<HttpResponse<String>>> burning = startBurning(t, burn);
+            awaitHeavy(t, route);
             assertThat(route.heavy()).as("heavy once its three running requests had used 5 ms of CPU each").isTrue();
             assertThat(route.samples()).as("before any of them finished").isZero();
             assertThat(burning).noneMatch(CompletableFuture::isDone);
@@ -343,6 +362,39 @@ class FairsliceFilterTest {
         }
     }
 
+    /**
+     * The running requests' early heavy is the cheapest-of-the-first rule brought forward, no more: a request of the
+     * page that finishes cheaper before the decision ends it (the page's first decision then calls it light).
+     */
+    @Test
+    void shouldEndANewPagesEarlyHeavyWhenOneOfItsFirstRequestsFinishesCheap() throws Exception {
+        Burn burn = new Burn();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        // 20 ms: room for a cold JVM's first cheap request
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/undo", Map.of("fairslice.adaptive.min-samples", "3",
+                "fairslice.adaptive.heavy-above", "20ms"), registry)
+                .servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
+            var route = t.filter().classifier().route("/burn");
+            List<CompletableFuture<HttpResponse<String>>> burning = startBurning(t, burn);
+            awaitHeavy(t, route);
+            assertThat(route.heavy()).as("heavy: its three running requests have used 20 ms of CPU each").isTrue();
+            assertThat(t.get("/burn?cheap").statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(route.samples()).isEqualTo(1));
+            assertThat(route.expectedCpuNanos()).isLessThan(TimeUnit.MILLISECONDS.toNanos(20));
+            assertThat(route.heavy()).as("a request of the page finished below 20 ms").isFalse();
+            assertThat(route.decided()).as("the cheapest of its first three will decide").isFalse();
+            assertThat(registry.get("fairslice.classify.reclassified").tags("class", "heavy").functionCounter()
+                    .count()).isEqualTo(1);
+            assertThat(registry.get("fairslice.classify.reclassified").tags("class", "light").functionCounter()
+                    .count()).isEqualTo(1);
+            assertThat(burning).as("while the three still run").noneMatch(CompletableFuture::isDone);
+            burn.release.countDown();
+            for (CompletableFuture<HttpResponse<String>> f : burning) {
+                assertThat(f.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            }
+        }
+    }
+
     @Test
     void shouldMoveANewPagesRequestsToHeavyAtTheirNextYieldPointOnceItIsDecided() throws Exception {
         Burn burn = new Burn(true);
@@ -351,17 +403,9 @@ class FairsliceFilterTest {
                 .servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
             var route = t.filter().classifier().route("/burn");
             var scheduler = t.filter().scheduler();
-            List<CompletableFuture<HttpResponse<String>>> burning = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
-                burning.add(CompletableFuture.supplyAsync(() -> get(t, "/burn")));
-            }
-            assertThat(burn.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            List<CompletableFuture<HttpResponse<String>>> burning = startBurning(t, burn);
             assertThat(scheduler.classState(0).inflight()).as("a new page's requests start light").isEqualTo(3);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!route.heavy() && System.nanoTime() < deadline) {
-                assertThat(t.get("/x").statusCode()).isEqualTo(200); // requests entering the filter run the checks
-                Thread.sleep(2);
-            }
+            awaitHeavy(t, route);
             assertThat(route.heavy()).isTrue();
             eventually(() -> assertThat(scheduler.classState(1).movedIn()).as("moved at their next yield point")
                     .isEqualTo(3));

@@ -115,8 +115,8 @@ public final class RequestClassifier {
      * follows its route's first decision. {@code requestClass} is the class it was given, {@code cpuStart} the
      * thread's CPU clock as its dispatch began (read there already; negative when not measured), {@code moveTo} what
      * moves it to another class when its route's class changes while it is in flight (null when a rule gave its
-     * class: it stays). A route decided already before the watch began gets {@code moveTo} called at once if its class
-     * is not the request's. Returns null (nothing to watch) when the adaptive mode is off, the route has been decided,
+     * class: it stays). A request whose route's class is not the request's as the watch begins (it changed since the
+     * request was classified) gets {@code moveTo} called at once. Returns null (nothing to watch) when the adaptive mode is off, the route has been decided,
      * or the request is neither measured nor follows its route. Pair with {@link #unwatch} on the same thread before it
      * serves anything else.
      */
@@ -134,8 +134,9 @@ public final class RequestClassifier {
         Watch w = new Watch(route, thread, cpuStart, nowNanos + config.adaptiveHeavyAbove().toNanos(), requestClass,
                 moveTo);
         synchronized (route) {
-            if (!route.startWatch(w)) { // decided since the request was classified: it follows now
-                follow(w, routeClass(config, route));
+            boolean learning = route.startWatch(w);
+            follow(w, routeClass(config, route)); // the route's class changed since the request was classified
+            if (!learning) {
                 return null;
             }
         }

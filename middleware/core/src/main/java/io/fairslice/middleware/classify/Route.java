@@ -16,7 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * early request is the one closest to what the route costs warm. A cheap route is called heavy at the decision only
  * if every one of its first {@code minSamples} requests cost more than {@code heavyAbove}; a route whose every
  * request costs more is heavy from exactly its {@code minSamples}-th request, or sooner: requests still running count
- * once their CPU so far has passed {@code heavyAbove} ({@link #provenAbove}).
+ * once their CPU so far has passed {@code heavyAbove} ({@link #provenAbove}). Such an early heavy is provisional until
+ * the decision: the first finished request that cost no more than {@code heavyAbove} ends it, as the decision would
+ * (a cold JVM runs a cheap page's first requests side by side, interpreted, and they may all pass the bound before
+ * one finishes).
  */
 public final class Route {
 
@@ -102,39 +105,44 @@ public final class Route {
     /**
      * Adds one request's CPU time. Returns +1 when the route just became heavy, -1 when it just became light, 0
      * otherwise. The first {@code minSamples} requests decide on their minimum (see the class comment; requests still
-     * running that are known to cost more than {@code heavyAbove} count among them, {@link #provenAbove}); then
-     * hysteresis on the EWMA: up above {@code heavyAbove}, down only below {@code lightBelow}.
+     * running that are known to cost more than {@code heavyAbove} count among them, {@link #provenAbove}, and a
+     * finished one that cost less ends the heavy they made); then hysteresis on the EWMA: up above {@code heavyAbove},
+     * down only below {@code lightBelow}.
      */
     public synchronized int record(long cpuNanos, double alpha, int minSamples, long heavyAbove, long lightBelow) {
         samples++;
-        if (decided) {
-            ewmaCpuNanos = alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
-        } else {
+        boolean learning = !decided;
+        if (learning) {
             ewmaCpuNanos = samples == 1 ? cpuNanos : Math.min(ewmaCpuNanos, cpuNanos);
-            decided = samples >= minSamples || heavyBeforeEnd(minSamples, heavyAbove);
+            decided = samples >= minSamples;
+        } else {
+            ewmaCpuNanos = alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
         }
         expectedCpuNanos = (long) ewmaCpuNanos;
-        if (!decided) {
+        boolean nowHeavy;
+        if (!learning) { // hysteresis on the EWMA
+            nowHeavy = heavy ? ewmaCpuNanos >= lightBelow : ewmaCpuNanos > heavyAbove;
+        } else if (heavy || decided) { // a heavy made by running requests lasts while no finished one cost less
+            nowHeavy = ewmaCpuNanos > heavyAbove;
+        } else {
+            nowHeavy = heavyBeforeEnd(minSamples, heavyAbove);
+        }
+        if (nowHeavy == heavy) {
             return 0;
         }
-        if (!heavy && ewmaCpuNanos > heavyAbove) {
-            heavy = true;
-            return 1;
-        }
-        if (heavy && ewmaCpuNanos < lightBelow) {
-            heavy = false;
-            return -1;
-        }
-        return 0;
+        heavy = nowHeavy;
+        return nowHeavy ? 1 : -1;
     }
 
     /**
      * A running request of this route (watched while the route learns, see {@link RequestClassifier#check}) has used
-     * more CPU than {@code heavyAbove}. The first decision needs no finished request then: once {@code minSamples}
-     * requests, finished or running, have each cost more than {@code heavyAbove}, the cheapest of them has too, which
-     * is the rule the finished requests alone apply later. Under overload a new expensive page's requests take seconds
-     * each, and the page ran in the cheap class until ten of them had finished. Returns +1 when the route just became
-     * heavy, else 0; nothing once the request has ended ({@link #endWatch}).
+     * more CPU than {@code heavyAbove}. The route need not wait for finished requests to be heavy then: once
+     * {@code minSamples} requests, finished or running, have each cost more than {@code heavyAbove}, the cheapest of
+     * them has too, which is the rule the finished requests alone apply later. Under overload a new expensive page's
+     * requests take seconds each, and the page ran in the cheap class until ten of them had finished. The route stays
+     * undecided (and its requests watched) until {@code minSamples} have finished: a finished one that cost less ends
+     * this heavy ({@link #record}). Returns +1 when the route just became heavy, else 0; nothing once the request has
+     * ended ({@link #endWatch}).
      */
     synchronized int provenAbove(RequestClassifier.Watch w, int minSamples, long heavyAbove) {
         if (w.ended || w.above) {
@@ -142,10 +150,9 @@ public final class Route {
         }
         w.above = true;
         runningAbove++;
-        if (decided || !heavyBeforeEnd(minSamples, heavyAbove)) {
+        if (decided || heavy || !heavyBeforeEnd(minSamples, heavyAbove)) {
             return 0;
         }
-        decided = true;
         heavy = true;
         if (samples == 0) {
             ewmaCpuNanos = heavyAbove; // what every one of them is known to cost at least; finished requests refine it

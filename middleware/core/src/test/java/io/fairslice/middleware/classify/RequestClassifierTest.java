@@ -185,10 +185,13 @@ class RequestClassifierTest {
         assertThat(classify(c, k, "/export", "GET", NO_HEADERS)).isEqualTo(1);
         assertThat(k.reclassifiedInto(1)).isEqualTo(1);
         assertThat(k.watching()).isZero();
+        assertThat(r.expectedCpuNanos()).as("what each of them is known to cost at least").isEqualTo(5 * MS);
+        assertThat(r.decided()).as("heavy until its finished requests decide").isFalse();
         ws.forEach(k::unwatch);
         k.learn(c, r, 90 * MS);
-        assertThat(r.expectedCpuNanos()).as("the EWMA starts from heavy-above and learns from finished requests")
-                .isBetween(22 * MS - 1, 22 * MS + 1);
+        assertThat(r.expectedCpuNanos()).as("the cheapest finished request, as the first decision will take it")
+                .isEqualTo(90 * MS);
+        assertThat(r.heavy()).isTrue();
     }
 
     @Test
@@ -277,10 +280,66 @@ class RequestClassifierTest {
         k.learn(c, r, 25 * MS);
         assertThat(r.heavy()).as("three finished and one running, all past 5 ms: the cheapest 6+ ms").isTrue();
         assertThat(r.expectedCpuNanos()).as("the cheapest finished one").isEqualTo(20 * MS);
-        assertThat(k.watching()).as("the other running one: its route is decided, no longer watched")
-                .isEqualTo(1);
         k.check(c, t0 + 6 * MS + CHECK_INTERVAL);
-        assertThat(k.watching()).isZero();
+        assertThat(k.watching()).as("the other running one: watched until four have finished").isEqualTo(1);
+        k.learn(c, r, 40 * MS);
+        assertThat(r.decided()).isTrue();
+        k.check(c, t0 + 6 * MS + 2 * CHECK_INTERVAL);
+        assertThat(k.watching()).as("decided: no longer watched").isZero();
+    }
+
+    /**
+     * A cold JVM: many requests of a cheap page start at once, run interpreted and pass heavy-above together before
+     * any has finished. The running requests make the page heavy, but only until the first finished request that cost
+     * less: the first decision is still the cheapest of the first min-samples, and the requests in flight follow back.
+     */
+    @Test
+    void shouldEndAHeavyMadeByRunningRequestsAtTheFirstCheaperFinishedOne() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "10"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        Route r = k.route("/catalog");
+        long t0 = 1_000 * MS;
+        List<Integer> moved = new java.util.ArrayList<>();
+        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            Thread t = new Thread(() -> { });
+            clocks.cpu.put(t, 0L);
+            ws.add(k.watch(c, r, t, 0, 0, t0, moved::add));
+        }
+        clocks.cpu.replaceAll((t, v) -> 6 * MS);
+        k.check(c, t0 + 6 * MS);
+        assertThat(r.heavy()).as("16 read, all past 5 ms").isTrue();
+        assertThat(moved).as("the 30 in flight, to heavy").hasSize(30).containsOnly(1);
+        moved.clear();
+        k.unwatch(ws.get(0));
+        k.learn(c, r, 7 * MS);
+        assertThat(r.heavy()).as("the first to finish cost 7 ms: still every one past the bound").isTrue();
+        RequestClassifier.Watch late = k.watch(c, r, new Thread(() -> { }), 1, 0, t0 + 7 * MS, moved::add);
+        assertThat(late).as("a request classified heavy meanwhile, watched too").isNotNull();
+        k.unwatch(ws.get(1));
+        k.learn(c, r, 400 * US);
+        assertThat(r.heavy()).as("a finished request below the bound: the cheapest rule calls the page light")
+                .isFalse();
+        assertThat(r.decided()).isFalse();
+        assertThat(moved).as("the 28 still in flight and the late one, back to light").hasSize(29).containsOnly(0);
+        assertThat(k.reclassifiedInto(1)).isEqualTo(1);
+        assertThat(k.reclassifiedInto(0)).isEqualTo(1);
+        clocks.cpu.replaceAll((t, v) -> 20 * MS);
+        for (int i = 1; i <= 3; i++) {
+            k.check(c, t0 + 7 * MS + i * CHECK_INTERVAL);
+        }
+        assertThat(r.heavy()).as("not heavy again from running requests: a finished one was cheaper").isFalse();
+        for (int i = 0; i < 8; i++) {
+            k.learn(c, r, 8 * MS);
+        }
+        assertThat(r.decided()).isTrue();
+        assertThat(r.heavy()).as("decided on the cheapest of the first ten").isFalse();
+        assertThat(r.expectedCpuNanos()).isEqualTo(400 * US);
+        moved.clear();
+        assertThat(k.watch(c, r, new Thread(() -> { }), 1, 0, t0 + 9 * MS, moved::add))
+                .as("classified heavy before the decision, decided light as its watch begins: not watched").isNull();
+        assertThat(moved).as("but moved to light").containsExactly(0);
     }
 
     @Test
@@ -309,14 +368,17 @@ class RequestClassifierTest {
         moved.clear();
         RequestClassifier.Watch late = k.watch(c, r, new Thread(() -> { }), 0, 0, t0 + 7 * MS,
                 cls -> moved.add(50 + cls)); // classified light before the decision, watched after it
-        assertThat(late).isNull();
-        assertThat(moved).as("moved as its watch would have begun").containsExactly(51);
+        assertThat(late).as("watched: the route is heavy but undecided until three have finished").isNotNull();
+        assertThat(moved).as("moved as its watch began").containsExactly(51);
         moved.clear();
-        assertThat(k.watch(c, r, new Thread(() -> { }), 1, 0, t0 + 7 * MS, cls -> moved.add(60 + cls))).isNull();
+        RequestClassifier.Watch heavyAlready = k.watch(c, r, new Thread(() -> { }), 1, 0, t0 + 7 * MS,
+                cls -> moved.add(60 + cls));
         assertThat(moved).as("classified heavy already: nothing to move").isEmpty();
         ws.forEach(k::unwatch);
         k.unwatch(ruled);
         k.unwatch(queued);
+        k.unwatch(late);
+        k.unwatch(heavyAlready);
         assertThat(r.running()).isEmpty();
     }
 
