@@ -54,14 +54,10 @@ public final class RequestClassifier {
         return routes.route(path);
     }
 
-    /** The class index of a request; {@code header} looks up request headers by name. */
-    public int classify(FairsliceConfig config, Route route, String path, String method,
-                        UnaryOperator<String> header) {
-        int ruled = ruleClass(config, path, method, header);
-        return ruled >= 0 ? ruled : routeClass(config, route);
-    }
-
-    /** The class of the first rule that matches the request, or -1 when none does. */
+    /**
+     * The class of the first rule that matches the request, or -1 when none does (then {@link #routeClass} gives it);
+     * {@code header} looks up request headers by name.
+     */
     public int ruleClass(FairsliceConfig config, String path, String method, UnaryOperator<String> header) {
         List<Rule> rules = config.rules();
         for (int i = 0; i < rules.size(); i++) {
@@ -112,13 +108,13 @@ public final class RequestClassifier {
     /**
      * Watches a request the calling thread serves while its route learns, from before its admission to its end: so
      * that {@link #check} can count it once its CPU passes {@code adaptive.heavy-above}, before it ends, and so that it
-     * follows its route's first decision. {@code requestClass} is the class it was given, {@code cpuStart} the
-     * thread's CPU clock as its dispatch began (read there already; negative when not measured), {@code moveTo} what
-     * moves it to another class when its route's class changes while it is in flight (null when a rule gave its
-     * class: it stays). A request whose route's class is not the request's as the watch begins (it changed since the
-     * request was classified) gets {@code moveTo} called at once. Returns null (nothing to watch) when the adaptive mode is off, the route has been decided,
-     * or the request is neither measured nor follows its route. Pair with {@link #unwatch} on the same thread before it
-     * serves anything else.
+     * follows its route's class until the first decision. {@code requestClass} is the class it was given,
+     * {@code cpuStart} the thread's CPU clock as its dispatch began (read there already; negative when not measured),
+     * {@code moveTo} what moves it to another class when its route's class changes while it is in flight (null when a
+     * rule gave its class: it stays). A request whose route's class is not the request's as the watch begins (it
+     * changed since the request was classified) gets {@code moveTo} called at once. Returns null (nothing to watch)
+     * when the adaptive mode is off, the route has been decided, or the request is neither measured nor follows its
+     * route. Pair with {@link #unwatch} on the same thread before it serves anything else.
      */
     public Watch watch(FairsliceConfig config, Route route, int requestClass, long cpuStart, long nowNanos,
                        IntConsumer moveTo) {
