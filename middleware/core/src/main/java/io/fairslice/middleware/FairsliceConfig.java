@@ -35,6 +35,7 @@ public final class FairsliceConfig {
     final Duration shareMaxPark;
     final Duration shareLinger;
     final Duration shareTurnBelow;
+    final boolean shareChargeGc;
     final int cpus;
     final Duration sleepQuantum;
     final Duration sleepDuration;
@@ -51,7 +52,7 @@ public final class FairsliceConfig {
                            Duration adaptiveLightBelow, double adaptiveAlpha, int adaptiveMinSamples,
                            Duration cpuSampleInterval, int routesMax, int routesMaxPages, Duration shareQuantum,
                            Duration shareMaxPark, Duration shareLinger, int cpus, Duration shareTurnBelow,
-                           Duration sleepQuantum,
+                           boolean shareChargeGc, Duration sleepQuantum,
                            Duration sleepDuration, Set<String> sleepClasses,
                            Duration retryAfterMax, boolean jmx, Map<String, Map<String, String>> listenerSettings,
                            Map<String, String> source, Map<String, Set<String>> declaredListeners) {
@@ -73,6 +74,7 @@ public final class FairsliceConfig {
         this.shareMaxPark = shareMaxPark;
         this.shareLinger = shareLinger;
         this.shareTurnBelow = shareTurnBelow;
+        this.shareChargeGc = shareChargeGc;
         this.cpus = cpus;
         this.sleepQuantum = sleepQuantum;
         this.sleepDuration = sleepDuration;
@@ -198,6 +200,14 @@ public final class FairsliceConfig {
         return shareTurnBelow;
     }
 
+    /**
+     * Whether the share scheduler charges the collector's pauses to the classes whose requests allocated the garbage
+     * (each pause split by the bytes they allocated since the one before), beside their requests' own CPU.
+     */
+    public boolean shareChargeGc() {
+        return shareChargeGc;
+    }
+
     /** Processors the share scheduler keeps busy before it holds anything back (resolved, never 0). */
     public int cpus() {
         return cpus;
@@ -245,7 +255,7 @@ public final class FairsliceConfig {
                 + ", routes.max=" + routesMax + ", routes.max-pages=" + routesMaxPages
                 + ", share.quantum=" + Durations.format(shareQuantum) + ", share.max-park="
                 + Durations.format(shareMaxPark) + ", share.linger=" + Durations.format(shareLinger)
-                + ", share.turn-below=" + Durations.format(shareTurnBelow)
+                + ", share.turn-below=" + Durations.format(shareTurnBelow) + ", share.charge-gc=" + shareChargeGc
                 + ", cpus=" + cpus + ", sleep.quantum=" + Durations.format(sleepQuantum) + ", sleep.duration="
                 + Durations.format(sleepDuration) + ", sleep.classes=" + sleepClasses
                 + ", retry-after.max=" + Durations.format(retryAfterMax) + ", jmx=" + jmx

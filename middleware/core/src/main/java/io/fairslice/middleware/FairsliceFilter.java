@@ -9,6 +9,7 @@ import io.fairslice.middleware.jmx.FairsliceControl;
 import io.fairslice.middleware.metrics.FairsliceMetrics;
 import io.fairslice.middleware.metrics.MeterNames;
 import io.fairslice.middleware.schedule.Clock;
+import io.fairslice.middleware.schedule.CollectorPauses;
 import io.fairslice.middleware.schedule.Scheduler;
 import io.fairslice.middleware.schedule.Ticket;
 import io.fairslice.middleware.spi.RequestListener;
@@ -50,6 +51,7 @@ public final class FairsliceFilter implements Filter {
     private static final Logger LOG = Logger.getLogger(FairsliceFilter.class.getName());
 
     private Scheduler scheduler;
+    private CollectorPauses collector;
     private RequestClassifier classifier;
     private FairsliceMetrics metrics;
     private WeavingMetrics weavingMetrics;
@@ -94,6 +96,11 @@ public final class FairsliceFilter implements Filter {
         weavingMetrics.bindTo(registry);
         Clock clock = Clock.system();
         scheduler = new Scheduler(config, clock);
+        collector = CollectorPauses.watch(scheduler::collectorPaused);
+        if (config.shareChargeGc() && !collector.watching()) {
+            LOG.warning(() -> "fairslice[" + application + "]: this JVM's collectors report no pauses; "
+                    + "share.charge-gc charges nothing");
+        }
         classifier = new RequestClassifier(config, clock::threadCpuNanos);
         metrics = new FairsliceMetrics(registry, application, scheduler, classifier,
                 () -> scheduler.config().policy());
@@ -279,6 +286,9 @@ public final class FairsliceFilter implements Filter {
     public void destroy() {
         if (control != null) {
             control.close();
+        }
+        if (collector != null) {
+            collector.close();
         }
         if (scheduler != null) {
             scheduler.close();

@@ -41,6 +41,20 @@ class FairsliceFilterTest {
         }
     }
 
+    /** Allocates 64 MB of short-lived garbage. */
+    static final class Garbage extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            long sum = 0;
+            for (int i = 0; i < 64; i++) {
+                byte[] chunk = new byte[1 << 20];
+                chunk[i] = (byte) i;
+                sum += chunk[i] + chunk.length;
+            }
+            resp.getWriter().write(Long.toString(sum));
+        }
+    }
+
     static final class NotFound extends HttpServlet {
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -115,6 +129,34 @@ class FairsliceFilterTest {
                     .isPositive();
         }
         assertThat(registry.find("fairslice.requests").meters()).as("meters removed with the application").isEmpty();
+    }
+
+    @Test
+    void shouldChargeTheCollectorsPausesToTheClassWhosePagesMadeTheGarbage() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/gc", Map.of("fairslice.rule.1", "heavy path=/garbage",
+                "fairslice.cpu.sample-interval", "0ns"), registry).servlet("/garbage", new Garbage(), false)
+                .servlet("/x", new Hello(), false).start()) {
+            ClassState light = t.filter().scheduler().classState(0);
+            ClassState heavy = t.filter().scheduler().classState(1);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            // a pause can read 0 ms (the collectors report milliseconds), and a request completes just after its
+            // response: make garbage and collect until a pause is charged. Only heavy pages run: which pause is
+            // charged to whom when both classes allocate is SchedulerTest's (a pause's notification comes after it,
+            // so a young collection a page's own allocation triggers is charged with the bytes of the pause before)
+            while (heavy.gcNanos() == 0 && System.nanoTime() < deadline) {
+                assertThat(t.get("/garbage").statusCode()).isEqualTo(200);
+                Thread.sleep(50);
+                System.gc();
+                Thread.sleep(100);
+            }
+            assertThat(heavy.gcNanos()).as("pause time charged to the class that allocated").isPositive();
+            assertThat(heavy.allocatedBytes()).isGreaterThanOrEqualTo(64L << 20);
+            assertThat(light.allocatedBytes()).isZero();
+            assertThat(light.gcNanos()).as("a class that allocated nothing pays nothing").isZero();
+            assertThat(registry.get("fairslice.class.gc").tags("class", "heavy").functionCounter().count())
+                    .isPositive();
+        }
     }
 
     @Test

@@ -41,6 +41,7 @@ public final class ConfigKeys {
     public static final String SHARE_LINGER = "share.linger";
     public static final String SHARE_CPUS = "share.cpus";
     public static final String SHARE_TURN_BELOW = "share.turn-below";
+    public static final String SHARE_CHARGE_GC = "share.charge-gc";
     public static final String SLEEP_QUANTUM = "sleep.quantum";
     public static final String SLEEP_DURATION = "sleep.duration";
     public static final String SLEEP_CLASSES = "sleep.classes";
@@ -77,6 +78,7 @@ public final class ConfigKeys {
             new Spec(SHARE_LINGER, "200ms", "0ns..1s"),
             new Spec(SHARE_CPUS, "0", "0 (the JVM's available processors) or 1..1024"),
             new Spec(SHARE_TURN_BELOW, "2ms", "0ns (never)..1s"),
+            new Spec(SHARE_CHARGE_GC, "true", "true, false"),
             new Spec(SLEEP_QUANTUM, "1ms", "10us..10s"),
             new Spec(SLEEP_DURATION, "1ms", "10us..10s"),
             new Spec(SLEEP_CLASSES, "(every class but the first)", "configured classes, comma-separated"),

@@ -106,6 +106,7 @@ public final class ConfigParser {
             cpus = Runtime.getRuntime().availableProcessors();
         }
         Duration turnBelow = duration(SHARE_TURN_BELOW, Duration.ofMillis(2), Duration.ZERO, Duration.ofSeconds(1));
+        boolean chargeGc = bool(SHARE_CHARGE_GC, true);
         Duration sleepQuantum = duration(SLEEP_QUANTUM, Duration.ofMillis(1), Duration.ofNanos(10_000),
                 Duration.ofSeconds(10));
         Duration sleepDuration = duration(SLEEP_DURATION, Duration.ofMillis(1), Duration.ofNanos(10_000),
@@ -118,7 +119,7 @@ public final class ConfigParser {
         rejectUnused();
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
                 lightBelow, alpha, minSamples, cpuSampleInterval, routesMax, maxPages, quantum, maxPark, linger, cpus,
-                turnBelow, sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
+                turnBelow, chargeGc, sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
     }
 
     private boolean given(String key) {

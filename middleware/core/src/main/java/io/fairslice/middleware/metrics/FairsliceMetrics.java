@@ -63,7 +63,11 @@ public final class FairsliceMetrics implements AutoCloseable {
             add(Gauge.builder(REQUESTS_WAITING, c, ClassState::waiting).tags(cls)
                     .description("requests queued for admission or parked at a yield point").register(registry));
             add(Gauge.builder(CLASS_CPU_SHARE, scheduler, s -> s.cpuShare(i)).tags(cls)
-                    .description("the class's part of the requests' CPU time, decayed over ~2 s").register(registry));
+                    .description("the class's part of the CPU charged to classes (requests', collector pauses), "
+                            + "decayed over ~2 s").register(registry));
+            add(FunctionCounter.builder(CLASS_GC, c, x -> x.gcNanos() / 1e9).tags(cls).baseUnit("seconds")
+                    .description("collector pause time charged to the class, by the bytes its requests allocated")
+                    .register(registry));
             add(Gauge.builder(CLASS_CPU_SHARE_TARGET, scheduler, s -> s.targetShare(i)).tags(cls)
                     .description("the class's configured share, normalised").register(registry));
             add(Gauge.builder(CLASS_BALANCE, c, x -> x.balanceNanos() / 1e9).tags(cls).baseUnit("seconds")

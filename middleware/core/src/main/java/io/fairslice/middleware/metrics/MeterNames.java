@@ -101,10 +101,18 @@ public final class MeterNames {
     // ---- classes and shares --------------------------------------------------------------------------------------
 
     /**
-     * Gauge (ratio 0..1), tag class: the class's part of the CPU time used by all requests, decayed over about two
-     * seconds. Prometheus: {@code fairslice_class_cpu_share}.
+     * Gauge (ratio 0..1), tag class: the class's part of what the classes were charged, decayed over about two
+     * seconds: their requests' CPU time, and the collector's pauses with {@code share.charge-gc}
+     * ({@link #CLASS_GC}). What the shares split. Prometheus: {@code fairslice_class_cpu_share}.
      */
     public static final String CLASS_CPU_SHARE = "fairslice.class.cpu.share";
+
+    /**
+     * Counter (seconds), tag class: collector pause time charged to the class ({@code share.charge-gc}): every pause's
+     * run-slot time split by the bytes the classes' requests allocated since the pause before.
+     * Prometheus: {@code fairslice_class_gc_seconds_total}.
+     */
+    public static final String CLASS_GC = "fairslice.class.gc";
 
     /**
      * Gauge (ratio 0..1), tag class: the class's configured share, normalised over all classes.

@@ -42,6 +42,14 @@ public final class ClassState {
 
     /** Decayed actual CPU use, for the share gauge and {@link #meanCpuNanos}. */
     volatile double decayedCpu;
+    /** Decayed collector time charged to the class ({@code share.charge-gc}), decayed with {@link #decayedCpu}. */
+    volatile double decayedGc;
+    /**
+     * Bytes the class's measured requests allocated, each counted for the requests it stands for, as of their
+     * completion; and as of the last collector pause charged (both guarded by the scheduler's lock).
+     */
+    volatile long allocatedBytes;
+    long allocatedAtLastPause;
     /** Decayed count of the requests that measured CPU stands for, decayed with {@link #decayedCpu}. */
     double decayedRequests;
     /** EWMA of the interval between completions (ns): the drain rate behind Retry-After. */
@@ -53,6 +61,7 @@ public final class ClassState {
     final LongAdder[] parkedNanos = {new LongAdder(), new LongAdder()};
     final LongAdder[] rejections = {new LongAdder(), new LongAdder(), new LongAdder()};
     final LongAdder cpuNanos = new LongAdder();
+    final LongAdder gcNanos = new LongAdder();
     /** Requests moved into the class while in flight ({@link Scheduler#reclassify}). */
     final LongAdder movedIn = new LongAdder();
 
@@ -122,6 +131,16 @@ public final class ClassState {
     /** Requests that moved into this class while in flight: their route's class changed ({@link Scheduler#reclassify}). */
     public long movedIn() {
         return movedIn.sum();
+    }
+
+    /** Collector pause time charged to the class (ns; {@code share.charge-gc}). */
+    public long gcNanos() {
+        return gcNanos.sum();
+    }
+
+    /** Bytes the class's requests allocated, as measured so far (a sample counted for the requests it stands for). */
+    public long allocatedBytes() {
+        return allocatedBytes;
     }
 
     /** Actual CPU time of the class's requests (ns), as measured so far. */

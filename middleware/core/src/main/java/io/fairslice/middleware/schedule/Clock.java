@@ -14,6 +14,14 @@ public interface Clock {
     /** The calling thread's CPU time, ns. */
     long threadCpuNanos();
 
+    /**
+     * Bytes the calling thread has allocated so far; negative when the JVM cannot tell. What the share scheduler
+     * splits the collector's pauses by ({@code share.charge-gc}).
+     */
+    default long threadAllocatedBytes() {
+        return -1;
+    }
+
     /** Another thread's CPU time, ns; negative when unknown (not supported, or the thread has ended). */
     default long threadCpuNanos(Thread thread) {
         return -1;
@@ -60,6 +68,7 @@ public interface Clock {
         }
         IdleSampler idle = new IdleSampler();
         boolean others = threads.isThreadCpuTimeSupported();
+        com.sun.management.ThreadMXBean allocation = allocationCounter(threads);
         return new Clock() {
             @Override
             public long nanoTime() {
@@ -69,6 +78,11 @@ public interface Clock {
             @Override
             public long threadCpuNanos() {
                 return threads.getCurrentThreadCpuTime();
+            }
+
+            @Override
+            public long threadAllocatedBytes() {
+                return allocation == null ? -1 : allocation.getCurrentThreadAllocatedBytes();
             }
 
             @Override
@@ -82,6 +96,21 @@ public interface Clock {
                 return idle.idle(cpus);
             }
         };
+    }
+
+    /** The JVM's per-thread allocation counter, switched on if it is off; null where there is none. */
+    private static com.sun.management.ThreadMXBean allocationCounter(ThreadMXBean threads) {
+        if (!(threads instanceof com.sun.management.ThreadMXBean t) || !t.isThreadAllocatedMemorySupported()) {
+            return null;
+        }
+        if (!t.isThreadAllocatedMemoryEnabled()) {
+            try {
+                t.setThreadAllocatedMemoryEnabled(true);
+            } catch (UnsupportedOperationException | SecurityException e) {
+                return null;
+            }
+        }
+        return t;
     }
 
     /**

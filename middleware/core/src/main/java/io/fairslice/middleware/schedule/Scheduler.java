@@ -27,9 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * the slot included ({@link #slotCharge}); a request that starts in a cheap class's turn (below), as it starts, the
  * class's mean CPU per request over the last seconds ({@link ClassState#meanCpuNanos}: most requests' clocks are not
  * read), so that a turn ends once the requests it has started will have used what its class is owed, and, if it runs
- * past a quantum, what its measured CPU exceeds that mean by, at its yield points. Work no request
- * does (the container around requests, the JIT compiler, the collector) is no class's: the shares split the CPU the
- * classes' requests use, as {@code fairslice.class.cpu.share} reports it. Exception: a slot of a cheap class outside a turn (its
+ * past a quantum, what its measured CPU exceeds that mean by, at its yield points. With {@code share.charge-gc}, the
+ * collector's pauses too: each is split between the classes by the bytes their requests allocated since the pause
+ * before ({@link #collectorPaused}). Other work no request does (the container around requests, the JIT compiler,
+ * concurrent collector threads) is no class's: the shares split what the classes were charged, as
+ * {@code fairslice.class.cpu.share} reports it. Exception: a slot of a cheap class outside a turn (its
  * requests' clocks are not read; it holds one only until its turn starts) is charged its wall time.
  *
  * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a
@@ -208,6 +210,7 @@ public final class Scheduler {
         t.thread = Thread.currentThread();
         if (t.cpuWeight > 0) {
             t.cpuDispatchStart = clock.threadCpuNanos();
+            t.allocDispatchStart = clock.threadAllocatedBytes();
         }
         t.dispatching = true;
         long now = clock.nanoTime();
@@ -232,6 +235,10 @@ public final class Scheduler {
         if (t.dispatching) {
             if (t.cpuWeight > 0) {
                 t.cpuDone += clock.threadCpuNanos() - t.cpuDispatchStart;
+                if (t.allocDispatchStart >= 0) {
+                    t.allocDone += clock.threadAllocatedBytes() - t.allocDispatchStart;
+                    t.allocDispatchStart = -1;
+                }
             }
             t.dispatching = false;
         }
@@ -957,6 +964,7 @@ public final class Scheduler {
     /** The request is finished (its async cycle too): releases its permit and settles its CPU. */
     public void complete(Ticket t) {
         long cpu = t.cpuNanos();
+        long allocated = t.allocatedBytes();
         lock.lock();
         try {
             if (t.completed) {
@@ -983,6 +991,9 @@ public final class Scheduler {
             c.inflight--;
             c.lastActiveNanos = now;
             settleCpu(t, cpu, now);
+            if (allocated > 0) {
+                c.allocatedBytes += allocated * t.cpuWeight;
+            }
             if (cpu >= 0) {
                 decay(now);
                 c.decayedRequests += t.cpuWeight; // the requests its CPU, settled above, stands for
@@ -997,6 +1008,50 @@ public final class Scheduler {
                 c.drainIntervalNanos = c.drainIntervalNanos == 0 ? interval : 0.1 * interval + 0.9 * c.drainIntervalNanos;
             }
             c.lastCompletionNanos = now;
+            dispatch(now);
+            updateArmed();
+        } finally {
+            unlock();
+        }
+    }
+
+    // ---- the collector -------------------------------------------------------------------------------------------
+
+    /**
+     * A collector pause of {@code pauseNanos} ended ({@link CollectorPauses}). With {@code share.charge-gc}, the run-slot
+     * time it took from requests ({@code share.cpus} slots for its length) is charged to the classes whose requests
+     * allocated since the pause before, split by the bytes they allocated (measured requests only, each counted for
+     * the requests it stands for): a class whose pages make the garbage pays for collecting it. The part is charged
+     * as run time under share and shows in {@link #cpuShare} and the class's {@link ClassState#gcNanos()}. When no
+     * measured request allocated since the pause before, nothing is charged.
+     */
+    public void collectorPaused(long pauseNanos) {
+        lock.lock();
+        try {
+            FairsliceConfig cfg = config;
+            long[] allocated = new long[classes.length];
+            double total = 0;
+            for (ClassState c : classes) {
+                allocated[c.index] = Math.max(0, c.allocatedBytes - c.allocatedAtLastPause);
+                c.allocatedAtLastPause = c.allocatedBytes;
+                total += allocated[c.index];
+            }
+            if (!cfg.shareChargeGc() || closed || pauseNanos <= 0 || total <= 0) {
+                return;
+            }
+            long now = clock.nanoTime();
+            double slotTime = (double) pauseNanos * cfg.cpus();
+            decay(now);
+            for (ClassState c : classes) {
+                long part = (long) (slotTime * (allocated[c.index] / total));
+                if (part > 0) {
+                    c.gcNanos.add(part);
+                    c.decayedGc += part;
+                    if (cfg.policy() == Policy.SHARE) {
+                        charge(c, part, now, cfg);
+                    }
+                }
+            }
             dispatch(now);
             updateArmed();
         } finally {
@@ -1215,6 +1270,7 @@ public final class Scheduler {
         lastDecayNanos = now;
         for (ClassState k : classes) {
             k.decayedCpu *= decay;
+            k.decayedGc *= decay;
             k.decayedRequests *= decay;
         }
     }
@@ -1373,13 +1429,17 @@ public final class Scheduler {
 
     // ---- views for metrics and JMX -------------------------------------------------------------------------------
 
-    /** The class's part of the CPU used by all requests, decayed over about two seconds (0 when nothing ran). */
+    /**
+     * The class's part of what the classes were charged, decayed over about two seconds (0 when nothing ran): their
+     * requests' CPU, and the collector's pauses with {@code share.charge-gc}. What the shares split.
+     */
     public double cpuShare(int classIndex) {
         double total = 0;
         for (ClassState c : classes) {
-            total += c.decayedCpu;
+            total += c.decayedCpu + c.decayedGc;
         }
-        return total <= 0 ? 0 : classes[classIndex].decayedCpu / total;
+        ClassState c = classes[classIndex];
+        return total <= 0 ? 0 : (c.decayedCpu + c.decayedGc) / total;
     }
 
     /** The class's configured share, normalised over all classes. */

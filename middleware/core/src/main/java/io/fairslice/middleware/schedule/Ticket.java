@@ -68,6 +68,12 @@ public final class Ticket {
     long cpuDone;
     long cpuDispatchStart;
     boolean dispatching;
+    /**
+     * Bytes allocated by finished dispatches, and the thread's allocation counter as the current one began (-1: not
+     * read); read where the CPU is, for a measured request.
+     */
+    long allocDone;
+    long allocDispatchStart = -1;
     /** CPU already counted as the class's actual use (metrics). */
     long accounted;
     /** Wall time at the start of the current burst (since the dispatch began, the last park or the last check). */
@@ -114,6 +120,18 @@ public final class Ticket {
             return -1;
         }
         return dispatching ? cpuDone + scheduler.clock.threadCpuNanos() - cpuDispatchStart : cpuDone;
+    }
+
+    /**
+     * Bytes the request's dispatches allocated so far, the current one's included when the calling thread serves it;
+     * -1 when not measured (its CPU time is not, or the JVM cannot count allocation).
+     */
+    long allocatedBytes() {
+        if (cpuWeight == 0 || (allocDone == 0 && allocDispatchStart < 0)) {
+            return -1;
+        }
+        boolean current = dispatching && allocDispatchStart >= 0 && thread == Thread.currentThread();
+        return current ? allocDone + scheduler.clock.threadAllocatedBytes() - allocDispatchStart : allocDone;
     }
 
     /**

@@ -68,7 +68,8 @@ class ConfigValidationTest {
                 Arguments.of("sleep classes", "sleep.classes", "heavy,huge", "must list configured classes",
                         new String[0]),
                 Arguments.of("retry-after", "retry-after.max", "500ms", "must be 1s..1h", new String[0]),
-                Arguments.of("jmx", "jmx", "on", "must be true or false", new String[0]));
+                Arguments.of("jmx", "jmx", "on", "must be true or false", new String[0]),
+                Arguments.of("charge-gc", "share.charge-gc", "1", "must be true or false", new String[0]));
     }
 
     @ParameterizedTest(name = "{0}: {1}={2}")

@@ -5,6 +5,8 @@ final class FakeClock implements Clock {
 
     volatile long now = 1_000_000_000L;
     volatile long cpu;
+    /** Bytes allocated (one counter for all threads, like {@link #cpu}). */
+    volatile long allocated;
     volatile boolean idle;
 
     @Override
@@ -20,6 +22,11 @@ final class FakeClock implements Clock {
     @Override
     public long threadCpuNanos() {
         return cpu;
+    }
+
+    @Override
+    public long threadAllocatedBytes() {
+        return allocated;
     }
 
     void advance(long wallNanos, long cpuNanos) {

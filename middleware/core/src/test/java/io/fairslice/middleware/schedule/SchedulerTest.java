@@ -72,6 +72,13 @@ class SchedulerTest {
         scheduler.complete(t);
     }
 
+    /** Runs {@code nanos} on the ticket's thread, allocating {@code bytes}, and completes it. */
+    private void finish(Ticket t, long nanos, long bytes) {
+        t.allocDispatchStart = clock.allocated; // one fake allocation counter for all tickets: this one runs now
+        clock.allocated += bytes;
+        finish(t, nanos);
+    }
+
     @Test
     void shouldAdmitEveryRequestWhileNoOtherClassIsActive() {
         scheduler();
@@ -927,5 +934,58 @@ class SchedulerTest {
                 .isEqualTo(40 * MS);
         assertThat(scheduler.classState(HEAVY).inflight()).isZero();
         assertThatThrownBy(() -> scheduler.newTicket(HEAVY, -1)).hasMessage("cpuWeight must be 0 or more, got -1");
+    }
+
+    @Test
+    void shouldSplitACollectorPauseBetweenTheClassesByTheBytesTheirRequestsAllocated() {
+        scheduler("share.cpus", "2");
+        finish(running(HEAVY), MS, 300);
+        finish(running(scheduler.newTicket(HEAVY, 2)), MS, 300); // a sample standing for two requests
+        finish(running(LIGHT), MS, 300);
+        scheduler.collectorPaused(8 * MS); // two run slots for 8 ms: 16 ms, three quarters of it heavy's
+        ClassState l = scheduler.classState(LIGHT);
+        ClassState h = scheduler.classState(HEAVY);
+        assertThat(h.allocatedBytes()).isEqualTo(900);
+        assertThat(l.gcNanos()).isEqualTo(4 * MS);
+        assertThat(h.gcNanos()).isEqualTo(12 * MS);
+        scheduler.collectorPaused(8 * MS);
+        assertThat(l.gcNanos() + h.gcNanos()).as("nobody allocated since the pause before").isEqualTo(16 * MS);
+        // the share gauge: what the classes were charged, requests' CPU (1 ms light, 3 ms heavy) and pauses
+        assertThat(scheduler.cpuShare(HEAVY)).isCloseTo(15.0 / 20, within(0.01));
+    }
+
+    @Test
+    void shouldChargeNoPauseWithoutShareChargeGc() {
+        scheduler("share.charge-gc", "false");
+        finish(running(HEAVY), MS, 1000);
+        scheduler.collectorPaused(8 * MS);
+        assertThat(scheduler.classState(HEAVY).gcNanos()).isZero();
+        assertThat(scheduler.classState(HEAVY).allocatedBytes()).as("still measured").isEqualTo(1000);
+    }
+
+    /**
+     * A light request frees the slot while a heavy and a light one wait, after a 4 ms collector pause that heavy's
+     * garbage caused: which class gets the slot.
+     */
+    private int grantedAfterAPauseOfHeavysGarbage(String chargeGc) {
+        scheduler("share.charge-gc", chargeGc);
+        finish(running(HEAVY), MS, 1000); // heavy alone: virtual time 1 ms / 20
+        Ticket light = running(LIGHT); // starts level with heavy
+        Ticket heavy = queued(HEAVY);
+        Ticket light2 = queued(LIGHT);
+        scheduler.collectorPaused(4 * MS); // heavy allocated everything since the pause before: 4 ms / 20 more
+        finish(light, 10 * MS); // light: 1/20 + 10/80 ms; heavy: 1/20 ms, or 5/20 ms with the pause charged
+        assertThat(heavy.granted).as("one of them granted").isNotEqualTo(light2.granted);
+        return heavy.granted ? HEAVY : LIGHT;
+    }
+
+    @Test
+    void shouldHoldAClassBackForTheCollectorPauseItsGarbageCaused() {
+        assertThat(grantedAfterAPauseOfHeavysGarbage("true")).isEqualTo(LIGHT);
+    }
+
+    @Test
+    void shouldLeaveAPauseUnchargedWithoutShareChargeGc() {
+        assertThat(grantedAfterAPauseOfHeavysGarbage("false")).isEqualTo(HEAVY);
     }
 }
