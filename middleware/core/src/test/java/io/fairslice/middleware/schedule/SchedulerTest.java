@@ -72,6 +72,15 @@ class SchedulerTest {
         scheduler.complete(t);
     }
 
+    /**
+     * Waits for the scheduler's lock once: a thread seen counted as waiting (a volatile count, read without the lock)
+     * may still be deciding under it (its nap, a dispatch); what it wrote there is visible after this.
+     */
+    private void settled() {
+        scheduler.lock.lock();
+        scheduler.lock.unlock();
+    }
+
     /** Runs {@code nanos} on the ticket's thread, allocating {@code bytes}, and completes it. */
     private void finish(Ticket t, long nanos, long bytes) {
         t.allocDispatchStart = clock.allocated; // one fake allocation counter for all tickets: this one runs now
@@ -424,6 +433,7 @@ class SchedulerTest {
             scheduler.complete(heavy);
         });
         awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0);
+        settled();
         double before = scheduler.classState(HEAVY).vtime;
         clock.advance(0, MS); // one fake CPU clock, heavy's thread's now: entering, parking, waking cost it 1 ms
         clock.advance(10 * MS, 0);
@@ -456,6 +466,7 @@ class SchedulerTest {
         Ticket light = queued(LIGHT);
         lightWaits.countDown();
         awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0);
+        settled();
         double before = scheduler.classState(HEAVY).vtime;
         clock.advance(0, MS); // heavy's thread's now: parking and waking cost it 1 ms
         clock.advance(20 * MS, 0);
@@ -815,6 +826,7 @@ class SchedulerTest {
         scheduler.beginDispatch(second);
         CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(second));
         awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() >= 2);
+        settled();
         assertThat(second.napUntil).as("behind the first: asleep until granted, first or timed out")
                 .isEqualTo(Long.MAX_VALUE);
 
