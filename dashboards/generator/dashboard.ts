@@ -204,13 +204,18 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Request CPU time per class",
         description:
           "CPU seconds per second spent by the threads serving each class (1 = one full core), from the threads' " +
-          "own CPU clocks.",
+          "own CPU clocks; and the collector's pauses charged to each class by the bytes its requests allocated " +
+          "(share.charge-gc), which the shares count beside the requests' own CPU.",
         unit: "s",
         min: 0,
         queries: [
           {
             expr: `sum by (application, class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))`,
             legend: "{{application}} {{class}}",
+          },
+          {
+            expr: `sum by (application, class) (rate(${m.classGc}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} collector pauses",
           },
         ],
       }),

@@ -18,6 +18,8 @@ export const middleware = {
   /** Gauges (ratio 0..1), tag class. */
   classCpuShare: "fairslice_class_cpu_share",
   classCpuShareTarget: "fairslice_class_cpu_share_target",
+  /** Counter (seconds), tag class: collector pause time charged to the class (share.charge-gc). */
+  classGc: "fairslice_class_gc_seconds_total",
   /** Counter, tag class: routes the adaptive classifier moved into the class. */
   classifyReclassified: "fairslice_classify_reclassified_total",
   /** Counter, tag class: requests in flight that moved into the class with their route. */
