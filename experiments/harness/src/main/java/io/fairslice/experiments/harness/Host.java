@@ -217,6 +217,32 @@ final class Host implements AutoCloseable {
         }
     }
 
+    /**
+     * Samples how steadily the host runs the server's core ({@link CoreSpeed}) in a JVM pinned to it; the harness's
+     * own threads stay on the load core.
+     */
+    CoreSpeed.Samples coreSpeed(int samples) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(pin(serverCore()));
+        String classes;
+        try {
+            classes = Path.of(CoreSpeed.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            throw new IOException("cannot tell where the harness's classes are: " + e, e);
+        }
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
+                "-XX:+UseSerialGC", "-cp", classes, CoreSpeed.class.getName(), Integer.toString(samples), "100"));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!p.waitFor(2, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException("the core speed sampler did not end within 2 minutes");
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException("the core speed sampler exited with " + p.exitValue() + ": " + output.strip());
+        }
+        return CoreSpeed.Samples.parse(output);
+    }
+
     /** Facts about the machine, for the run's JSON and the report. */
     Map<String, String> facts() {
         Map<String, String> m = new LinkedHashMap<>();

@@ -79,6 +79,7 @@ public final class StudyRunner {
         Map<String, String> machine;
         try (Host host = new Host()) {
             machine = host.facts();
+            machine.put(CORE_SPEED_AT_START, coreSpeed(host, "before the run"));
             if (previous != null) {
                 checkResumable(previous, settings, machine);
                 settings.put("resumed", (previous.settings().containsKey("resumed")
@@ -101,6 +102,7 @@ public final class StudyRunner {
             } else {
                 runInRounds(host, load, points, outcomes, settings, machine, started);
             }
+            machine.put(CORE_SPEED_AT_END, coreSpeed(host, "after the run"));
         }
         progress.done();
         return result(settings, machine, points, outcomes, started);
@@ -195,9 +197,38 @@ public final class StudyRunner {
                 .findFirst().orElse(null);
     }
 
-    /** Facts that may differ when a run goes on later: the realtime settings found at start (the harness restores them). */
+    static final String CORE_SPEED_AT_START = "core_speed_at_start";
+    static final String CORE_SPEED_AT_END = "core_speed_at_end";
+    private static final int CORE_SPEED_SAMPLES = 6;
+
+    /**
+     * Facts that may differ when a run goes on later: the realtime settings found at start (the harness restores them)
+     * and how fast the host ran the server's core.
+     */
     private static final java.util.Set<String> VOLATILE_FACTS = java.util.Set.of("sched_rr_timeslice_ms_at_start",
-            "sched_rt_runtime_us_at_start");
+            "sched_rt_runtime_us_at_start", CORE_SPEED_AT_START, CORE_SPEED_AT_END);
+
+    /**
+     * Samples the server core's speed ({@link CoreSpeed}) and says what it found; a host that does not run it
+     * steadily gets a warning, since retention then spreads with the host's speed. A sampler that cannot run costs
+     * the run nothing but the fact.
+     */
+    private String coreSpeed(Host host, String when) throws InterruptedException {
+        try {
+            CoreSpeed.Samples samples = host.coreSpeed(CORE_SPEED_SAMPLES);
+            console.println("fairslice study: the server's core " + when + ": " + samples.describe());
+            if (!samples.steady()) {
+                console.println("fairslice study: warning: this host does not run the server's core at a steady speed;"
+                        + " a server's windows, minutes apart, may run at different speeds and light retention spreads"
+                        + " with them (docs/study.md, \"A host that changes speed\")");
+            }
+            return samples.describe();
+        } catch (IOException | IllegalArgumentException e) {
+            console.println("fairslice study: the server's core speed " + when + " could not be sampled: "
+                    + e.getMessage());
+            return "not sampled: " + e.getMessage();
+        }
+    }
 
     /**
      * Refuses to go on with a run whose settings or machine differ from this one's: its points would not be

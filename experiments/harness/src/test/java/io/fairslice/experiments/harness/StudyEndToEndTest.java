@@ -54,6 +54,11 @@ class StudyEndToEndTest {
             assertThat(p.windowSeconds()).isEqualTo(5.0);
         }
         assertThat(headline).startsWith("light retention at 4 heavy clients: none@default ");
+        for (String fact : List.of(StudyRunner.CORE_SPEED_AT_START, StudyRunner.CORE_SPEED_AT_END)) {
+            assertThat(result.machine().get(fact)).as(fact + "\n" + console)
+                    .matches("\\d+-\\d+ ms \\(median \\d+\\) over 6 samples of a fixed unit of work.*");
+        }
+        assertThat(Files.readString(out.resolve("run.properties"))).contains("machine.core_speed_at_end=");
 
         assertThat(Files.readAllLines(out.resolve("points.csv"))).hasSize(3);
         assertThat(Files.readString(out.resolve("points.json"))).contains("\"heavyUsers\": 4");

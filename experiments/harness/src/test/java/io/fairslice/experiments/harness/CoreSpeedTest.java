@@ -1,0 +1,70 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class CoreSpeedTest {
+
+    @Test
+    void shouldCallAHostSteadyWhenItsSlowestSampleIsWithinTwentyPercentOfItsFastest() {
+        CoreSpeed.Samples steady = CoreSpeed.Samples.parse("803.4\n834.3\n\n845.0\n");
+
+        assertThat(steady.millis()).containsExactly(803.4, 834.3, 845.0);
+        assertThat(steady.steady()).isTrue();
+        assertThat(steady.median()).isEqualTo(834.3);
+        assertThat(steady.describe()).isEqualTo("803-845 ms (median 834) over 3 samples of a fixed unit of work");
+    }
+
+    @Test
+    void shouldSayHowFarFromSteadyAHostThatChangesSpeedIs() {
+        // the 1 MB walk's samples on this project's VM on 2026-11-27
+        CoreSpeed.Samples unsteady = new CoreSpeed.Samples(List.of(299.0, 480.0, 897.0, 315.0));
+
+        assertThat(unsteady.steady()).isFalse();
+        assertThat(unsteady.median()).isEqualTo(397.5);
+        assertThat(unsteady.describe()).isEqualTo("299-897 ms (median 398) over 4 samples of a fixed unit of work: "
+                + "not steady (slowest 3.00x the fastest)");
+    }
+
+    @Test
+    void shouldRefuseOutputThatIsNotSamples() {
+        assertThatThrownBy(() -> CoreSpeed.Samples.parse("812.0\nError: could not find main class\n"))
+                .hasMessage("core speed: not a number of ms: 'Error: could not find main class'");
+        assertThatThrownBy(() -> CoreSpeed.Samples.parse("")).hasMessage("no samples");
+    }
+
+    @Test
+    void shouldPrintOneSampleOfCpuTimePerLine() throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        try {
+            System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+            CoreSpeed.main(new String[] {"2", "0"});
+        } finally {
+            System.setOut(saved);
+        }
+
+        CoreSpeed.Samples samples = CoreSpeed.Samples.parse(bytes.toString(StandardCharsets.UTF_8));
+        assertThat(samples.millis()).hasSize(2).allSatisfy(ms -> assertThat(ms).isPositive());
+    }
+
+    @Test
+    void shouldWalkEveryIntOfTheCycleBeforeComingBack() {
+        int[] next = CoreSpeed.cycle();
+        int p = 0;
+        int steps = 0;
+        do {
+            p = next[p];
+            steps++;
+        } while (p != 0 && steps <= next.length);
+
+        assertThat(steps).as("one cycle through all of them, not a shorter loop the caches would hold").isEqualTo(
+                next.length);
+    }
+}
