@@ -218,10 +218,10 @@ final class Host implements AutoCloseable {
     }
 
     /**
-     * Samples how steadily the host runs the server's core ({@link CoreSpeed}) in a JVM pinned to it; the harness's
-     * own threads stay on the load core.
+     * Samples how steadily the host runs the server's core ({@link CoreSpeed}) in a JVM pinned to it, its output in
+     * {@code log}; the harness's own threads stay on the load core.
      */
-    CoreSpeed.Samples coreSpeed(int samples) throws IOException, InterruptedException {
+    CoreSpeed.Samples coreSpeed(int samples, Path log) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(pin(serverCore()));
         String classes;
         try {
@@ -229,14 +229,17 @@ final class Host implements AutoCloseable {
         } catch (java.net.URISyntaxException | RuntimeException e) {
             throw new IOException("cannot tell where the harness's classes are: " + e, e);
         }
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
-                "-XX:+UseSerialGC", "-cp", classes, CoreSpeed.class.getName(), Integer.toString(samples), "100"));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        if (!p.waitFor(2, TimeUnit.MINUTES)) {
-            p.destroyForcibly();
-            throw new IOException("the core speed sampler did not end within 2 minutes");
+        command.addAll(List.of(StudyServerProcess.javaExecutable(), "-Xmx64m", "-XX:+UseSerialGC", "-cp", classes,
+                CoreSpeed.class.getName(), Integer.toString(samples), "100"));
+        Process p = start(command, log);
+        try {
+            if (!p.waitFor(2, TimeUnit.MINUTES)) {
+                throw new IOException("the core speed sampler did not end within 2 minutes; see " + log);
+            }
+        } finally {
+            stop(p, 0);
         }
+        String output = Files.readString(log, java.nio.charset.StandardCharsets.UTF_8);
         if (p.exitValue() != 0) {
             throw new IOException("the core speed sampler exited with " + p.exitValue() + ": " + output.strip());
         }

@@ -79,7 +79,7 @@ public final class StudyRunner {
         Map<String, String> machine;
         try (Host host = new Host()) {
             machine = host.facts();
-            machine.put(CORE_SPEED_AT_START, coreSpeed(host, "before the run"));
+            machine.put(CORE_SPEED_AT_START, coreSpeed(host, "before the run", "core-speed-start.log"));
             if (previous != null) {
                 checkResumable(previous, settings, machine);
                 settings.put("resumed", (previous.settings().containsKey("resumed")
@@ -102,7 +102,7 @@ public final class StudyRunner {
             } else {
                 runInRounds(host, load, points, outcomes, settings, machine, started);
             }
-            machine.put(CORE_SPEED_AT_END, coreSpeed(host, "after the run"));
+            machine.put(CORE_SPEED_AT_END, coreSpeed(host, "after the run", "core-speed-end.log"));
         }
         progress.done();
         return result(settings, machine, points, outcomes, started);
@@ -211,11 +211,11 @@ public final class StudyRunner {
     /**
      * Samples the server core's speed ({@link CoreSpeed}) and says what it found; a host that does not run it
      * steadily gets a warning, since retention then spreads with the host's speed. A sampler that cannot run costs
-     * the run nothing but the fact.
+     * the run nothing but the fact. Its output goes to {@code logs/<log>}.
      */
-    private String coreSpeed(Host host, String when) throws InterruptedException {
+    private String coreSpeed(Host host, String when, String log) throws InterruptedException {
         try {
-            CoreSpeed.Samples samples = host.coreSpeed(CORE_SPEED_SAMPLES);
+            CoreSpeed.Samples samples = host.coreSpeed(CORE_SPEED_SAMPLES, out.resolve("logs").resolve(log));
             console.println("fairslice study: the server's core " + when + ": " + samples.describe());
             if (!samples.steady()) {
                 console.println("fairslice study: warning: this host does not run the server's core at a steady speed;"

@@ -59,6 +59,7 @@ class StudyEndToEndTest {
                     .matches("\\d+-\\d+ ms \\(median \\d+\\) over 6 samples of a fixed unit of work.*");
         }
         assertThat(Files.readString(out.resolve("run.properties"))).contains("machine.core_speed_at_end=");
+        assertThat(Files.readAllLines(out.resolve("logs/core-speed-end.log"))).as("the sampler's output").hasSize(6);
 
         assertThat(Files.readAllLines(out.resolve("points.csv"))).hasSize(3);
         assertThat(Files.readString(out.resolve("points.json"))).contains("\"heavyUsers\": 4");
