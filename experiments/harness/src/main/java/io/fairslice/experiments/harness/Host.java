@@ -43,6 +43,7 @@ final class Host implements AutoCloseable {
     final int cores;
     final boolean pinning;
     final String rrUnavailableReason;
+    final String batchUnavailableReason;
     final long ticksPerSecond;
     private final List<Process> children = new CopyOnWriteArrayList<>();
     private final Thread shutdownHook = new Thread(this::cleanUp, "fairslice-harness-cleanup");
@@ -54,6 +55,7 @@ final class Host implements AutoCloseable {
         cores = CORES;
         pinning = cores >= 2 && onPath("taskset");
         rrUnavailableReason = probeRealtime();
+        batchUnavailableReason = probeChrt("-b", "0");
         ticksPerSecond = clockTicks();
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         if (pinning) {
@@ -91,6 +93,17 @@ final class Host implements AutoCloseable {
 
     boolean realtimeAvailable() {
         return rrUnavailableReason == null;
+    }
+
+    /** Why a server cannot be started under {@code scheduler} here, or null when it can. */
+    String unavailableReason(Scheduler scheduler) {
+        if (scheduler.realtime()) {
+            return rrUnavailableReason == null ? null : "SCHED_RR not available: " + rrUnavailableReason;
+        }
+        if (!scheduler.launchPrefix().isEmpty()) {
+            return batchUnavailableReason == null ? null : "SCHED_BATCH not available: " + batchUnavailableReason;
+        }
+        return null;
     }
 
     /** Sets the SCHED_RR quantum for the next server. */
@@ -258,6 +271,8 @@ final class Host implements AutoCloseable {
                 : "none (fewer than 2 cores or no taskset)");
         m.put("sched_rr", realtimeAvailable() ? "available (chrt -r 1, quantum via " + RR_TIMESLICE + ")"
                 : "not available: " + rrUnavailableReason);
+        m.put("sched_batch", batchUnavailableReason == null ? "available (chrt -b 0)"
+                : "not available: " + batchUnavailableReason);
         try {
             m.put("sched_rr_timeslice_ms_at_start", Integer.toString(readRrTimeslice()));
         } catch (IOException | RuntimeException e) {
@@ -303,14 +318,19 @@ final class Host implements AutoCloseable {
         if (!Files.isWritable(RR_TIMESLICE)) {
             return RR_TIMESLICE + " is not writable (needs root on Linux)";
         }
+        return probeChrt("-r", "1");
+    }
+
+    /** Null when {@code chrt <policy> <priority> true} runs, else why not. */
+    private static String probeChrt(String policy, String priority) {
         if (!onPath("chrt")) {
             return "chrt is not installed (util-linux)";
         }
         try {
-            Process p = new ProcessBuilder("chrt", "-r", "1", "true").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("chrt", policy, priority, "true").redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes()).trim();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                return "chrt -r 1 was refused: " + out;
+                return "chrt " + policy + " " + priority + " was refused: " + out;
             }
         } catch (IOException e) {
             return "chrt could not run: " + e.getMessage();

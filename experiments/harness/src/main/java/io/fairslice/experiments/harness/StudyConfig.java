@@ -129,12 +129,12 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
     }
 
     /**
-     * The whole matrix: every middleware under every scheduler where it applies ({@link Configuration#applies}),
-     * heavy clients 0..40, three repetitions.
+     * The whole matrix: every middleware under each of the study's schedulers ({@link Scheduler#inFullPreset}) where
+     * it applies ({@link Configuration#applies}), heavy clients 0..40, three repetitions.
      */
     public static StudyConfig full() {
         List<Configuration> all = new ArrayList<>();
-        for (Scheduler s : Scheduler.values()) {
+        for (Scheduler s : Scheduler.fullPreset()) {
             for (Middleware m : Middleware.values()) {
                 if (Configuration.applies(m, s)) {
                     all.add(new Configuration(m, s));

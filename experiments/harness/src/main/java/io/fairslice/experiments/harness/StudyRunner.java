@@ -85,10 +85,10 @@ public final class StudyRunner {
                 settings.put("resumed", (previous.settings().containsKey("resumed")
                         ? previous.settings().get("resumed") + ", " : "") + java.time.Instant.now());
             }
-            if (!host.realtimeAvailable() && config.configurations().stream().anyMatch(c -> c.scheduler().realtime())) {
-                console.println("fairslice study: SCHED_RR is not available here (" + host.rrUnavailableReason
-                        + "); the rr-* configurations are skipped and the rest runs");
-            }
+            config.configurations().stream().map(Configuration::scheduler).distinct()
+                    .filter(s -> host.unavailableReason(s) != null)
+                    .forEach(s -> console.println("fairslice study: " + host.unavailableReason(s) + " here; the *@"
+                            + s.id() + " configurations are skipped and the rest runs"));
             LoadGenerator load = new LoadGenerator(host, classpaths.loadgen(), config.gatlingJvmOptions());
             if (config.serversPerConfiguration() == 1) {
                 for (Configuration configuration : config.configurations()) {
@@ -256,10 +256,10 @@ public final class StudyRunner {
                                                   int firstRep, int lastRep, List<PointResult> points)
             throws InterruptedException {
         String id = configuration.id();
-        if (configuration.scheduler().realtime() && !host.realtimeAvailable()) {
+        String unavailable = host.unavailableReason(configuration.scheduler());
+        if (unavailable != null) {
             progress.skipConfiguration();
-            return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE,
-                    "SCHED_RR not available: " + host.rrUnavailableReason);
+            return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE, unavailable);
         }
         String safe = id.replace('@', '-');
         try {

@@ -43,9 +43,7 @@ final class StudyServerProcess implements AutoCloseable {
                                     List<String> extraJvmOptions, List<String> weavingJvmOptions, Path log)
             throws IOException, NotAvailableException, InterruptedException {
         List<String> command = new ArrayList<>();
-        if (configuration.scheduler().realtime()) {
-            command.addAll(List.of("chrt", "-r", "1"));
-        }
+        command.addAll(configuration.scheduler().launchPrefix());
         command.addAll(host.pin(host.serverCore()));
         command.add(javaExecutable());
         command.add("--enable-native-access=ALL-UNNAMED");

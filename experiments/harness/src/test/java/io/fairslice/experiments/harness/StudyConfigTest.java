@@ -30,10 +30,10 @@ class StudyConfigTest {
     void shouldCoverEveryMiddlewareUnderEverySchedulerWhereItAppliesInTheFullPreset() {
         StudyConfig full = StudyConfig.full();
 
-        // 7 middlewares x 3 schedulers, less nice and slice under the two SCHED_RR schedulers
+        // 7 middlewares x the study's 3 schedulers (not batch), less nice and slice under the two SCHED_RR schedulers
         assertThat(full.configurations()).hasSize(17);
         assertThat(full.configurations()).extracting(Configuration::middleware).containsOnly(Middleware.values());
-        assertThat(full.configurations()).extracting(Configuration::scheduler).containsOnly(Scheduler.values());
+        assertThat(full.configurations()).extracting(Configuration::scheduler).containsOnlyElementsOf(Scheduler.fullPreset());
         assertThat(full.configurations()).extracting(Configuration::id)
                 .contains("nice@default", "slice@default", "share@rr-8ms")
                 .doesNotContain("nice@rr-100ms", "slice@rr-100ms", "nice@rr-8ms", "slice@rr-8ms");
@@ -79,6 +79,20 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldStartABatchServerUnderChrtAndKeepItOutOfTheFullPreset() {
+        Configuration batch = Configuration.parse("share@batch");
+
+        assertThat(batch.scheduler().launchPrefix()).containsExactly("chrt", "-b", "0");
+        assertThat(batch.scheduler().realtime()).isFalse();
+        assertThat(batch.scheduler().minimumCpuShare()).isEqualTo(Scheduler.DEFAULT.minimumCpuShare());
+        assertThat(Scheduler.DEFAULT.launchPrefix()).isEmpty();
+        assertThat(Scheduler.RR_8MS.launchPrefix()).containsExactly("chrt", "-r", "1");
+        assertThat(Scheduler.fullPreset()).containsExactly(Scheduler.DEFAULT, Scheduler.RR_100MS, Scheduler.RR_8MS);
+        // SCHED_BATCH threads are fair-class threads: the kernel probe's peers act on them
+        assertThat(Configuration.parse("nice@batch").id()).isEqualTo("nice@batch");
+    }
+
+    @Test
     void shouldOverrideThePresetFromAFile() throws Exception {
         Path file = Files.writeString(dir.resolve("study.properties"), """
                 # two light pages, one heavy page, as in the study's second experiment
@@ -109,7 +123,7 @@ class StudyConfigTest {
 
         assertThat(Progress.plannedSeconds(subset)).isLessThanOrEqualTo(45 * 60);
         assertThat(subset.configurations()).extracting(Configuration::middleware).containsOnly(Middleware.values());
-        assertThat(subset.configurations()).extracting(Configuration::scheduler).containsOnly(Scheduler.values());
+        assertThat(subset.configurations()).extracting(Configuration::scheduler).containsOnlyElementsOf(Scheduler.fullPreset());
         assertThat(subset.heavyUsers()).contains(0, 40);
         assertThat(subset.repetitions()).isEqualTo(1);
     }
@@ -121,7 +135,7 @@ class StudyConfigTest {
 
         assertThat(targets.configurations()).extracting(Configuration::middleware)
                 .containsOnly(Middleware.NONE, Middleware.SHARE);
-        assertThat(targets.configurations()).extracting(Configuration::scheduler).containsOnly(Scheduler.values());
+        assertThat(targets.configurations()).extracting(Configuration::scheduler).containsOnlyElementsOf(Scheduler.fullPreset());
         assertThat(targets.heavyUsers()).containsExactly(0, 40);
         assertThat(targets.serversPerConfiguration()).isEqualTo(3);
         // the plan; the preset's comment says about 50 minutes, the settling steps beyond the first per point included
@@ -169,7 +183,7 @@ class StudyConfigTest {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("configurations", "fair@default")))
                 .hasMessageStartingWith("configurations: unknown middleware 'fair'; known: none, observe");
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("configurations", "none@rr-1ms")))
-                .hasMessage("configurations: unknown scheduler 'rr-1ms'; known: default, rr-100ms, rr-8ms");
+                .hasMessage("configurations: unknown scheduler 'rr-1ms'; known: default, batch, rr-100ms, rr-8ms");
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("configurations", "none")))
                 .hasMessageContaining("a configuration is middleware@scheduler");
     }

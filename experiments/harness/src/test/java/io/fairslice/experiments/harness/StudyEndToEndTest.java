@@ -121,7 +121,8 @@ class StudyEndToEndTest {
     @Test
     @Timeout(180)
     void shouldStartAFreshServerForEveryRepetitionAndRunTheRepetitionsInRounds() throws Exception {
-        StudyConfig config = small("none@default, observe@default").with(Map.of("heavyUsers", "0",
+        // the second configuration's servers run under SCHED_BATCH (chrt -b 0, allowed without privileges)
+        StudyConfig config = small("none@default, observe@batch").with(Map.of("heavyUsers", "0",
                 "repetitions", "2", "freshServer", "repetition"));
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         ByteArrayOutputStream console = new ByteArrayOutputStream();
@@ -134,7 +135,7 @@ class StudyEndToEndTest {
                 ConfigurationOutcome.Status.MEASURED);
         // rounds: every configuration's first repetition, then every configuration's second
         assertThat(result.points()).extracting(p -> p.configuration() + " r" + p.repetition())
-                .containsExactly("none@default r1", "observe@default r1", "none@default r2", "observe@default r2");
+                .containsExactly("none@default r1", "observe@batch r1", "none@default r2", "observe@batch r2");
         assertThat(result.settings()).containsEntry("freshServer", "repetition")
                 .containsEntry("completed", "2 of 2 configurations");
         assertThat(ResultsFiles.read(out).points()).hasSize(4);
@@ -142,6 +143,9 @@ class StudyEndToEndTest {
         assertThat(out.resolve("logs/none-default-r1-server.log")).exists();
         assertThat(out.resolve("logs/none-default-r2-server.log")).exists();
         assertThat(out.resolve("gatling/none-default-r2-jit")).isDirectory();
+        assertThat(Files.readString(out.resolve("logs/observe-batch-r1-server.log.cmd"))).startsWith("chrt -b 0 ");
+        assertThat(Files.readString(out.resolve("logs/none-default-r1-server.log.cmd"))).doesNotStartWith("chrt");
+        assertThat(result.machine()).containsEntry("sched_batch", "available (chrt -b 0)");
         String text = console.toString(StandardCharsets.UTF_8);
         assertThat(text).contains("none@default: starting the server for repetition 1")
                 .contains("none@default: starting the server for repetition 2");
