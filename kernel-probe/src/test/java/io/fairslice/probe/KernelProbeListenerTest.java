@@ -93,7 +93,11 @@ class KernelProbeListenerTest {
         long[] cpu = worker.submit(() -> {
             long t0 = mx.getCurrentThreadCpuTime();
             listener.enter("heavy");
-            BusyBurstyMain.burnCpu(150_000_000L);
+            BusyBurstyMain.burnCpu(75_000_000L);
+            // a thread alone on its core may burn 150 ms without being switched out (no dispatch to count); the
+            // sleep's wake-up is one dispatch for certain
+            Thread.sleep(1);
+            BusyBurstyMain.burnCpu(75_000_000L);
             listener.exit("heavy");
             long t1 = mx.getCurrentThreadCpuTime();
             for (int i = 0; i < 10; i++) {
