@@ -31,6 +31,14 @@ import org.junit.jupiter.api.Test;
 class NoRequestLostTest {
 
     private static final long LOAD_MS = 12_000;
+    /**
+     * The open model keeps 1 100-1 250 requests in flight, each on a connection of its own, on two cores it shares with
+     * the server: past Tomcat's accept backlog a connection waits in the kernel's SYN retries (1, 3, 7, 15 s), and
+     * with a 10 s connect timeout two CI runs of 2026-11-27 counted such connections, sent 9.3 s into the load, as
+     * lost. A browser waits longer; so does this client. What it asserts is unchanged: every request is answered.
+     */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration RESPONSE_TIMEOUT = Duration.ofSeconds(60);
     private static final Map<String, Double> RATE_PER_S = Map.of("/light", 250.0, "/light2", 50.0, "/heavy", 90.0);
 
     private static final List<String> SERVER_ARGS = List.of("--port", "0", "--policy", "share",
@@ -67,7 +75,7 @@ class NoRequestLostTest {
                 Counts c = byPage.get(page);
                 c.sent.increment();
                 outstanding.incrementAndGet();
-                HttpRequest request = HttpRequest.newBuilder(URI.create(base + page)).timeout(Duration.ofSeconds(30))
+                HttpRequest request = HttpRequest.newBuilder(URI.create(base + page)).timeout(RESPONSE_TIMEOUT)
                         .build();
                 peak.accumulateAndGet(outstanding.get(), Math::max);
                 long sentAt = System.nanoTime();
@@ -82,11 +90,11 @@ class NoRequestLostTest {
                 next += (long) (-Math.log(1 - random.nextDouble()) / total * 1e9);
             }
             long sentMs = (System.nanoTime() - start) / 1_000_000;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+            long deadline = System.nanoTime() + RESPONSE_TIMEOUT.toNanos() + TimeUnit.SECONDS.toNanos(10);
             while (outstanding.get() > 0 && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-            assertThat(outstanding.get()).as("responses still missing 40 s after the last request").isZero();
+            assertThat(outstanding.get()).as("responses still missing 70 s after the last request").isZero();
             reconcile("open-model overload (at most " + peak.get() + " requests in flight)", sentMs, byPage, errors,
                     scrape(client, base + "/metrics"));
         }
@@ -110,7 +118,7 @@ class NoRequestLostTest {
                     Counts c = byPage.get(page);
                     Thread t = new Thread(() -> {
                         HttpRequest request = HttpRequest.newBuilder(URI.create(base + page))
-                                .timeout(Duration.ofSeconds(30)).build();
+                                .timeout(RESPONSE_TIMEOUT).build();
                         while (System.nanoTime() < end) {
                             c.sent.increment();
                             try {
@@ -139,7 +147,7 @@ class NoRequestLostTest {
     }
 
     private static HttpClient newClient() {
-        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10))
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(CONNECT_TIMEOUT)
                 .build();
     }
 
