@@ -55,7 +55,7 @@ final class Host implements AutoCloseable {
         cores = CORES;
         pinning = cores >= 2 && onPath("taskset");
         rrUnavailableReason = probeRealtime();
-        batchUnavailableReason = probeChrt("-b", "0");
+        batchUnavailableReason = probeLaunch(Scheduler.BATCH.launchPrefix());
         ticksPerSecond = clockTicks();
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         if (pinning) {
@@ -100,7 +100,7 @@ final class Host implements AutoCloseable {
         if (scheduler.realtime()) {
             return rrUnavailableReason == null ? null : "SCHED_RR not available: " + rrUnavailableReason;
         }
-        if (!scheduler.launchPrefix().isEmpty()) {
+        if (scheduler == Scheduler.BATCH) {
             return batchUnavailableReason == null ? null : "SCHED_BATCH not available: " + batchUnavailableReason;
         }
         return null;
@@ -318,19 +318,21 @@ final class Host implements AutoCloseable {
         if (!Files.isWritable(RR_TIMESLICE)) {
             return RR_TIMESLICE + " is not writable (needs root on Linux)";
         }
-        return probeChrt("-r", "1");
+        return probeLaunch(Scheduler.RR_100MS.launchPrefix());
     }
 
-    /** Null when {@code chrt <policy> <priority> true} runs, else why not. */
-    private static String probeChrt(String policy, String priority) {
+    /** Null when {@code true} runs under the scheduler's launch prefix ({@code chrt ...}), else why not. */
+    private static String probeLaunch(List<String> prefix) {
         if (!onPath("chrt")) {
             return "chrt is not installed (util-linux)";
         }
+        List<String> command = new ArrayList<>(prefix);
+        command.add("true");
         try {
-            Process p = new ProcessBuilder("chrt", policy, priority, "true").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes()).trim();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                return "chrt " + policy + " " + priority + " was refused: " + out;
+                return String.join(" ", prefix) + " was refused: " + out;
             }
         } catch (IOException e) {
             return "chrt could not run: " + e.getMessage();

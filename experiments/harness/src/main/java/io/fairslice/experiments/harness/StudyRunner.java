@@ -85,10 +85,13 @@ public final class StudyRunner {
                 settings.put("resumed", (previous.settings().containsKey("resumed")
                         ? previous.settings().get("resumed") + ", " : "") + java.time.Instant.now());
             }
-            config.configurations().stream().map(Configuration::scheduler).distinct()
-                    .filter(s -> host.unavailableReason(s) != null)
-                    .forEach(s -> console.println("fairslice study: " + host.unavailableReason(s) + " here; the *@"
-                            + s.id() + " configurations are skipped and the rest runs"));
+            for (Scheduler s : config.configurations().stream().map(Configuration::scheduler).distinct().toList()) {
+                String unavailable = host.unavailableReason(s);
+                if (unavailable != null) {
+                    console.println("fairslice study: " + unavailable + " here; the *@" + s.id()
+                            + " configurations are skipped and the rest runs");
+                }
+            }
             LoadGenerator load = new LoadGenerator(host, classpaths.loadgen(), config.gatlingJvmOptions());
             if (config.serversPerConfiguration() == 1) {
                 for (Configuration configuration : config.configurations()) {

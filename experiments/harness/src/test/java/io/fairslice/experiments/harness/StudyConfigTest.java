@@ -33,7 +33,8 @@ class StudyConfigTest {
         // 7 middlewares x the study's 3 schedulers (not batch), less nice and slice under the two SCHED_RR schedulers
         assertThat(full.configurations()).hasSize(17);
         assertThat(full.configurations()).extracting(Configuration::middleware).containsOnly(Middleware.values());
-        assertThat(full.configurations()).extracting(Configuration::scheduler).containsOnlyElementsOf(Scheduler.fullPreset());
+        assertThat(full.configurations()).extracting(Configuration::scheduler)
+                .containsOnlyElementsOf(Scheduler.fullPreset());
         assertThat(full.configurations()).extracting(Configuration::id)
                 .contains("nice@default", "slice@default", "share@rr-8ms")
                 .doesNotContain("nice@rr-100ms", "slice@rr-100ms", "nice@rr-8ms", "slice@rr-8ms");
@@ -123,7 +124,8 @@ class StudyConfigTest {
 
         assertThat(Progress.plannedSeconds(subset)).isLessThanOrEqualTo(45 * 60);
         assertThat(subset.configurations()).extracting(Configuration::middleware).containsOnly(Middleware.values());
-        assertThat(subset.configurations()).extracting(Configuration::scheduler).containsOnlyElementsOf(Scheduler.fullPreset());
+        assertThat(subset.configurations()).extracting(Configuration::scheduler)
+                .containsOnlyElementsOf(Scheduler.fullPreset());
         assertThat(subset.heavyUsers()).contains(0, 40);
         assertThat(subset.repetitions()).isEqualTo(1);
     }
@@ -135,7 +137,8 @@ class StudyConfigTest {
 
         assertThat(targets.configurations()).extracting(Configuration::middleware)
                 .containsOnly(Middleware.NONE, Middleware.SHARE);
-        assertThat(targets.configurations()).extracting(Configuration::scheduler).containsOnlyElementsOf(Scheduler.fullPreset());
+        assertThat(targets.configurations()).extracting(Configuration::scheduler)
+                .containsOnlyElementsOf(Scheduler.fullPreset());
         assertThat(targets.heavyUsers()).containsExactly(0, 40);
         assertThat(targets.serversPerConfiguration()).isEqualTo(3);
         // the plan; the preset's comment says about 50 minutes, the settling steps beyond the first per point included
