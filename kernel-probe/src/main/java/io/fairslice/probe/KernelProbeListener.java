@@ -14,9 +14,9 @@ import java.util.function.Function;
 
 /**
  * The middleware's view of the kernel probe ({@code META-INF/services}): the middleware calls {@link #enter} and
- * {@link #exit} on the worker thread around each request, the probe attributes that thread's scheduler counters to
- * the request class, applies the configured per-class nice and slice, and publishes {@link ProbeMeterNames} to the
- * middleware's registry. Settings: {@link KernelProbeConfig}.
+ * {@link #exit} on the worker thread around each request, and {@link #move} when the request changes class; the probe
+ * attributes that thread's scheduler counters to the request class, applies the configured per-class nice and slice,
+ * and publishes {@link ProbeMeterNames} to the middleware's registry. Settings: {@link KernelProbeConfig}.
  *
  * <p>Never breaks a request: without a working probe (unsupported OS, failed self-check) enter and exit return at
  * once after one warning; an unexpected exception disables the listener with one warning. Bad settings, and
@@ -114,6 +114,20 @@ public final class KernelProbeListener implements RequestListener {
         }
         try {
             a.exit(requestClass);
+        } catch (RuntimeException | LinkageError e) {
+            fail(e);
+        }
+    }
+
+    /** The request changed class: one request still, its counters from here on the new class's (not exit + enter). */
+    @Override
+    public void move(String from, String to) {
+        Attribution a = attribution;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.move(to);
         } catch (RuntimeException | LinkageError e) {
             fail(e);
         }

@@ -183,6 +183,32 @@ class KernelProbeListenerTest {
         assertThat(registry.get(ACTUATOR_FAILURES).tag(TAG_ACTUATOR, "nice").functionCounter().count()).isZero();
     }
 
+    /** A new page's request starts light and is moved heavy at a yield point: it takes heavy's nice from there on. */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldGiveAMovedRequestItsNewClassNiceAndCountItOnce() throws Exception {
+        start(Map.of("nice.heavy", "10"));
+        KernelProbe probe = KernelProbes.create();
+        long[] nice = worker.submit(() -> {
+            long tid = probe.currentThreadId();
+            ThreadStats s = new ThreadStats();
+            listener.enter("light");
+            probe.actuator().readScheduling(tid, s);
+            long asLight = s.nice();
+            listener.move("light", "heavy");
+            probe.actuator().readScheduling(tid, s);
+            long moved = s.nice();
+            listener.exit("heavy");
+            probe.actuator().readScheduling(tid, s);
+            return new long[] {asLight, moved, s.nice()};
+        }).get();
+
+        assertThat(nice).as("as light, moved heavy, after").containsExactly(0, 10, 0);
+        assertThat(registry.get(REQUEST_CPU).tag(TAG_CLASS, "heavy").summary().count()).isEqualTo(1);
+        assertThat(registry.get(REQUEST_CPU).tag(TAG_CLASS, "light").summary().count()).isZero();
+        assertThat(registry.get(ACTUATOR_FAILURES).tag(TAG_ACTUATOR, "nice").functionCounter().count()).isZero();
+    }
+
     @Test
     @EnabledOnOs(OS.LINUX)
     void shouldGiveAThreadTheClassSliceWhileItServesTheClass() throws Exception {

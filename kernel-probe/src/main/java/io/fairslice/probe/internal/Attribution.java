@@ -159,6 +159,34 @@ public final class Attribution {
         applyActuators(st, idx);
     }
 
+    /**
+     * The calling thread's request belongs to {@code requestClass} from now on: what the thread used so far stays
+     * with its old class, what it uses from here goes to the new one, the new class's actuators replace the old's.
+     * The request stays one request: its exit records it, all of it, under the new class.
+     */
+    public void move(String requestClass) {
+        Thread current = Thread.currentThread();
+        if (closed || IS_VIRTUAL != null && isVirtual(current)) {
+            return;
+        }
+        ThreadState st = byThread.get(current);
+        if (st == null || st == untrackable) {
+            return;
+        }
+        int idx = indexOf(requestClass);
+        synchronized (st) {
+            if (st.closed) {
+                return;
+            }
+            if (probe.readCurrentThread(st.handle, st.own)) {
+                checkpoint(st, st.own, st.classIndex);
+            }
+            st.classIndex = idx;
+        }
+        restoreActuators(st);
+        applyActuators(st, idx);
+    }
+
     /** The calling thread stops serving the request it entered. */
     public void exit(String requestClass) {
         Thread current = Thread.currentThread();

@@ -131,6 +131,21 @@ class AttributionTest {
     }
 
     @Test
+    void shouldSplitAMovedRequestsCountersAtTheMoveAndRecordItOnceUnderItsNewClass() {
+        probe.set(100, 10, 1, 0, 0);
+        attribution.enter("light"); // a new page's request starts light
+        probe.set(400, 20, 2, 1, 0);
+        attribution.move("heavy"); // its page was learnt heavy while it ran
+        probe.set(1_400, 70, 5, 1, 3);
+        attribution.exit("heavy");
+
+        assertThat(totals("light")).containsExactly(300, 10, 1, 1, 0);
+        assertThat(totals("heavy")).containsExactly(1_000, 50, 3, 0, 3);
+        assertThat(requests).as("one request, all of it, in the class it ended in").singleElement()
+                .satisfies(r -> assertThat(r).containsExactly(1, 1_300, 1, 3));
+    }
+
+    @Test
     void shouldGiveTimeBetweenRequestsToNoneAndHistoryBeforeTrackingToNobody() {
         probe.set(5_000, 500, 50, 5, 5);
         attribution.enter("light"); // first sight of this thread: baseline only

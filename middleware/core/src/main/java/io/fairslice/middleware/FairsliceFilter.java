@@ -110,6 +110,9 @@ public final class FairsliceFilter implements Filter {
             destroy();
             throw new ServletException(e.getMessage(), e);
         }
+        if (listeners.size() > 0) {
+            scheduler.onMove(listeners::move); // a request moved at a yield point: its thread serves another class
+        }
         if (config.jmx()) {
             control = new FairsliceControl(scheduler, application);
             try {
@@ -182,16 +185,15 @@ public final class FairsliceFilter implements Filter {
         if (route == null) {
             scheduler.beginDispatch(ticket);
         }
-        String cls = ticket.className();
         YieldGate.enter(ticket);
-        listeners.enter(cls);
+        listeners.enter(ticket.className());
         boolean failed = true;
         try {
             chain.doFilter(request, response);
             failed = false;
         } finally {
             classifier.unwatch(watch);
-            listeners.exit(cls);
+            listeners.exit(ticket.className()); // its class now: it may have moved (Scheduler.onMove)
             YieldGate.exit();
             scheduler.endDispatch(ticket);
             boolean async = request.isAsyncStarted();

@@ -439,6 +439,7 @@ class FairsliceFilterTest {
 
     @Test
     void shouldMoveANewPagesRequestsToHeavyAtTheirNextYieldPointOnceItIsDecided() throws Exception {
+        RecordingListener.EVENTS.clear();
         Burn burn = new Burn(true);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/move", Map.of("fairslice.adaptive.min-samples", "3"), registry)
@@ -464,6 +465,26 @@ class FairsliceFilterTest {
                     .isEqualTo(3);
             assertThat(scheduler.classState(1).inflight()).isZero();
         }
+        // request listeners (the kernel probe's actuators) follow the move on the request's thread
+        List<String> moves = new ArrayList<>();
+        RecordingListener.EVENTS.forEach((thread, events) -> {
+            String serving = null;
+            for (String e : events) {
+                String[] w = e.split(" ");
+                if (w[0].equals("enter")) {
+                    assertThat(serving).as("%s: %s without an exit before", thread, e).isNull();
+                    serving = w[1];
+                } else {
+                    assertThat(w[1]).as("%s: %s while serving %s", thread, e, serving).isEqualTo(serving);
+                    serving = w[0].equals("move") ? w[2] : null;
+                    if (w[0].equals("move")) {
+                        moves.add(e);
+                    }
+                }
+            }
+            assertThat(serving).as("%s ends outside a request", thread).isNull();
+        });
+        assertThat(moves).containsExactly("move light heavy", "move light heavy", "move light heavy");
     }
 
     @Test

@@ -143,6 +143,18 @@ public final class GuardedListeners implements AutoCloseable {
         }
     }
 
+    public void move(String from, String to) {
+        for (int i = 0; i < listeners.length; i++) {
+            if (!disabled[i]) {
+                try {
+                    listeners[i].move(from, to);
+                } catch (RuntimeException | LinkageError e) {
+                    disable(i, "move", e);
+                }
+            }
+        }
+    }
+
     private synchronized void disable(int i, String where, Throwable e) {
         if (!disabled[i]) {
             disabled[i] = true;

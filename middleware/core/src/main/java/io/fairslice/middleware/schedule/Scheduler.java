@@ -8,7 +8,9 @@ import io.fairslice.middleware.metrics.MeterNames;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -133,6 +135,8 @@ public final class Scheduler {
     private long anticipatingSince = NEVER;
     /** Running requests whose move to another class waits for their next yield point ({@link #reclassify}). */
     private int pendingMoves;
+    /** Told on the request's thread when a dispatch goes on in another class ({@link #onMove}); never null. */
+    private volatile BiConsumer<String, String> moveListener = (from, to) -> { };
 
     public Scheduler(FairsliceConfig config, Clock clock) {
         this.clock = clock;
@@ -156,6 +160,16 @@ public final class Scheduler {
 
     public FairsliceConfig config() {
         return config;
+    }
+
+    /**
+     * Who to tell, on the request's own thread, that a request being dispatched now belongs to another class (old
+     * name, new name): it moved at a yield point, or while it was parked at one ({@link #reclassify}). Moves at
+     * admission, before the dispatch runs, and between the dispatches of an async request are not told: the next
+     * dispatch starts in the new class. The filter hands its request listeners here.
+     */
+    public void onMove(BiConsumer<String, String> listener) {
+        this.moveListener = Objects.requireNonNull(listener, "listener");
     }
 
     /** Swaps the configuration (same classes); waiters are re-evaluated at once. */
@@ -729,8 +743,20 @@ public final class Scheduler {
 
     // ---- yield points --------------------------------------------------------------------------------------------
 
-    /** The slow path of a yield point (the scheduler is armed). May park the calling thread for a bounded time. */
+    /**
+     * The slow path of a yield point (the scheduler is armed). May park the calling thread for a bounded time, and
+     * move its request to another class (then tells {@link #onMove}'s listener).
+     */
     public void yieldPoint(Ticket t) {
+        ClassState before = t.cls;
+        yieldOrMove(t);
+        ClassState after = t.cls;
+        if (after != before) {
+            moveListener.accept(before.name, after.name);
+        }
+    }
+
+    private void yieldOrMove(Ticket t) {
         t.yieldPoints++;
         if (!t.dispatching || !t.holdsPermit) {
             return;

@@ -3,14 +3,14 @@ package io.fairslice.middleware.spi;
 import java.util.Set;
 
 /**
- * Told on the serving thread when it starts and stops serving a request of a class. The kernel probe uses it to
- * attribute OS scheduler statistics to request classes, and its actuators to change a thread's nice or slice
- * while it serves a class.
+ * Told on the serving thread when it starts and stops serving a request of a class, and when the request it serves
+ * changes class. The kernel probe uses it to attribute OS scheduler statistics to request classes, and its actuators
+ * to change a thread's nice or slice while it serves a class.
  *
  * <p>Implementations are found with {@link java.util.ServiceLoader} ({@code META-INF/services}) and started once per
- * web application. {@link #enter} and {@link #exit} run on the request thread for every request: they must not
- * block, should not allocate, and must not throw (the middleware catches and logs a throwing listener once, then
- * disables it, so that a listener can never break a request).
+ * web application. {@link #enter}, {@link #exit} and {@link #move} run on the request thread: they must not block,
+ * should not allocate, and must not throw (the middleware catches and logs a throwing listener once, then disables
+ * it, so that a listener can never break a request).
  */
 public interface RequestListener {
 
@@ -35,8 +35,23 @@ public interface RequestListener {
     /** The current thread starts, or resumes after an async dispatch, serving a request of {@code requestClass}. */
     void enter(String requestClass);
 
-    /** The current thread stops serving the request it {@link #enter entered}. */
+    /** The current thread stops serving the request it {@link #enter entered}, under its class at that moment. */
     void exit(String requestClass);
+
+    /**
+     * The request the current thread serves belongs to class {@code to} from now on, no longer to {@code from}: the
+     * adaptive classifier decided its page while it ran (a new page's first requests start in the default class and
+     * move at a yield point once the page is learnt heavy). Called on the request thread between {@link #enter} and
+     * {@link #exit}; the {@link #exit} that follows names {@code to}. Same rules as {@link #enter}.
+     *
+     * <p>The default ends the request in one class and starts it in the other ({@code exit(from); enter(to)}), which
+     * is right for a listener that only tracks the class a thread serves; one that counts requests should override
+     * it, or it counts a moved request twice.
+     */
+    default void move(String from, String to) {
+        exit(from);
+        enter(to);
+    }
 
     /** Once, when the middleware stops (web application undeployed): release threads and native resources. */
     default void stop() {

@@ -10,8 +10,10 @@ import io.fairslice.middleware.internal.YieldGate;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -754,6 +756,25 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
         assertThat(scheduler.classState(HEAVY).permits).isEqualTo(1);
         assertThat(scheduler.classState(LIGHT).permits).isZero();
+    }
+
+    @Test
+    void shouldTellTheMoveListenerOnTheRequestsThreadWhenItMovesAtAYieldPoint() {
+        scheduler("share.cpus", "2");
+        List<String> told = new CopyOnWriteArrayList<>();
+        scheduler.onMove((from, to) -> told.add(from + ">" + to + " on " + Thread.currentThread().getName()));
+        Ticket page = running(LIGHT);
+        scheduler.yieldPoint(page);
+        assertThat(told).as("no move, nothing told").isEmpty();
+
+        scheduler.reclassify(page, HEAVY); // from the classifier's thread: nothing told yet
+        assertThat(told).isEmpty();
+        scheduler.yieldPoint(page); // alone: it moves without waiting
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(told).containsExactly("light>heavy on " + Thread.currentThread().getName());
+        scheduler.yieldPoint(page);
+        assertThat(told).as("once").hasSize(1);
+        finish(page, MS);
     }
 
     @Test
