@@ -241,17 +241,27 @@ public final class StudyRunner {
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String before = previous.settings().get(e.getKey());
             if (!e.getKey().equals("completed") && !e.getKey().equals("resumed") && !e.getValue().equals(before)) {
-                throw new IllegalArgumentException("cannot resume " + previous.runId() + ": setting " + e.getKey()
-                        + " was '" + before + "', now '" + e.getValue() + "'");
+                throw new IllegalArgumentException("cannot resume " + previous.runId() + ": "
+                        + difference("setting", e.getKey(), before, e.getValue()));
             }
         }
         for (Map.Entry<String, String> e : machine.entrySet()) {
             String before = previous.machine().get(e.getKey());
             if (!VOLATILE_FACTS.contains(e.getKey()) && !e.getValue().equals(before)) {
-                throw new IllegalArgumentException("cannot resume " + previous.runId() + " on another machine: "
-                        + e.getKey() + " was '" + before + "', now '" + e.getValue() + "'");
+                throw new IllegalArgumentException("cannot resume " + previous.runId()
+                        + (before == null ? ": " : " on another machine: ")
+                        + difference("machine fact", e.getKey(), before, e.getValue()));
             }
         }
+    }
+
+    /** A setting or fact that differs; one the run did not record at all was added to the harness since it started. */
+    private static String difference(String kind, String key, String before, String now) {
+        if (before == null) {
+            return "it was started by a harness that did not record " + kind + " " + key + " (now '" + now
+                    + "'); start a new run";
+        }
+        return kind + " " + key + " was '" + before + "', now '" + now + "'";
     }
 
     /** Measures repetitions {@code firstRep..lastRep} of the configuration: on one server, or one server each. */

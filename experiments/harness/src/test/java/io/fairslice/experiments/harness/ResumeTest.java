@@ -69,7 +69,12 @@ class ResumeTest {
         Map<String, String> other = new LinkedHashMap<>(machine);
         other.put("cpu", "EPYC");
         assertThatThrownBy(() -> StudyRunner.checkResumable(previous, settings, other))
-                .hasMessageContaining("on another machine: cpu was 'Xeon', now 'EPYC'");
+                .hasMessageContaining("on another machine: machine fact cpu was 'Xeon', now 'EPYC'");
+        Map<String, String> newer = new LinkedHashMap<>(machine);
+        newer.put("sched_new_policy", "available");
+        assertThatThrownBy(() -> StudyRunner.checkResumable(previous, settings, newer))
+                .hasMessageContaining("cannot resume 20261122-073929: it was started by a harness that did not record"
+                        + " machine fact sched_new_policy (now 'available'); start a new run");
     }
 
     @Test
