@@ -85,10 +85,10 @@ public final class KernelProbeConfig {
             String value = e.getValue() == null ? "" : e.getValue().trim();
             String full = "kernel-probe." + key;
             if (key.equals(KEY_ENABLED)) {
-                if (!value.equals("true") && !value.equals("false")) {
+                if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
                     throw new IllegalArgumentException(full + " must be true or false, got '" + value + "'");
                 }
-                b.enabled(Boolean.parseBoolean(value));
+                b.enabled(Boolean.parseBoolean(value)); // any case, as the middleware's own booleans
             } else if (key.equals(KEY_INTERVAL)) {
                 b.intervalNanos(full, Durations.parseNanos(full, value));
             } else if (key.startsWith(PREFIX_NICE)) {

@@ -63,6 +63,10 @@ public final class KernelProbeListener implements RequestListener {
         KernelProbeConfig cfg = KernelProbeConfig.fromSettings(context.settings(), context.requestClasses());
         this.config = cfg;
         if (!cfg.enabled()) {
+            if (cfg.hasActuators()) { // they would silently do nothing
+                throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but kernel-probe.enabled is "
+                        + "false: the per-class nice and slice act through the probe; set kernel-probe.enabled=true");
+            }
             return;
         }
         KernelProbe p = probeFactory.apply(warnings);

@@ -320,11 +320,18 @@ class KernelProbeListenerTest {
 
     @Test
     void shouldDoNothingWhenDisabled() {
-        start(Map.of("enabled", "false"));
+        start(Map.of("enabled", "FALSE"));
 
         assertThat(listener.isActive()).isFalse();
         assertThat(registry.getMeters()).isEmpty();
         assertThat(warnings).isEmpty();
+    }
+
+    @Test
+    void shouldFailStartWhenActuatorsAreConfiguredButTheProbeIsOff() {
+        assertThatThrownBy(() -> start(Map.of("enabled", "false", "nice.heavy", "10")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("kernel-probe.nice.heavy is set, but kernel-probe.enabled is false");
     }
 
     static long seSlice(String schedFile) {

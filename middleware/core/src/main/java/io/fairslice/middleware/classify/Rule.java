@@ -88,13 +88,21 @@ public final class Rule {
 
     /**
      * {@code **} any characters, {@code *} any but '/' in a path (any in a header value), {@code ?} one character;
-     * everything else literal.
+     * everything else literal. In a path, as in Ant and Spring, {@code **} between slashes or at the end after one
+     * also matches no segment at all: {@code /**}{@code /export} matches {@code /export}, {@code /report/**} matches
+     * {@code /report}.
      */
     static Pattern glob(String glob, boolean path) {
         StringBuilder re = new StringBuilder();
         for (int i = 0; i < glob.length(); i++) {
             char c = glob.charAt(i);
-            if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
+            if (path && glob.startsWith("/**/", i)) {
+                re.append("/(?:.*/)?");
+                i += 3;
+            } else if (path && glob.startsWith("/**", i) && i + 3 == glob.length()) {
+                re.append("(?:/.*)?");
+                i += 2;
+            } else if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
                 re.append(".*");
                 i++;
             } else if (c == '*') {

@@ -42,6 +42,21 @@ class RequestClassifierTest {
     }
 
     @Test
+    void shouldLetDoubleStarsInAPathMatchNoSegmentAsWellAsSeveral() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive", "false", "rule.1", "heavy path=/**/export",
+                "rule.2", "heavy path=/report/**", "rule.3", "heavy path=/a/**.csv"));
+        RequestClassifier k = new RequestClassifier(c);
+        for (String heavy : List.of("/export", "/shop/export", "/a/b/c/export", "/report", "/report/", "/report/x/y",
+                "/a/x.csv", "/a/b/c.csv")) {
+            assertThat(classify(c, k, heavy, "GET", NO_HEADERS)).as(heavy).isEqualTo(1);
+        }
+        for (String light : List.of("/exports", "/shop/export/x", "/xexport", "/reports", "/reportx/y", "/a.csv",
+                "/b/x.csv")) {
+            assertThat(classify(c, k, light, "GET", NO_HEADERS)).as(light).isEqualTo(0);
+        }
+    }
+
+    @Test
     void shouldMatchHeaderValuesWithGlobs() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("rule.1", "heavy header:User-Agent=*bot*"));
         RequestClassifier k = new RequestClassifier(c);

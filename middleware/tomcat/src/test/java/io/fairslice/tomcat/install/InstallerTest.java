@@ -64,7 +64,8 @@ class InstallerTest {
         assertThat(base.resolve("fairslice/aspectjweaver-1.9.24.jar")).exists();
         assertThat(read("conf/fairslice-aop.xml")).contains("<include within=\"com.acme..*\"/>");
         assertThat(read("conf/fairslice-tomcat.properties")).contains("apps=/shop,/");
-        assertThat(read("conf/fairslice.properties")).contains("docs/configuration.md");
+        assertThat(read("conf/fairslice.properties")).contains("docs/configuration.md")
+                .containsOnlyOnce("\nkernel-probe.enabled=false\n"); // its one active line: the probe's cost is opt-in
         assertThat(read("conf/Catalina/localhost/fairslice.xml"))
                 .contains("docBase=\"${catalina.base}/fairslice/metrics-webapp\"");
         assertThat(read("fairslice/metrics-webapp/WEB-INF/web.xml"))
