@@ -186,25 +186,28 @@ public final class FairsliceFilter implements Filter {
             scheduler.beginDispatch(ticket);
         }
         YieldGate.enter(ticket);
-        listeners.enter(ticket.className());
         boolean failed = true;
         try {
+            listeners.enter(ticket.className());
             chain.doFilter(request, response);
             failed = false;
         } finally {
-            classifier.unwatch(watch);
-            listeners.exit(ticket.className()); // its class now: it may have moved (Scheduler.onMove)
-            YieldGate.exit();
-            scheduler.endDispatch(ticket);
-            boolean async = request.isAsyncStarted();
-            if (async) {
-                scheduler.detach(ticket); // no thread runs it while it waits: its run slot goes to others
-            }
-            if (route != null) {
+            try {
+                classifier.unwatch(watch);
+                listeners.exit(ticket.className()); // its class now: it may have moved (Scheduler.onMove)
+            } finally { // even when the JVM fails in a listener: the request's permit and slot, and its count
+                YieldGate.exit();
+                scheduler.endDispatch(ticket);
+                boolean async = request.isAsyncStarted();
                 if (async) {
-                    request.getAsyncContext().addListener(new Completion(ticket, route));
-                } else {
-                    finish(ticket, route, failed ? 500 : response.getStatus());
+                    scheduler.detach(ticket); // no thread runs it while it waits: its run slot goes to others
+                }
+                if (route != null) {
+                    if (async) {
+                        request.getAsyncContext().addListener(new Completion(ticket, route));
+                    } else {
+                        finish(ticket, route, failed ? 500 : response.getStatus());
+                    }
                 }
             }
         }

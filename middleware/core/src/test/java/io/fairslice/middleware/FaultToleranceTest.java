@@ -429,6 +429,26 @@ class FaultToleranceTest {
         }
     }
 
+    /**
+     * A listener that fails the JVM's way (a stack overflow) on entry fails its request (500), but the request is
+     * completed and counted, and its class's permit comes back: with a cap of one, every next request gets in.
+     */
+    @Test
+    void shouldCompleteAndCountARequestWhoseListenerFailsWithAVirtualMachineError() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/vm", Map.of("fairslice.classes", "light,vmboom",
+                "fairslice.rule.1", "vmboom path=/x", "fairslice.class.vmboom.max-concurrency", "1"), registry)
+                .servlet("/x", new Hello(), false).start()) {
+            assertThat(t.get("/x").statusCode()).as("the failed request").isEqualTo(500);
+            for (int i = 0; i < 3; i++) {
+                assertThat(t.get("/x").statusCode()).as("the listener is disabled").isEqualTo(200);
+            }
+            FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
+                    .tags("class", "vmboom").timers().stream().mapToLong(m -> m.count()).sum()).isEqualTo(4));
+            assertSettled(t.filter().scheduler());
+        }
+    }
+
     // ---- helpers -------------------------------------------------------------------------------------------------
 
     /** Every class of the scheduler back at zero: nothing in flight, running or waiting. */

@@ -7,7 +7,8 @@ import java.util.Set;
 /**
  * A request listener standing in for a failing kernel probe: found with ServiceLoader in every filter test, harmless
  * unless a test configures one of its classes. Class {@code exitboom}: throws when the thread leaves the request;
- * class {@code nativeboom}: throws the {@link UnsatisfiedLinkError} a missing native library gives, on entry.
+ * class {@code nativeboom}: throws the {@link UnsatisfiedLinkError} a missing native library gives, on entry;
+ * class {@code vmboom}: throws a {@link StackOverflowError} on entry.
  * Setting {@code fail-start}: {@code true} fails its start, {@code setting} rejects the setting.
  */
 public final class FaultyListener implements RequestListener {
@@ -36,6 +37,9 @@ public final class FaultyListener implements RequestListener {
     public void enter(String requestClass) {
         if ("nativeboom".equals(requestClass)) {
             throw new UnsatisfiedLinkError("faulty listener: no libfake.so");
+        }
+        if ("vmboom".equals(requestClass)) {
+            throw new StackOverflowError("faulty listener: a stack overflow");
         }
     }
 

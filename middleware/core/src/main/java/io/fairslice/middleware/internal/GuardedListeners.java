@@ -20,7 +20,8 @@ import java.util.logging.Logger;
 
 /**
  * The installed {@link RequestListener}s, each wrapped so that it cannot break a request: the first throw is logged
- * with its stack trace, counted, and the listener is disabled for good.
+ * with its stack trace, counted, and the listener is disabled for good. Only the JVM's own failures
+ * ({@link VirtualMachineError}) go on up, and the filter still completes the request around them.
  */
 public final class GuardedListeners implements AutoCloseable {
 
@@ -124,8 +125,9 @@ public final class GuardedListeners implements AutoCloseable {
             if (!disabled[i]) {
                 try {
                     listeners[i].enter(requestClass);
-                } catch (RuntimeException | LinkageError e) {
+                } catch (Throwable e) { // whatever it throws (an Error, a sneaky checked exception): never the request's
                     disable(i, "enter", e);
+                    rethrowIfFatal(e);
                 }
             }
         }
@@ -136,8 +138,9 @@ public final class GuardedListeners implements AutoCloseable {
             if (!disabled[i]) {
                 try {
                     listeners[i].exit(requestClass);
-                } catch (RuntimeException | LinkageError e) {
+                } catch (Throwable e) { // whatever it throws (an Error, a sneaky checked exception): never the request's
                     disable(i, "exit", e);
+                    rethrowIfFatal(e);
                 }
             }
         }
@@ -148,10 +151,18 @@ public final class GuardedListeners implements AutoCloseable {
             if (!disabled[i]) {
                 try {
                     listeners[i].move(from, to);
-                } catch (RuntimeException | LinkageError e) {
+                } catch (Throwable e) { // whatever it throws (an Error, a sneaky checked exception): never the request's
                     disable(i, "move", e);
+                    rethrowIfFatal(e);
                 }
             }
+        }
+    }
+
+    /** The JVM itself failing (out of memory, a stack overflow): the request fails too, after the filter's cleanup. */
+    private static void rethrowIfFatal(Throwable e) {
+        if (e instanceof VirtualMachineError fatal) {
+            throw fatal;
         }
     }
 

@@ -13,6 +13,8 @@ public final class ClassState {
     final String name;
 
     volatile int inflight;
+    /** Of {@link #inflight}: async requests between dispatches ({@link Scheduler#detach}), run by no thread. */
+    int detached;
     volatile int running;
     volatile int permits;
     volatile int waitingAdmission;

@@ -235,6 +235,10 @@ public final class Scheduler {
         if (t.holdsPermit) {
             lock.lock();
             try {
+                if (t.detached) {
+                    t.detached = false;
+                    t.cls.detached--;
+                }
                 if (!t.holdsSlot && !t.riding && !t.completed) {
                     takeSlot(t, clock.nanoTime());
                 }
@@ -265,15 +269,30 @@ public final class Scheduler {
     public void detach(Ticket t) {
         lock.lock();
         try {
+            if (t.completed) {
+                return;
+            }
             long now = clock.nanoTime();
+            FairsliceConfig cfg = config;
             if (t.riding) {
                 leaveTurn(t, now);
-                dispatch(now);
             }
-            if (t.holdsSlot && !t.completed) {
-                releaseSlot(t, now, config);
-                dispatch(now);
+            if (t.holdsSlot) {
+                releaseSlot(t, now, cfg);
             }
+            if (t.moveTo >= 0) { // a move it reached no yield point for: it waits in its new class
+                ClassState to = classes[t.moveTo];
+                t.moveTo = -1;
+                pendingMoves--;
+                switchClass(t, to, now, cfg);
+            }
+            if (!t.detached) {
+                t.detached = true;
+                t.cls.detached++;
+                t.cls.lastActiveNanos = now; // it lingers as a class whose request just ended would
+            }
+            dispatch(now);
+            updateArmed();
         } finally {
             unlock();
         }
@@ -301,6 +320,14 @@ public final class Scheduler {
             }
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
+            if (t.moveTo >= 0) { // a move left for it before: this one replaces it
+                t.moveTo = -1;
+                pendingMoves--;
+            }
+            if (t.cls == to) { // told back before it moved
+                updateArmed();
+                return;
+            }
             if (t.queuedForAdmission || t.parkedAtYield) {
                 boolean admission = t.queuedForAdmission;
                 leaveQueue(t.cls, t, admission);
@@ -318,13 +345,8 @@ public final class Scheduler {
                     wake(t.thread); // to time its nap to its new class
                 }
             } else if (t.holdsSlot || t.riding) {
-                if (t.cls == to) { // told back before it moved
-                    t.moveTo = -1;
-                    pendingMoves--;
-                } else {
-                    pendingMoves += t.moveTo < 0 ? 1 : 0;
-                    t.moveTo = classIndex;
-                }
+                t.moveTo = classIndex; // applied on its own thread at its next yield point
+                pendingMoves++;
             } else if (t.holdsPermit) { // an async request between dispatches: no slot, no queue
                 switchClass(t, to, now, cfg);
                 dispatch(now);
@@ -407,6 +429,10 @@ public final class Scheduler {
             from.permits--;
             to.permits++;
         }
+        if (t.detached) {
+            from.detached--;
+            to.detached++;
+        }
         t.cls = to;
         t.chargedInTurn = false; // a turn of its new class charges it as it joins
         t.moved |= t.holdsPermit; // it started without its new class's admission (see waitAtYield)
@@ -464,6 +490,7 @@ public final class Scheduler {
             if (c.admissionQueue.size() >= cc.queueSize()) {
                 c.inflight--;
                 c.rejections[REJECTED_QUEUE_FULL].increment();
+                t.rejection = REJECTED_QUEUE_FULL; // finished: a move of its route no longer reaches it
                 return REJECTED_QUEUE_FULL;
             }
             t.thread = Thread.currentThread();
@@ -730,7 +757,10 @@ public final class Scheduler {
         }
         long at = now + RECHECK_NANOS;
         if (anticipatingSince != NEVER && turn == null) {
-            at = Math.min(at, anticipatingSince + TURN_ANTICIPATION_NANOS + TURN_WAKE_SLACK_NANOS);
+            long end = anticipatingSince + TURN_ANTICIPATION_NANOS + TURN_WAKE_SLACK_NANOS;
+            if (end > now) { // one that passed without a grant (its waiter gave up) is no moment to wake for
+                at = Math.min(at, end);
+            }
         }
         if (turn != null && turn != t.cls) {
             long end = turnEnd(config);
@@ -813,8 +843,8 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             settleCpu(t, cpu, now);
-            if (closed || cfg.policy() != Policy.SHARE) {
-                return false;
+            if (closed || cfg.policy() != Policy.SHARE || t.moveTo >= 0) {
+                return false; // a move left for it since its yield point looked: its next yield point moves it
             }
             if (t.riding) {
                 // charged its class's mean as it joined; one that runs past a quantum (it reached this check) and
@@ -1014,6 +1044,10 @@ public final class Scheduler {
                 t.holdsPermit = false;
                 c.permits--;
             }
+            if (t.detached) {
+                t.detached = false;
+                c.detached--;
+            }
             c.inflight--;
             c.lastActiveNanos = now;
             settleCpu(t, cpu, now);
@@ -1124,7 +1158,8 @@ public final class Scheduler {
     // ---- decisions (under the lock) ------------------------------------------------------------------------------
 
     private boolean active(ClassState c, long now, FairsliceConfig cfg) {
-        return c.inflight > 0 || now - c.lastActiveNanos < cfg.shareLinger().toNanos();
+        // an async request between dispatches is in flight, but no thread runs it: it competes for nothing
+        return c.inflight > c.detached || now - c.lastActiveNanos < cfg.shareLinger().toNanos();
     }
 
     /** Whether a class other than {@code c} is active: then run slots are shared. */

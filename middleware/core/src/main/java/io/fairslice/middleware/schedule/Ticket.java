@@ -21,6 +21,8 @@ public final class Ticket {
      * bounded by its class's queue timeout, not share.max-park (Scheduler, Moves). Guarded by the scheduler's lock.
      */
     boolean moved;
+    /** An async request between dispatches: counted in its class's {@link ClassState#detached} (under the lock). */
+    boolean detached;
 
     Thread thread;
     volatile boolean granted;

@@ -777,6 +777,111 @@ class SchedulerTest {
         finish(page, MS);
     }
 
+    /**
+     * A free slot held for a cheap class whose request is coming (anticipation) that passes without a grant, its
+     * waiter having given up, must not time a later waiter's nap: a nap timed to a moment already past returned at
+     * once, and the waiter re-checked under the lock in a loop until granted (found in review, 2026-11-27).
+     */
+    @Test
+    void shouldNotTimeANapToAnAnticipatedMomentThatPassedWithoutAGrant() {
+        scheduler();
+        measure(LIGHT, MS); // light is cheap: it runs in turns
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        Ticket heavy2 = queued(HEAVY);
+        finish(heavy, 4 * MS); // light's turn
+        Ticket last = light;
+        for (int i = 0; i < 15; i++) {
+            Ticket next = running(LIGHT);
+            finish(last, MS);
+            last = next;
+        }
+        finish(last, MS);
+        assertThat(heavy2.granted).isTrue();
+        Ticket heavy3 = queued(HEAVY);
+        finish(heavy2, 4 * MS); // the slot is held a moment for light's next request
+        assertThat(heavy3.granted).isFalse();
+        clock.advance(31_000 * MS, 0); // heavy3's queue timeout: it gives up, nothing is granted
+        assertThat(scheduler.await(heavy3, Scheduler.WHERE_ADMISSION)).isFalse();
+
+        Ticket h = running(HEAVY);
+        Ticket l = queued(LIGHT); // the first waiter behind the slot heavy holds
+        assertThat(l.napUntil).as("its nap ends after now (%d)", clock.now).isGreaterThan(clock.now);
+        finish(h, MS);
+        assertThat(l.granted).isTrue();
+    }
+
+    /** Work-conserving: an async request between dispatches keeps its permit, but no thread of it competes. */
+    @Test
+    void shouldNotLetAnAsyncRequestBetweenDispatchesHoldOtherClassesBack() {
+        scheduler();
+        Ticket heavy = running(HEAVY);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
+        clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0);
+        Ticket light = running(LIGHT);
+        Ticket light2 = running(LIGHT); // heavy runs nothing, waits for nothing: light is alone
+        assertThat(scheduler.classState(HEAVY).inflight()).as("still in flight, permit kept").isEqualTo(1);
+
+        scheduler.beginDispatch(heavy); // its async cycle dispatches again: heavy competes again
+        assertThat(queued(LIGHT).granted).isFalse();
+        finish(heavy, MS);
+        finish(light, MS);
+        finish(light2, MS);
+    }
+
+    @Test
+    void shouldMoveAnAsyncRequestBetweenDispatchesIntoTheClassAMoveLeftForIt() {
+        scheduler("share.cpus", "2");
+        Ticket page = running(LIGHT);
+        scheduler.reclassify(page, HEAVY); // it runs: the move waits for its next yield point
+        assertThat(scheduler.armed()).isTrue();
+        scheduler.endDispatch(page);
+        scheduler.detach(page); // it reached none; no thread runs it now
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(scheduler.armed()).as("no move left to wait for").isFalse();
+        assertThat(scheduler.classState(HEAVY).inflight()).isEqualTo(1);
+        assertThat(scheduler.classState(LIGHT).inflight()).isZero();
+        scheduler.beginDispatch(page);
+        finish(page, MS);
+        assertThat(scheduler.classState(HEAVY).inflight()).isZero();
+    }
+
+    /** A move told while the request's yield point was on its way to the lock: it moves, it does not park as before. */
+    @Test
+    void shouldNotParkARequestInItsOldClassWithAMoveLeftForIt() {
+        scheduler("share.quantum", "1ms");
+        Ticket page = running(HEAVY);
+        Ticket light = queued(LIGHT); // owed: a heavy request past its quantum would park
+        clock.advance(2 * MS, 2 * MS);
+        scheduler.reclassify(page, LIGHT); // from the classifier's thread, after its yield point looked
+        assertThat(scheduler.parkAtYield(page)).as("it moves at its next yield point instead").isFalse();
+        scheduler.yieldPoint(page);
+        assertThat(page.className()).isEqualTo("light");
+        assertThat(scheduler.classState(LIGHT).movedIn()).isEqualTo(1);
+
+        scheduler.reclassify(page, HEAVY);
+        scheduler.reclassify(page, LIGHT); // told back before it moved
+        assertThat(scheduler.classState(HEAVY).movedIn()).as("no move happened").isZero();
+        scheduler.yieldPoint(page);
+        assertThat(page.className()).isEqualTo("light");
+        finish(page, MS);
+        finish(light, MS);
+    }
+
+    @Test
+    void shouldNotMoveARequestRejectedBecauseItsQueueWasFull() {
+        scheduler("class.heavy.max-concurrency", "1", "class.heavy.queue-size", "1");
+        Ticket running = running(HEAVY);
+        queued(HEAVY);
+        Ticket third = scheduler.newTicket(HEAVY);
+        assertThat(scheduler.tryAdmit(third)).isEqualTo(Scheduler.REJECTED_QUEUE_FULL);
+        scheduler.reclassify(third, LIGHT); // its route decided as its 503 is written
+        assertThat(third.className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(LIGHT).movedIn()).isZero();
+        finish(running, MS);
+    }
+
     @Test
     void shouldDropAMoveItsRequestReachedNoYieldPointForWhenItEnds() {
         scheduler("share.cpus", "2");
