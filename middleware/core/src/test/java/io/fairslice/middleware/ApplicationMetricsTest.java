@@ -95,6 +95,15 @@ class ApplicationMetricsTest {
         assertThat(registry.getMeters()).as("nothing left once both applications stopped").isEmpty();
     }
 
+    /** A request of a new page still running as its application stops (Tomcat's unload delay passed) ends later. */
+    @Test
+    void shouldLeaveNoSeriesOfARequestThatEndsAfterItsApplicationStopped() throws Exception {
+        FairsliceFilter shop = start("/shop", "share");
+        serve(shop, "/late", () -> started.remove("/shop").destroy());
+
+        assertThat(registry.getMeters()).as("nothing left of the stopped application").isEmpty();
+    }
+
     @Test
     void shouldLeaveNoMetersBehindWhenAListenerRejectsItsSetting() {
         FairsliceFilter filter = new FairsliceFilter();
@@ -131,6 +140,12 @@ class ApplicationMetricsTest {
 
     /** One GET of {@code path} through the filter, answered 200 by the chain. */
     private static void serve(FairsliceFilter filter, String path) throws IOException, ServletException {
+        serve(filter, path, () -> { });
+    }
+
+    /** One GET of {@code path} through the filter, answered 200 by the chain after it runs {@code inChain}. */
+    private static void serve(FairsliceFilter filter, String path, Runnable inChain)
+            throws IOException, ServletException {
         Map<String, Object> attributes = new HashMap<>();
         HttpServletRequest request = fake(HttpServletRequest.class, (name, args) -> switch (name) {
             case "getAttribute" -> attributes.get((String) args[0]);
@@ -142,7 +157,7 @@ class ApplicationMetricsTest {
         });
         HttpServletResponse response = fake(HttpServletResponse.class, (name, args) ->
                 name.equals("getStatus") ? 200 : null);
-        filter.doFilter(request, response, (req, res) -> { });
+        filter.doFilter(request, response, (req, res) -> inChain.run());
     }
 
     private static FilterConfig filterConfig(String contextPath, Map<String, String> params, MeterRegistry registry) {

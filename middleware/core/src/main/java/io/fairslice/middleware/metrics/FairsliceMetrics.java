@@ -36,6 +36,8 @@ public final class FairsliceMetrics implements AutoCloseable {
     private final Scheduler scheduler;
     private final List<String> classNames;
     private final List<Meter> meters = new ArrayList<>();
+    /** Set by {@link #close} (guarded by {@link #meters}). */
+    private boolean closed;
     private final DistributionSummary[] retryAfter;
 
     /**
@@ -112,7 +114,11 @@ public final class FairsliceMetrics implements AutoCloseable {
 
     private <M extends Meter> M add(M meter) {
         synchronized (meters) {
-            meters.add(meter);
+            if (closed) { // a request that ends after the application stopped: its new page leaves no series behind
+                registry.remove(meter);
+            } else {
+                meters.add(meter);
+            }
         }
         return meter;
     }
@@ -171,6 +177,7 @@ public final class FairsliceMetrics implements AutoCloseable {
     @Override
     public void close() {
         synchronized (meters) {
+            closed = true;
             for (Meter m : meters) {
                 registry.remove(m);
             }

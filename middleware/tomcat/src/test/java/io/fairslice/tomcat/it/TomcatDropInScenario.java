@@ -83,9 +83,15 @@ abstract class TomcatDropInScenario {
         installOutput = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
         assertThat(status).as("installer exit status; output:\n%s", installOutput).isZero();
 
-        // the operator's part: name the heavy page (the adaptive classifier would find it too, but a cold JVM on a
-        // busy machine can also measure /light above the threshold for a while; a rule makes the test exact)
-        Files.writeString(tomcat.base().resolve("conf/fairslice.properties"), STUDY_CONFIG);
+        // the operator's part, in the file the installer wrote: turn the kernel probe on (its meters must go with
+        // an undeployed application, below) and name the heavy page (the adaptive classifier would find it too, but
+        // a cold JVM on a busy machine can also measure /light above the threshold for a while; a rule makes the
+        // test exact)
+        Path config = tomcat.base().resolve("conf/fairslice.properties");
+        String template = Files.readString(config);
+        assertThat(template).contains("\nkernel-probe.enabled=false\n");
+        Files.writeString(config, template.replace("\nkernel-probe.enabled=false\n", "\nkernel-probe.enabled=true\n")
+                + STUDY_CONFIG);
 
         war = Path.of(System.getProperty("study.war"));
         Files.copy(war, tomcat.base().resolve("webapps/study.war"), StandardCopyOption.REPLACE_EXISTING);
@@ -279,11 +285,15 @@ abstract class TomcatDropInScenario {
     @Order(7)
     void shouldRedeployTheWarWithoutLeakingThreadsOrClassLoaders() throws Exception {
         Path deployed = tomcat.base().resolve("webapps/study.war");
+        Predicate<PrometheusText.Sample> ofApp = s -> APP.equals(s.labels().get("application"));
+        PrometheusText deployedMetrics = PrometheusText.parse(tomcat.get("/fairslice/metrics", Map.of()).body());
+        assertThat(deployedMetrics.samples().stream().filter(ofApp).map(PrometheusText.Sample::name))
+                .as("the kernel probe's series of the application (turned on in conf/fairslice.properties)")
+                .anyMatch(n -> n.startsWith("fairslice_probe_"));
         Files.delete(deployed);
         awaitStatus(APP + "/light", 404, 60);
         // the filter removes its meters as the application stops, its request listeners (the kernel probe) theirs
         // right after: wait for all of them, a leaked series stays
-        Predicate<PrometheusText.Sample> ofApp = s -> APP.equals(s.labels().get("application"));
         PrometheusText undeployed = awaitMetrics(m -> m.samples().stream().noneMatch(ofApp), 10);
         assertThat(undeployed.samples().stream().filter(ofApp)).as("series of the undeployed application").isEmpty();
         assertThat(undeployed.sum("fairslice_policy", Map.of("application", SECOND_APP, "policy", "observe")))
