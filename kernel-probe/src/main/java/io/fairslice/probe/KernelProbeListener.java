@@ -31,6 +31,8 @@ public final class KernelProbeListener implements RequestListener {
     private final Consumer<String> warnings;
     private final AtomicBoolean failed = new AtomicBoolean();
     private volatile Attribution attribution;
+    /** The attribution {@link #start} made, kept for {@link #stop} also after {@link #fail} took it off requests. */
+    private Attribution started;
     private KernelProbe probe;
     private Sampler sampler;
     private KernelProbeMetrics metrics;
@@ -94,6 +96,7 @@ public final class KernelProbeListener implements RequestListener {
         this.sampler = s;
         this.metrics = m;
         s.start();
+        this.started = a;
         this.attribution = a;
     }
 
@@ -139,8 +142,9 @@ public final class KernelProbeListener implements RequestListener {
 
     @Override
     public synchronized void stop() {
-        Attribution a = attribution;
+        Attribution a = started;
         attribution = null;
+        started = null;
         if (sampler != null) {
             sampler.stop();
         }

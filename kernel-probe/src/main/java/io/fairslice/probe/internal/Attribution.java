@@ -243,10 +243,17 @@ public final class Attribution {
         return byThread.size();
     }
 
-    /** Stops tracking: closes every handle. Later enters and exits do nothing. */
+    /**
+     * Stops tracking: gives every thread serving a request now its own nice and slice back (the container's threads
+     * outlive the application; by thread id, from this thread), and closes every handle. Later enters and exits do
+     * nothing.
+     */
     public void close() {
         closed = true;
         for (ThreadState st : byThread.values()) {
+            if (st != untrackable) {
+                restoreActuators(st);
+            }
             synchronized (st) {
                 st.close();
             }
@@ -330,6 +337,12 @@ public final class Attribution {
 
     private static long advance(long last, long now, LongAdder total, boolean hasLast) {
         if (!ThreadStats.isSupported(now)) {
+            return last;
+        }
+        if (hasLast && ThreadStats.isSupported(last) && now < last && last - now < last / 2) {
+            // older than the baseline (FreeBSD's and Windows' sampler read a snapshot up to an interval old while the
+            // owner reads live): moving the baseline back would count the difference twice. A counter that fell by
+            // half or more was reset or wrapped (a 32-bit Windows switch count): it starts from its new value.
             return last;
         }
         if (hasLast && ThreadStats.isSupported(last) && now > last) {

@@ -13,6 +13,12 @@ import java.nio.charset.StandardCharsets;
  */
 final class LinuxThreadHandle implements ThreadHandle {
 
+    private static final java.lang.management.ThreadMXBean OWN_CPU =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
+    static {
+        OWN_CPU.getCurrentThreadCpuTime(); // its first call links native code: not on a request's reading
+    }
     static final byte[] NR_VOLUNTARY = ascii("nr_voluntary_switches");
     static final byte[] NR_INVOLUNTARY = ascii("nr_involuntary_switches");
     static final byte[] SE_SLICE = ascii("se.slice");
@@ -63,8 +69,13 @@ final class LinuxThreadHandle implements ThreadHandle {
         return true;
     }
 
-    /** The owner's cheap path: schedstat plus {@code getrusage(RUSAGE_THREAD)} for the switch counts. */
+    /**
+     * The owner's cheap path: schedstat plus {@code getrusage(RUSAGE_THREAD)} for the switch counts. The kernel adds
+     * a running thread's CPU time to what schedstat shows only at a tick or a switch; reading the thread's own CPU
+     * clock first brings it up to date (without it, 23 of 30 readings after 0.2 ms of work showed none of it).
+     */
     synchronized boolean readOwn(ThreadStats into) {
+        OWN_CPU.getCurrentThreadCpuTime(); // clock_gettime(thread CPU clock): updates the running thread's runtime
         if (!readSchedstat(into)) {
             return false;
         }

@@ -3,6 +3,7 @@ package io.fairslice.probe.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.probe.KernelProbe;
+import io.fairslice.probe.SchedPolicy;
 import io.fairslice.probe.SystemStats;
 import io.fairslice.probe.ThreadActuator;
 import io.fairslice.probe.ThreadHandle;
@@ -22,6 +23,8 @@ class AttributionTest {
         volatile boolean canOpen = true;
         /** The load average readSystem reports; NaN: the read fails. */
         volatile double load = Double.NaN;
+        /** What the actuator was told ("nice 10", "slice 1000000"); nice and slice supported when set. */
+        volatile List<String> actuatorCalls;
 
         void set(long run, long wait, long dispatches, long vol, long invol) {
             counters = new long[] {run, wait, dispatches, vol, invol};
@@ -94,7 +97,37 @@ class AttributionTest {
 
         @Override
         public ThreadActuator actuator() {
-            return ThreadActuator.NONE;
+            List<String> calls = actuatorCalls;
+            if (calls == null) {
+                return ThreadActuator.NONE;
+            }
+            return new ThreadActuator() {
+                @Override
+                public boolean supportsNice() {
+                    return true;
+                }
+
+                @Override
+                public boolean supportsSlice() {
+                    return true;
+                }
+
+                @Override
+                public boolean readScheduling(long tid, ThreadStats into) {
+                    into.setScheduling(SchedPolicy.OTHER, 0, 3_000_000);
+                    return true;
+                }
+
+                @Override
+                public void setNice(long tid, int nice) {
+                    calls.add("nice " + nice);
+                }
+
+                @Override
+                public void setSlice(long tid, long sliceNanos) {
+                    calls.add("slice " + sliceNanos);
+                }
+            };
         }
 
         @Override
@@ -143,6 +176,40 @@ class AttributionTest {
         assertThat(totals("heavy")).containsExactly(1_000, 50, 3, 0, 3);
         assertThat(requests).as("one request, all of it, in the class it ended in").singleElement()
                 .satisfies(r -> assertThat(r).containsExactly(1, 1_300, 1, 3));
+    }
+
+    /** The web application stops while a request runs: the container's thread gets its own nice and slice back. */
+    @Test
+    void shouldRestoreTheActuatorsOfAThreadServingARequestWhenClosed() {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10),
+                Map.of("heavy", 1_000_000L), warnings::add);
+        a.enter("heavy");
+        a.close();
+        a.exit("heavy"); // after the stop: nothing left to do
+
+        assertThat(probe.actuatorCalls).containsExactly("nice 10", "slice 1000000", "slice 0", "nice 0");
+    }
+
+    /**
+     * FreeBSD and Windows: the thread reads its own counters live, the sampler reads a snapshot up to an interval
+     * old. A snapshot older than the thread's last reading must not move the baseline back (counted twice).
+     */
+    @Test
+    void shouldNotCountTwiceWhatAnOlderSnapshotShowsAgain() {
+        probe.set(1_000, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        attribution.exit("heavy"); // baseline 1 000
+        probe.set(1_100, 0, 0, 0, 0);
+        attribution.enter("heavy"); // none: 100
+        probe.set(1_090, 0, 0, 0, 0); // the sampler's snapshot, taken before that reading
+        attribution.sample(new ThreadStats());
+        probe.set(1_300, 0, 0, 0, 0);
+        attribution.exit("heavy");
+
+        assertThat(totals("none")[0] + totals("heavy")[0]).as("what the thread used since the baseline")
+                .isEqualTo(300);
+        assertThat(totals("heavy")[0]).isEqualTo(200);
     }
 
     @Test

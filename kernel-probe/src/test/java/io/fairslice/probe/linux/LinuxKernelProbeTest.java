@@ -11,6 +11,8 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,6 +37,37 @@ class LinuxKernelProbeTest {
     void close() {
         own.close();
         probe.close();
+    }
+
+    /**
+     * The kernel adds a running thread's CPU time to schedstat only at a tick or a switch: without bringing it up to
+     * date, most readings after a fraction of a millisecond of work showed none of it (23 of 30 at 0.2 ms on Linux
+     * 6.18), and a short request's CPU read as 0.
+     */
+    @Test
+    void shouldSeeEveryMicrosecondOfAShortBurstInTheThreadsOwnReading() {
+        ThreadStats s = new ThreadStats();
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        assertThat(probe.readCurrentThread(own, s)).isTrue();
+        long mxBefore = mx.getCurrentThreadCpuTime();
+        List<String> off = new ArrayList<>();
+        for (int i = -10; i < 30; i++) { // the first ten warm up (class loading and compilation between the two reads)
+            long before = s.cpuTimeNanos();
+            long t0 = System.nanoTime();
+            while (System.nanoTime() - t0 < 200_000) { // 0.2 ms busy, a light request's (no CPU clock read inside:
+                Thread.onSpinWait();                   // a read brings the kernel's count up to date by itself)
+            }
+            assertThat(probe.readCurrentThread(own, s)).isTrue();
+            long mxNow = mx.getCurrentThreadCpuTime(); // the JVM's reading of the same clock, just after
+            long seen = s.cpuTimeNanos() - before;
+            if (i >= 0 && Math.abs(seen - (mxNow - mxBefore)) > 100_000) {
+                off.add(seen / 1000 + " us against " + (mxNow - mxBefore) / 1000);
+            }
+            mxBefore = mxNow;
+        }
+        // stale, nearly all were off by the whole burst (0) or by ticks (4 ms); a busy host may delay one or two reads
+        assertThat(off).as("bursts whose schedstat CPU differs from the thread's CPU clock by over 0.1 ms")
+                .hasSizeLessThanOrEqualTo(3);
     }
 
     @Test
@@ -80,14 +113,20 @@ class LinuxKernelProbeTest {
         for (int i = 0; i < 20; i++) {
             Thread.sleep(1);
         }
-        assertThat(own.read(viaProc, false)).isTrue();
-        assertThat(probe.readCurrentThread(own, viaRusage)).isTrue();
-
-        // nothing blocks between the two reads, so at most a preemption or two separate them
-        assertThat(viaRusage.voluntarySwitches()).isBetween(viaProc.voluntarySwitches(),
-                viaProc.voluntarySwitches() + 2);
-        assertThat(viaRusage.involuntarySwitches()).isBetween(viaProc.involuntarySwitches(),
-                viaProc.involuntarySwitches() + 2);
+        // nothing blocks between the two reads, so at most a preemption or two separate them; but a young JVM's
+        // thread can stop at a safepoint (class loading, compilation) in between, so the pair is read up to ten times
+        // and one pair must agree (run alone, a single pair was 3-5 voluntary switches apart in half the runs)
+        List<String> pairs = new ArrayList<>();
+        boolean agreed = false;
+        for (int attempt = 0; attempt < 10 && !agreed; attempt++) {
+            assertThat(own.read(viaProc, false)).isTrue();
+            assertThat(probe.readCurrentThread(own, viaRusage)).isTrue();
+            long vol = viaRusage.voluntarySwitches() - viaProc.voluntarySwitches();
+            long invol = viaRusage.involuntarySwitches() - viaProc.involuntarySwitches();
+            pairs.add("voluntary +" + vol + ", involuntary +" + invol);
+            agreed = vol >= 0 && vol <= 2 && invol >= 0 && invol <= 2;
+        }
+        assertThat(agreed).as("getrusage against /proc/<tid>/sched, read one after the other: %s", pairs).isTrue();
         assertThat(viaProc.voluntarySwitches()).isGreaterThanOrEqualTo(20);
     }
 
