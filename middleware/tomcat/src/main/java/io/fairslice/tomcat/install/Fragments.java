@@ -22,10 +22,19 @@ final class Fragments {
      * catalina.sh passes CATALINA_OPTS through {@code eval}: the escaped quotes keep each option one word, and the
      * {@code ;} of the weaver's configuration list from ending the command.
      */
-    static List<String> setenvSh(String weaverJar) {
+    static List<String> setenvSh(String weaverJar, boolean created) {
         List<String> lines = new ArrayList<>(List.of(
                 "# Written by `fairslice install`; `fairslice install --uninstall` removes this block. Edit the",
-                "# configuration in $CATALINA_BASE/" + TomcatLayout.CONFIG + " (docs/configuration.md), not here.",
+                "# configuration in $CATALINA_BASE/" + TomcatLayout.CONFIG + " (docs/configuration.md), not here."));
+        if (created) {
+            lines.addAll(List.of(
+                    "# catalina.sh runs the installation's setenv.sh only when the instance has none: this file was",
+                    "# created by the installer, so it runs that one itself, as Tomcat did before",
+                    "if [ \"$CATALINA_HOME\" != \"$CATALINA_BASE\" ] && [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]; then",
+                    "  . \"$CATALINA_HOME/bin/setenv.sh\"",
+                    "fi"));
+        }
+        lines.addAll(List.of(
                 "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dfairslice.config=$CATALINA_BASE/" + TomcatLayout.CONFIG + "\\\"\"",
                 "# the kernel probe uses JNA, which asks for native access on JDK 24+ (JDK 17 accepts the flag)",
                 "CATALINA_OPTS=\"$CATALINA_OPTS --enable-native-access=ALL-UNNAMED\""));
@@ -41,10 +50,18 @@ final class Fragments {
     }
 
     /** The setenv.bat block: the same options for catalina.bat (not tested on Windows by this project). */
-    static List<String> setenvBat(String weaverJar) {
+    static List<String> setenvBat(String weaverJar, boolean created) {
         List<String> lines = new ArrayList<>(List.of(
                 "rem Written by \"fairslice install\"; \"fairslice install --uninstall\" removes this block. Edit the",
-                "rem configuration in %CATALINA_BASE%\\" + windows(TomcatLayout.CONFIG) + ", not here.",
+                "rem configuration in %CATALINA_BASE%\\" + windows(TomcatLayout.CONFIG) + ", not here."));
+        if (created) {
+            lines.addAll(List.of(
+                    "rem catalina.bat runs the installation's setenv.bat only when the instance has none: this file",
+                    "rem was created by the installer, so it runs that one itself, as Tomcat did before",
+                    "if not \"%CATALINA_HOME%\" == \"%CATALINA_BASE%\" if exist \"%CATALINA_HOME%\\bin\\setenv.bat\" "
+                            + "call \"%CATALINA_HOME%\\bin\\setenv.bat\""));
+        }
+        lines.addAll(List.of(
                 "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-Dfairslice.config=%CATALINA_BASE%\\"
                         + windows(TomcatLayout.CONFIG) + "\"\"",
                 "set \"CATALINA_OPTS=%CATALINA_OPTS% --enable-native-access=ALL-UNNAMED\""));

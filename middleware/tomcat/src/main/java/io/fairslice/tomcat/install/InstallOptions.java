@@ -113,7 +113,15 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 case "--no-metrics" -> metrics = false;
                 case "--weave-calls" -> weaveCalls = true;
                 case "--weave" -> weave.addAll(split(value(args, ++i, arg)));
-                case "--apps" -> apps.addAll(split(value(args, ++i, arg)));
+                case "--apps" -> {
+                    String given = value(args, ++i, arg);
+                    List<String> paths = split(given);
+                    if (paths.isEmpty()) { // an empty shell variable, say: not "every application"
+                        throw new InstallException("--apps needs at least one context path, or * for every"
+                                + " application; got '" + given + "'");
+                    }
+                    apps.addAll(paths);
+                }
                 case "--metrics-ports" -> {
                     for (String p : split(value(args, ++i, arg))) {
                         try {

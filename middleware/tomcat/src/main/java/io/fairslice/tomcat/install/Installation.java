@@ -32,6 +32,13 @@ public final class Installation {
 
     static final String SETENV_SH = "bin/setenv.sh";
     static final String SETENV_BAT = "bin/setenv.bat";
+    /**
+     * How setenv files are read and written: byte for byte, whatever their encoding (a setenv.bat is often in the
+     * system's code page, not UTF-8); the marked block itself is ASCII.
+     */
+    static final java.nio.charset.Charset SETENV_CHARSET = StandardCharsets.ISO_8859_1;
+    /** A fairslice file the operator had changed, kept beside it when the installer writes it again. */
+    static final String CHANGED_SUFFIX = ".changed";
 
     private final TomcatBase base;
     private final Consumer<String> report;
@@ -51,7 +58,15 @@ public final class Installation {
         InstallRecord previous = InstallRecord.read(base).orElse(new InstallRecord(version, List.of()));
         checkBlocks();
         Writer w = new Writer(previous);
+        try {
+            return install(options, bundle, w);
+        } catch (IOException | RuntimeException e) {
+            w.recordPartial(e); // a rerun and an uninstall must know what this attempt wrote
+            throw e;
+        }
+    }
 
+    private InstallRecord install(InstallOptions options, Bundle bundle, Writer w) throws IOException {
         for (Path jar : bundle.libJars()) {
             w.file("lib/" + jar.getFileName(), Files.readAllBytes(jar), false);
         }
@@ -68,14 +83,12 @@ public final class Installation {
                     Fragments.metricsDescriptor(options.metricsPorts()), false);
         }
         String weaver = weaving ? bundle.weaverName() : null;
-        w.block(SETENV_SH, MarkedBlock.SHELL, Fragments.setenvSh(weaver));
-        w.block(SETENV_BAT, MarkedBlock.BATCH, Fragments.setenvBat(weaver));
+        w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(weaver, created));
+        w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(weaver, created));
         w.removeStale();
+        w.createParents(base.resolve(InstallRecord.FILE)); // its folder is fairslice's too
 
-        // directories first, in creation order (parents before children), so that the record is stable across runs
-        List<Entry> ordered = new ArrayList<>(w.entries.stream().filter(e -> e.kind() == Kind.DIR).toList());
-        ordered.addAll(w.entries.stream().filter(e -> e.kind() != Kind.DIR).toList());
-        InstallRecord record = new InstallRecord(version, ordered);
+        InstallRecord record = w.record();
         record.write(base);
         if (!weaving) {
             report.accept("note: no --weave given, so no weaving agent: yield points only where application code"
@@ -96,6 +109,33 @@ public final class Installation {
                 if (Files.isDirectory(base.resolve(dir.path()))) {
                     entries.add(dir);
                 }
+            }
+        }
+
+        /** What has been written: directories first, in creation order, so that the record is stable across runs. */
+        InstallRecord record() {
+            List<Entry> ordered = new ArrayList<>(entries.stream().filter(e -> e.kind() == Kind.DIR).toList());
+            ordered.addAll(entries.stream().filter(e -> e.kind() != Kind.DIR).toList());
+            return new InstallRecord(version, ordered);
+        }
+
+        /**
+         * After a failure part way: records what this attempt wrote, with what the previous record lists that it had
+         * not come to yet, so that the rerun the error asks for takes its own files for fairslice's, and an uninstall
+         * removes them.
+         */
+        void recordPartial(Exception failure) {
+            List<Entry> merged = new ArrayList<>(record().entries());
+            for (Entry old : previous.entries()) {
+                boolean superseded = merged.stream().anyMatch(e -> e.kind() == old.kind() && e.path().equals(old.path()));
+                if (!superseded && Files.exists(base.resolve(old.path()))) {
+                    merged.add(old);
+                }
+            }
+            try {
+                new InstallRecord(version, merged).write(base);
+            } catch (IOException | RuntimeException e) {
+                failure.addSuppressed(e);
             }
         }
 
@@ -121,7 +161,7 @@ public final class Installation {
                     return;
                 }
                 boolean unchangedOurs = ours.isPresent() && ours.get().value().equals(current);
-                if (operatorOwned) {
+                if (operatorOwned && !unchangedOurs) {
                     ours.ifPresent(entries::add);
                     carryBackup(rel);
                     report.accept("kept       " + rel + " (" + (ours.isPresent() ? "you changed it" : "yours")
@@ -130,15 +170,21 @@ public final class Installation {
                 }
                 if (!unchangedOurs) {
                     Optional<Entry> backup = previous.find(Kind.BACKUP, rel);
-                    if (backup.isEmpty()) {
+                    if (ours.isPresent()) {
+                        // the operator changed fairslice's file: their version stays beside it, theirs to compare;
+                        // not a backup (uninstall restores a backup, and this is not what was there before)
+                        Path copy = freeName(file, CHANGED_SUFFIX);
+                        Files.copy(file, copy, StandardCopyOption.COPY_ATTRIBUTES);
+                        backup.ifPresent(entries::add);
+                        report.accept("saved      " + rel + " -> " + base.relative(copy) + " (you changed it; the"
+                                + " installer writes this file)");
+                    } else if (backup.isEmpty()) {
                         Path copy = backupOf(file);
                         Files.copy(file, copy, StandardCopyOption.COPY_ATTRIBUTES);
                         entries.add(new Entry(Kind.BACKUP, rel, base.relative(copy)));
                         report.accept("backed up  " + rel + " -> " + base.relative(copy));
                     } else {
                         entries.add(backup.get());
-                        report.accept("replacing  " + rel + " (changed since fairslice wrote it; the original is in "
-                                + backup.get().value() + ")");
                     }
                 } else {
                     carryBackup(rel);
@@ -155,17 +201,19 @@ public final class Installation {
             report.accept("added      " + rel);
         }
 
-        void block(String rel, MarkedBlock marked, List<String> body) throws IOException {
+        /** {@code body}: the block's lines, given whether fairslice created the file. */
+        void block(String rel, MarkedBlock marked, java.util.function.Function<Boolean, List<String>> body)
+                throws IOException {
             Path file = base.resolve(rel);
             Optional<Entry> ours = previous.find(Kind.BLOCK, rel);
             if (!Files.exists(file)) {
                 createParents(file);
-                Files.writeString(file, marked.write("", body, rel), StandardCharsets.UTF_8);
+                Files.writeString(file, marked.write("", body.apply(true), rel), SETENV_CHARSET);
                 entries.add(new Entry(Kind.BLOCK, rel, "created"));
                 report.accept("added      " + rel + " (new file with fairslice's block)");
                 return;
             }
-            String text = Files.readString(file, StandardCharsets.UTF_8);
+            String text = Files.readString(file, SETENV_CHARSET);
             String flags;
             if (marked.isIn(text, rel)) {
                 flags = ours.map(Entry::value).orElse("-");
@@ -182,12 +230,12 @@ public final class Installation {
                     report.accept("backed up  " + rel + " -> " + base.relative(copy));
                 }
             }
-            String updated = marked.write(text, body, rel);
+            String updated = marked.write(text, body.apply(flags.contains("created")), rel);
             entries.add(new Entry(Kind.BLOCK, rel, flags));
             if (updated.equals(text)) {
                 report.accept("unchanged  " + rel + " (fairslice's block)");
             } else {
-                Files.writeString(file, updated, StandardCharsets.UTF_8);
+                Files.writeString(file, updated, SETENV_CHARSET);
                 report.accept("updated    " + rel + " (fairslice's block)");
             }
         }
@@ -205,7 +253,7 @@ public final class Installation {
             previous.find(Kind.BACKUP, rel).ifPresent(entries::add);
         }
 
-        private void createParents(Path file) throws IOException {
+        void createParents(Path file) throws IOException {
             List<Path> missing = new ArrayList<>();
             for (Path p = file.getParent(); p != null && !Files.exists(p); p = p.getParent()) {
                 missing.add(0, p);
@@ -222,7 +270,7 @@ public final class Installation {
         for (String rel : List.of(SETENV_SH, SETENV_BAT)) {
             Path file = base.resolve(rel);
             if (Files.isRegularFile(file)) {
-                markerOf(rel).isIn(Files.readString(file, StandardCharsets.UTF_8), rel);
+                markerOf(rel).isIn(Files.readString(file, SETENV_CHARSET), rel);
             }
         }
     }
@@ -232,9 +280,14 @@ public final class Installation {
     }
 
     private Path backupOf(Path file) {
-        Path copy = file.resolveSibling(file.getFileName() + TomcatLayout.BACKUP_SUFFIX);
+        return freeName(file, TomcatLayout.BACKUP_SUFFIX);
+    }
+
+    /** {@code NAME<suffix>}, or {@code NAME<suffix>.<n>} with the first n not taken. */
+    private static Path freeName(Path file, String suffix) {
+        Path copy = file.resolveSibling(file.getFileName() + suffix);
         for (int i = 1; Files.exists(copy); i++) {
-            copy = file.resolveSibling(file.getFileName() + TomcatLayout.BACKUP_SUFFIX + "." + i);
+            copy = file.resolveSibling(file.getFileName() + suffix + "." + i);
         }
         return copy;
     }
@@ -283,7 +336,7 @@ public final class Installation {
             report.accept("gone       " + block.path() + " (already removed)");
             return;
         }
-        String text = Files.readString(file, StandardCharsets.UTF_8);
+        String text = Files.readString(file, SETENV_CHARSET);
         String updated = marked.remove(text, block.path());
         if (block.value().contains("no-final-newline") && updated.endsWith("\n")) {
             updated = updated.substring(0, updated.length() - (updated.endsWith("\r\n") ? 2 : 1));
@@ -292,7 +345,7 @@ public final class Installation {
             Files.delete(file);
             report.accept("removed    " + block.path());
         } else if (!updated.equals(text)) {
-            Files.writeString(file, updated, StandardCharsets.UTF_8);
+            Files.writeString(file, updated, SETENV_CHARSET);
             report.accept("updated    " + block.path() + " (removed fairslice's block)");
         }
         Optional<Entry> backup = record.find(Kind.BACKUP, block.path());

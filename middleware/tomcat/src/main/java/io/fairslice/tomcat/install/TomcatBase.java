@@ -89,14 +89,17 @@ public final class TomcatBase {
 
     /**
      * The setenv fragments name files below {@code $CATALINA_BASE}; catalina.sh passes CATALINA_OPTS through
-     * {@code eval}, so characters the shell would interpret again cannot be carried safely.
+     * {@code eval}, so characters the shell would interpret again cannot be carried safely. On Windows cmd's special
+     * characters too: in setenv.bat {@code %CATALINA_BASE%} expands outside the quotes of {@code set "..."}.
      */
-    private static void checkPathCharacters(Path base) {
+    static void checkPathCharacters(Path base) {
+        checkPathCharacters(base, java.io.File.separatorChar == '\\');
+    }
+
+    static void checkPathCharacters(Path base, boolean windows) {
         String path = base.toString();
-        for (char c : new char[] {'"', '\'', '$', '`', '\\', '%', '!', '\n'}) {
-            if (c == '\\' && java.io.File.separatorChar == '\\') {
-                continue;
-            }
+        String refused = windows ? "\"'$`%!\n&^|<>" : "\"'$`\\%!\n";
+        for (char c : refused.toCharArray()) {
             if (path.indexOf(c) >= 0) {
                 throw new InstallException(base + " contains the character '" + c + "', which Tomcat's start"
                         + " scripts would interpret inside CATALINA_OPTS; install into a path without it");

@@ -167,6 +167,109 @@ class InstallerTest {
         assertThat(read("bin/setenv.sh")).doesNotContain("javaagent");
     }
 
+    /** A failure part way (here: setenv.bat is a folder), then the rerun the error asks for, then an uninstall. */
+    @Test
+    void shouldKnowWhatAFailedInstallWroteWhenRunAgainAndOnUninstall() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Map<String, String> before = TestTomcat.snapshot(base);
+        Files.createDirectory(base.resolve("bin/setenv.bat"));
+        assertThat(install("--weave", "com.acme..*")).as("the failed attempt").isNotZero();
+        assertThat(base.resolve("lib/fairslice-tomcat-1.0.jar")).as("written before the failure").exists();
+        Files.delete(base.resolve("bin/setenv.bat"));
+
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        assertThat(out).contains("unchanged  lib/fairslice-tomcat-1.0.jar").doesNotContain("not fairslice's");
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
+        assertThat(base.resolve("fairslice")).as("its folder, recorded too").doesNotExist();
+    }
+
+    /**
+     * catalina.sh runs $CATALINA_BASE/bin/setenv.sh if there is one, else $CATALINA_HOME's: a setenv.sh the installer
+     * creates in an instance must run the installation's itself, or its settings (JAVA_HOME, heap) are lost.
+     */
+    @Test
+    void shouldKeepTheInstallationsSetenvRunningWhenItCreatesTheInstancesOwn() throws Exception {
+        Path home = tmp.resolve("home");
+        Files.createDirectories(home.resolve("bin"));
+        Files.writeString(home.resolve("bin/setenv.sh"), "CATALINA_OPTS=\"-Xmx3g\"\n");
+        assertThat(install()).as(err).isZero();
+
+        // as catalina.sh does it: source the instance's setenv.sh, then use CATALINA_OPTS
+        ProcessBuilder pb = new ProcessBuilder("sh", "-c",
+                ". \"$CATALINA_BASE/bin/setenv.sh\"; printf %s \"$CATALINA_OPTS\"").redirectErrorStream(true);
+        pb.environment().put("CATALINA_BASE", base.toString());
+        pb.environment().put("CATALINA_HOME", home.toString());
+        pb.environment().remove("CATALINA_OPTS");
+        Process p = pb.start();
+        String opts = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(opts).isZero();
+        assertThat(opts).startsWith("-Xmx3g ").contains("-Dfairslice.config=" + base + "/conf/fairslice.properties");
+
+        pb.environment().put("CATALINA_HOME", base.toString()); // one directory for both: no loop, nothing twice
+        p = pb.start();
+        opts = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(opts).isZero();
+        assertThat(opts).doesNotContain("-Xmx3g").containsOnlyOnce("-Dfairslice.config=");
+        assertThat(read("bin/setenv.bat")).contains("call \"%CATALINA_HOME%\\bin\\setenv.bat\"");
+    }
+
+    @Test
+    void shouldLeaveASetenvFileThatIsNotUtf8ByteForByte() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        byte[] cp1252 = "rem Gr\u00f6\u00dfe\r\nset JAVA_OPTS=-Xmx1g\r\n".getBytes(java.nio.charset.Charset.forName("windows-1252"));
+        Files.write(base.resolve("bin/setenv.bat"), cp1252);
+        assertThat(install()).as(err).isZero();
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(Files.readAllBytes(base.resolve("bin/setenv.bat"))).isEqualTo(cp1252);
+    }
+
+    @Test
+    void shouldSaveTheOperatorsChangesToAFileItWritesEveryTimeAndNotRestoreThem() throws Exception {
+        install();
+        String ours = read("conf/fairslice-tomcat.properties");
+        Files.writeString(base.resolve("conf/fairslice-tomcat.properties"), "apps=/a\n");
+        assertThat(install()).as(err).isZero();
+        Files.writeString(base.resolve("conf/fairslice-tomcat.properties"), "apps=/b\n");
+        assertThat(install()).as(err).isZero();
+        assertThat(read("conf/fairslice-tomcat.properties")).isEqualTo(ours);
+        assertThat(base.resolve("conf/fairslice-tomcat.properties.changed")).hasContent("apps=/a");
+        assertThat(base.resolve("conf/fairslice-tomcat.properties.changed.1")).hasContent("apps=/b");
+
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(base.resolve("conf/fairslice-tomcat.properties")).as("fairslice's, removed").doesNotExist();
+        assertThat(base.resolve("conf/fairslice-tomcat.properties.changed")).as("the operator's, kept").exists();
+    }
+
+    @Test
+    void shouldReplaceAConfigurationTemplateNobodyChangedWithTheNewOne() throws Exception {
+        install();
+        String template = read("conf/fairslice.properties");
+        String older = "# an older fairslice's template\n";
+        Files.writeString(base.resolve("conf/fairslice.properties"), older);
+        Path record = base.resolve("fairslice/install-record.txt");
+        Files.writeString(record, Files.readString(record).replace(Installation.sha256(Installation.utf8(template)),
+                Installation.sha256(Installation.utf8(older))));
+
+        assertThat(install()).as(err).isZero();
+        assertThat(read("conf/fairslice.properties")).isEqualTo(template);
+        assertThat(out).contains("updated    conf/fairslice.properties");
+    }
+
+    @Test
+    void shouldRefuseAnEmptyListOfApplications() {
+        assertThat(install("--apps", "")).isNotZero();
+        assertThat(err).contains("--apps needs at least one context path, or * for every application; got ''");
+    }
+
+    @Test
+    void shouldRefuseCmdsSpecialCharactersInAWindowsPath() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> TomcatBase.checkPathCharacters(Path.of("R&D", "tomcat"), true))
+                .hasMessageContaining("contains the character '&'");
+        TomcatBase.checkPathCharacters(Path.of("R&D", "tomcat"), false); // fine for sh, inside the quotes
+    }
+
     @Test
     void shouldBackUpAFileItReplacesAndRestoreItOnUninstall() throws Exception {
         Files.writeString(base.resolve("conf/fairslice-aop.xml"), "<aspectj/>");
