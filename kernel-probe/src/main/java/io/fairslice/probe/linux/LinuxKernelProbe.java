@@ -23,7 +23,6 @@ public final class LinuxKernelProbe implements KernelProbe {
     private static final byte[] SOME = LinuxThreadHandle.ascii("some ");
     private static final byte[] AVG10 = LinuxThreadHandle.ascii("avg10=");
     private static final byte[] TOTAL = LinuxThreadHandle.ascii("total=");
-    private static final byte[] PROCS_RUNNING = LinuxThreadHandle.ascii("procs_running");
     private static final byte[] NR_PERIODS = LinuxThreadHandle.ascii("nr_periods");
     private static final byte[] NR_THROTTLED = LinuxThreadHandle.ascii("nr_throttled");
     private static final byte[] THROTTLED_USEC = LinuxThreadHandle.ascii("throttled_usec");
@@ -185,15 +184,14 @@ public final class LinuxKernelProbe implements KernelProbe {
             into.setPressure(avg10 == ProcText.MISSING ? Double.NaN : avg10 / 10_000.0, unsupportedIfMissing(total));
         }
         double load = Double.NaN;
+        long running = ThreadStats.UNSUPPORTED;
         n = ProcFile.readOnce(procRoot + "/loadavg", systemBuf);
         if (n > 0) {
             long l = ProcText.parseDecimal(b, 0, n, 100);
             load = l == ProcText.MISSING ? Double.NaN : l / 100.0;
-        }
-        long running = ThreadStats.UNSUPPORTED;
-        n = ProcFile.readOnce(procRoot + "/stat", systemBuf);
-        if (n > 0) {
-            running = unsupportedIfMissing(ProcText.keyed(b, n, PROCS_RUNNING));
+            // "0.50 0.40 0.30 7/345 12345": runnable tasks before the slash, the kernel's nr_running, as /proc/stat's
+            // procs_running (which comes after the interrupt counts: past this buffer on a server with many CPUs)
+            running = unsupportedIfMissing(ProcText.field(b, n, 3));
         }
         into.setLoad(load, running);
         if (cgroup != null) {

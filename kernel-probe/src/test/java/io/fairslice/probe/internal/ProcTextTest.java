@@ -66,6 +66,8 @@ class ProcTextTest {
         assertThat(ProcText.namedOnLine(b, psi.length(), key("full "), key("total="), 1)).isEqualTo(0);
         assertThat(ProcText.namedOnLine(b, psi.length(), key("some "), key("avg30="), 1)).isEqualTo(ProcText.MISSING);
         assertThat(ProcText.parseDecimal(bytes("0.43 0.28 0.13 3/91 5525\n"), 0, 25, 100)).isEqualTo(43);
+        assertThat(ProcText.field(bytes("0.43 0.28 0.13 3/91 5525\n"), 25, 3)).as("runnable, before the slash")
+                .isEqualTo(3);
     }
 
     @Test

@@ -182,6 +182,9 @@ class LinuxKernelProbeTest {
 
         assertThat(s.load1()).isGreaterThanOrEqualTo(0.0);
         assertThat(s.runnable()).isGreaterThanOrEqualTo(1); // this thread
+        String stat = Files.readString(Path.of("/proc/stat"));
+        long procsRunning = Long.parseLong(stat.replaceAll("(?s).*\nprocs_running (\\d+).*", "$1"));
+        assertThat(s.runnable()).as("as /proc/stat's procs_running a moment later").isBetween(1L, procsRunning + 3);
         if (Files.exists(Path.of("/proc/pressure/cpu"))) {
             String psi = Files.readString(Path.of("/proc/pressure/cpu"));
             long total = Long.parseLong(psi.replaceAll("(?s).*some [^\n]*total=(\\d+).*", "$1"));
