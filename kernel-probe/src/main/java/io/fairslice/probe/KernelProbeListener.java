@@ -218,6 +218,10 @@ public final class KernelProbeListener implements RequestListener {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking the kernel probe's actuators", ie);
         }
+        if (trial.isAlive()) { // not a pass: nothing was shown to work
+            throw new IllegalArgumentException(firstActuatorKey(cfg) + ": the check that the actuators can be applied"
+                    + " and restored on this machine did not finish within 10 s");
+        }
         if (problem.get() != null) {
             throw new IllegalArgumentException(problem.get());
         }

@@ -98,21 +98,19 @@ public final class Sampler {
     }
 
     private void run() {
-        tick(); // baseline
-        while (running) {
-            try {
-                long nanos = governor.intervalNanos();
-                Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
-            } catch (InterruptedException e) {
-                break;
-            }
-            try {
+        try {
+            tick(); // baseline
+            while (running) {
+                try {
+                    long nanos = governor.intervalNanos();
+                    Thread.sleep(nanos / 1_000_000L, (int) (nanos % 1_000_000L));
+                } catch (InterruptedException e) {
+                    break;
+                }
                 tick();
-            } catch (RuntimeException | LinkageError e) {
-                warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: "
-                        + e);
-                return;
             }
+        } catch (RuntimeException | LinkageError e) { // the first tick's too: a sampler never ends unsaid
+            warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: " + e);
         }
     }
 

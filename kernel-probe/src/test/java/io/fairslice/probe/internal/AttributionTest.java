@@ -23,6 +23,8 @@ class AttributionTest {
         volatile boolean canOpen = true;
         /** The load average readSystem reports; NaN: the read fails. */
         volatile double load = Double.NaN;
+        /** Thrown by readSystem when set. */
+        volatile RuntimeException readSystemFailure;
         /** What the actuator was told ("nice 10", "slice 1000000"); nice and slice supported when set. */
         volatile List<String> actuatorCalls;
 
@@ -88,6 +90,10 @@ class AttributionTest {
 
         @Override
         public boolean readSystem(SystemStats into) {
+            RuntimeException failure = readSystemFailure;
+            if (failure != null) {
+                throw failure;
+            }
             if (Double.isNaN(load)) {
                 return false;
             }

@@ -34,6 +34,21 @@ class SamplerTest {
     }
 
     @Test
+    void shouldWarnWhenItsFirstTickFailsAndStops() throws Exception {
+        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Sampler sampler = new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, seen::add);
+        probe.readSystemFailure = new IllegalStateException("no /proc");
+        sampler.start();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (seen.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        sampler.stop();
+
+        assertThat(seen).singleElement().asString().contains("the sampler failed and stopped").contains("no /proc");
+    }
+
+    @Test
     void shouldPublishEachTickAsANewReadingAndKeepTheLastWhenAReadFails() {
         probe.load = 1.5;
         Sampler sampler = sampler();

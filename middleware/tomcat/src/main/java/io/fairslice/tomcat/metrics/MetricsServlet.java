@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -84,8 +85,21 @@ public final class MetricsServlet extends HttpServlet {
         if (ports.contains(request.getLocalPort())) {
             return true;
         }
-        return isLoopback(request.getLocalAddr()) && isLoopback(request.getRemoteAddr())
-                && request.getHeader("Forwarded") == null && request.getHeader("X-Forwarded-For") == null;
+        return isLoopback(request.getLocalAddr()) && isLoopback(request.getRemoteAddr()) && !proxied(request);
+    }
+
+    /** Headers a reverse proxy on the same host sets for the client it forwards (nginx's X-Real-IP among them). */
+    private static final List<String> PROXY_HEADERS = List.of("Forwarded", "X-Forwarded-For", "X-Real-IP",
+            "X-Forwarded-Host", "X-Client-IP", "True-Client-IP");
+
+    /** A loopback request that a proxy forwarded: its client is elsewhere. */
+    private static boolean proxied(HttpServletRequest request) {
+        for (String h : PROXY_HEADERS) {
+            if (request.getHeader(h) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code address} (an IP literal, as the container reports it) is a loopback address. */

@@ -43,6 +43,8 @@ class MetricsExposureTest {
         // a proxy on this host relaying someone else (its headers, whatever they claim)
         assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("X-Forwarded-For", "127.0.0.1")));
         assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("Forwarded", "for=127.0.0.1")));
+        // nginx's common setup sets only X-Real-IP
+        assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("X-Real-IP", "203.0.113.7")));
         // a host name is never resolved, an odd literal never trusted
         assertRefused(get(servlet, 8080, "localhost", "localhost", Map.of()));
         assertRefused(get(servlet, 8080, "127.0.0.1", "0.0.0.0", Map.of()));
