@@ -232,9 +232,12 @@ public final class Attribution {
                 continue;
             }
             synchronized (st) {
-                if (alive && !st.closed && st.handle.read(scratch, false)) {
-                    checkpoint(st, scratch, st.classIndex);
-                    continue;
+                if (alive && !st.closed) {
+                    if (st.handle.read(scratch, false)) {
+                        checkpoint(st, scratch, st.classIndex);
+                    }
+                    continue; // a read that failed once is retried next time: the thread's nice or slice, if set,
+                              // is still its exit's to restore
                 }
                 st.close();
             }
@@ -305,6 +308,12 @@ public final class Attribution {
             checkpoint(st, st.own, noneIndex); // sets the baseline only: history before tracking is nobody's
         }
         byThread.put(current, st);
+        if (closed) { // close() ran while this thread registered: its map was cleared before this entry came
+            byThread.remove(current, st);
+            synchronized (st) {
+                st.close();
+            }
+        }
         return st;
     }
 

@@ -23,6 +23,8 @@ class AttributionTest {
         volatile boolean canOpen = true;
         /** The load average readSystem reports; NaN: the read fails. */
         volatile double load = Double.NaN;
+        /** The sampler's reads of a thread fail while set (the thread's own reads still work). */
+        volatile boolean samplerReadFails;
         /** Thrown by readSystem when set. */
         volatile RuntimeException readSystemFailure;
         /** What the actuator was told ("nice 10", "slice 1000000"); nice and slice supported when set. */
@@ -72,6 +74,9 @@ class AttributionTest {
 
                 @Override
                 public boolean read(ThreadStats into, boolean scheduling) {
+                    if (samplerReadFails) {
+                        return false;
+                    }
                     fill(into, true);
                     return true;
                 }
@@ -195,6 +200,21 @@ class AttributionTest {
         a.exit("heavy"); // after the stop: nothing left to do
 
         assertThat(probe.actuatorCalls).containsExactly("nice 10", "slice 1000000", "slice 0", "nice 0");
+    }
+
+    /** A sampler read of a live thread that fails once must not forget the thread, and with it its nice to restore. */
+    @Test
+    void shouldKeepTrackingAThreadWhoseSamplerReadFailedOnce() {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
+                warnings::add);
+        a.enter("heavy");
+        probe.samplerReadFails = true;
+        assertThat(a.sample(new ThreadStats())).as("threads still tracked").isEqualTo(1);
+        probe.samplerReadFails = false;
+        a.exit("heavy");
+
+        assertThat(probe.actuatorCalls).containsExactly("nice 10", "nice 0");
     }
 
     /**
