@@ -10,7 +10,8 @@ import java.util.List;
  * tested without a file system.
  *
  * <p>Line endings follow the file: a file with CRLF line endings gets CRLF lines, one with LF line endings LF, and
- * a new or one-line file the block's default.
+ * a new or one-line file the block's default. The block is spliced in and out: the characters outside it are never
+ * rewritten, whatever their line endings.
  *
  * @param beginMarker the first line of the block (a comment in the file's language)
  * @param endMarker   the last line of the block
@@ -34,13 +35,17 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
         }
     }
 
-    /** Where the block is in a text: line indexes of its begin and end markers. */
-    private record Span(int begin, int end) {
+    /**
+     * Where the block is in a text: line indexes of its begin and end markers, and its characters: from the start of
+     * the begin marker's line to the end of the end marker's line ({@code to}), and past that line's ending
+     * ({@code after}: {@code to} when the end marker is the text's last line and has none).
+     */
+    private record Span(int begin, int end, int from, int to, int after) {
     }
 
     /** Whether {@code text} holds the block. Throws {@link IllegalStateException} when the markers are broken. */
     public boolean isIn(String text, String where) {
-        return find(lines(text), where) != null;
+        return find(text, where) != null;
     }
 
     /**
@@ -50,23 +55,19 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
      */
     public String write(String text, List<String> body, String where) {
         String eol = lineEnding(text, defaultEol);
-        List<String> lines = lines(text);
-        Span span = find(lines, where);
-        List<String> block = new ArrayList<>();
-        block.add(beginMarker);
-        block.addAll(body);
-        block.add(endMarker);
-        List<String> out = new ArrayList<>(lines);
-        if (span != null) {
-            if (lines.subList(span.begin, span.end + 1).equals(block)) {
-                return text;
-            }
-            out.subList(span.begin, span.end + 1).clear();
-            out.addAll(span.begin, block);
-        } else {
-            out.addAll(block);
+        Span span = find(text, where);
+        List<String> lines = new ArrayList<>();
+        lines.add(beginMarker);
+        lines.addAll(body);
+        lines.add(endMarker);
+        String block = String.join(eol, lines);
+        if (span == null) {
+            return text + (text.isEmpty() || endsWithNewline(text) ? "" : eol) + block + eol;
         }
-        return join(out, eol, span != null ? endsWithNewline(text) || span.end < lines.size() - 1 : true);
+        if (text.substring(span.from, span.to).equals(block)) {
+            return text;
+        }
+        return text.substring(0, span.from) + block + text.substring(span.to);
     }
 
     /**
@@ -75,18 +76,15 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
      * none: the caller knows from its install record). Returns {@code text} itself when the block is not there.
      */
     public String remove(String text, String where) {
-        List<String> lines = lines(text);
-        Span span = find(lines, where);
+        Span span = find(text, where);
         if (span == null) {
             return text;
         }
-        List<String> out = new ArrayList<>(lines);
-        out.subList(span.begin, span.end + 1).clear();
-        boolean blockWasLast = span.end == lines.size() - 1;
-        return join(out, lineEnding(text, defaultEol), blockWasLast || endsWithNewline(text));
+        return text.substring(0, span.from) + text.substring(span.after);
     }
 
-    private Span find(List<String> lines, String where) {
+    private Span find(String text, String where) {
+        List<String> lines = lines(text);
         int begin = -1;
         int end = -1;
         for (int i = 0; i < lines.size(); i++) {
@@ -109,7 +107,32 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
             throw broken(where, "'" + beginMarker + "' on line " + (begin + 1) + " has no '" + endMarker
                     + "' after it");
         }
-        return begin < 0 ? null : new Span(begin, end);
+        if (begin < 0) {
+            return null;
+        }
+        int from = lineStart(text, begin);
+        int after = lineStart(text, end + 1); // the text's length when the end marker is its last line
+        int to = after;
+        if (to > 0 && to <= text.length() && text.charAt(to - 1) == '\n' && to - 1 >= lineStart(text, end)) {
+            to--;
+            if (to > 0 && text.charAt(to - 1) == '\r' && to - 1 >= lineStart(text, end)) {
+                to--;
+            }
+        }
+        return new Span(begin, end, from, to, after);
+    }
+
+    /** The offset of line {@code index} (0-based) of {@code text}; its length for the line after the last. */
+    private static int lineStart(String text, int index) {
+        int at = 0;
+        for (int i = 0; i < index; i++) {
+            int lf = text.indexOf('\n', at);
+            if (lf < 0) {
+                return text.length();
+            }
+            at = lf + 1;
+        }
+        return at;
     }
 
     private static IllegalStateException broken(String where, String what) {
@@ -148,10 +171,5 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
     /** Whether {@code text} ends with a newline; {@link #write} adds one to a last line that has none. */
     static boolean endsWithNewline(String text) {
         return text.endsWith("\n");
-    }
-
-    private static String join(List<String> lines, String eol, boolean finalNewline) {
-        String joined = String.join(eol, lines);
-        return finalNewline && !lines.isEmpty() ? joined + eol : joined;
     }
 }

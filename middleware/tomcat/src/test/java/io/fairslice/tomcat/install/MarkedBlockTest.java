@@ -75,6 +75,20 @@ class MarkedBlockTest {
                 .hasMessageContaining("a second '# >>> fairslice >>>' on line 4");
     }
 
+    /** Found in review (2026-11-27): the whole file was re-joined with its first line's ending. */
+    @Test
+    void shouldLeaveEveryCharacterOutsideTheBlockAsItWas() {
+        String mixed = "a=1\r\nb=2\n";
+        String installed = SH.write(mixed, BODY, "setenv.sh");
+        assertThat(installed).startsWith(mixed);
+        assertThat(SH.remove(installed, "setenv.sh")).isEqualTo(mixed);
+
+        String after = SH.write("A=1\n", BODY, "setenv.sh") + "tail=1"; // the operator's last line, no newline
+        String updated = SH.write(after, List.of("X=3"), "setenv.sh");
+        assertThat(updated).isEqualTo("A=1\n# >>> fairslice >>>\nX=3\n# <<< fairslice <<<\ntail=1");
+        assertThat(SH.remove(updated, "setenv.sh")).isEqualTo("A=1\ntail=1");
+    }
+
     @Test
     void shouldLeaveTextWithoutTheBlockAlone() {
         String text = "A=1\n";
