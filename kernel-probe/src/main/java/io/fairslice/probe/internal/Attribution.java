@@ -165,12 +165,8 @@ public final class Attribution {
      * The request stays one request: its exit records it, all of it, under the new class.
      */
     public void move(String requestClass) {
-        Thread current = Thread.currentThread();
-        if (closed || IS_VIRTUAL != null && isVirtual(current)) {
-            return;
-        }
-        ThreadState st = byThread.get(current);
-        if (st == null || st == untrackable) {
+        ThreadState st = closed ? null : tracked();
+        if (st == null) {
             return;
         }
         int idx = indexOf(requestClass);
@@ -189,12 +185,8 @@ public final class Attribution {
 
     /** The calling thread stops serving the request it entered. */
     public void exit(String requestClass) {
-        Thread current = Thread.currentThread();
-        if (IS_VIRTUAL != null && isVirtual(current)) {
-            return;
-        }
-        ThreadState st = byThread.get(current);
-        if (st == null || st == untrackable) {
+        ThreadState st = tracked();
+        if (st == null) {
             return;
         }
         restoreActuators(st);
@@ -215,6 +207,16 @@ public final class Attribution {
             st.requestOpen = false;
             st.classIndex = noneIndex;
         }
+    }
+
+    /** The calling thread's state, if it is tracked (not virtual, and entered a request before); else null. */
+    private ThreadState tracked() {
+        Thread current = Thread.currentThread();
+        if (IS_VIRTUAL != null && isVirtual(current)) {
+            return null;
+        }
+        ThreadState st = byThread.get(current);
+        return st == untrackable ? null : st;
     }
 
     /**
@@ -348,14 +350,16 @@ public final class Attribution {
         if (!ThreadStats.isSupported(now)) {
             return last;
         }
-        if (hasLast && ThreadStats.isSupported(last) && now < last && last - now < last / 2) {
-            // older than the baseline (FreeBSD's and Windows' sampler read a snapshot up to an interval old while the
-            // owner reads live): moving the baseline back would count the difference twice. A counter that fell by
-            // half or more was reset or wrapped (a 32-bit Windows switch count): it starts from its new value.
-            return last;
-        }
-        if (hasLast && ThreadStats.isSupported(last) && now > last) {
-            total.add(now - last);
+        if (hasLast && ThreadStats.isSupported(last)) {
+            if (now > last) {
+                total.add(now - last);
+            } else if (last - now < last / 2) {
+                // older than the baseline (FreeBSD's and Windows' sampler read a snapshot up to an interval old while
+                // the owner reads live): moving the baseline back would count the difference twice. A counter that
+                // fell by half or more was reset or wrapped (a 32-bit Windows switch count): it starts from its new
+                // value.
+                return last;
+            }
         }
         return now;
     }

@@ -19,6 +19,7 @@ final class LinuxThreadHandle implements ThreadHandle {
     static {
         OWN_CPU.getCurrentThreadCpuTime(); // its first call links native code: not on a request's reading
     }
+
     static final byte[] NR_VOLUNTARY = ascii("nr_voluntary_switches");
     static final byte[] NR_INVOLUNTARY = ascii("nr_involuntary_switches");
     static final byte[] SE_SLICE = ascii("se.slice");

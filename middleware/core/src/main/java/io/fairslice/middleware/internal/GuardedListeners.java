@@ -125,9 +125,8 @@ public final class GuardedListeners implements AutoCloseable {
             if (!disabled[i]) {
                 try {
                     listeners[i].enter(requestClass);
-                } catch (Throwable e) { // whatever it throws (an Error, a sneaky checked exception): never the request's
-                    disable(i, "enter", e);
-                    rethrowIfFatal(e);
+                } catch (Throwable e) {
+                    failed(i, "enter", e);
                 }
             }
         }
@@ -138,9 +137,8 @@ public final class GuardedListeners implements AutoCloseable {
             if (!disabled[i]) {
                 try {
                     listeners[i].exit(requestClass);
-                } catch (Throwable e) { // whatever it throws (an Error, a sneaky checked exception): never the request's
-                    disable(i, "exit", e);
-                    rethrowIfFatal(e);
+                } catch (Throwable e) {
+                    failed(i, "exit", e);
                 }
             }
         }
@@ -151,16 +149,20 @@ public final class GuardedListeners implements AutoCloseable {
             if (!disabled[i]) {
                 try {
                     listeners[i].move(from, to);
-                } catch (Throwable e) { // whatever it throws (an Error, a sneaky checked exception): never the request's
-                    disable(i, "move", e);
-                    rethrowIfFatal(e);
+                } catch (Throwable e) {
+                    failed(i, "move", e);
                 }
             }
         }
     }
 
-    /** The JVM itself failing (out of memory, a stack overflow): the request fails too, after the filter's cleanup. */
-    private static void rethrowIfFatal(Throwable e) {
+    /**
+     * Listener {@code i} threw in {@code where}: whatever it was (an Error, a checked exception thrown undeclared), it
+     * is disabled and the request goes on; only the JVM itself failing (out of memory, a stack overflow) fails the
+     * request too, after the filter's cleanup.
+     */
+    private void failed(int i, String where, Throwable e) {
+        disable(i, where, e);
         if (e instanceof VirtualMachineError fatal) {
             throw fatal;
         }

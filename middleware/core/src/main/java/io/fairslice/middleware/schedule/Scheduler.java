@@ -10,8 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BiConsumer;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
 
 /**
  * Decides who runs: admission of requests into the application (class caps, bounded wait queues, share gating)
@@ -235,10 +235,7 @@ public final class Scheduler {
         if (t.holdsPermit) {
             lock.lock();
             try {
-                if (t.detached) {
-                    t.detached = false;
-                    t.cls.detached--;
-                }
+                attach(t);
                 if (!t.holdsSlot && !t.riding && !t.completed) {
                     takeSlot(t, clock.nanoTime());
                 }
@@ -295,6 +292,14 @@ public final class Scheduler {
             updateArmed();
         } finally {
             unlock();
+        }
+    }
+
+    /** A detached request is run by a thread again, or completes: its class counts it as a thread's again. */
+    private static void attach(Ticket t) {
+        if (t.detached) {
+            t.detached = false;
+            t.cls.detached--;
         }
     }
 
@@ -1044,10 +1049,7 @@ public final class Scheduler {
                 t.holdsPermit = false;
                 c.permits--;
             }
-            if (t.detached) {
-                t.detached = false;
-                c.detached--;
-            }
+            attach(t);
             c.inflight--;
             c.lastActiveNanos = now;
             settleCpu(t, cpu, now);

@@ -125,10 +125,10 @@ public final class Installation {
          * removes them.
          */
         void recordPartial(Exception failure) {
-            List<Entry> merged = new ArrayList<>(record().entries());
+            InstallRecord attempt = record();
+            List<Entry> merged = new ArrayList<>(attempt.entries());
             for (Entry old : previous.entries()) {
-                boolean superseded = merged.stream().anyMatch(e -> e.kind() == old.kind() && e.path().equals(old.path()));
-                if (!superseded && Files.exists(base.resolve(old.path()))) {
+                if (attempt.find(old.kind(), old.path()).isEmpty() && Files.exists(base.resolve(old.path()))) {
                     merged.add(old);
                 }
             }

@@ -36,11 +36,11 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
     }
 
     /**
-     * Where the block is in a text: line indexes of its begin and end markers, and its characters: from the start of
-     * the begin marker's line to the end of the end marker's line ({@code to}), and past that line's ending
-     * ({@code after}: {@code to} when the end marker is the text's last line and has none).
+     * Where the block is in a text, in characters: from the start of the begin marker's line ({@code from}) to the
+     * end of the end marker's line ({@code to}), and past that line's ending ({@code after}; {@code to} when the end
+     * marker is the text's last line and has none).
      */
-    private record Span(int begin, int end, int from, int to, int after) {
+    private record Span(int from, int to, int after) {
     }
 
     /** Whether {@code text} holds the block. Throws {@link IllegalStateException} when the markers are broken. */
@@ -84,80 +84,45 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
     }
 
     private Span find(String text, String where) {
-        List<String> lines = lines(text);
-        int begin = -1;
+        int begin = -1; // line numbers (1-based) of the markers, for the messages
         int end = -1;
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i).strip();
-            if (line.equals(beginMarker)) {
+        int from = -1;
+        int to = -1;
+        int after = -1;
+        int line = 0;
+        for (int start = 0; start < text.length(); ) {
+            line++;
+            int lf = text.indexOf('\n', start);
+            int next = lf < 0 ? text.length() : lf + 1;
+            int contentEnd = lf < 0 ? text.length() : lf > start && text.charAt(lf - 1) == '\r' ? lf - 1 : lf;
+            String content = text.substring(start, contentEnd).strip();
+            if (content.equals(beginMarker)) {
                 if (begin >= 0) {
-                    throw broken(where, "a second '" + beginMarker + "' on line " + (i + 1) + " (the first is on line "
-                            + (begin + 1) + ")");
+                    throw broken(where, "a second '" + beginMarker + "' on line " + line + " (the first is on line "
+                            + begin + ")");
                 }
-                begin = i;
-            } else if (line.equals(endMarker)) {
+                begin = line;
+                from = start;
+            } else if (content.equals(endMarker)) {
                 if (begin < 0 || end >= 0) {
-                    throw broken(where, "'" + endMarker + "' on line " + (i + 1) + " without a matching '"
+                    throw broken(where, "'" + endMarker + "' on line " + line + " without a matching '"
                             + beginMarker + "' before it");
                 }
-                end = i;
+                end = line;
+                to = contentEnd;
+                after = next;
             }
+            start = next;
         }
         if (begin >= 0 && end < 0) {
-            throw broken(where, "'" + beginMarker + "' on line " + (begin + 1) + " has no '" + endMarker
-                    + "' after it");
+            throw broken(where, "'" + beginMarker + "' on line " + begin + " has no '" + endMarker + "' after it");
         }
-        if (begin < 0) {
-            return null;
-        }
-        int from = lineStart(text, begin);
-        int after = lineStart(text, end + 1); // the text's length when the end marker is its last line
-        int to = after;
-        if (to > 0 && to <= text.length() && text.charAt(to - 1) == '\n' && to - 1 >= lineStart(text, end)) {
-            to--;
-            if (to > 0 && text.charAt(to - 1) == '\r' && to - 1 >= lineStart(text, end)) {
-                to--;
-            }
-        }
-        return new Span(begin, end, from, to, after);
-    }
-
-    /** The offset of line {@code index} (0-based) of {@code text}; its length for the line after the last. */
-    private static int lineStart(String text, int index) {
-        int at = 0;
-        for (int i = 0; i < index; i++) {
-            int lf = text.indexOf('\n', at);
-            if (lf < 0) {
-                return text.length();
-            }
-            at = lf + 1;
-        }
-        return at;
+        return begin < 0 ? null : new Span(from, to, after);
     }
 
     private static IllegalStateException broken(String where, String what) {
         return new IllegalStateException(where + ": fairslice's block is damaged: " + what
                 + "; fix or remove the fairslice lines by hand, then run the installer again");
-    }
-
-    /** The lines of {@code text} without their line endings; a final newline does not start another line. */
-    static List<String> lines(String text) {
-        List<String> lines = new ArrayList<>();
-        if (text.isEmpty()) {
-            return lines;
-        }
-        int start = 0;
-        for (int i = 0; i < text.length(); i++) {
-            if (text.charAt(i) == '\n') {
-                int end = i > start && text.charAt(i - 1) == '\r' ? i - 1 : i;
-                lines.add(text.substring(start, end));
-                start = i + 1;
-            }
-        }
-        if (start < text.length()) {
-            lines.add(text.substring(start));
-        }
-        return lines;
     }
 
     static String lineEnding(String text, String fallback) {

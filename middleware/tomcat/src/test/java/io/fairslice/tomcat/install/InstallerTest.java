@@ -217,7 +217,8 @@ class InstallerTest {
     @Test
     void shouldLeaveASetenvFileThatIsNotUtf8ByteForByte() throws Exception {
         Files.createDirectories(base.resolve("bin"));
-        byte[] cp1252 = "rem Gr\u00f6\u00dfe\r\nset JAVA_OPTS=-Xmx1g\r\n".getBytes(java.nio.charset.Charset.forName("windows-1252"));
+        byte[] cp1252 = "rem Gr\u00f6\u00dfe\r\nset JAVA_OPTS=-Xmx1g\r\n"
+                .getBytes(java.nio.charset.Charset.forName("windows-1252"));
         Files.write(base.resolve("bin/setenv.bat"), cp1252);
         assertThat(install()).as(err).isZero();
         assertThat(uninstall()).as(err).isZero();
