@@ -73,7 +73,8 @@ final class LinuxThreadHandle implements ThreadHandle {
     /**
      * The owner's cheap path: schedstat plus {@code getrusage(RUSAGE_THREAD)} for the switch counts. The kernel adds
      * a running thread's CPU time to what schedstat shows only at a tick or a switch; reading the thread's own CPU
-     * clock first brings it up to date (without it, 23 of 30 readings after 0.2 ms of work showed none of it).
+     * clock first brings it up to date (without it, 25-29 of 30 readings after 0.2 ms of work showed none of it:
+     * docs/measurements/review-20261127).
      */
     synchronized boolean readOwn(ThreadStats into) {
         OWN_CPU.getCurrentThreadCpuTime(); // clock_gettime(thread CPU clock): updates the running thread's runtime

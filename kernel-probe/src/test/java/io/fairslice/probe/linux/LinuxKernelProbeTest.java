@@ -41,8 +41,8 @@ class LinuxKernelProbeTest {
 
     /**
      * The kernel adds a running thread's CPU time to schedstat only at a tick or a switch: without bringing it up to
-     * date, most readings after a fraction of a millisecond of work showed none of it (23 of 30 at 0.2 ms on Linux
-     * 6.18), and a short request's CPU read as 0.
+     * date, most readings after a fraction of a millisecond of work showed none of it (25-29 of 30 at 0.2 ms on Linux
+     * 6.18, docs/measurements/review-20261127), and a short request's CPU read as 0.
      */
     @Test
     void shouldSeeEveryMicrosecondOfAShortBurstInTheThreadsOwnReading() {
