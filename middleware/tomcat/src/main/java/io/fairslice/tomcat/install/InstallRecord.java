@@ -105,6 +105,6 @@ public record InstallRecord(String version, List<Entry> entries) {
         }
         Path file = base.resolve(FILE);
         Files.createDirectories(file.getParent());
-        Files.writeString(file, out, StandardCharsets.UTF_8);
+        Installation.replace(file, out.toString().getBytes(StandardCharsets.UTF_8));
     }
 }

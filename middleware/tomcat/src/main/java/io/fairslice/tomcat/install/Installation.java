@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -189,13 +191,13 @@ public final class Installation {
                 } else {
                     carryBackup(rel);
                 }
-                Files.write(file, content);
+                replace(file, content);
                 entries.add(new Entry(Kind.FILE, rel, hash));
                 report.accept("updated    " + rel);
                 return;
             }
             createParents(file);
-            Files.write(file, content);
+            replace(file, content);
             entries.add(new Entry(Kind.FILE, rel, hash));
             carryBackup(rel);
             report.accept("added      " + rel);
@@ -208,12 +210,16 @@ public final class Installation {
             Optional<Entry> ours = previous.find(Kind.BLOCK, rel);
             if (!Files.exists(file)) {
                 createParents(file);
-                Files.writeString(file, marked.write("", body.apply(true), rel), SETENV_CHARSET);
+                replace(file, marked.write("", body.apply(true), rel).getBytes(SETENV_CHARSET));
                 entries.add(new Entry(Kind.BLOCK, rel, "created"));
                 report.accept("added      " + rel + " (new file with fairslice's block)");
                 return;
             }
             String text = Files.readString(file, SETENV_CHARSET);
+            if (Files.isSymbolicLink(file)) {
+                report.accept("note: " + rel + " links to " + file.toRealPath() + ": fairslice's block there applies to"
+                        + " every Tomcat that runs that file");
+            }
             String flags;
             if (marked.isIn(text, rel)) {
                 flags = ours.map(Entry::value).orElse("-");
@@ -235,7 +241,7 @@ public final class Installation {
             if (updated.equals(text)) {
                 report.accept("unchanged  " + rel + " (fairslice's block)");
             } else {
-                Files.writeString(file, updated, SETENV_CHARSET);
+                replace(file, updated.getBytes(SETENV_CHARSET));
                 report.accept("updated    " + rel + " (fairslice's block)");
             }
         }
@@ -332,8 +338,13 @@ public final class Installation {
     private void removeBlock(Entry block, InstallRecord record) throws IOException {
         Path file = base.resolve(block.path());
         MarkedBlock marked = markerOf(block.path());
+        Optional<Entry> backup = record.find(Kind.BACKUP, block.path());
         if (!Files.exists(file)) {
             report.accept("gone       " + block.path() + " (already removed)");
+            if (backup.isPresent() && Files.exists(base.resolve(backup.get().value()))) {
+                report.accept("kept       " + backup.get().value() + " (what " + block.path()
+                        + " was before the install; it has been deleted since)");
+            }
             return;
         }
         String text = Files.readString(file, SETENV_CHARSET);
@@ -345,10 +356,9 @@ public final class Installation {
             Files.delete(file);
             report.accept("removed    " + block.path());
         } else if (!updated.equals(text)) {
-            Files.writeString(file, updated, SETENV_CHARSET);
+            replace(file, updated.getBytes(SETENV_CHARSET));
             report.accept("updated    " + block.path() + " (removed fairslice's block)");
         }
-        Optional<Entry> backup = record.find(Kind.BACKUP, block.path());
         if (backup.isPresent()) {
             Path copy = base.resolve(backup.get().value());
             if (Files.exists(copy) && Files.exists(file) && Files.mismatch(copy, file) == -1) {
@@ -377,6 +387,47 @@ public final class Installation {
         if (backup.isPresent() && Files.exists(base.resolve(backup.get().value()))) {
             Files.move(base.resolve(backup.get().value()), file);
             report.accept("restored   " + entry.path() + " from " + backup.get().value());
+        }
+    }
+
+    /**
+     * Writes {@code content} to {@code file}. A file that exists is replaced by renaming a complete copy over it, so
+     * that a failure part way (a full disk, a kill) leaves the old file, never a truncated one: Tomcat would start
+     * without its settings, or not at all. A symbolic link stays a link (its target is replaced); the old file's
+     * permissions and, for a root installer, its owner are kept. Where nothing can be created beside it (a folder
+     * the installing user may not write into) it is written in place. A new file is simply written.
+     */
+    static void replace(Path file, byte[] content) throws IOException {
+        if (!Files.exists(file)) {
+            Files.write(file, content);
+            return;
+        }
+        Path target = Files.isSymbolicLink(file) ? file.toRealPath() : file;
+        Path temp;
+        try {
+            temp = Files.createTempFile(target.toAbsolutePath().getParent(), "." + target.getFileName() + ".",
+                    ".fairslice-new");
+        } catch (java.nio.file.AccessDeniedException e) {
+            Files.write(target, content);
+            return;
+        }
+        try {
+            Files.write(temp, content);
+            PosixFileAttributeView from = Files.getFileAttributeView(target, PosixFileAttributeView.class);
+            PosixFileAttributeView to = Files.getFileAttributeView(temp, PosixFileAttributeView.class);
+            if (from != null && to != null) {
+                PosixFileAttributes old = from.readAttributes();
+                to.setPermissions(old.permissions());
+                try {
+                    to.setOwner(old.owner());
+                    to.setGroup(old.group());
+                } catch (IOException notRoot) {
+                    // an unprivileged installer's file stays its own, as it was when written in place
+                }
+            }
+            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(temp);
         }
     }
 

@@ -281,6 +281,46 @@ class InstallerTest {
         assertThat(base.resolve("conf/fairslice-aop.xml.before-fairslice")).doesNotExist();
     }
 
+    /**
+     * Files are replaced by a rename, not rewritten in place: a linked setenv.sh must stay a link (several instances
+     * may share it), and the file keeps its mode; no temporary file is left behind.
+     */
+    @Test
+    void shouldKeepASetenvLinkAndItsModeWhenItReplacesTheFile() throws Exception {
+        Path shared = Files.createDirectories(tmp.resolve("shared")).resolve("setenv.sh");
+        Files.writeString(shared, "CATALINA_OPTS=\"-Xmx3g\"\n");
+        var mode = java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---");
+        Files.setPosixFilePermissions(shared, mode);
+        Files.createDirectories(base.resolve("bin"));
+        Files.createSymbolicLink(base.resolve("bin/setenv.sh"), shared);
+
+        assertThat(install()).as(err).isZero();
+        assertThat(out).contains("note: bin/setenv.sh links to " + shared.toRealPath());
+        assertThat(base.resolve("bin/setenv.sh")).isSymbolicLink();
+        assertThat(Files.readString(shared)).startsWith("CATALINA_OPTS=\"-Xmx3g\"\n").contains("-Dfairslice.config=");
+        assertThat(Files.getPosixFilePermissions(shared)).isEqualTo(mode);
+
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(base.resolve("bin/setenv.sh")).isSymbolicLink();
+        assertThat(shared).hasContent("CATALINA_OPTS=\"-Xmx3g\"");
+        assertThat(Files.getPosixFilePermissions(shared)).isEqualTo(mode);
+        try (var left = Files.walk(tmp)) {
+            assertThat(left.filter(f -> f.getFileName().toString().endsWith(".fairslice-new"))).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldSayItKeptTheBackupOfASetenvFileDeletedSinceTheInstall() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/setenv.sh"), "export LANG=C\n");
+        install();
+        Files.delete(base.resolve("bin/setenv.sh"));
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(out).contains("kept       bin/setenv.sh.before-fairslice (what bin/setenv.sh was before the"
+                + " install; it has been deleted since)");
+        assertThat(base.resolve("bin/setenv.sh.before-fairslice")).hasContent("export LANG=C");
+    }
+
     @Test
     void shouldWriteWellFormedXml() throws Exception {
         install("--weave", "com.acme..*", "--weave-calls", "--metrics-ports", "9404");
