@@ -245,7 +245,11 @@ public final class KernelProbeListener implements RequestListener {
         }
         for (Map.Entry<String, Long> e : cfg.sliceNanos().entrySet()) {
             try {
-                actuator.setSlice(tid, e.getValue());
+                if (!actuator.setSlice(tid, e.getValue())) {
+                    actuator.readScheduling(tid, before);
+                    return "kernel-probe.slice." + e.getKey() + " cannot be applied: the server's threads run under "
+                            + before.policy() + ", and only SCHED_OTHER and SCHED_BATCH threads have an EEVDF slice";
+                }
                 actuator.setSlice(tid, 0);
             } catch (ActuatorException ex) {
                 return "kernel-probe.slice." + e.getKey() + " cannot be applied on this machine: " + ex.getMessage();

@@ -19,10 +19,12 @@ public interface ThreadActuator {
     void setNice(long tid, int nice) throws ActuatorException;
 
     /**
-     * Sets the EEVDF slice of thread {@code tid} (fair policies only; the kernel clamps it to 0.1..100 ms), keeping
-     * its policy and nice. {@code sliceNanos == 0} restores the default slice.
+     * Sets the EEVDF slice of thread {@code tid} (the kernel clamps it to 0.1..100 ms), keeping its policy, nice and
+     * reset-on-fork flag. {@code sliceNanos == 0} restores the default slice. Returns false, changing nothing, when
+     * the thread runs under a policy that has no such slice (real-time or SCHED_IDLE): that thread's matter, not a
+     * failure of the actuator.
      */
-    void setSlice(long tid, long sliceNanos) throws ActuatorException;
+    boolean setSlice(long tid, long sliceNanos) throws ActuatorException;
 
     /** An actuator for platforms that have none. */
     ThreadActuator NONE = new ThreadActuator() {
@@ -47,7 +49,7 @@ public interface ThreadActuator {
         }
 
         @Override
-        public void setSlice(long tid, long sliceNanos) throws ActuatorException {
+        public boolean setSlice(long tid, long sliceNanos) throws ActuatorException {
             throw new ActuatorException("setSlice", 0, "no thread actuator on this platform");
         }
     };

@@ -185,7 +185,7 @@ public final class FreeBsdKernelProbe implements KernelProbe {
             }
 
             @Override
-            public void setSlice(long tid, long sliceNanos) throws ActuatorException {
+            public boolean setSlice(long tid, long sliceNanos) throws ActuatorException {
                 throw new ActuatorException("setSlice", 0, "FreeBSD has no per-thread slice");
             }
         };

@@ -59,6 +59,7 @@ public final class Attribution {
     private final AtomicBoolean warnedUnknownClass = new AtomicBoolean();
     private final AtomicBoolean warnedUntrackable = new AtomicBoolean();
     private final AtomicBoolean warnedVirtual = new AtomicBoolean();
+    private final AtomicBoolean warnedNoSlice = new AtomicBoolean();
     private volatile boolean niceEnabled;
     private volatile boolean sliceEnabled;
     private volatile RequestSink sink = NO_SINK;
@@ -396,8 +397,12 @@ public final class Attribution {
         }
         if (wantSlice) {
             try {
-                actuator.setSlice(st.tid, slice);
-                st.sliceApplied = true;
+                st.sliceApplied = actuator.setSlice(st.tid, slice);
+                if (!st.sliceApplied && warnedNoSlice.compareAndSet(false, true)) {
+                    warnings.accept("fairslice kernel probe: thread " + st.tid + " runs under a"
+                            + " real-time or idle policy, which has no EEVDF slice: its requests keep its policy (said"
+                            + " once; the slice actuator stays on for the other threads)");
+                }
             } catch (ActuatorException e) {
                 sliceFailed(e);
             }

@@ -21,6 +21,8 @@ final class LinuxActuator implements ThreadActuator {
     private static final int I_FLAGS = 2;
     private static final int I_NICE = 4;
     private static final int I_RUNTIME = 6;
+    /** {@code SCHED_FLAG_RESET_ON_FORK}: clearing it needs CAP_SYS_NICE, so a slice change must pass it back. */
+    private static final long SCHED_FLAG_RESET_ON_FORK = 0x01;
     private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     LinuxKernelProbe probe;
@@ -77,7 +79,7 @@ final class LinuxActuator implements ThreadActuator {
     }
 
     @Override
-    public void setSlice(long tid, long sliceNanos) throws ActuatorException {
+    public boolean setSlice(long tid, long sliceNanos) throws ActuatorException {
         if (!sliceSupported) {
             throw new ActuatorException("sched_setattr", 0, "per-thread EEVDF slices need Linux 6.12 or newer on "
                     + "x86-64 or aarch64");
@@ -88,11 +90,10 @@ final class LinuxActuator implements ThreadActuator {
         }
         SchedPolicy policy = SchedPolicy.ofLinux(attr[I_POLICY]);
         if (policy != SchedPolicy.OTHER && policy != SchedPolicy.BATCH) {
-            throw new ActuatorException("sched_setattr(" + tid + ", runtime=" + sliceNanos + ")", 22,
-                    "the slice applies to SCHED_OTHER/SCHED_BATCH threads only; this one is " + policy);
+            return false; // the slice applies to SCHED_OTHER/SCHED_BATCH threads only
         }
         attr[I_SIZE] = LinuxLibC.SCHED_ATTR_SIZE;
-        setU64(attr, I_FLAGS, 0);
+        setU64(attr, I_FLAGS, u64(attr, I_FLAGS) & SCHED_FLAG_RESET_ON_FORK);
         setU64(attr, I_RUNTIME, sliceNanos);
         try {
             LinuxLibC.syscall(LinuxLibC.SYS_SCHED_SETATTR, tid, attr, 0, 0);
@@ -100,6 +101,7 @@ final class LinuxActuator implements ThreadActuator {
             throw new ActuatorException("sched_setattr(" + tid + ", runtime=" + sliceNanos + ")", e.getErrorCode(),
                     e.getMessage());
         }
+        return true;
     }
 
     private static boolean getattr(long tid, int[] attr) {

@@ -29,6 +29,8 @@ class AttributionTest {
         volatile RuntimeException readSystemFailure;
         /** What the actuator was told ("nice 10", "slice 1000000"); nice and slice supported when set. */
         volatile List<String> actuatorCalls;
+        /** The thread runs under a policy without an EEVDF slice (real-time, idle). */
+        volatile boolean noSlice;
 
         void set(long run, long wait, long dispatches, long vol, long invol) {
             counters = new long[] {run, wait, dispatches, vol, invol};
@@ -135,8 +137,12 @@ class AttributionTest {
                 }
 
                 @Override
-                public void setSlice(long tid, long sliceNanos) {
+                public boolean setSlice(long tid, long sliceNanos) {
+                    if (noSlice) {
+                        return false;
+                    }
                     calls.add("slice " + sliceNanos);
+                    return true;
                 }
             };
         }
@@ -200,6 +206,26 @@ class AttributionTest {
         a.exit("heavy"); // after the stop: nothing left to do
 
         assertThat(probe.actuatorCalls).containsExactly("nice 10", "slice 1000000", "slice 0", "nice 0");
+    }
+
+    /** One thread under a real-time or idle policy must not turn the slice off for every other thread. */
+    @Test
+    void shouldSkipTheSliceOfAThreadWhosePolicyHasNoneAndKeepTheActuatorOn() {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of(),
+                Map.of("heavy", 1_000_000L), warnings::add);
+        probe.noSlice = true;
+        a.enter("heavy");
+        a.exit("heavy");
+        a.enter("heavy");
+        a.exit("heavy");
+        probe.noSlice = false;
+        a.enter("heavy");
+        a.exit("heavy");
+
+        assertThat(probe.actuatorCalls).containsExactly("slice 1000000", "slice 0");
+        assertThat(warnings).singleElement().asString().contains("has no EEVDF slice")
+                .contains("stays on for the other threads");
     }
 
     /** A sampler read of a live thread that fails once must not forget the thread, and with it its nice to restore. */

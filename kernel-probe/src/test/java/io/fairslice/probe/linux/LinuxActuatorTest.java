@@ -98,6 +98,60 @@ class LinuxActuatorTest {
         assertThat(seen[4]).as("sched_setattr kept the nice value").isEqualTo(3);
     }
 
+    /** Clearing reset-on-fork needs CAP_SYS_NICE: a slice change that dropped it failed for unprivileged servers. */
+    @Test
+    void shouldKeepTheResetOnForkFlagWhenItSetsTheSlice() throws Exception {
+        assumeTrue(actuator.supportsSlice(), "per-thread EEVDF slices need Linux 6.12 or newer on x86-64/aarch64, "
+                + "this is " + System.getProperty("os.version"));
+        long[] flags = onWorker(() -> {
+            long tid = probe.currentThreadId();
+            setattr(tid, 0, RESET_ON_FORK); // SCHED_OTHER
+            long before = getattrFlags(tid);
+            actuator.setSlice(tid, 3_000_000L);
+            long withSlice = getattrFlags(tid);
+            actuator.setSlice(tid, 0);
+            return new long[] {before, withSlice, getattrFlags(tid)};
+        });
+
+        assertThat(flags[0] & RESET_ON_FORK).as("set by the test").isEqualTo(RESET_ON_FORK);
+        assertThat(flags[1] & RESET_ON_FORK).as("kept with the slice").isEqualTo(RESET_ON_FORK);
+        assertThat(flags[2] & RESET_ON_FORK).as("kept when the slice is restored").isEqualTo(RESET_ON_FORK);
+    }
+
+    /** A thread under SCHED_IDLE (or a real-time policy) has no EEVDF slice: refused for that thread, not a failure. */
+    @Test
+    void shouldChangeNothingForAThreadWhosePolicyHasNoSlice() throws Exception {
+        assumeTrue(actuator.supportsSlice(), "per-thread EEVDF slices need Linux 6.12 or newer on x86-64/aarch64, "
+                + "this is " + System.getProperty("os.version"));
+        Object[] seen = onWorker(() -> {
+            long tid = probe.currentThreadId();
+            setattr(tid, 5, 0); // SCHED_IDLE: allowed without privileges
+            boolean applied = actuator.setSlice(tid, 3_000_000L);
+            ThreadStats s = new ThreadStats();
+            actuator.readScheduling(tid, s);
+            return new Object[] {applied, s.policy()};
+        });
+
+        assertThat(seen[0]).isEqualTo(false);
+        assertThat(seen[1]).isEqualTo(io.fairslice.probe.SchedPolicy.IDLE);
+    }
+
+    private static final long RESET_ON_FORK = 0x01;
+
+    private static void setattr(long tid, int policy, long flags) {
+        int[] attr = new int[LinuxLibC.SCHED_ATTR_SIZE / 4];
+        attr[0] = LinuxLibC.SCHED_ATTR_SIZE;
+        attr[1] = policy;
+        attr[2] = (int) flags; // little-endian u64 (the test machines are x86-64)
+        LinuxLibC.syscall(LinuxLibC.SYS_SCHED_SETATTR, tid, attr, 0, 0);
+    }
+
+    private static long getattrFlags(long tid) {
+        int[] attr = new int[LinuxLibC.SCHED_ATTR_SIZE / 4];
+        LinuxLibC.syscall(LinuxLibC.SYS_SCHED_GETATTR, tid, attr, LinuxLibC.SCHED_ATTR_SIZE, 0);
+        return attr[2] & 0xffffffffL;
+    }
+
     private <T> T onWorker(Callable<T> task) throws Exception {
         return worker.submit(task).get();
     }
