@@ -187,8 +187,9 @@ export function buildDashboard(): dashboard.Dashboard {
       panel({
         title: "Throughput retention per class",
         description:
-          "Each class's throughput over the last minute as a fraction of its best minute in the last hour " +
-          "(recording rule). The study's 'light retention': near 100% means heavy load does not crowd the class out.",
+          "The requests each class was served over the last minute (admission control's 503s left out) as a " +
+          "fraction of its best minute in the last hour (recording rule). The study's 'light retention': near 100% " +
+          "means heavy load does not crowd the class out.",
         unit: "percentunit",
         min: 0,
         queries: [
@@ -372,12 +373,16 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Effective timeslice per class",
         description:
           "CPU time per dispatch of the worker threads serving each class: how long a thread runs once the OS " +
-          "puts it on a CPU. Long slices for heavy work are what starve light requests on a long-slice OS.",
+          "puts it on a CPU. Long slices for heavy work are what starve light requests on a long-slice OS. " +
+          "From the run-time and dispatch counters, so an instance where a class was idle leaves a gap, not a NaN " +
+          "that hides every instance's line.",
         unit: "s",
         min: 0,
         queries: [
           {
-            expr: `avg by (application, class) (${p.effectiveSlice}{${TARGET}})`,
+            expr:
+              `sum by (application, class) (rate(${p.runTime}{${TARGET}}[$__rate_interval])) / ` +
+              `sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval]))`,
             legend: "{{application}} {{class}}",
           },
         ],

@@ -39,9 +39,8 @@ export const middleware = {
 
 /** Kernel probe meters (ProbeMeterNames). */
 export const probe = {
-  /** Gauge (seconds), tag class. */
-  effectiveSlice: "fairslice_probe_effective_slice_seconds",
   /** Counters, tag class. */
+  runTime: "fairslice_probe_run_time_seconds_total",
   runQueueWait: "fairslice_probe_runqueue_wait_seconds_total",
   dispatches: "fairslice_probe_dispatches_total",
   /** Counter, tags class, kind. */

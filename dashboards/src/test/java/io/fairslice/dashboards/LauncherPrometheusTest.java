@@ -53,12 +53,15 @@ class LauncherPrometheusTest {
                 targets = get(http, base.resolve("/api/v1/targets"));
             }
             JsonNode rules = get(http, base.resolve("/api/v1/rules"));
+            String config = get(http, base.resolve("/api/v1/status/config")).path("yaml").asText();
 
             assertThat(targets.findValuesAsText("scrapeUrl")).containsExactly("http://" + target + "/metrics");
             assertThat(targets.findValuesAsText("job")).contains("fairslice");
             assertThat(rules.findValuesAsText("name")).contains("FairsliceLightLatencyAboveSlo",
                     "FairsliceLightShareBelowTarget", "FairsliceSustainedRejections",
                     "instance_page_le:fairslice_requests_seconds_bucket:rate1m");
+            assertThat(config).as("the job scrapes at the interval given").containsPattern(
+                    "(?s)job_name: fairslice\\n.*?scrape_interval: 1s\\n");
         } finally {
             launcherProcess.destroy(); // SIGTERM, as a service manager would stop it
             assertThat(launcherProcess.waitFor(20, TimeUnit.SECONDS)).as("the launcher stops on SIGTERM").isTrue();
@@ -69,6 +72,18 @@ class LauncherPrometheusTest {
         assertThat(Path.of(dataDir.group(1))).as("temporary storage after stop").doesNotExist();
         assertThat(children).as("processes the launcher started").isNotEmpty()
                 .allSatisfy(child -> assertThat(child.isAlive()).as("%s alive after stop", child.info()).isFalse());
+    }
+
+    /** The recording rules' one-minute windows see nothing with scrapes a minute apart: refused, not left empty. */
+    @Test
+    void shouldRefuseAScrapeIntervalTheRecordingRulesCannotUse() throws Exception {
+        Path launcher = ModuleFiles.moduleDir().getParent().resolve("fairslice");
+        Process p = new ProcessBuilder("bash", launcher.toString(), "prometheus", "--scrape-interval", "1m")
+                .redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(output).isNotZero();
+        assertThat(output).contains("the scrape interval must be between 1ms and 15s").contains("got '1m'");
     }
 
     private static void awaitReady(HttpClient http, URI base, Process launcher, Path log) throws Exception {
