@@ -1,14 +1,17 @@
 package io.fairslice.weavingtest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.Fairslice;
+import io.fairslice.middleware.internal.YieldGate;
 import io.fairslice.middleware.weaving.WovenClasses;
 import io.fairslice.weavingtest.probe.YieldPointCounter;
 import io.fairslice.weavingtest.shop.BulkDiscount;
 import io.fairslice.weavingtest.shop.Checkout;
 import io.fairslice.weavingtest.shop.Fibonacci;
 import io.fairslice.weavingtest.shop.Item;
+import io.fairslice.weavingtest.shop.Stock;
 import java.lang.reflect.Field;
 import java.lang.reflect.Member;
 import java.lang.reflect.Method;
@@ -45,6 +48,22 @@ class WovenSampleApplicationTest {
         // total() once; per line: line(), BulkDiscount.apply(), and the record accessors unitCents(), quantity()
         // (twice: once in line(), once in apply())
         assertThat(YieldPointCounter.count() - before).isEqualTo(1 + 100 * 5);
+    }
+
+    /**
+     * A yield point inside a synchronized method or a class initialiser must not park its request (the lock's other
+     * users would wait for it): the woven code tells the yield gate when it is inside one, on return and on throw.
+     */
+    @Test
+    void shouldTellTheYieldGateInsideSynchronizedMethodsAndClassInitialisers() {
+        Stock.Probe.supplier = YieldGate::inMonitor; // before Stock initialises: its initialiser reads it
+        Stock stock = new Stock();
+
+        assertThat(Stock.IN_INITIALISER).as("in the static initialiser").isTrue();
+        assertThat(stock.reserve()).as("in a method called from a synchronized method").isTrue();
+        assertThat(stock.unlocked()).as("in an unsynchronized method").isFalse();
+        assertThatThrownBy(stock::fail).isInstanceOf(IllegalStateException.class);
+        assertThat(YieldGate.inMonitor()).as("after a synchronized method threw").isFalse();
     }
 
     @Test

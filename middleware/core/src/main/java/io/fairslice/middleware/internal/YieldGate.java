@@ -19,6 +19,8 @@ public final class YieldGate {
 
     private static final AtomicInteger ARMED = new AtomicInteger();
     private static final ThreadLocal<Ticket> CURRENT = new ThreadLocal<>();
+    /** How many woven synchronized methods and class initialisers the current thread is inside. */
+    private static final ThreadLocal<int[]> MONITORS = ThreadLocal.withInitial(() -> new int[1]);
 
     public static boolean armed() {
         return ARMED.get() != 0;
@@ -45,5 +47,23 @@ public final class YieldGate {
     /** Cleared by the filter in finally on dispatch exit. */
     public static void exit() {
         CURRENT.remove();
+    }
+
+    /** Woven code entered a synchronized method or a class initialiser: the thread now holds a lock. */
+    public static void monitorEntered() {
+        MONITORS.get()[0]++;
+    }
+
+    /** Woven code left what {@link #monitorEntered()} counted, by return or by exception. */
+    public static void monitorExited() {
+        MONITORS.get()[0]--;
+    }
+
+    /**
+     * True inside a woven synchronized method or class initialiser (or code they call): a request must not park
+     * here, or every request that needs the same lock waits for this one's next turn.
+     */
+    public static boolean inMonitor() {
+        return MONITORS.get()[0] > 0;
     }
 }

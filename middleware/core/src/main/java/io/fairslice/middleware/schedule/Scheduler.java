@@ -797,7 +797,9 @@ public final class Scheduler {
             return;
         }
         if (t.moveTo >= 0) {
-            moveIfDue(t);
+            if (!YieldGate.inMonitor()) { // a move may wait in its new class: not while holding a lock
+                moveIfDue(t);
+            }
             return;
         }
         FairsliceConfig cfg = config;
@@ -820,6 +822,12 @@ public final class Scheduler {
             t.clockStride = Math.max(t.clockStride >> 1, 1);
         }
         t.clockCountdown = t.clockStride;
+        if (YieldGate.inMonitor()) {
+            // inside a woven synchronized method or class initialiser: a park or sleep here would hold the lock, and
+            // every request that needs it (light ones too) would wait for this one's next turn. Its burst goes on
+            // to the first yield point outside, where it is charged and yields.
+            return;
+        }
         if (policy == Policy.SLEEP) {
             if (sleepy[t.cls.index] && now - t.burstStartWall >= cfg.sleepQuantum().toNanos()) {
                 sleep(t, cfg.sleepDuration().toNanos());

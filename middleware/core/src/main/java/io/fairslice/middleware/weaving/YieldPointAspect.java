@@ -1,6 +1,7 @@
 package io.fairslice.middleware.weaving;
 
 import io.fairslice.middleware.Fairslice;
+import io.fairslice.middleware.internal.YieldGate;
 import org.aspectj.lang.JoinPoint;
 import org.aspectj.lang.annotation.After;
 import org.aspectj.lang.annotation.Aspect;
@@ -36,9 +37,27 @@ public class YieldPointAspect {
     void fenced() {
     }
 
+    /**
+     * A synchronized method, or a class's static initialiser (the JVM's class-init lock), holds a lock that other
+     * requests may need: a yield point inside it, or in anything it calls, must not park the request, or those
+     * requests stall behind a parked lock holder (a priority inversion that {@code share} would create). Counted
+     * per thread; the scheduler defers the yield to the first yield point outside. Declared before
+     * {@link #atMethodStart()} so that it runs first (same aspect: the earlier before-advice runs first).
+     */
+    @Before("(execution(synchronized * *(..)) || staticinitialization(*)) && !fenced()")
+    public void atLockEntered() {
+        YieldGate.monitorEntered();
+    }
+
     @Before("execution(* *(..)) && !fenced()")
     public void atMethodStart() {
         Fairslice.yieldPoint();
+    }
+
+    /** After the method or initialiser, however it ended (AspectJ's after is after-finally). */
+    @After("(execution(synchronized * *(..)) || staticinitialization(*)) && !fenced()")
+    public void atLockLeft() {
+        YieldGate.monitorExited();
     }
 
     /** Once per woven class, when it initialises: this is what {@link WovenClasses} counts. */

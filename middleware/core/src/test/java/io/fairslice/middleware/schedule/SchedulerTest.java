@@ -529,6 +529,31 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
     }
 
+    /**
+     * A request inside a woven synchronized method (or class initialiser) runs on past its quantum: parked there it
+     * would hold the lock, and the light requests that need it would wait for its next turn. It yields at its first
+     * yield point outside.
+     */
+    @Test
+    void shouldNotParkARequestHoldingALockButAtItsFirstYieldPointOutside() {
+        scheduler("share.quantum", "5ms");
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        clock.advance(6 * MS, 6 * MS);
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+            YieldGate.monitorEntered(); // on the thread that runs this: the yield point's own
+            try {
+                scheduler.yieldPoint(heavy);
+            } finally {
+                YieldGate.monitorExited();
+            }
+        }, "past its quantum, light owed, but inside a lock: the yield point returns at once");
+        assertThat(light.granted).isFalse();
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        assertThat(scheduler.parkAtYield(heavy)).as("outside the lock it yields to light").isTrue();
+        assertThat(light.granted).isTrue();
+    }
+
     @Test
     void shouldStartARequestsQuantumWhenItGetsItsSlotNotWhenItStartsToWait() {
         scheduler("share.quantum", "5ms");
