@@ -124,13 +124,62 @@ class WeavingScopeTest {
                 .contains("would weave every class");
     }
 
+    /**
+     * An application's own aop.xml may select classes for its own aspects with any type pattern: valid for the weaver,
+     * which puts fairslice's yield points there too. Part of the scope, with a warning; the application starts.
+     */
     @Test
-    void shouldRejectAPatternFairsliceDoesNotUnderstand() throws IOException {
+    void shouldWarnAboutATypePatternItCannotCheckAndCountItInTheScope() throws IOException {
         String file = fragment("<aspectj><weaver><include within=\"io.fairslice..*Servlet\"/></weaver>"
                 + "</aspectj>");
 
+        WeavingScope scope = WeavingScope.inspect(loader, file);
+
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.warnings()).singleElement().asString()
+                .contains("io.fairslice..*Servlet", "a type pattern fairslice does not check");
+        assertThat(scope.includes()).containsExactly("io.fairslice..*Servlet");
+    }
+
+    /** Jars built without directory entries (zip -D, some build tools) have classes but no package resource. */
+    @Test
+    void shouldFindAPackageInAJarWithoutDirectoryEntries() throws IOException {
+        Path jar = dir.resolve("report.jar");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new java.util.jar.JarEntry("META-INF/aop.xml"));
+            out.write("<aspectj><weaver><include within=\"com.acme..*\"/></weaver></aspectj>".getBytes());
+            out.putNextEntry(new java.util.jar.JarEntry("com/acme/report/Report.class"));
+            out.write(new byte[] {(byte) 0xca, (byte) 0xfe});
+        }
+        try (URLClassLoader application = new URLClassLoader(new URL[] {jar.toUri().toURL()}, loader)) {
+            assertThat(application.getResource("com/acme/")).as("no directory entry").isNull();
+
+            WeavingScope scope = WeavingScope.inspect(application, "META-INF/aop.xml");
+
+            assertThat(scope.problems()).isEmpty();
+            assertThat(scope.includes()).contains("com.acme..*");
+        }
+    }
+
+    @Test
+    void shouldWarnAboutAnExcludeThatMatchesNoClass() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shop..*\"/>"
+                + "<exclude within=\"io.fairslice.weavingtest.shop.Fibonaci\"/>"
+                + "<exclude within=\"io.fairslice.weavingtest.shop.Fibonacci\"/></weaver></aspectj>");
+
+        WeavingScope scope = WeavingScope.inspect(loader, "META-INF/aop.xml;" + file);
+
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.warnings()).singleElement().asString()
+                .contains("<exclude within=\"io.fairslice.weavingtest.shop.Fibonaci\"/>", "excludes nothing");
+    }
+
+    @Test
+    void shouldRejectAScopeInsideTheRelocatedMetricsLibraries() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.shaded..*\"/></weaver></aspectj>");
+
         assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
-                .contains("is not a scope fairslice accepts");
+                .contains("lies inside io.fairslice.shaded", "never woven");
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.StringReader;
 import java.net.URISyntaxException;
 import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.jar.JarFile;
 import java.util.regex.Pattern;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
@@ -38,13 +40,16 @@ import org.xml.sax.SAXException;
  * with one warning; this class reports each of those as a {@link #problems() problem} naming the file, the element
  * and the rule broken, so that the middleware can refuse to start ({@link #requireValid()}).
  *
- * <p>Rules: a declared {@code <aspect name="..."/>} must name a class the loader can see. An include must be a
- * package and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class
- * ({@code com.acme.Checkout}); it must not lie inside code that is never woven (the JDK, the container, AspectJ,
- * metrics libraries, fairslice); and it must match at least one class the loader can see. That last rule is a
+ * <p>Rules: a declared {@code <aspect name="..."/>} must name a class the loader can see. An include of a package
+ * and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class
+ * ({@code com.acme.Checkout}) must not lie inside code that is never woven (the JDK, the container, AspectJ,
+ * metrics libraries, fairslice), and must match at least one class the loader can see. That last rule is a
  * {@link #warnings() warning} instead when the include comes from a configuration shared by the whole JVM (a
  * {@code file:} entry, or an aop.xml the parent loader sees too): in a container with several web applications
- * such a file legitimately names packages of the others. An empty scope is a warning as well: nothing is woven.
+ * such a file legitimately names packages of the others. Any other type pattern ({@code com.acme..*Service},
+ * {@code Foo+}: an application's own aop.xml may have them for its own aspects) is valid for the weaver, which then
+ * puts yield points there too: it is part of the scope, with a warning that fairslice cannot check it. An empty
+ * scope is a warning as well: nothing is woven. An exclude that matches no class excludes nothing: a warning.
  */
 public final class WeavingScope {
 
@@ -61,7 +66,8 @@ public final class WeavingScope {
     /** Packages that {@link YieldPointAspect} never advises, whatever the scope (its {@code fenced()} pointcut). */
     static final List<String> FENCED = List.of("java", "javax", "jakarta", "jdk", "sun", "com.sun",
             "org.apache.catalina", "org.apache.coyote", "org.apache.tomcat", "org.apache.juli", "org.apache.naming",
-            "org.aspectj", "io.micrometer", "io.prometheus", "io.fairslice.middleware", "io.fairslice.probe");
+            "org.aspectj", "io.micrometer", "io.prometheus", "io.fairslice.middleware", "io.fairslice.probe",
+            "io.fairslice.tomcat", "io.fairslice.shaded");
 
     private static final String IDENTIFIER = "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
     private static final Pattern INCLUDE = Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")*(\\.\\.\\*|\\.\\*)?");
@@ -219,6 +225,9 @@ public final class WeavingScope {
                 checkInclude(source, within, shared, findings);
             }
         }
+        if (name.equals("exclude") && parent instanceof Element p && p.getTagName().equals("weaver")) {
+            checkExclude(source, element.getAttribute("within").trim(), findings);
+        }
         for (Node child = element.getFirstChild(); child != null; child = child.getNextSibling()) {
             if (child instanceof Element e) {
                 check(source, e, shared, findings);
@@ -234,15 +243,15 @@ public final class WeavingScope {
             return;
         }
         if (!INCLUDE.matcher(within).matches()) {
-            findings.problems.add(element + "is not a scope fairslice accepts: use a package and its subpackages"
-                    + " (com.acme..*), one package (com.acme.*) or one class (com.acme.Checkout)");
+            // valid for the weaver (an application's own aop.xml may select classes for its own aspects this way),
+            // and it weaves fairslice's yield points there too; only the simple forms can be checked here
+            findings.warnings.add(element + "is a type pattern fairslice does not check (it checks a package and its"
+                    + " subpackages, com.acme..*, one package, com.acme.*, or one class): the weaver puts yield"
+                    + " points into whatever it matches");
+            findings.includes.add(within);
             return;
         }
-        boolean subpackages = within.endsWith("..*");
-        boolean onePackage = !subpackages && within.endsWith(".*");
-        String name = subpackages ? within.substring(0, within.length() - 3)
-                : onePackage ? within.substring(0, within.length() - 2) : within;
-        String packageName = subpackages || onePackage ? name : packageOf(name);
+        String packageName = packageOf(within);
         for (String fenced : FENCED) {
             if (packageName.equals(fenced) || packageName.startsWith(fenced + ".")) {
                 findings.problems.add(element + "lies inside " + fenced + ", which is never woven (JDK, container,"
@@ -250,9 +259,8 @@ public final class WeavingScope {
                 return;
             }
         }
-        String resource = subpackages || onePackage ? name.replace('.', '/') + "/"
-                : name.replace('.', '/') + ".class";
-        if (findings.loader.getResource(resource) == null) {
+        String resource = resourceOf(within);
+        if (!visible(findings.loader, resource)) {
             String miss = element + "matches no class visible to " + findings.loader + " (no resource " + resource
                     + ")";
             if (shared) {
@@ -266,7 +274,78 @@ public final class WeavingScope {
         findings.includes.add(within);
     }
 
-    private static String packageOf(String className) {
+    /** An exclude that matches no class excludes nothing: the hot helper it was meant for stays woven. */
+    private static void checkExclude(String source, String within, Findings findings) {
+        if (!INCLUDE.matcher(within).matches()) {
+            return; // a type pattern: the weaver's to match
+        }
+        String packageName = packageOf(within);
+        for (String fenced : FENCED) {
+            if (packageName.equals(fenced) || packageName.startsWith(fenced + ".")) {
+                return; // never woven anyway (fairslice's own excludes are all of this kind)
+            }
+        }
+        String resource = resourceOf(within);
+        if (!visible(findings.loader, resource)) {
+            findings.warnings.add(source + ": <exclude within=\"" + within + "\"/> matches no class visible to "
+                    + findings.loader + " (no resource " + resource + "), so it excludes nothing: a typo?");
+        }
+    }
+
+    /** The package of a simple include form: the pattern's package for com.acme..* and com.acme.*. */
+    private static String packageOf(String within) {
+        if (within.endsWith("..*")) {
+            return within.substring(0, within.length() - 3);
+        }
+        if (within.endsWith(".*")) {
+            return within.substring(0, within.length() - 2);
+        }
+        return classPackage(within);
+    }
+
+    /** The resource that proves a simple include form matches something: its package's folder, or its class. */
+    private static String resourceOf(String within) {
+        boolean packages = within.endsWith(".*");
+        return packages ? packageOf(within).replace('.', '/') + "/" : within.replace('.', '/') + ".class";
+    }
+
+    /**
+     * True when {@code loader} can see {@code resource}. A package folder is looked for in the jars and folders of
+     * URL class loaders (Tomcat's web application loader is one) as well: a jar built without directory entries
+     * has its classes but no resource for their package.
+     */
+    private static boolean visible(ClassLoader loader, String resource) {
+        if (loader.getResource(resource) != null) {
+            return true;
+        }
+        if (!resource.endsWith("/")) {
+            return false;
+        }
+        for (ClassLoader l = loader; l != null; l = l.getParent()) {
+            if (l instanceof URLClassLoader urls) {
+                for (URL url : urls.getURLs()) {
+                    if (jarHasEntryUnder(url, resource)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean jarHasEntryUnder(URL url, String folder) {
+        Path path = filePath(url.toString());
+        if (path == null || !Files.isRegularFile(path)) {
+            return false;
+        }
+        try (JarFile jar = new JarFile(path.toFile())) {
+            return jar.stream().anyMatch(e -> e.getName().startsWith(folder));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String classPackage(String className) {
         int dot = className.lastIndexOf('.');
         return dot < 0 ? "" : className.substring(0, dot);
     }

@@ -33,6 +33,7 @@ public class YieldPointAspect {
             + " || within(org.apache.tomcat..*) || within(org.apache.juli..*) || within(org.apache.naming..*)"
             + " || within(org.aspectj..*) || within(io.micrometer..*) || within(io.prometheus..*)"
             + " || within(io.fairslice.middleware..*) || within(io.fairslice.probe..*)"
+            + " || within(io.fairslice.tomcat..*) || within(io.fairslice.shaded..*)"
             + " || within(@org.aspectj.lang.annotation.Aspect *)")
     void fenced() {
     }

@@ -1,5 +1,6 @@
 package io.fairslice.tomcat.install;
 
+import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.tomcat.TomcatLayout;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +44,9 @@ final class Fragments {
                     "# yield points woven at class loading into the packages of " + TomcatLayout.AOP_XML,
                     "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
                             + weaverJar + "\\\"\"",
-                    "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dorg.aspectj.weaver.loadtime.configuration="
-                            + "META-INF/aop.xml;file:$CATALINA_BASE/" + TomcatLayout.AOP_XML + "\\\"\""));
+                    "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
+                            + WeavingScope.DEFAULT_CONFIGURATION + ";file:$CATALINA_BASE/" + TomcatLayout.AOP_XML
+                            + "\\\"\""));
         }
         return lines;
     }
@@ -69,8 +71,9 @@ final class Fragments {
             lines.addAll(List.of(
                     "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-javaagent:%CATALINA_BASE%\\" + TomcatLayout.HOME + "\\"
                             + weaverJar + "\"\"",
-                    "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-Dorg.aspectj.weaver.loadtime.configuration="
-                            + "META-INF/aop.xml;file:%CATALINA_BASE%\\" + windows(TomcatLayout.AOP_XML) + "\"\""));
+                    "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
+                            + WeavingScope.DEFAULT_CONFIGURATION + ";file:%CATALINA_BASE%\\"
+                            + windows(TomcatLayout.AOP_XML) + "\"\""));
         }
         return lines;
     }

@@ -72,7 +72,8 @@ class InstallerTest {
                 .contains("io.fairslice.tomcat.metrics.MetricsServlet");
         assertThat(read("bin/setenv.sh")).startsWith("# >>> fairslice >>>\n").endsWith("# <<< fairslice <<<\n")
                 .contains("\\\"-javaagent:$CATALINA_BASE/fairslice/aspectjweaver-1.9.24.jar\\\"")
-                .contains("\\\"-Dorg.aspectj.weaver.loadtime.configuration=META-INF/aop.xml;file:$CATALINA_BASE/"
+                .contains("\\\"-Dorg.aspectj.weaver.loadtime.configuration=META-INF/aop.xml;META-INF/aop-ajc.xml;"
+                        + "org/aspectj/aop.xml;file:$CATALINA_BASE/"
                         + "conf/fairslice-aop.xml\\\"")
                 .contains("-Dfairslice.config=$CATALINA_BASE/conf/fairslice.properties");
         assertThat(read("bin/setenv.bat")).contains("\r\n").contains("-javaagent:%CATALINA_BASE%\\fairslice\\");
