@@ -20,7 +20,10 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
-        String enabled = System.getProperty("fairslice.enabled", context.getInitParameter("fairslice.enabled"));
+        String enabled = System.getProperty("fairslice.enabled");
+        if (enabled == null || enabled.isBlank()) { // blank sets nothing, as in ConfigSources
+            enabled = context.getInitParameter("fairslice.enabled");
+        }
         if ("false".equalsIgnoreCase(enabled == null ? null : enabled.trim())) {
             LOG.info(() -> "fairslice: not registered in " + context.getContextPath() + " (fairslice.enabled=false)");
             return;

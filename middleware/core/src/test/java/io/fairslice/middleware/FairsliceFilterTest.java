@@ -505,6 +505,19 @@ class FairsliceFilterTest {
         }
     }
 
+    /** An empty -Dfairslice.enabled= (a variable left unset in a start script) sets nothing: the context's false holds. */
+    @Test
+    void shouldStayDisabledByTheContextWhenTheSystemPropertyIsBlank() throws Exception {
+        System.setProperty("fairslice.enabled", "");
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/off2", Map.of("fairslice.enabled", "false"), null)
+                .servlet("/x", new Hello(), false).start()) {
+            assertThat(((org.apache.catalina.core.StandardContext) t.context)
+                    .findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
+        } finally {
+            System.clearProperty("fairslice.enabled");
+        }
+    }
+
     static void eventually(Runnable assertion) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (true) {

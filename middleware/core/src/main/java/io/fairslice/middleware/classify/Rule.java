@@ -108,12 +108,13 @@ public final class Rule {
             } else if (c == '*') {
                 re.append(path ? "[^/]*" : ".*");
             } else if (c == '?') {
-                re.append('.');
+                re.append(path ? "[^/]" : "."); // one character; in a path, of one segment (as in Ant and Spring)
             } else {
                 re.append(Pattern.quote(String.valueOf(c)));
             }
         }
-        return Pattern.compile(re.toString());
+        // DOTALL: Tomcat decodes %0A in a path; without it "/reports/**" missed "/reports/q1%0Ax", served as light
+        return Pattern.compile(re.toString(), Pattern.DOTALL);
     }
 
     /** Whether a request with this path (inside the application), method and headers matches. */

@@ -3,6 +3,11 @@ package io.fairslice.middleware.config;
 import io.fairslice.middleware.FairsliceConfigException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -20,6 +25,9 @@ import java.util.function.Function;
  * <li>filter init parameters {@code <key>} (a {@code fairslice.} prefix is accepted and dropped);</li>
  * <li>system properties {@code fairslice.<key>}.</li>
  * </ol>
+ * A blank value sets nothing: it does not reset what an earlier source set ({@code -Dfairslice.policy=$POLICY} with
+ * {@code POLICY} unset leaves the file's policy). The file is read as UTF-8 ({@code 500µs}), or as ISO-8859-1, the
+ * properties format's own encoding, when it is not valid UTF-8.
  */
 public final class ConfigSources {
 
@@ -77,22 +85,38 @@ public final class ConfigSources {
         }
         for (String name : contextParamNames) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                keys.put(name.substring(ConfigKeys.PREFIX.length()), contextParams.apply(name));
+                set(keys, name.substring(ConfigKeys.PREFIX.length()), contextParams.apply(name));
             }
         }
-        filterParams.forEach((k, v) -> keys.put(k.startsWith(ConfigKeys.PREFIX) ? k.substring(ConfigKeys.PREFIX.length()) : k, v));
+        filterParams.forEach((k, v) -> set(keys, k.startsWith(ConfigKeys.PREFIX) ? k.substring(ConfigKeys.PREFIX.length())
+                : k, v));
         for (String name : system.stringPropertyNames()) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                keys.put(name.substring(ConfigKeys.PREFIX.length()), system.getProperty(name));
+                set(keys, name.substring(ConfigKeys.PREFIX.length()), system.getProperty(name));
             }
         }
         return new Merged(keys, file);
     }
 
+    /** A later source's value wins, unless it is blank: then the earlier one (or the default) stands. */
+    private static void set(Map<String, String> keys, String key, String value) {
+        if (value != null && !value.isBlank()) {
+            keys.put(key, value);
+        }
+    }
+
     private static void load(InputStream in, Map<String, String> keys, String where) throws IOException {
+        byte[] bytes = in.readAllBytes();
+        String text;
+        try {
+            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException notUtf8) {
+            text = new String(bytes, StandardCharsets.ISO_8859_1);
+        }
         Properties p = new Properties();
         try {
-            p.load(in);
+            p.load(new StringReader(text));
         } catch (IllegalArgumentException e) {
             // Properties.load throws this for a malformed unicode escape: name the file, not just the JDK's words
             throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be a valid properties file ("
@@ -100,7 +124,7 @@ public final class ConfigSources {
         }
         for (String name : p.stringPropertyNames()) {
             String key = name.startsWith(ConfigKeys.PREFIX) ? name.substring(ConfigKeys.PREFIX.length()) : name;
-            keys.put(key, p.getProperty(name));
+            set(keys, key, p.getProperty(name));
         }
     }
 }

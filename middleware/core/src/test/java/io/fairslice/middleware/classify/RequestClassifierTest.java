@@ -56,6 +56,18 @@ class RequestClassifierTest {
         }
     }
 
+    /** Tomcat decodes %0A in a path and serves it: a rule's ** and ? must match it, or the request escapes the rule. */
+    @Test
+    void shouldMatchADecodedNewlineInAPathAndKeepQuestionMarksInOneSegment() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive", "false", "rule.1", "heavy path=/reports/**",
+                "rule.2", "heavy path=/q?", "rule.3", "heavy path=/a?b"));
+        RequestClassifier k = new RequestClassifier(c);
+        for (String heavy : List.of("/reports/q1\nx", "/reports/\n", "/q\n", "/axb")) {
+            assertThat(classify(c, k, heavy, "GET", NO_HEADERS)).as(heavy).isEqualTo(1);
+        }
+        assertThat(classify(c, k, "/a/b", "GET", NO_HEADERS)).as("? matches no /").isEqualTo(0);
+    }
+
     @Test
     void shouldMatchHeaderValuesWithGlobs() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("rule.1", "heavy header:User-Agent=*bot*"));

@@ -33,6 +33,32 @@ class ConfigSourcesTest {
                 .doesNotContainKey("other.param").doesNotContainKey("unrelated");
     }
 
+    /** -Dfairslice.policy=$POLICY with POLICY unset must not reset the file's policy to the default. */
+    @Test
+    void shouldLetABlankLaterValueSetNothing() {
+        Properties system = new Properties();
+        system.setProperty("fairslice.policy", "");
+        system.setProperty("fairslice.share.quantum", "  ");
+        ConfigSources.Merged m = ConfigSources.merge(Map.of("fairslice.share.quantum", "4ms")::get,
+                List.of("fairslice.share.quantum"), Map.of("policy", " "),
+                path -> new ByteArrayInputStream("policy=observe\nsleep.quantum=\n".getBytes(StandardCharsets.UTF_8)),
+                null, system);
+        assertThat(m.keys()).containsExactlyInAnyOrderEntriesOf(Map.of("policy", "observe", "share.quantum", "4ms"));
+    }
+
+    /** The docs write 500µs; a file saved as UTF-8 (what editors write) must read as such. */
+    @Test
+    void shouldReadTheFileAsUtf8AndOtherwiseAsIso88591() {
+        ConfigSources.Merged utf8 = ConfigSources.merge(k -> null, List.of(), Map.of(),
+                path -> new ByteArrayInputStream("share.quantum = 500\u00b5s\n".getBytes(StandardCharsets.UTF_8)),
+                null, new Properties());
+        assertThat(utf8.keys()).containsEntry("share.quantum", "500\u00b5s");
+        ConfigSources.Merged latin1 = ConfigSources.merge(k -> null, List.of(), Map.of(),
+                path -> new ByteArrayInputStream("share.quantum = 500\u00b5s\n".getBytes(StandardCharsets.ISO_8859_1)),
+                null, new Properties());
+        assertThat(latin1.keys()).containsEntry("share.quantum", "500\u00b5s");
+    }
+
     @Test
     void shouldReadTheFileNamedByFairsliceConfig(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("f.properties");
