@@ -74,8 +74,15 @@ public final class RequestClassifier {
         return config.adaptive() && route.heavy() ? config.adaptiveClass() : config.defaultClass();
     }
 
-    /** Feeds one finished request's CPU time to the adaptive classifier. */
+    /**
+     * Feeds one finished request's CPU time to the adaptive classifier. The shared {@code other} route (paths beyond
+     * {@code routes.max}) does not learn: it is every page that did not fit, and one expensive page among them would
+     * make them all heavy; they stay in the default class unless a rule says otherwise.
+     */
     public void learn(FairsliceConfig config, Route route, long cpuNanos) {
+        if (route == routes.other()) {
+            return;
+        }
         int change = route.record(cpuNanos, config.adaptiveAlpha(), config.adaptiveMinSamples(),
                 config.adaptiveHeavyAbove().toNanos(), config.adaptiveLightBelow().toNanos());
         if (change != 0 && config.adaptive()) {
@@ -123,7 +130,7 @@ public final class RequestClassifier {
 
     Watch watch(FairsliceConfig config, Route route, Thread thread, int requestClass, long cpuStart, long nowNanos,
                 IntConsumer moveTo) {
-        if (!config.adaptive() || (cpuStart < 0 && moveTo == null)) {
+        if (!config.adaptive() || (cpuStart < 0 && moveTo == null) || route == routes.other()) {
             return null;
         }
         // its CPU cannot grow faster than wall time: no read before it may have passed the bound

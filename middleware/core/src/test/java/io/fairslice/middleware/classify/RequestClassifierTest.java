@@ -89,6 +89,26 @@ class RequestClassifierTest {
         assertThat(k.reclassifiedInto(1)).isEqualTo(1);
     }
 
+    /**
+     * Paths beyond routes.max share the route other (a scan of 404 URLs can fill the table): one expensive page among
+     * them must not make every page that did not fit heavy.
+     */
+    @Test
+    void shouldNotLearnOnTheSharedOtherRoute() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3", "routes.max", "2",
+                "routes.max-pages", "2"));
+        RequestClassifier k = new RequestClassifier(c);
+        k.route("/scan/a.php");
+        k.route("/scan/b.php");
+        Route reports = k.route("/reports/export");
+        assertThat(reports).isSameAs(k.routes().other());
+        for (int i = 0; i < 10; i++) {
+            k.learn(c, reports, 50 * MS);
+        }
+        assertThat(classify(c, k, "/home", "GET", NO_HEADERS)).as("another page beyond the table").isEqualTo(0);
+        assertThat(k.watch(c, reports, 0, 0, 0, cls -> { })).as("nothing to watch on other").isNull();
+    }
+
     @ParameterizedTest(name = "{0} cold requests")
     @ValueSource(ints = {1, 3, 4, 5, 9})
     void shouldKeepACheapRouteLightThroughAColdJvmsSlowFirstRequests(int cold) {
