@@ -3,6 +3,7 @@ package io.fairslice.middleware;
 import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.config.ConfigSources;
+import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.GuardedListeners;
 import io.fairslice.middleware.internal.YieldGate;
 import io.fairslice.middleware.jmx.FairsliceControl;
@@ -57,6 +58,8 @@ public final class FairsliceFilter implements Filter {
     private WeavingMetrics weavingMetrics;
     private GuardedListeners listeners;
     private FairsliceControl control;
+    /** The name claimed from {@link ApplicationNames} (null until claimed, or when disabled). */
+    private String application;
 
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
@@ -76,10 +79,9 @@ public final class FairsliceFilter implements Filter {
         } catch (IllegalArgumentException e) {
             throw new ServletException(e.getMessage(), e);
         }
-        // the application tag of every meter: in a standalone Tomcat all selected applications share one registry
-        String application = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+        String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
         if (!config.enabled()) {
-            LOG.info(() -> "fairslice[" + application + "]: disabled (enabled=false); requests pass through");
+            LOG.info(() -> "fairslice[" + path + "]: disabled (enabled=false); requests pass through");
             return;
         }
         Object attribute = context.getAttribute("io.fairslice.meterRegistry");
@@ -92,6 +94,19 @@ public final class FairsliceFilter implements Filter {
             throw new ServletException(e.getMessage(), e);
         }
         LOG.log(weaving.warnings().isEmpty() ? Level.INFO : Level.WARNING, weaving::summary);
+        // the application tag of every meter and the JMX control's name: in a standalone Tomcat all selected
+        // applications share one registry, so two running ones must not share a name (ApplicationNames)
+        String virtualServer = context.getVirtualServerName();
+        String host = virtualServer == null ? "" : virtualServer.substring(virtualServer.lastIndexOf('/') + 1);
+        String application = ApplicationNames.claim(path, host, this,
+                name -> !registry.find(MeterNames.REQUESTS_INFLIGHT).tag(MeterNames.TAG_APPLICATION, name).meters()
+                        .isEmpty() || FairsliceControl.isRegistered(name));
+        this.application = application;
+        if (!application.equals(path)) {
+            LOG.warning(() -> "fairslice[" + path + "]: another running application (on another host, or a parallel"
+                    + " deployment) uses the name " + path + "; this one's meters and JMX control are named "
+                    + application);
+        }
         weavingMetrics = new WeavingMetrics(application, context.getClassLoader());
         weavingMetrics.bindTo(registry);
         Clock clock = Clock.system();
@@ -291,6 +306,9 @@ public final class FairsliceFilter implements Filter {
     public void destroy() {
         if (control != null) {
             control.close();
+        }
+        if (application != null) {
+            ApplicationNames.release(application, this);
         }
         if (collector != null) {
             collector.close();

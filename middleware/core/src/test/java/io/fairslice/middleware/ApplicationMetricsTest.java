@@ -35,10 +35,51 @@ class ApplicationMetricsTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final Map<String, FairsliceFilter> started = new HashMap<>();
+    private final java.util.List<FairsliceFilter> others = new java.util.ArrayList<>();
 
     @AfterEach
     void stopAll() {
         started.values().forEach(FairsliceFilter::destroy);
+        others.forEach(FairsliceFilter::destroy);
+    }
+
+    /**
+     * Two running applications with one context path (a parallel deployment, shop##2 beside shop##1; or ROOT on two
+     * hosts) must not share a name: the second's gauges were bound to the first's scheduler, and the first's stop
+     * removed the second's meters and its JMX control.
+     */
+    @Test
+    void shouldNameASecondRunningApplicationWithTheSameContextPathApart() throws Exception {
+        FairsliceFilter first = other("/shop", "localhost");
+        FairsliceFilter second = other("/shop", "localhost");
+        other("", "shop.example");
+        other("", "admin.example");
+        serve(first, "/cart");
+        serve(second, "/cart");
+        serve(second, "/cart");
+
+        assertThat(served("/shop", "/cart")).isEqualTo(1);
+        assertThat(served("/shop#2", "/cart")).isEqualTo(2);
+        assertThat(meterIds("admin.example/")).as("ROOT of the second host").isNotEmpty();
+        assertThat(io.fairslice.middleware.jmx.FairsliceControl.isRegistered("/shop#2")).isTrue();
+
+        first.destroy();
+        others.remove(first);
+        assertThat(meterIds("/shop#2")).as("the second's meters after the first stopped").isNotEmpty();
+        assertThat(meterIds("/shop")).isEmpty();
+        assertThat(io.fairslice.middleware.jmx.FairsliceControl.isRegistered("/shop#2")).isTrue();
+        assertThat(io.fairslice.middleware.jmx.FairsliceControl.isRegistered("/shop")).isFalse();
+        FairsliceFilter third = other("/shop", "localhost");
+        assertThat(meterIds("/shop")).as("a name given back is free again").isNotEmpty();
+        serve(third, "/cart");
+        assertThat(served("/shop", "/cart")).isEqualTo(1);
+    }
+
+    private FairsliceFilter other(String contextPath, String host) throws ServletException {
+        FairsliceFilter filter = new FairsliceFilter();
+        filter.init(filterConfig(contextPath, Map.of("policy", "share", "jmx", "true"), registry, host));
+        others.add(filter);
+        return filter;
     }
 
     @Test
@@ -161,10 +202,16 @@ class ApplicationMetricsTest {
     }
 
     private static FilterConfig filterConfig(String contextPath, Map<String, String> params, MeterRegistry registry) {
+        return filterConfig(contextPath, params, registry, "localhost");
+    }
+
+    private static FilterConfig filterConfig(String contextPath, Map<String, String> params, MeterRegistry registry,
+                                             String host) {
         ServletContext context = fake(ServletContext.class, (name, args) -> switch (name) {
             case "getInitParameterNames", "getAttributeNames" -> Collections.emptyEnumeration();
             case "getClassLoader" -> ApplicationMetricsTest.class.getClassLoader();
             case "getContextPath" -> contextPath;
+            case "getVirtualServerName" -> "Catalina/" + host;
             case "getAttribute" -> "io.fairslice.meterRegistry".equals(args[0]) ? registry : null;
             default -> null;
         });

@@ -38,13 +38,25 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
                     + "; require authentication and TLS, or bind JMX to loopback (docs/reliability.md)");
         }
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        ObjectName n = new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote(application));
-        if (server.isRegistered(n)) {
-            server.unregisterMBean(n); // a redeployed application replaces its previous instance
-        }
+        ObjectName n = nameOf(application);
+        // never another's: a name in use belongs to a running application (the filter claims free names), and
+        // unregistering it took its control away and let an operator change the wrong application
         server.registerMBean(this, n);
         this.name = n;
         return n;
+    }
+
+    /** Whether an application of this name has its control registered in the platform MBean server. */
+    public static boolean isRegistered(String application) {
+        try {
+            return ManagementFactory.getPlatformMBeanServer().isRegistered(nameOf(application));
+        } catch (JMException e) {
+            return false;
+        }
+    }
+
+    private static ObjectName nameOf(String application) throws JMException {
+        return new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote(application));
     }
 
     @Override
