@@ -54,6 +54,9 @@ public interface Clock {
             }
         }
         if (!cpu) {
+            java.util.logging.Logger.getLogger(Clock.class.getName()).warning("fairslice: this JVM has no thread CPU"
+                    + " clock (ThreadMXBean); requests' CPU time is measured in wall time, which counts time queued,"
+                    + " parked and blocked: shares are charged and routes learnt by elapsed time instead of CPU");
             return new Clock() {
                 @Override
                 public long nanoTime() {
