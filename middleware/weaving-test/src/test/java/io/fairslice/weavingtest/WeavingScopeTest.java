@@ -192,6 +192,19 @@ class WeavingScopeTest {
         assertThat(scope.warnings()).singleElement().asString().contains("the weaving scope is empty");
     }
 
+    /** The launcher writes file:/tmp/a b/aop.xml with a raw space when TMPDIR has one; the weaver reads it so. */
+    @Test
+    void shouldReadAScopeFileWhosePathHasASpace() throws IOException {
+        Path folder = Files.createDirectories(dir.resolve("with space"));
+        Path file = Files.writeString(folder.resolve("aop.xml"),
+                "<aspectj><weaver><include within=\"io.fairslice.weavingtest.shop..*\"/></weaver></aspectj>");
+
+        WeavingScope scope = WeavingScope.inspect(loader, "META-INF/aop.xml;file:" + file);
+
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.includes()).contains("io.fairslice.weavingtest.shop..*");
+    }
+
     @Test
     void shouldRejectAMissingConfigurationFile() {
         String missing = dir.resolve("nowhere.xml").toUri().toString();

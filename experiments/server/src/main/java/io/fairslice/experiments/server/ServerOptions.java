@@ -61,6 +61,10 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         if (POLICY_NONE.equals(policy) && !fairslice.isEmpty()) {
             throw new IllegalArgumentException("--fairslice needs a policy other than none, got " + fairslice.keySet());
         }
+        if (fairslice.containsKey("policy")) { // both would set the context parameter fairslice.policy
+            throw new IllegalArgumentException("--fairslice policy=" + fairslice.get("policy") + ": set the policy with"
+                    + " --policy " + fairslice.get("policy"));
+        }
     }
 
     /** Whether the middleware runs at all. */

@@ -43,8 +43,20 @@ public final class StudyServer implements AutoCloseable {
         }
     }
 
-    /** Starts Tomcat; returns once it accepts connections. */
+    /**
+     * Starts Tomcat; returns once it accepts connections. Throws, having removed what it created, when it cannot: a
+     * port in use or an address that is not this machine's, or an application that failed to start.
+     */
     public StudyServer start() throws LifecycleException {
+        try {
+            return startTomcat();
+        } catch (LifecycleException | RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private StudyServer startTomcat() throws LifecycleException {
         new JvmMemoryMetrics().bindTo(registry);
         new JvmGcMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -92,8 +104,12 @@ public final class StudyServer implements AutoCloseable {
             System.out.println(peer);
         }
         tomcat.start();
+        if (connector.getState() != org.apache.catalina.LifecycleState.STARTED || connector.getLocalPort() < 0) {
+            // Tomcat logs a connector that cannot bind and starts anyway, serving nothing
+            throw new IllegalStateException("cannot listen on " + options.address() + ":" + options.port()
+                    + ": the port is in use, or the address is not one of this machine's (see the log above)");
+        }
         if (!context.getState().isAvailable()) {
-            close();
             throw new IllegalStateException("the study web application failed to start; see the log above");
         }
         return this;
@@ -146,7 +162,18 @@ public final class StudyServer implements AutoCloseable {
             System.out.println(ServerOptions.USAGE);
             return;
         }
-        StudyServer server = new StudyServer(options).start();
+        StudyServer server;
+        try {
+            server = new StudyServer(options).start();
+        } catch (IllegalStateException e) {
+            System.err.println("fairslice serve: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        if (!java.net.InetAddress.getByName(options.address()).isLoopbackAddress()) {
+            System.err.println("fairslice serve: WARNING: listening on " + options.address() + ", not loopback: the"
+                    + " study pages and /metrics (which tells how the server is loaded) are open to the network");
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "fairslice-shutdown"));
         System.out.println("fairslice study server listening on http://" + options.address() + ":" + server.port()
                 + "/  (pages /light /light2 /heavy, metrics /metrics, fairslice policy " + options.policy()

@@ -44,8 +44,8 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
     static StudySettings from(UnaryOperator<String> lookup) {
         String dir = lookup.apply("study.heavy.dir");
         return new StudySettings(
-                (int) parseLong(lookup, "study.light.fibonacci", DEFAULT_FIBONACCI_N),
-                (int) parseLong(lookup, "study.light2.primes", DEFAULT_PRIME_LIMIT),
+                parseInt(lookup, "study.light.fibonacci", DEFAULT_FIBONACCI_N),
+                parseInt(lookup, "study.light2.primes", DEFAULT_PRIME_LIMIT),
                 parseSize(lookup, "study.heavy.bytes", DEFAULT_DOCUMENT_BYTES),
                 parseLong(lookup, "study.heavy.seed", DEFAULT_SEED),
                 dir == null || dir.isBlank() ? defaultDocumentDir() : Path.of(dir));
@@ -65,6 +65,15 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
         }
+    }
+
+    /** A whole number that fits an int: the range check in the constructor must see the value given, not a wrapped one. */
+    private static int parseInt(UnaryOperator<String> lookup, String name, int fallback) {
+        long value = parseLong(lookup, name, fallback);
+        if (value != (int) value) {
+            throw new IllegalArgumentException(name + " is out of range, got " + value);
+        }
+        return (int) value;
     }
 
     /** Sizes such as {@code 2097152}, {@code 512KB}, {@code 2MB}, {@code 10MB} (binary units). */

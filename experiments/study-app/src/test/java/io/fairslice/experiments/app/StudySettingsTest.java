@@ -33,5 +33,10 @@ class StudySettingsTest {
                 .hasMessageContaining("study.light.fibonacci").hasMessageContaining("1..40").hasMessageContaining("99");
         assertThatThrownBy(() -> StudySettings.from(Map.of("study.heavy.seed", "x")::get))
                 .hasMessageContaining("study.heavy.seed");
+        // 2^32 + 10 wrapped to 10, a valid n, when cast before the range check
+        assertThatThrownBy(() -> StudySettings.from(Map.of("study.light.fibonacci", "4294967306")::get))
+                .hasMessageContaining("study.light.fibonacci").hasMessageContaining("4294967306");
+        assertThatThrownBy(() -> StudySettings.from(Map.of("study.light2.primes", "4294987296")::get))
+                .hasMessageContaining("study.light2.primes").hasMessageContaining("4294987296");
     }
 }

@@ -168,10 +168,16 @@ public final class WeavingScope {
         }
     }
 
+    /** The file a {@code file:} entry names, as the weaver reads it: a raw space is a space (TMPDIR=/tmp/a b). */
     private static Path filePath(String entry) {
         try {
-            return Paths.get(new URL(entry).toURI());
-        } catch (IOException | URISyntaxException | IllegalArgumentException e) {
+            URL url = new URL(entry);
+            try {
+                return Paths.get(url.toURI());
+            } catch (URISyntaxException rawCharacters) {
+                return Paths.get(url.getPath()); // what AspectJ does: new URL(entry).getFile()
+            }
+        } catch (IOException | IllegalArgumentException e) { // InvalidPathException is one
             return null;
         }
     }
