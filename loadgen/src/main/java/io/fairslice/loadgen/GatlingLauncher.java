@@ -1,5 +1,8 @@
 package io.fairslice.loadgen;
 
+import java.io.PrintStream;
+import java.util.function.IntSupplier;
+
 /**
  * Runs one simulation with Gatling's own command line ({@code --simulation}, {@code --results-folder},
  * {@code --no-reports}, {@code --run-description}) and exits with its status. Gatling leaves a non-daemon thread
@@ -12,15 +15,24 @@ public final class GatlingLauncher {
     }
 
     public static void main(String[] args) {
-        int status;
-        try {
-            status = io.gatling.app.Gatling$.MODULE$.fromArgs(args);
-        } catch (RuntimeException | Error e) {
-            System.err.println("fairslice loadgen: Gatling failed: " + e);
-            e.printStackTrace();
-            status = 1;
-        }
+        int status = run(() -> io.gatling.app.Gatling$.MODULE$.fromArgs(args), System.err);
         System.out.flush();
         System.exit(status);
+    }
+
+    /**
+     * Gatling's exit status, or 1 when it threw. Everything is caught: Gatling (Scala) rethrows checked exceptions
+     * undeclared, such as the InvocationTargetException of a simulation whose constructor refused its parameters;
+     * and nothing is rethrown, since an exception leaving {@code main} would skip the exit and leave the JVM running
+     * on Gatling's non-daemon thread.
+     */
+    static int run(IntSupplier gatling, PrintStream err) {
+        try {
+            return gatling.getAsInt();
+        } catch (Throwable e) {
+            err.println("fairslice loadgen: Gatling failed: " + e);
+            e.printStackTrace(err);
+            return 1;
+        }
     }
 }
