@@ -8,7 +8,8 @@ import java.util.function.UnaryOperator;
 
 /**
  * Reads and validates the simulations' parameters. Every value comes from a lookup (system properties when run
- * by Gatling) and a bad value fails the run before any load is sent, with a message naming the parameter.
+ * by Gatling) and a bad value fails the run before any load is sent, with a {@link ParameterException} naming the
+ * parameter.
  */
 final class Parameters {
 
@@ -32,10 +33,10 @@ final class Parameters {
         try {
             parsed = Integer.parseInt(value.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
+            throw new ParameterException(name, "must be a whole number, got '" + value + "'");
         }
         if (parsed < min || parsed > max) {
-            throw new IllegalArgumentException(name + " must be " + min + ".." + max + ", got " + parsed);
+            throw new ParameterException(name, "must be " + min + ".." + max + ", got " + parsed);
         }
         return parsed;
     }
@@ -49,10 +50,10 @@ final class Parameters {
         try {
             parsed = Double.parseDouble(value.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be a number, got '" + value + "'");
+            throw new ParameterException(name, "must be a number, got '" + value + "'");
         }
         if (!(parsed >= min && parsed <= max)) {
-            throw new IllegalArgumentException(name + " must be " + min + ".." + max + ", got " + value.trim());
+            throw new ParameterException(name, "must be " + min + ".." + max + ", got " + value.trim());
         }
         return parsed;
     }
@@ -66,10 +67,10 @@ final class Parameters {
         try {
             parsed = parseDuration(value);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(name + " must be a duration such as 500ms, 30s or 2m, got '" + value + "'");
+            throw new ParameterException(name, "must be a duration such as 500ms, 30s or 2m, got '" + value + "'");
         }
         if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
-            throw new IllegalArgumentException(name + " must be between " + format(min) + " and " + format(max)
+            throw new ParameterException(name, "must be between " + format(min) + " and " + format(max)
                     + ", got " + value.trim());
         }
         return parsed;
@@ -79,7 +80,7 @@ final class Parameters {
     String baseUrl(String name, String fallback) {
         String value = string(name, fallback);
         if (!value.startsWith("http://") && !value.startsWith("https://")) {
-            throw new IllegalArgumentException(name + " must start with http:// or https://, got '" + value + "'");
+            throw new ParameterException(name, "must start with http:// or https://, got '" + value + "'");
         }
         return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
     }
@@ -94,7 +95,7 @@ final class Parameters {
         for (String part : value.split(",")) {
             String path = part.trim();
             if (!path.startsWith("/")) {
-                throw new IllegalArgumentException(name + " must be paths starting with '/', separated by commas, got '"
+                throw new ParameterException(name, "must be paths starting with '/', separated by commas, got '"
                         + value + "'");
             }
             paths.add(path);
@@ -105,7 +106,7 @@ final class Parameters {
     String path(String name, String fallback) {
         String value = string(name, fallback);
         if (!value.startsWith("/")) {
-            throw new IllegalArgumentException(name + " must start with '/', got '" + value + "'");
+            throw new ParameterException(name, "must start with '/', got '" + value + "'");
         }
         return value;
     }

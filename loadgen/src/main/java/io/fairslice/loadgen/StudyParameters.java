@@ -27,6 +27,8 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
     public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(5);
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(60);
+    /** The shortest {@code duration} a run accepts. */
+    public static final Duration MIN_DURATION = Duration.ofSeconds(1);
 
     public StudyParameters {
         lightPaths = List.copyOf(lightPaths);
@@ -52,7 +54,7 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
                 p.paths("lightPaths", DEFAULT_LIGHT_PATHS),
                 p.path("heavyPath", DEFAULT_HEAVY_PATH),
                 p.duration("warmUp", DEFAULT_WARM_UP, Duration.ZERO, Duration.ofHours(1)),
-                p.duration("duration", DEFAULT_DURATION, Duration.ofSeconds(1), Duration.ofHours(24)),
+                p.duration("duration", DEFAULT_DURATION, MIN_DURATION, Duration.ofHours(24)),
                 p.duration("thinkTime", Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10)),
                 p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30)));
     }

@@ -41,7 +41,7 @@ final class Progress {
     /** Per point: Gatling's start, warm-up, window and drain; and one step of JIT settling (often the only one). */
     private static double pointSeconds(StudyConfig config) {
         double settle = config.jitSettle().isZero() ? 0 : GATLING_START_SECONDS + DRAIN_SECONDS
-                + Math.min(config.jitSettle().toMillis(), StudyRunner.SETTLE_STEP.toMillis()) / 1000.0;
+                + StudyRunner.settleSteps(config.jitSettle()).get(0).toMillis() / 1000.0;
         return settle + GATLING_START_SECONDS + (config.warmUp().toMillis() + config.measure().toMillis()) / 1000.0
                 + DRAIN_SECONDS;
     }

@@ -1,6 +1,8 @@
 package io.fairslice.experiments.harness;
 
 import io.fairslice.experiments.server.ServerOptions;
+import io.fairslice.loadgen.ParameterException;
+import io.fairslice.loadgen.StudyParameters;
 import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
 import java.io.Reader;
@@ -21,7 +23,8 @@ import java.util.TreeSet;
 /**
  * What a study run measures: configurations, heavy-client points, windows, repetitions and the server's JVM. Built
  * from a preset ({@link #quick()}, {@link #full()}) and optionally a properties file ({@code --config FILE}) whose
- * keys override the preset's; unknown keys and bad values stop the run before anything starts.
+ * keys override the preset's; unknown keys and bad values stop the run before anything starts, including values the
+ * load generator would refuse in any load the run makes of them.
  *
  * @param preset             the preset this started from (quick, full)
  * @param configurations     what to compare, each {@code middleware@scheduler}
@@ -33,8 +36,8 @@ import java.util.TreeSet;
  * @param warmUp             per point: load before the measured window, not counted
  * @param measure            per point: the measured window
  * @param jitWarmUp          per configuration: load after the server starts, before the first point
- * @param jitSettle          per point: at most this much of the point's load before its windows, in steps of up to
- *                           10 s until the server's JIT compiler threads use less than 1 % of its CPU in a step
+ * @param jitSettle          per point: at most this much of the point's load before its windows, in steps of 10 s
+ *                           (a remainder under 1 s joins the last; {@link StudyRunner#settleSteps}) until the server's JIT compiler threads use less than 1 % of its CPU in a step
  *                           (0s: none); windows then measure compiled code, not the compiler at work
  * @param drainTimeout       between points: longest wait for the server to go idle
  * @param retries            re-runs of a point whose window another process disturbed
@@ -102,6 +105,67 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 + REALTIME_THROTTLE, "'" + realtimeThrottle + "'");
         require(FRESH_SERVER.contains(freshServer), "freshServer", "must be one of " + FRESH_SERVER,
                 "'" + freshServer + "'");
+        checkLoads(heavyUsers, lightUsers, lightPaths, warmUp, measure, jitWarmUp, jitSettle);
+    }
+
+    /**
+     * Builds the load generator's parameters for every load the study will run and has the load generator's own
+     * validation ({@link StudyParameters#from}) check them, so that a value it would refuse stops the run here, naming
+     * this config's key, instead of failing every configuration after its server started.
+     */
+    private static void checkLoads(List<Integer> heavyUsers, int lightUsers, String lightPaths, Duration warmUp,
+                                   Duration measure, Duration jitWarmUp, Duration jitSettle) {
+        int heaviest = heavyUsers.stream().mapToInt(Integer::intValue).max().orElseThrow();
+        if (!jitWarmUp.isZero()) {
+            checkLoad("the JIT warm-up", "jitWarmUp",
+                    loadParameters(StudyParameters.DEFAULT_BASE_URL, lightUsers, lightPaths, heaviest, Duration.ZERO,
+                            jitWarmUp));
+        }
+        for (int heavy : heavyUsers) {
+            for (Duration step : StudyRunner.settleSteps(jitSettle)) {
+                checkLoad("a JIT settling step at H=" + heavy, "jitSettle",
+                        loadParameters(StudyParameters.DEFAULT_BASE_URL, lightUsers, lightPaths, heavy, Duration.ZERO,
+                                step));
+            }
+            checkLoad("the point H=" + heavy, "measure",
+                    loadParameters(StudyParameters.DEFAULT_BASE_URL, lightUsers, lightPaths, heavy, warmUp, measure));
+        }
+    }
+
+    /**
+     * Has the load generator check one load's parameters; its {@code duration} comes from {@code durationKey}, the
+     * rest from the keys of the same name.
+     */
+    private static void checkLoad(String load, String durationKey, Map<String, String> parameters) {
+        try {
+            StudyParameters.from(parameters::get);
+        } catch (ParameterException e) {
+            String key = e.parameter().equals("duration") ? durationKey : e.parameter();
+            throw new IllegalArgumentException(key + ": the load generator refuses " + load + " with it ("
+                    + e.getMessage() + ")", e);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the load generator refuses " + load + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The load generator's parameters (OverloadStudy's system properties) for this config's light clients and
+     * {@code heavy} heavy clients against {@code baseUrl}.
+     */
+    public Map<String, String> loadParameters(String baseUrl, int heavy, Duration warmUp, Duration duration) {
+        return loadParameters(baseUrl, lightUsers, lightPaths, heavy, warmUp, duration);
+    }
+
+    private static Map<String, String> loadParameters(String baseUrl, int lightUsers, String lightPaths, int heavy,
+                                                      Duration warmUp, Duration duration) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("baseUrl", baseUrl);
+        p.put("lightUsers", Integer.toString(lightUsers));
+        p.put("heavyUsers", Integer.toString(heavy));
+        p.put("lightPaths", lightPaths);
+        p.put("warmUp", warmUp.toMillis() + "ms");
+        p.put("duration", duration.toMillis() + "ms");
+        return p;
     }
 
     /** Server JVMs started per configuration: one, or one per repetition. */

@@ -35,6 +35,26 @@ public final class StudyRunner {
     static final Duration SETTLE_STEP = Duration.ofSeconds(10);
 
     /**
+     * The settling steps' lengths for {@code jitSettle}: {@link #SETTLE_STEP} each, and a remainder shorter than the
+     * load generator's shortest run ({@link StudyParameters#MIN_DURATION}) added to the step before it (10.5 s: one
+     * step of 10.5 s, not 10 s and 0.5 s, which Gatling refuses). A jitSettle under that minimum gives one step the
+     * load generator refuses, which {@link StudyConfig} reports.
+     */
+    static List<Duration> settleSteps(Duration jitSettle) {
+        List<Duration> steps = new ArrayList<>();
+        Duration left = jitSettle;
+        while (!left.isZero() && !left.isNegative()) {
+            Duration step = left.compareTo(SETTLE_STEP) < 0 ? left : SETTLE_STEP;
+            if (left.minus(step).compareTo(StudyParameters.MIN_DURATION) < 0) {
+                step = left;
+            }
+            steps.add(step);
+            left = left.minus(step);
+        }
+        return steps;
+    }
+
+    /**
      * Where the child JVMs get their classes; extra JVM options for every server; and the options that weave yield
      * points into the study app (the AspectJ agent), used for fairslice's own configurations only.
      */
@@ -422,9 +442,7 @@ public final class StudyRunner {
         if (config.jitSettle().isZero()) {
             return "no settling (jitSettle 0s)";
         }
-        while (spent.compareTo(config.jitSettle()) < 0) {
-            Duration length = config.jitSettle().minus(spent).compareTo(SETTLE_STEP) < 0
-                    ? config.jitSettle().minus(spent) : SETTLE_STEP;
+        for (Duration length : settleSteps(config.jitSettle())) {
             progress.step(id, String.format(Locale.ROOT, "H=%d rep %d/%d: JIT settling%s", heavy, rep,
                     config.repetitions(), Double.isNaN(jit) ? "" : String.format(Locale.ROOT,
                             " (compiler %.1f %% of the server)", jit * 100)));
@@ -449,14 +467,7 @@ public final class StudyRunner {
     }
 
     private Map<String, String> parameters(StudyServerProcess server, int heavy, Duration warmUp, Duration duration) {
-        Map<String, String> p = new LinkedHashMap<>();
-        p.put("baseUrl", server.baseUrl);
-        p.put("lightUsers", Integer.toString(config.lightUsers()));
-        p.put("heavyUsers", Integer.toString(heavy));
-        p.put("lightPaths", config.lightPaths());
-        p.put("warmUp", warmUp.toMillis() + "ms");
-        p.put("duration", duration.toMillis() + "ms");
-        return p;
+        return config.loadParameters(server.baseUrl, heavy, warmUp, duration);
     }
 
     /**

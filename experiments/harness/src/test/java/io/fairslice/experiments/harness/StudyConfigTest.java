@@ -219,6 +219,46 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldRefuseBeforeAnythingStartsWhatTheLoadGeneratorWouldRefuseNamingTheKey() {
+        // each was accepted, and failed every configuration once its server had started, naming Gatling's parameter
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("lightPaths", "/light, light2")))
+                .hasMessage("lightPaths: the load generator refuses the JIT warm-up with it (lightPaths must be paths "
+                        + "starting with '/', separated by commas, got '/light, light2')");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("lightPaths", "/light,,/light2")))
+                .hasMessageStartingWith("lightPaths: the load generator refuses");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("jitWarmUp", "500ms")))
+                .hasMessage("jitWarmUp: the load generator refuses the JIT warm-up with it (duration must be between "
+                        + "1s and 86400s, got 500ms)");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("warmUp", "2h")))
+                .hasMessage("warmUp: the load generator refuses the point H=0 with it (warmUp must be between 0s and "
+                        + "3600s, got 7200000ms)");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("measure", "25h")))
+                .hasMessageStartingWith("measure: the load generator refuses the point H=0 with it (duration must be");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("jitSettle", "500ms")))
+                .hasMessage("jitSettle: the load generator refuses a JIT settling step at H=0 with it (duration must "
+                        + "be between 1s and 86400s, got 500ms)");
+        assertThat(StudyConfig.quick().with(Map.of("lightPaths", "/light, /light2", "jitWarmUp", "1s",
+                "warmUp", "1h", "jitSettle", "10500ms")).lightPaths()).isEqualTo("/light, /light2");
+    }
+
+    @Test
+    void shouldFoldASettlingRemainderUnderOneSecondIntoTheStepBeforeIt() {
+        // 10 s then 0.5 s was the last step Gatling refused
+        assertThat(StudyRunner.settleSteps(Duration.ofMillis(10_500))).containsExactly(Duration.ofMillis(10_500));
+        assertThat(StudyRunner.settleSteps(Duration.ofMillis(20_999)))
+                .containsExactly(Duration.ofSeconds(10), Duration.ofMillis(10_999));
+        assertThat(StudyRunner.settleSteps(Duration.ofSeconds(25)))
+                .containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(5));
+        assertThat(StudyRunner.settleSteps(Duration.ofSeconds(30))).hasSize(3).containsOnly(Duration.ofSeconds(10));
+        assertThat(StudyRunner.settleSteps(Duration.ofMillis(1_000))).containsExactly(Duration.ofSeconds(1));
+        assertThat(StudyRunner.settleSteps(Duration.ZERO)).isEmpty();
+        assertThat(StudyConfig.quick().with(Map.of("jitSettle", "60s"))
+                .loadParameters("http://127.0.0.1:8081", 40, Duration.ZERO, Duration.ofSeconds(10)))
+                .containsEntry("baseUrl", "http://127.0.0.1:8081").containsEntry("heavyUsers", "40")
+                .containsEntry("warmUp", "0ms").containsEntry("duration", "10000ms");
+    }
+
+    @Test
     void shouldRejectTooFewWorkerThreadsForTheClients() {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("maxThreads", "50")))
                 .hasMessage("maxThreads must be above the largest client population (light + heavy users), got 50");
