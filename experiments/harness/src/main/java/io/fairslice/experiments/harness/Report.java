@@ -23,6 +23,13 @@ public final class Report {
     static final String STUDY_SOLARIS = "22 %";
     static final String STUDY_OTHERS = "1-3 %";
 
+    /**
+     * A point whose failed requests (another status such as 404 or 500, a timeout, a connection error; not shedding)
+     * are more than this share of its requests is called out: a broken page must not pass for good retention (a
+     * heavy page that fails fast leaves the light pages the whole server).
+     */
+    static final double FAILED_NOTE = 0.01;
+
     private sealed interface Block permits Heading, Paragraph, Table, Image {
     }
 
@@ -59,7 +66,9 @@ public final class Report {
         for (String c : summary.configurations()) {
             Summary.Row row = summary.heaviestRow(c);
             heaviest = Math.max(heaviest, row.heavyUsers());
-            parts.add(c + " " + percent(row.retention()) + (row.flagged() ? " (disturbed)" : ""));
+            String failed = failedNote(summary, c);
+            parts.add(c + " " + percent(row.retention()) + (row.flagged() ? " (disturbed)" : "")
+                    + (failed.isEmpty() ? "" : " (" + failed + ")"));
         }
         if (parts.isEmpty()) {
             return "no configuration was measured";
@@ -99,7 +108,8 @@ public final class Report {
             Summary.Row row = summary.heaviestRow(c);
             beside.add(List.of("this run: " + c, Integer.toString(row.heavyUsers()), percent(row.retention()),
                     percent(row.retentionVsNone()), fixed(row.light(), 1) + " / " + fixed(row.heavy(), 1),
-                    row.flagged() ? "disturbed windows only" : row.windows() + " window(s)"));
+                    (row.flagged() ? "disturbed windows only" : row.windows() + " window(s)")
+                            + (failedNote(summary, c).isEmpty() ? "" : "; " + failedNote(summary, c))));
         }
         b.add(new Table(List.of("system", "heavy clients", "light retention", "vs none at H=0", "light / heavy req/s",
                 "source"), beside));
@@ -115,7 +125,9 @@ public final class Report {
         b.add(new Heading(2, "Every point"));
         b.add(new Paragraph("Means over repetitions; throughput in successful requests per second of the measured "
                 + "window, latency in ms (Gatling's resolution). \"oldest open\" is the age of the oldest light "
-                + "request still unanswered at a window's end (the worst over the repetitions). Server CPU is the "
+                + "request still unanswered at a window's end (the worst over the repetitions). \"failed\" counts requests "
+                + "neither answered nor shed (another status such as 404 or 500, a timeout, a connection error), "
+                + "summed over the windows. Server CPU is the "
                 + "server's share of its core; a window where other processes took the core is re-run, and marked "
                 + "\"disturbed\" if it stays so. \"light / heavy CPU\" is the light and the heavy pages' part of the "
                 + "server's CPU time (their requests' threads inside fairslice's filter, as fairslice's own meter "
@@ -126,15 +138,27 @@ public final class Report {
             rows.add(List.of(r.configuration(), Integer.toString(r.heavyUsers()), fixed(r.light(), 1),
                     percent(r.retention()), percent(r.retentionVsNone()), fixed(r.heavy(), 2), fixed(r.lightP50(), 0), fixed(r.lightP99(), 0),
                     fixed(r.heavyP50(), 0), Long.toString(r.lightOldestOpenMillis()),
-                    r.lightRejected() + " / " + r.heavyRejected(), fixed(r.serverCpu(), 3),
+                    r.lightRejected() + " / " + r.heavyRejected(), r.lightFailed() + " / " + r.heavyFailed(),
+                    fixed(r.serverCpu(), 3),
                     Double.isNaN(r.lightCpu()) ? "-" : percent(r.lightCpu()) + " / " + percent(r.heavyCpu()),
                     Double.isNaN(r.jitCpu()) ? "-" : percent(r.jitCpu()),
                     r.windows() + (r.flagged() ? " disturbed" : "")));
         }
         b.add(new Table(List.of("configuration", "H", "light req/s", "retention", "vs none at H=0", "heavy req/s",
                 "light p50",
-                "light p99", "heavy p50", "oldest open", "rejected light / heavy", "server CPU", "light / heavy CPU",
-                "JIT", "windows"), rows));
+                "light p99", "heavy p50", "oldest open", "rejected light / heavy", "failed light / heavy",
+                "server CPU", "light / heavy CPU", "JIT", "windows"), rows));
+        List<String> failing = summary.rows().stream().filter(r -> r.failedShare() > FAILED_NOTE)
+                .map(r -> String.format(Locale.ROOT, "%s at H=%d (%d light and %d heavy of %d requests, %s)",
+                        r.configuration(), r.heavyUsers(), r.lightFailed(), r.heavyFailed(), r.requests(),
+                        percent(r.failedShare())))
+                .toList();
+        if (!failing.isEmpty()) {
+            b.add(new Paragraph("Failed requests: more than " + percent(FAILED_NOTE) + " of the requests failed "
+                    + "(neither answered nor shed: another status such as 404 or 500, a timeout, a connection error) "
+                    + "in " + String.join("; ", failing) + ". Throughput and retention there do not measure working "
+                    + "pages; see the server's and Gatling's logs under logs/."));
+        }
 
         if (!figures.isEmpty()) {
             b.add(new Heading(2, "Figures"));
@@ -151,6 +175,16 @@ public final class Report {
                 + "outcomes.csv, run.properties; Gatling's simulation.log of every point under gatling/, "
                 + "process logs under logs/."));
         return b;
+    }
+
+    /**
+     * "up to N % of a point's requests failed" when a point of the configuration had more than {@link #FAILED_NOTE}
+     * of its requests fail, else empty.
+     */
+    private static String failedNote(Summary summary, String configuration) {
+        double worst = summary.rowsOf(configuration).stream().mapToDouble(Summary.Row::failedShare)
+                .filter(v -> !Double.isNaN(v)).max().orElse(0);
+        return worst > FAILED_NOTE ? "up to " + percent(worst) + " of a point's requests failed" : "";
     }
 
     private static Table keyValues(Map<String, String> map) {

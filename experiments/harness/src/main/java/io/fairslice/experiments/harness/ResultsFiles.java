@@ -178,14 +178,15 @@ public final class ResultsFiles {
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             w.write("configuration,heavy_users,light_users,windows,flagged,light_rps,light_rps_spread,heavy_rps,"
                     + "light_p50_ms,light_p99_ms,heavy_p50_ms,heavy_p99_ms,light_rejected,heavy_rejected,"
-                    + "light_oldest_open_ms,server_cpu,light_cpu,heavy_cpu,jit_cpu,light_retention,light_retention_vs_none,"
+                    + "light_failed,heavy_failed,failed_share,light_oldest_open_ms,server_cpu,light_cpu,heavy_cpu,jit_cpu,light_retention,light_retention_vs_none,"
                     + "fair_share_bound\n");
             for (Summary.Row r : summary.rows()) {
                 w.write(String.join(",", List.of(csv(r.configuration()), Integer.toString(r.heavyUsers()),
                         Integer.toString(r.lightUsers()), Integer.toString(r.windows()), Boolean.toString(r.flagged()),
                         num(r.light()), num(r.lightSpread()), num(r.heavy()), num(r.lightP50()), num(r.lightP99()),
                         num(r.heavyP50()), num(r.heavyP99()), Long.toString(r.lightRejected()),
-                        Long.toString(r.heavyRejected()), Long.toString(r.lightOldestOpenMillis()),
+                        Long.toString(r.heavyRejected()), Long.toString(r.lightFailed()),
+                        Long.toString(r.heavyFailed()), num(r.failedShare()), Long.toString(r.lightOldestOpenMillis()),
                         num(r.serverCpu()), num(r.lightCpu()), num(r.heavyCpu()), num(r.jitCpu()),
                         num(r.retention()), num(r.retentionVsNone()), num(r.fairShareBound()))) + "\n");
             }

@@ -20,6 +20,10 @@ public final class Summary {
     /**
      * @param windows   windows the means are over
      * @param flagged   true when no accepted window existed and the means are over disturbed ones
+     * @param lightFailed light requests that failed in those windows (neither answered nor shed: another status
+     *                  such as 404 or 500, a timeout, a connection error)
+     * @param heavyFailed the same for heavy requests
+     * @param requests  requests of both classes that ended in those windows
      * @param lightCpu  the light pages' part of the server's CPU ({@link PointResult#lightCpu}), NaN when unknown
      * @param heavyCpu  the heavy page's part
      * @param jitCpu    the JIT compiler's part in the windows
@@ -30,12 +34,17 @@ public final class Summary {
     public record Row(String configuration, int heavyUsers, int lightUsers, int windows, boolean flagged,
                       double light, double lightSpread, double heavy, double lightP50, double lightP99,
                       double heavyP50, double heavyP99, long lightRejected, long heavyRejected,
-                      long lightOldestOpenMillis, double serverCpu, double lightCpu, double heavyCpu, double jitCpu,
+                      long lightFailed, long heavyFailed, long requests, long lightOldestOpenMillis, double serverCpu, double lightCpu, double heavyCpu, double jitCpu,
                       double retention, double retentionVsNone) {
 
         /** Light retention under ideal processor sharing among all clients (GUIDE section 2: 43 % at 30 + 40). */
         public double fairShareBound() {
             return (double) lightUsers / (lightUsers + heavyUsers);
+        }
+
+        /** Failed requests of both classes over all requests in the windows; NaN when none ended there. */
+        public double failedShare() {
+            return requests > 0 ? (double) (lightFailed + heavyFailed) / requests : Double.NaN;
         }
     }
 
@@ -96,6 +105,9 @@ public final class Summary {
                 mean(used, p -> p.heavy().p50Millis()), mean(used, p -> p.heavy().p99Millis()),
                 used.stream().mapToLong(p -> p.light().rejected()).sum(),
                 used.stream().mapToLong(p -> p.heavy().rejected()).sum(),
+                used.stream().mapToLong(p -> p.light().failed()).sum(),
+                used.stream().mapToLong(p -> p.heavy().failed()).sum(),
+                used.stream().mapToLong(p -> p.light().requests() + p.heavy().requests()).sum(),
                 used.stream().mapToLong(p -> p.light().oldestOpenMillis()).max().orElse(0),
                 mean(used, PointResult::serverCpu), mean(used, PointResult::lightCpu),
                 mean(used, PointResult::heavyCpu), mean(used, PointResult::jitCpu), Double.NaN, Double.NaN);
@@ -117,7 +129,8 @@ public final class Summary {
     private static Row withRetention(Row r, double own, double none) {
         return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(), r.light(),
                 r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(), r.heavyP50(), r.heavyP99(),
-                r.lightRejected(), r.heavyRejected(), r.lightOldestOpenMillis(), r.serverCpu(), r.lightCpu(),
+                r.lightRejected(), r.heavyRejected(), r.lightFailed(), r.heavyFailed(), r.requests(),
+                r.lightOldestOpenMillis(), r.serverCpu(), r.lightCpu(),
                 r.heavyCpu(), r.jitCpu(), ratio(r.light(), own), ratio(r.light(), none));
     }
 

@@ -100,6 +100,43 @@ class ReportTest {
     }
 
     @Test
+    void shouldCallOutFailedRequestsSoABrokenPageDoesNotPassForGoodRetention() throws Exception {
+        // share@default's heavy page answers 500 at H = 40: the light pages get the whole server
+        StudyResult fixture = fixture();
+        List<PointResult> points = fixture.points().stream().map(p -> !p.configuration().equals("share@default")
+                || p.heavyUsers() == 0 ? p : new PointResult(p.configuration(), p.heavyUsers(), p.lightUsers(),
+                p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(), p.light(),
+                new ClassStats(400, 0, 0, 400, 0, -1, -1, -1, -1, -1, 0), p.serverCpu(), p.otherCpu(), p.irqCpu(),
+                p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note())).toList();
+        StudyResult broken = new StudyResult(fixture.runId(), fixture.settings(), fixture.machine(), points,
+                fixture.outcomes(), fixture.startEpochMillis(), fixture.endEpochMillis(), fixture.heaviest());
+
+        String headline = Report.write(broken, dir);
+        ResultsFiles.write(broken, dir);
+
+        Summary.Row share = Summary.of(points).heaviestRow("share@default");
+        assertThat(share.heavyFailed()).isEqualTo(800);
+        assertThat(share.failedShare()).isCloseTo(800.0 / (13_500 + 11_700 + 800), within(1e-9));
+        assertThat(headline).isEqualTo("light retention at 40 heavy clients: none@default 10 %, share@default 44 % "
+                + "(up to 3.1 % of a point's requests failed)");
+        String md = Files.readString(dir.resolve("report.md"));
+        assertThat(md).contains("| this run: share@default | 40 | 44 % | 40 % | 840.0 / 0.0 | 2 window(s); up to "
+                        + "3.1 % of a point's requests failed |")
+                .contains("| rejected light / heavy | failed light / heavy |")
+                .contains("| 0 / 0 | 0 / 800 |")
+                .contains("Failed requests: more than 1.0 % of the requests failed")
+                .contains("in share@default at H=40 (0 light and 800 heavy of 26000 requests, 3.1 %)");
+        assertThat(Files.readAllLines(dir.resolve("summary.csv")).get(0))
+                .contains(",light_rejected,heavy_rejected,light_failed,heavy_failed,failed_share,");
+        assertThat(Files.readAllLines(dir.resolve("summary.csv"))).anyMatch(l -> l.startsWith("share@default,40,")
+                && l.contains(",0,0,0,800,0.0308,"));
+        // the unbroken fixture has no such note
+        Report.write(fixture, dir);
+        assertThat(Files.readString(dir.resolve("report.md"))).doesNotContain("Failed requests:")
+                .contains("| 0 / 0 | 0 / 0 |");
+    }
+
+    @Test
     void shouldDrawEveryFigureAsPngAndSvg() throws Exception {
         Report.write(fixture(), dir);
 
