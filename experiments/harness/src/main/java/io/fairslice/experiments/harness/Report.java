@@ -67,7 +67,8 @@ public final class Report {
             Summary.Row row = summary.heaviestRow(c);
             heaviest = Math.max(heaviest, row.heavyUsers());
             String failed = failedNote(summary, c);
-            parts.add(c + " " + percent(row.retention()) + (row.flagged() ? " (disturbed)" : "")
+            parts.add(c + outcomeMark(result, c) + " " + percent(row.retention())
+                    + (row.flagged() ? " (disturbed)" : "")
                     + (failed.isEmpty() ? "" : " (" + failed + ")"));
         }
         if (parts.isEmpty()) {
@@ -106,7 +107,8 @@ public final class Report {
         }
         for (String c : summary.configurations()) {
             Summary.Row row = summary.heaviestRow(c);
-            beside.add(List.of("this run: " + c, Integer.toString(row.heavyUsers()), percent(row.retention()),
+            beside.add(List.of("this run: " + c + outcomeMark(result, c), Integer.toString(row.heavyUsers()),
+                    percent(row.retention()),
                     percent(row.retentionVsNone()), fixed(row.light(), 1) + " / " + fixed(row.heavy(), 1),
                     (row.flagged() ? "disturbed windows only" : row.windows() + " window(s)")
                             + (failedNote(summary, c).isEmpty() ? "" : "; " + failedNote(summary, c))));
@@ -175,6 +177,18 @@ public final class Report {
                 + "outcomes.csv, run.properties; Gatling's simulation.log of every point under gatling/, "
                 + "process logs under logs/."));
         return b;
+    }
+
+    /**
+     * What the run's outcomes say of a configuration that has points: nothing when it was measured; " (failed)" or
+     * " (not available)" when it ended so part way (its points are what it measured before); " (incomplete)" when
+     * it has no outcome yet (a run interrupted while it was being measured): its numbers are not a whole measurement.
+     */
+    private static String outcomeMark(StudyResult result, String configuration) {
+        return result.outcomes().stream().filter(o -> o.configuration().equals(configuration)).findFirst()
+                .map(o -> o.status() == ConfigurationOutcome.Status.MEASURED ? ""
+                        : " (" + o.status().name().toLowerCase(Locale.ROOT).replace('_', ' ') + ")")
+                .orElse(" (incomplete)");
     }
 
     /**

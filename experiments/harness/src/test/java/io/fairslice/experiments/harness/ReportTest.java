@@ -137,6 +137,24 @@ class ReportTest {
     }
 
     @Test
+    void shouldMarkAConfigurationThatFailedOrDidNotFinishInTheHeadlineAndItsRow() throws Exception {
+        // share@default's server died in its last point; none@default has points but no outcome (run interrupted)
+        StudyResult fixture = fixture();
+        StudyResult cut = new StudyResult(fixture.runId(), fixture.settings(), fixture.machine(), fixture.points(),
+                List.of(new ConfigurationOutcome("share@default", ConfigurationOutcome.Status.FAILED,
+                        "the study server died during share-default-h00-r2-a1")),
+                fixture.startEpochMillis(), fixture.endEpochMillis(), fixture.heaviest());
+
+        String headline = Report.write(cut, dir);
+
+        assertThat(headline).isEqualTo("light retention at 40 heavy clients: none@default (incomplete) 10 %, "
+                + "share@default (failed) 44 %");
+        assertThat(Files.readString(dir.resolve("report.md")))
+                .contains("| this run: none@default (incomplete) | 40 | 10 % |")
+                .contains("| this run: share@default (failed) | 40 | 44 % |");
+    }
+
+    @Test
     void shouldDrawEveryFigureAsPngAndSvg() throws Exception {
         Report.write(fixture(), dir);
 
