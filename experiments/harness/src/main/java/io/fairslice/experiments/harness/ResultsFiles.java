@@ -33,6 +33,7 @@ public final class ResultsFiles {
             "heavy_requests", "heavy_ok", "heavy_rejected", "heavy_failed", "heavy_rps", "heavy_p50_ms",
             "heavy_p90_ms", "heavy_p99_ms", "heavy_max_ms", "heavy_mean_ms", "heavy_oldest_open_ms",
             "server_cpu", "other_cpu", "irq_cpu", "idle_cpu", "light_cpu", "heavy_cpu", "jit_cpu", "accepted", "note");
+    private static final List<String> OUTCOME_COLUMNS = List.of("configuration", "status", "message");
     /** Columns a points.csv written before 2026-11-26 lacks: read back as unknown (NaN). */
     private static final List<String> ADDED_COLUMNS = List.of("light_cpu", "heavy_cpu", "jit_cpu");
 
@@ -44,7 +45,7 @@ public final class ResultsFiles {
         writePointsCsv(result.points(), dir.resolve(POINTS_CSV));
         writeSummaryCsv(Summary.of(result.points()), dir.resolve("summary.csv"));
         try (Writer w = Files.newBufferedWriter(dir.resolve(OUTCOMES_CSV), StandardCharsets.UTF_8)) {
-            w.write("configuration,status,message\n");
+            w.write(String.join(",", OUTCOME_COLUMNS) + "\n");
             for (ConfigurationOutcome o : result.outcomes()) {
                 w.write(csv(o.configuration()) + "," + o.status() + "," + csv(o.message()) + "\n");
             }
@@ -65,11 +66,17 @@ public final class ResultsFiles {
         writeJson(result, dir.resolve("points.json"));
     }
 
-    /** Reads back what {@link #write} wrote. */
+    /**
+     * Reads back what {@link #write} wrote. A missing file or a bad value is an IOException naming the file (and the
+     * line or key) and what is wrong.
+     */
     public static StudyResult read(Path dir) throws IOException {
+        Path properties = existing(dir.resolve(RUN_PROPERTIES));
         Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(dir.resolve(RUN_PROPERTIES), StandardCharsets.UTF_8)) {
+        try (Reader r = Files.newBufferedReader(properties, StandardCharsets.UTF_8)) {
             p.load(r);
+        } catch (IllegalArgumentException e) { // a malformed Unicode escape
+            throw new IOException(properties + ": " + e.getMessage(), e);
         }
         Map<String, String> settings = new LinkedHashMap<>();
         Map<String, String> machine = new LinkedHashMap<>();
@@ -80,15 +87,63 @@ public final class ResultsFiles {
                 machine.put(key.substring(8), p.getProperty(key));
             }
         }
-        List<ConfigurationOutcome> outcomes = new ArrayList<>();
-        List<List<String>> outcomeRows = readCsv(dir.resolve(OUTCOMES_CSV));
-        for (List<String> row : outcomeRows.subList(1, outcomeRows.size())) {
-            outcomes.add(new ConfigurationOutcome(row.get(0), ConfigurationOutcome.Status.valueOf(row.get(1)),
-                    row.get(2)));
-        }
+        List<ConfigurationOutcome> outcomes = readOutcomesCsv(existing(dir.resolve(OUTCOMES_CSV)));
         return new StudyResult(p.getProperty("run.id", dir.getFileName().toString()), settings, machine,
-                readPointsCsv(dir.resolve(POINTS_CSV)), outcomes, Long.parseLong(p.getProperty("run.start", "0")),
-                Long.parseLong(p.getProperty("run.end", "0")), Integer.parseInt(p.getProperty("run.heaviest", "0")));
+                readPointsCsv(existing(dir.resolve(POINTS_CSV))), outcomes,
+                number(p, properties, "run.start", Long.MAX_VALUE), number(p, properties, "run.end", Long.MAX_VALUE),
+                (int) number(p, properties, "run.heaviest", Integer.MAX_VALUE));
+    }
+
+    /** The file, if it exists; a bare NoSuchFileException would say only its path. */
+    private static Path existing(Path file) throws IOException {
+        if (!Files.isRegularFile(file)) {
+            throw new IOException(file + ": no such file (a study run's folder has " + RUN_PROPERTIES + ", "
+                    + OUTCOMES_CSV + " and " + POINTS_CSV + ", written after its first configuration)");
+        }
+        return file;
+    }
+
+    /** A whole-number property of run.properties, 0..max; 0 when it is missing. */
+    private static long number(Properties p, Path file, String key, long max) throws IOException {
+        String value = p.getProperty(key, "0");
+        long parsed;
+        try {
+            parsed = Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            parsed = -1;
+        }
+        if (parsed < 0 || parsed > max) {
+            throw new IOException(file + ": " + key + " must be a whole number 0.." + max + ", got '" + value + "'");
+        }
+        return parsed;
+    }
+
+    static List<ConfigurationOutcome> readOutcomesCsv(Path file) throws IOException {
+        List<List<String>> rows = readCsv(file);
+        if (rows.isEmpty() || !rows.get(0).equals(OUTCOME_COLUMNS)) {
+            throw new IOException(file + " does not start with the expected header "
+                    + String.join(",", OUTCOME_COLUMNS));
+        }
+        List<ConfigurationOutcome> outcomes = new ArrayList<>();
+        for (int i = 1; i < rows.size(); i++) {
+            List<String> r = rows.get(i);
+            if (r.size() != OUTCOME_COLUMNS.size()) {
+                throw new IOException(file + " line " + (i + 1) + " has " + r.size() + " fields, expected "
+                        + OUTCOME_COLUMNS.size() + " (" + String.join(",", OUTCOME_COLUMNS) + ")");
+            }
+            ConfigurationOutcome.Status status = null;
+            for (ConfigurationOutcome.Status s : ConfigurationOutcome.Status.values()) {
+                if (s.name().equals(r.get(1))) {
+                    status = s;
+                }
+            }
+            if (status == null) {
+                throw new IOException(file + " line " + (i + 1) + ": status must be one of "
+                        + java.util.Arrays.toString(ConfigurationOutcome.Status.values()) + ", got '" + r.get(1) + "'");
+            }
+            outcomes.add(new ConfigurationOutcome(r.get(0), status, r.get(2)));
+        }
+        return outcomes;
     }
 
     static void writePointsCsv(List<PointResult> points, Path file) throws IOException {

@@ -97,6 +97,10 @@ public final class StudyMain {
             }
         }
         if (reportOnly != null) {
+            if (!Files.isRegularFile(reportOnly.resolve(ResultsFiles.RUN_PROPERTIES))) {
+                throw new IllegalArgumentException("--report " + reportOnly + ": no " + ResultsFiles.RUN_PROPERTIES
+                        + " there (not a study run's folder, or it ended before its first configuration)");
+            }
             StudyResult result = ResultsFiles.read(reportOnly);
             // rewritten from what was read, so points.json and summary.csv match hand-merged or edited data files
             ResultsFiles.write(result, reportOnly);

@@ -1,6 +1,7 @@
 package io.fairslice.experiments.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.awt.image.BufferedImage;
@@ -235,6 +236,40 @@ class ReportTest {
         assertThat(Files.readString(dir.resolve("points.json"))).contains("\"configuration\": \"share@default\"")
                 .contains("\"accepted\": false");
         assertThat(Files.readAllLines(dir.resolve("summary.csv"))).hasSize(1 + 4);
+    }
+
+    @Test
+    void shouldNameTheFileTheLineAndWhatIsWrongWhenTheDataFilesAreMissingOrBroken() throws Exception {
+        // --report on a folder without data said only the path (NoSuchFileException)
+        assertThatThrownBy(() -> StudyMain.run(new String[] {"--report", dir.toString()}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--report " + dir + ": no run.properties there (not a study run's folder, or it ended "
+                        + "before its first configuration)");
+        ResultsFiles.write(fixture(), dir);
+        Path outcomes = dir.resolve(ResultsFiles.OUTCOMES_CSV);
+        List<String> good = Files.readAllLines(outcomes);
+
+        // a bad status said "No enum constant ..." (and the whole usage)
+        Files.write(outcomes, List.of(good.get(0), good.get(1), "share@default,MEASURD,"));
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+                .hasMessage(outcomes + " line 3: status must be one of [MEASURED, NOT_AVAILABLE, FAILED], got "
+                        + "'MEASURD'");
+        // a short row was an uncaught IndexOutOfBoundsException
+        Files.write(outcomes, List.of(good.get(0), "none@default,MEASURED"));
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+                .hasMessage(outcomes + " line 2 has 2 fields, expected 3 (configuration,status,message)");
+        Files.write(outcomes, List.of());
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+                .hasMessage(outcomes + " does not start with the expected header configuration,status,message");
+        Files.write(outcomes, good);
+        Files.delete(dir.resolve(ResultsFiles.POINTS_CSV));
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+                .hasMessageStartingWith(dir.resolve(ResultsFiles.POINTS_CSV) + ": no such file");
+        ResultsFiles.write(fixture(), dir);
+        Files.writeString(dir.resolve(ResultsFiles.RUN_PROPERTIES), "run.heaviest=forty\n");
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+                .hasMessage(dir.resolve(ResultsFiles.RUN_PROPERTIES) + ": run.heaviest must be a whole number "
+                        + "0..2147483647, got 'forty'");
     }
 
     @Test
