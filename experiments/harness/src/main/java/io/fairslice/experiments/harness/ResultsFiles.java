@@ -3,9 +3,12 @@ package io.fairslice.experiments.harness;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.Writer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -44,12 +47,12 @@ public final class ResultsFiles {
         Files.createDirectories(dir);
         writePointsCsv(result.points(), dir.resolve(POINTS_CSV));
         writeSummaryCsv(Summary.of(result.points()), dir.resolve("summary.csv"));
-        try (Writer w = Files.newBufferedWriter(dir.resolve(OUTCOMES_CSV), StandardCharsets.UTF_8)) {
+        replace(dir.resolve(OUTCOMES_CSV), w -> {
             w.write(String.join(",", OUTCOME_COLUMNS) + "\n");
             for (ConfigurationOutcome o : result.outcomes()) {
                 w.write(csv(o.configuration()) + "," + o.status() + "," + csv(o.message()) + "\n");
             }
-        }
+        });
         Map<String, String> flat = new TreeMap<>();
         flat.put("run.id", result.runId());
         flat.put("run.start", Long.toString(result.startEpochMillis()));
@@ -57,13 +60,38 @@ public final class ResultsFiles {
         flat.put("run.heaviest", Integer.toString(result.heaviest()));
         result.settings().forEach((k, v) -> flat.put("settings." + k, v));
         result.machine().forEach((k, v) -> flat.put("machine." + k, v));
-        try (Writer w = Files.newBufferedWriter(dir.resolve(RUN_PROPERTIES), StandardCharsets.UTF_8)) {
+        replace(dir.resolve(RUN_PROPERTIES), w -> {
             w.write("# fairslice study run: settings and machine facts (read back by ./fairslice study --report)\n");
             for (Map.Entry<String, String> e : flat.entrySet()) {
                 w.write(escapeKey(e.getKey()) + "=" + escapeValue(e.getValue()) + "\n");
             }
-        }
+        });
         writeJson(result, dir.resolve("points.json"));
+    }
+
+    /** Writes a data file's content. */
+    interface Content {
+        void writeTo(Writer w) throws IOException;
+    }
+
+    /**
+     * Writes {@code file} whole or not at all: into {@code <file>.tmp} beside it, forced to disk, then renamed over
+     * it. The data files are rewritten after every configuration; written in place, a run stopped mid-write (Ctrl-C,
+     * a crash) left a truncated points.csv that --resume and --report refused, where now the previous one remains.
+     */
+    static void replace(Path file, Content content) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try {
+            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+                content.writeTo(w);
+            }
+            try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                channel.force(true);
+            }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
     }
 
     /**
@@ -147,7 +175,7 @@ public final class ResultsFiles {
     }
 
     static void writePointsCsv(List<PointResult> points, Path file) throws IOException {
-        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+        replace(file, w -> {
             w.write(String.join(",", POINT_COLUMNS) + "\n");
             for (PointResult p : points) {
                 List<String> v = new ArrayList<>();
@@ -173,7 +201,7 @@ public final class ResultsFiles {
                 v.add(p.note());
                 w.write(String.join(",", v.stream().map(ResultsFiles::csv).toList()) + "\n");
             }
-        }
+        });
     }
 
     static List<PointResult> readPointsCsv(Path file) throws IOException {
@@ -230,11 +258,11 @@ public final class ResultsFiles {
     }
 
     static void writeSummaryCsv(Summary summary, Path file) throws IOException {
-        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+        replace(file, w -> {
             w.write("configuration,heavy_users,light_users,windows,flagged,light_rps,light_rps_spread,heavy_rps,"
                     + "light_p50_ms,light_p99_ms,heavy_p50_ms,heavy_p99_ms,light_rejected,heavy_rejected,"
-                    + "light_failed,heavy_failed,failed_share,light_oldest_open_ms,server_cpu,light_cpu,heavy_cpu,jit_cpu,light_retention,light_retention_vs_none,"
-                    + "fair_share_bound\n");
+                    + "light_failed,heavy_failed,failed_share,light_oldest_open_ms,server_cpu,light_cpu,heavy_cpu,"
+                    + "jit_cpu,light_retention,light_retention_vs_none,fair_share_bound\n");
             for (Summary.Row r : summary.rows()) {
                 w.write(String.join(",", List.of(csv(r.configuration()), Integer.toString(r.heavyUsers()),
                         Integer.toString(r.lightUsers()), Integer.toString(r.windows()), Boolean.toString(r.flagged()),
@@ -245,7 +273,7 @@ public final class ResultsFiles {
                         num(r.serverCpu()), num(r.lightCpu()), num(r.heavyCpu()), num(r.jitCpu()),
                         num(r.retention()), num(r.retentionVsNone()), num(r.fairShareBound()))) + "\n");
             }
-        }
+        });
     }
 
     private static void writeJson(StudyResult result, Path file) throws IOException {
@@ -287,7 +315,7 @@ public final class ResultsFiles {
                     .append(", \"note\": ").append(json(p.note())).append("}");
         }
         j.append("\n  ]\n}\n");
-        Files.writeString(file, j.toString(), StandardCharsets.UTF_8);
+        replace(file, w -> w.write(j.toString()));
     }
 
     private static String json(ClassStats s) {

@@ -273,6 +273,28 @@ class ReportTest {
     }
 
     @Test
+    void shouldKeepThePreviousCompleteDataFilesWhenAWriteStopsPartWay() throws Exception {
+        StudyResult before = fixture();
+        ResultsFiles.write(before, dir);
+        // a point that cannot be written (no note) stops the write after the rows before it, as Ctrl-C would
+        List<PointResult> points = new ArrayList<>(before.points());
+        PointResult p = points.get(0);
+        points.add(1, new PointResult(p.configuration(), 20, p.lightUsers(), 1, 1, p.startEpochMillis(), p.windowSeconds(),
+                p.light(), p.heavy(), p.serverCpu(), p.otherCpu(), p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(),
+                p.jitCpu(), true, null));
+        StudyResult after = new StudyResult(before.runId(), before.settings(), before.machine(), points,
+                before.outcomes(), before.startEpochMillis(), before.endEpochMillis(), before.heaviest());
+
+        assertThatThrownBy(() -> ResultsFiles.write(after, dir)).isInstanceOf(NullPointerException.class);
+
+        // written in place, points.csv was cut after the rows before the bad one and read back short
+        assertThat(ResultsFiles.read(dir).points()).isEqualTo(before.points());
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).noneMatch(f -> f.endsWith(".tmp"));
+        }
+    }
+
+    @Test
     void shouldReadAPointsCsvFromBeforeTheCpuSplitWithTheSplitUnknown() throws Exception {
         StudyResult original = fixture();
         ResultsFiles.write(original, dir);
