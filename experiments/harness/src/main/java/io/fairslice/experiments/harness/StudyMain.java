@@ -18,7 +18,7 @@ public final class StudyMain {
                    ./fairslice study --resume DIR
               --quick               the default: about 7 minutes (none and share, H = 0 and 40, default and rr-100ms)
               --full                every middleware under every scheduler where it applies (17 configurations),
-                                    H = 0,10,20,30,40, 3 repetitions (about 2.5 hours)
+                                    H = 0,10,20,30,40, 3 repetitions (planned 3h26m; about 4 hours)
               --config FILE         properties overriding the preset's settings (keys: %s)
               --out DIR             where to write (default results/<date-time> in the checkout)
               --plan                print what would run and the planned duration (the ETA's start), run nothing

@@ -117,17 +117,41 @@ class StudyConfigTest {
         assertThat(config.warmUp()).isEqualTo(StudyConfig.quick().warmUp());
     }
 
+    /** The subset preset's plan must fit in this; docs/study.md says so. */
+    private static final int SUBSET_PLAN_LIMIT_MINUTES = 45;
+
     @Test
     void shouldKeepTheFullSubsetPresetWithinFortyFiveMinutesAndCoverEveryMiddleware() throws Exception {
         // the committed preset the lead runs; the harness's own plan (what the ETA starts from) must fit
         StudyConfig subset = StudyConfig.full().withFile(Path.of("presets/full-subset.properties"));
 
-        assertThat(Progress.plannedSeconds(subset)).isLessThanOrEqualTo(45 * 60);
+        assertThat(Progress.plannedSeconds(subset)).isLessThanOrEqualTo(SUBSET_PLAN_LIMIT_MINUTES * 60);
         assertThat(subset.configurations()).extracting(Configuration::middleware).containsOnly(Middleware.values());
         assertThat(subset.configurations()).extracting(Configuration::scheduler)
                 .containsOnlyElementsOf(Scheduler.fullPreset());
         assertThat(subset.heavyUsers()).contains(0, 40);
         assertThat(subset.repetitions()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldStateThePlansTheHarnessComputesInTheDocsTheUsageAndThePreset() throws Exception {
+        // they said about 2.5 hours for --full (planned 3h26m) and 27m29s for the subset (planned 40m40s)
+        String full = plan(StudyConfig.full());
+        String subset = plan(StudyConfig.full().withFile(Path.of("presets/full-subset.properties")));
+        String targets = plan(StudyConfig.full().withFile(Path.of("presets/targets.properties")));
+        String study = Files.readString(Path.of("../../docs/study.md")).replaceAll("\\s+", " ");
+
+        assertThat(study).contains("--full # the whole matrix; it prints its plan (" + full + ")")
+                .contains("Its plan is " + subset + " (`--plan`")
+                .contains("fails if the preset's plan grows beyond " + SUBSET_PLAN_LIMIT_MINUTES + " minutes")
+                .contains("the plan says " + targets);
+        assertThat(StudyMain.USAGE).contains("(planned " + full + ";");
+        assertThat(Files.readString(Path.of("presets/full-subset.properties"))).contains("its plan is " + subset);
+        assertThat(plan(StudyConfig.quick())).isEqualTo("6m42s"); // "about 7 minutes" in the docs and the usage
+    }
+
+    private static String plan(StudyConfig config) {
+        return Progress.clock(Duration.ofSeconds(Math.round(Progress.plannedSeconds(config))));
     }
 
     @Test
