@@ -37,8 +37,9 @@ import java.util.TreeSet;
  * @param measure            per point: the measured window
  * @param jitWarmUp          per configuration: load after the server starts, before the first point
  * @param jitSettle          per point: at most this much of the point's load before its windows, in steps of 10 s
- *                           (a remainder under 1 s joins the last; {@link StudyRunner#settleSteps}) until the server's JIT compiler threads use less than 1 % of its CPU in a step
- *                           (0s: none); windows then measure compiled code, not the compiler at work
+ *                           (a remainder under 1 s joins the last; {@link StudyRunner#settleSteps}) until the
+ *                           server's JIT compiler threads use less than 1 % of its CPU in a step (0s: none);
+ *                           windows then measure compiled code, not the compiler at work
  * @param drainTimeout       between points: longest wait for the server to go idle
  * @param retries            re-runs of a point whose window another process disturbed
  * @param documentSize       the heavy page's XML document (2MB: ~25 ms of CPU; 10MB: ~120 ms)
