@@ -96,8 +96,7 @@ public final class FairsliceFilter implements Filter {
         LOG.log(weaving.warnings().isEmpty() ? Level.INFO : Level.WARNING, weaving::summary);
         // the application tag of every meter and the JMX control's name: in a standalone Tomcat all selected
         // applications share one registry, so two running ones must not share a name (ApplicationNames)
-        String virtualServer = context.getVirtualServerName();
-        String host = virtualServer == null ? "" : virtualServer.substring(virtualServer.lastIndexOf('/') + 1);
+        String host = hostOf(context);
         String application = ApplicationNames.claim(path, host, this,
                 name -> !registry.find(MeterNames.REQUESTS_INFLIGHT).tag(MeterNames.TAG_APPLICATION, name).meters()
                         .isEmpty() || FairsliceControl.isRegistered(name));
@@ -140,6 +139,17 @@ public final class FairsliceFilter implements Filter {
         String file = merged.file();
         LOG.info(() -> "fairslice[" + application + "]: started" + (file == null ? "" : " (file " + file + ")")
                 + ", " + config);
+    }
+
+    /** The context's host ("Catalina/localhost": localhost), or "" where the container does not say. */
+    private static String hostOf(ServletContext context) {
+        String virtualServer;
+        try {
+            virtualServer = context.getVirtualServerName();
+        } catch (UnsupportedOperationException e) {
+            return "";
+        }
+        return virtualServer == null ? "" : virtualServer.substring(virtualServer.lastIndexOf('/') + 1);
     }
 
     @Override
