@@ -175,7 +175,10 @@ public final class StudyServer implements AutoCloseable {
                     + " study pages and /metrics (which tells how the server is loaded) are open to the network");
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "fairslice-shutdown"));
-        System.out.println("fairslice study server listening on http://" + options.address() + ":" + server.port()
+        // an IPv6 address in brackets, as a URL needs it (http://[::1]:8080/)
+        String host = options.address().contains(":") && !options.address().startsWith("[")
+                ? "[" + options.address() + "]" : options.address();
+        System.out.println("fairslice study server listening on http://" + host + ":" + server.port()
                 + "/  (pages /light /light2 /heavy, metrics /metrics, fairslice policy " + options.policy()
                 + "; Ctrl-C stops)");
         server.tomcat.getServer().await();

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -21,8 +22,15 @@ class LauncherTest {
     }
 
     private static Result run(String... args) throws IOException, InterruptedException {
+        return run(Map.of(), args);
+    }
+
+    private static Result run(Map<String, String> environment, String... args)
+            throws IOException, InterruptedException {
         List<String> command = Stream.concat(Stream.of(LAUNCHER.toString()), Stream.of(args)).toList();
-        Process process = new ProcessBuilder(command).start();
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         process.getOutputStream().close();
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
         return new Result(process.exitValue(),
@@ -55,6 +63,33 @@ class LauncherTest {
         Result result = run();
         assertThat(result.exitCode()).isNotZero();
         assertThat(result.stdout() + result.stderr()).contains("usage:");
+    }
+
+    /** Answered by the launcher: no build, no 4 GB server JVM; the server's options and the launcher's own. */
+    @Test
+    void shouldAnswerServeHelpWithTheServersOptionsAndPrometheus() throws Exception {
+        Result result = run("serve", "--help");
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stderr()).as("nothing built or started").isEmpty();
+        assertThat(ServerOptions.USAGE.lines()).allSatisfy(line -> assertThat(result.stdout()).contains(line));
+        assertThat(result.stdout()).contains("--prometheus");
+    }
+
+    /** One error, before any build: the refusal ended only a command substitution, and a second error followed. */
+    @Test
+    void shouldRefuseServeWithPrometheusOnAPortPickedAtRandomWithOneError() throws Exception {
+        Result result = run("serve", "--prometheus", "--port", "0");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr().strip()).isEqualTo("fairslice: serve --prometheus needs a fixed --port (got '0'):"
+                + " Prometheus must know where to scrape");
+    }
+
+    @Test
+    void shouldNameAJavaHomeWithoutJava() throws Exception {
+        Result result = run(Map.of("JAVA_HOME", "/nonexistent-jdk"), "serve");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).contains("JAVA_HOME=/nonexistent-jdk has no bin/java")
+                .doesNotContain("weaving");
     }
 
     @Test
