@@ -61,9 +61,11 @@ public final class Rule {
                 }
                 path = glob(glob, true);
             } else if (w.startsWith("method=") && methods == null) {
-                String[] ms = w.substring(7).toUpperCase(Locale.ROOT).split("\\|");
+                // -1: an empty alternative (GET|) is a mistake to report, not one to drop
+                String[] ms = w.substring(7).toUpperCase(Locale.ROOT).split("\\|", -1);
                 for (String m : ms) {
-                    if (!m.matches("[A-Z]{1,16}")) {
+                    // letters, and the hyphens of extension methods such as M-SEARCH and VERSION-CONTROL
+                    if (!m.matches("[A-Z][A-Z_-]{0,31}")) {
                         throw FairsliceConfigException.of(key, "method must be names like GET|POST", value);
                     }
                 }

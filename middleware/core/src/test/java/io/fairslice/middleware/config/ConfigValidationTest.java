@@ -46,6 +46,8 @@ class ConfigValidationTest {
                 Arguments.of("rule condition", "rule.1", "heavy url=/a", "unknown or repeated condition", new String[0]),
                 Arguments.of("rule path", "rule.1", "heavy path=a/*", "path glob must start with '/'", new String[0]),
                 Arguments.of("rule method", "rule.1", "heavy method=G3T", "method must be names", new String[0]),
+                Arguments.of("rule method alternative", "rule.1", "heavy method=GET|", "method must be names",
+                        new String[0]),
                 Arguments.of("rule header", "rule.1", "heavy header:X(y)", "header name must be an HTTP token",
                         new String[0]),
                 Arguments.of("adaptive class", "adaptive.class", "x", "must be one of the configured classes",
