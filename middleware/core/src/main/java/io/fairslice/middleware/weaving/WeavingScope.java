@@ -257,13 +257,11 @@ public final class WeavingScope {
             findings.includes.add(within);
             return;
         }
-        String packageName = packageOf(within);
-        for (String fenced : FENCED) {
-            if (packageName.equals(fenced) || packageName.startsWith(fenced + ".")) {
-                findings.problems.add(element + "lies inside " + fenced + ", which is never woven (JDK, container,"
-                        + " AspectJ, metrics and fairslice code get no yield points)");
-                return;
-            }
+        String fenced = fenceAround(within);
+        if (fenced != null) {
+            findings.problems.add(element + "lies inside " + fenced + ", which is never woven (JDK, container,"
+                    + " AspectJ, metrics and fairslice code get no yield points)");
+            return;
         }
         String resource = resourceOf(within);
         if (!visible(findings.loader, resource)) {
@@ -285,17 +283,25 @@ public final class WeavingScope {
         if (!INCLUDE.matcher(within).matches()) {
             return; // a type pattern: the weaver's to match
         }
-        String packageName = packageOf(within);
-        for (String fenced : FENCED) {
-            if (packageName.equals(fenced) || packageName.startsWith(fenced + ".")) {
-                return; // never woven anyway (fairslice's own excludes are all of this kind)
-            }
+        if (fenceAround(within) != null) {
+            return; // never woven anyway (fairslice's own excludes are all of this kind)
         }
         String resource = resourceOf(within);
         if (!visible(findings.loader, resource)) {
             findings.warnings.add(source + ": <exclude within=\"" + within + "\"/> matches no class visible to "
                     + findings.loader + " (no resource " + resource + "), so it excludes nothing: a typo?");
         }
+    }
+
+    /** The {@link #FENCED} package a simple include form lies in, or null. */
+    private static String fenceAround(String within) {
+        String packageName = packageOf(within);
+        for (String fenced : FENCED) {
+            if (packageName.equals(fenced) || packageName.startsWith(fenced + ".")) {
+                return fenced;
+            }
+        }
+        return null;
     }
 
     /** The package of a simple include form: the pattern's package for com.acme..* and com.acme.*. */
@@ -316,8 +322,8 @@ public final class WeavingScope {
     }
 
     /**
-     * True when {@code loader} can see {@code resource}. A package folder is looked for in the jars and folders of
-     * URL class loaders (Tomcat's web application loader is one) as well: a jar built without directory entries
+     * True when {@code loader} can see {@code resource}. A package folder is also looked for among the entries of
+     * the jars of URL class loaders (Tomcat's web application loader is one): a jar built without directory entries
      * has its classes but no resource for their package.
      */
     private static boolean visible(ClassLoader loader, String resource) {
