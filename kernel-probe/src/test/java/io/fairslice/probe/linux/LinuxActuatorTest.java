@@ -74,8 +74,7 @@ class LinuxActuatorTest {
 
     @Test
     void shouldSetTheEevdfSliceAndRestoreTheDefault() throws Exception {
-        assumeTrue(actuator.supportsSlice(), "per-thread EEVDF slices need Linux 6.12 or newer on x86-64/aarch64, "
-                + "this is " + System.getProperty("os.version"));
+        assumeSlices();
         long[] seen = onWorker(() -> {
             long tid = probe.currentThreadId();
             long defaultSlice = procLong(tid, "se.slice");
@@ -101,8 +100,7 @@ class LinuxActuatorTest {
     /** Clearing reset-on-fork needs CAP_SYS_NICE: a slice change that dropped it failed for unprivileged servers. */
     @Test
     void shouldKeepTheResetOnForkFlagWhenItSetsTheSlice() throws Exception {
-        assumeTrue(actuator.supportsSlice(), "per-thread EEVDF slices need Linux 6.12 or newer on x86-64/aarch64, "
-                + "this is " + System.getProperty("os.version"));
+        assumeSlices();
         long[] flags = onWorker(() -> {
             long tid = probe.currentThreadId();
             setattr(tid, 0, RESET_ON_FORK); // SCHED_OTHER
@@ -121,8 +119,7 @@ class LinuxActuatorTest {
     /** A thread under SCHED_IDLE (or a real-time policy) has no EEVDF slice: refused for that thread, not a failure. */
     @Test
     void shouldChangeNothingForAThreadWhosePolicyHasNoSlice() throws Exception {
-        assumeTrue(actuator.supportsSlice(), "per-thread EEVDF slices need Linux 6.12 or newer on x86-64/aarch64, "
-                + "this is " + System.getProperty("os.version"));
+        assumeSlices();
         Object[] seen = onWorker(() -> {
             long tid = probe.currentThreadId();
             setattr(tid, 5, 0); // SCHED_IDLE: allowed without privileges
@@ -134,6 +131,11 @@ class LinuxActuatorTest {
 
         assertThat(seen[0]).isEqualTo(false);
         assertThat(seen[1]).isEqualTo(io.fairslice.probe.SchedPolicy.IDLE);
+    }
+
+    private void assumeSlices() {
+        assumeTrue(actuator.supportsSlice(), "per-thread EEVDF slices need Linux 6.12 or newer on x86-64/aarch64, "
+                + "this is " + System.getProperty("os.version"));
     }
 
     private static final long RESET_ON_FORK = 0x01;

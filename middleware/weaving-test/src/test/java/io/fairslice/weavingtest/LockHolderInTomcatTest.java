@@ -2,7 +2,6 @@ package io.fairslice.weavingtest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.weavingtest.shop.Inventory;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -17,13 +16,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.catalina.Context;
-import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
-import org.apache.tomcat.util.descriptor.web.FilterDef;
-import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,33 +52,16 @@ class LockHolderInTomcatTest {
 
     @Test
     void shouldNeverParkARequestThatHoldsTheApplicationsMonitor() throws Exception {
-        Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(work.resolve("tomcat").toString());
-        Connector connector = new Connector();
-        connector.setPort(0);
-        connector.setProperty("address", "127.0.0.1");
-        tomcat.getService().addConnector(connector);
-        tomcat.setConnector(connector);
+        Tomcat tomcat = EmbeddedTomcats.onLoopback(work);
         Context context = tomcat.addContext("", work.toString());
         Tomcat.addServlet(context, "heavy", new Heavy());
         Tomcat.addServlet(context, "light", new Light());
         context.addServletMappingDecoded("/heavy", "heavy");
         context.addServletMappingDecoded("/light", "light");
-        FilterDef fairslice = new FilterDef();
-        fairslice.setFilterName("fairslice");
-        fairslice.setFilter(new FairsliceFilter());
-        fairslice.addInitParameter("policy", "share");
-        fairslice.addInitParameter("share.cpus", "1");
-        fairslice.addInitParameter("jmx", "false");
-        fairslice.addInitParameter("adaptive", "false");
-        fairslice.addInitParameter("rule.1", "heavy path=/heavy");
-        context.addFilterDef(fairslice);
-        FilterMap everything = new FilterMap();
-        everything.setFilterName("fairslice");
-        everything.addURLPattern("/*");
-        context.addFilterMap(everything);
+        EmbeddedTomcats.addFairslice(context, Map.of("policy", "share", "share.cpus", "1", "jmx", "false",
+                "adaptive", "false", "rule.1", "heavy path=/heavy"));
         tomcat.start();
-        int port = connector.getLocalPort();
+        int port = tomcat.getConnector().getLocalPort();
 
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger heavyServed = new AtomicInteger();

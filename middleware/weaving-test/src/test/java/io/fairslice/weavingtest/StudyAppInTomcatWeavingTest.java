@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairslice.experiments.app.HeavyServlet;
 import io.fairslice.experiments.app.LightServlet;
 import io.fairslice.experiments.app.StudyApplication;
-import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.metrics.MeterNames;
 import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.middleware.weaving.WovenClasses;
@@ -18,12 +17,10 @@ import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Map;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
-import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
-import org.apache.tomcat.util.descriptor.web.FilterDef;
-import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,13 +41,7 @@ class StudyAppInTomcatWeavingTest {
 
     @BeforeAll
     static void startTomcat() throws LifecycleException {
-        tomcat = new Tomcat();
-        tomcat.setBaseDir(work.resolve("tomcat").toString());
-        Connector connector = new Connector();
-        connector.setPort(0);
-        connector.setProperty("address", "127.0.0.1");
-        tomcat.getService().addConnector(connector);
-        tomcat.setConnector(connector);
+        tomcat = EmbeddedTomcats.onLoopback(work);
         File docBase = work.resolve("docBase").toFile();
         docBase.mkdirs();
         Context context = tomcat.addContext("", docBase.getAbsolutePath());
@@ -59,20 +50,10 @@ class StudyAppInTomcatWeavingTest {
         context.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
         // the real middleware; observe arms the yield gate whenever a request is in flight, so its
         // fairslice.yield.points counter sees every woven yield point a request reaches
-        FilterDef fairslice = new FilterDef();
-        fairslice.setFilterName("fairslice");
-        fairslice.setFilter(new FairsliceFilter());
-        fairslice.addInitParameter("policy", "observe");
-        fairslice.addInitParameter("jmx", "false");
-        fairslice.addInitParameter("adaptive", "false");
-        fairslice.addInitParameter("rule.1", "heavy path=/heavy");
-        context.addFilterDef(fairslice);
-        FilterMap everything = new FilterMap();
-        everything.setFilterName("fairslice");
-        everything.addURLPattern("/*");
-        context.addFilterMap(everything);
+        EmbeddedTomcats.addFairslice(context, Map.of("policy", "observe", "jmx", "false", "adaptive", "false",
+                "rule.1", "heavy path=/heavy"));
         tomcat.start();
-        port = connector.getLocalPort();
+        port = tomcat.getConnector().getLocalPort();
     }
 
     @AfterAll

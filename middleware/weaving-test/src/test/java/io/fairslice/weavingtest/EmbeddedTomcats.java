@@ -1,0 +1,42 @@
+package io.fairslice.weavingtest;
+
+import io.fairslice.middleware.FairsliceFilter;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.catalina.Context;
+import org.apache.catalina.connector.Connector;
+import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
+
+/** The embedded Tomcat of the weaving tests: the application's woven code and the real middleware in one JVM. */
+final class EmbeddedTomcats {
+
+    private EmbeddedTomcats() {
+    }
+
+    /** A Tomcat based in {@code work/tomcat} with one connector on a free loopback port (its port once started). */
+    static Tomcat onLoopback(Path work) {
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(work.resolve("tomcat").toString());
+        Connector connector = new Connector();
+        connector.setPort(0);
+        connector.setProperty("address", "127.0.0.1");
+        tomcat.getService().addConnector(connector);
+        tomcat.setConnector(connector);
+        return tomcat;
+    }
+
+    /** The real {@link FairsliceFilter} on every request of {@code context}, with these init parameters. */
+    static void addFairslice(Context context, Map<String, String> initParameters) {
+        FilterDef fairslice = new FilterDef();
+        fairslice.setFilterName("fairslice");
+        fairslice.setFilter(new FairsliceFilter());
+        initParameters.forEach(fairslice::addInitParameter);
+        context.addFilterDef(fairslice);
+        FilterMap everything = new FilterMap();
+        everything.setFilterName("fairslice");
+        everything.addURLPattern("/*");
+        context.addFilterMap(everything);
+    }
+}
