@@ -2,17 +2,29 @@ package io.fairslice.experiments.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairslice.experiments.app.HeavyServlet;
+import io.fairslice.middleware.weaving.WeavingScope;
+import java.io.File;
 import java.io.IOException;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** Smoke test of the `./fairslice` launcher at the repository root (commands that need no build). */
+/**
+ * Smoke test of the `./fairslice` launcher at the repository root: commands that need no build, and `serve` run from a
+ * copy of the launcher with a stand-in build and JDK ({@link Sandbox}) to see the JVM options it starts the server
+ * with.
+ */
 class LauncherTest {
 
     private static final Path LAUNCHER = Path.of(System.getProperty("user.dir")).resolve("../../fairslice")
@@ -97,5 +109,145 @@ class LauncherTest {
         Result result = run("test", "--bogus");
         assertThat(result.exitCode()).isNotZero();
         assertThat(result.stderr()).contains("test takes no arguments");
+    }
+
+    /** The baseline pays for no weaving: no agent, no scope check, whatever FAIRSLICE_WEAVING says. */
+    @Test
+    void shouldStartTheServerWithoutTheWeavingAgentUnderPolicyNone(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of(), "serve", "--port", "0", "--policy", "none");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(sandbox.serverCommand()).contains("--policy", "none")
+                .noneMatch(arg -> arg.startsWith("-javaagent:"))
+                .noneMatch(arg -> arg.startsWith("-D" + WeavingScope.CONFIGURATION_PROPERTY));
+        assertThat(sandbox.commands()).as("no JVM checked a weaving scope")
+                .noneMatch(command -> command.contains(WeavingScope.class.getName()));
+        assertThat(result.stderr()).doesNotContain("FAIRSLICE_WEAVING");
+    }
+
+    @Test
+    void shouldSayThatPolicyNoneDoesNotUseTheWeavingSettingsGiven(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of("FAIRSLICE_WEAVING", "calls"), "serve", "--policy", "none");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(sandbox.serverCommand()).noneMatch(arg -> arg.startsWith("-javaagent:"));
+        assertThat(result.stderr()).contains("--policy none runs without the middleware and without the weaving agent");
+    }
+
+    /** Under a fairslice policy (the last --policy counts, as for the server), the agent and the checked scope file. */
+    @Test
+    void shouldWeaveUnderAFairslicePolicyWithTheWeaversDefaultListFromJava(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of(), "serve", "--policy", "none", "--policy", "share");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stderr()).contains("fairslice weaving: scope [" + HeavyServlet.class.getName() + "]");
+        String option = "-D" + WeavingScope.CONFIGURATION_PROPERTY + "=" + WeavingScope.DEFAULT_CONFIGURATION
+                + ";file:" + dir.resolve("target/weaving/aop-");
+        assertThat(sandbox.serverCommand())
+                .contains("-javaagent:" + dir.resolve("experiments/server/target/agent/aspectjweaver.jar"))
+                .anyMatch(arg -> arg.startsWith(option) && arg.endsWith(".xml"));
+    }
+
+    @Test
+    void shouldRefuseAMisspeltWeavingModeUnderPolicyNoneToo(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of("FAIRSLICE_WEAVING", "of"), "serve", "--policy", "none");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).contains("FAIRSLICE_WEAVING must be on, calls or off (got 'of')");
+        assertThat(sandbox.serverCommand()).isEmpty();
+    }
+
+    /**
+     * A copy of the launcher in a folder of its own, where `./mvnw` only puts the weaving agent's jar where the
+     * launcher looks for it, and JAVA_HOME is a JDK whose java logs each command, runs the real java for everything
+     * but the study server (a weaving scope check gets the class path of this test's middleware and study app), and
+     * returns at once for the study server.
+     */
+    private static final class Sandbox {
+        private final Path root;
+        private final Path log;
+
+        Sandbox(Path root) throws IOException, URISyntaxException {
+            this.root = root;
+            this.log = root.resolve("java-commands.log");
+            Files.copy(LAUNCHER, root.resolve("fairslice"));
+            // what the launcher's build stamp lists; empty here
+            Files.writeString(root.resolve("pom.xml"), "");
+            for (String module : List.of("experiments/server", "experiments/study-app", "middleware/core",
+                    "kernel-probe")) {
+                Files.createDirectories(root.resolve(module));
+            }
+            executable(root.resolve("mvnw"), """
+                    #!/usr/bin/env bash
+                    mkdir -p experiments/server/target/agent && : > experiments/server/target/agent/aspectjweaver.jar
+                    """);
+            String classpath = codeSource(WeavingScope.class) + File.pathSeparator + codeSource(HeavyServlet.class);
+            Path realJava = Path.of(System.getProperty("java.home"), "bin", "java");
+            Files.createDirectories(root.resolve("jdk/bin"));
+            executable(root.resolve("jdk/bin/java"), """
+                    #!/usr/bin/env bash
+                    printf '%%s\\n' "$@" '' >> '%s'
+                    args=("$@")
+                    for ((i = 0; i < ${#args[@]}; i++)); do
+                      case "${args[i]}" in
+                        -cp) args[i + 1]='%s' ;;
+                        io.fairslice.experiments.server.StudyServer) exit 0 ;;
+                      esac
+                    done
+                    exec '%s' "${args[@]}"
+                    """.formatted(log, classpath, realJava));
+        }
+
+        Result run(Map<String, String> environment, String... args) throws IOException, InterruptedException {
+            List<String> command = Stream.concat(Stream.of(root.resolve("fairslice").toString()), Stream.of(args))
+                    .toList();
+            ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile());
+            builder.environment().keySet().removeIf(name -> name.startsWith("FAIRSLICE_"));
+            builder.environment().put("JAVA_HOME", root.resolve("jdk").toString());
+            builder.environment().putAll(environment);
+            Process process = builder.start();
+            process.getOutputStream().close();
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+            return new Result(process.exitValue(),
+                    new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                    new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+
+        /** Every java command the launcher ran, each as its arguments. */
+        List<List<String>> commands() throws IOException {
+            List<List<String>> commands = new ArrayList<>();
+            if (!Files.exists(log)) {
+                return commands;
+            }
+            for (String command : Files.readString(log).split("\n\n")) {
+                if (!command.isBlank()) {
+                    commands.add(Arrays.asList(command.strip().split("\n")));
+                }
+            }
+            return commands;
+        }
+
+        /** The arguments of the study server's java command, or none if it was not started. */
+        List<String> serverCommand() throws IOException {
+            return commands().stream().filter(c -> c.contains(StudyServer.class.getName())).findFirst()
+                    .orElse(List.of());
+        }
+
+        private static void executable(Path file, String text) throws IOException {
+            Files.writeString(file, text);
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+
+        private static Path codeSource(Class<?> type) throws URISyntaxException {
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI());
+        }
     }
 }
