@@ -154,6 +154,18 @@ class LauncherTest {
                 .anyMatch(arg -> arg.startsWith(option) && arg.endsWith(".xml"));
     }
 
+    /** One source of truth: the launcher takes the weaver's default aop.xml list from WeavingScope. */
+    @Test
+    void shouldLeaveTheWeaversDefaultListToWeavingScope() throws IOException {
+        String launcher = Files.readString(LAUNCHER);
+
+        for (String resource : WeavingScope.DEFAULT_CONFIGURATION.split(";")) {
+            if (!resource.equals("META-INF/aop.xml")) { // also the name of fairslice's own file, in comments
+                assertThat(launcher).as("the launcher spells " + resource).doesNotContain(resource);
+            }
+        }
+    }
+
     @Test
     void shouldRefuseAMisspeltWeavingModeUnderPolicyNoneToo(@TempDir Path dir) throws Exception {
         Sandbox sandbox = new Sandbox(dir);

@@ -389,18 +389,31 @@ public final class WeavingScope {
     }
 
     /**
-     * Checks, before a server starts, the weaving configuration it will have: run with the server's class path and
-     * its {@value #CONFIGURATION_PROPERTY} (no agent needed). Strict: warnings count as problems, since the one
-     * loader checked is the application's. Prints the scope; on a problem prints each one and exits with status 2.
-     * The launcher's {@code serve} runs it, so that a misspelt scope stops the start.
+     * Checks, before a server starts, the weaving configuration it will have: run with the server's class path (no
+     * agent needed). Strict: warnings count as problems, since the one loader checked is the application's. On a
+     * problem prints each one and exits with status 2.
+     *
+     * <p>Without arguments it checks the configuration {@value #CONFIGURATION_PROPERTY} names (the weaver's default
+     * when unset) and prints the scope. With {@code --jvm-option FILE} it checks the weaver's default list followed
+     * by the scope file FILE ({@link #configurationWith(String)}), prints the scope on standard error and, on
+     * standard output, the one JVM option that gives the weaver that configuration: the launcher's {@code serve} and
+     * {@code study} use it, so that the weaver's default list is spelt here only and what is checked is what runs.
      */
     public static void main(String[] args) {
-        if (args.length != 0) {
+        String configuration;
+        boolean option = args.length == 2 && args[0].equals("--jvm-option") && !args[1].isBlank();
+        if (option) {
+            configuration = configurationWith(args[1]);
+        } else if (args.length == 0) {
+            configuration = System.getProperty(CONFIGURATION_PROPERTY, DEFAULT_CONFIGURATION);
+        } else {
             System.err.println("usage: java -cp CLASSPATH [-D" + CONFIGURATION_PROPERTY + "=...] "
-                    + WeavingScope.class.getName() + "   (takes no arguments, got " + String.join(" ", args) + ")");
+                    + WeavingScope.class.getName() + " [--jvm-option SCOPE-FILE]   (got " + String.join(" ", args)
+                    + ")");
             System.exit(2);
+            return;
         }
-        WeavingScope scope = inspect(ClassLoader.getSystemClassLoader());
+        WeavingScope scope = inspect(ClassLoader.getSystemClassLoader(), configuration);
         List<String> all = new ArrayList<>(scope.problems());
         all.addAll(scope.warnings());
         if (!all.isEmpty()) {
@@ -408,7 +421,23 @@ public final class WeavingScope {
             all.forEach(problem -> System.err.println("  " + problem));
             System.exit(2);
         }
-        System.out.println("fairslice weaving: scope " + scope.includes() + " from " + scope.sources());
+        String line = "fairslice weaving: scope " + scope.includes() + " from " + scope.sources();
+        if (option) {
+            System.err.println(line);
+            System.out.println("-D" + CONFIGURATION_PROPERTY + "=" + configuration);
+        } else {
+            System.out.println(line);
+        }
+    }
+
+    /**
+     * The value of {@value #CONFIGURATION_PROPERTY} that adds the scope file {@code path} after the weaver's default
+     * list ({@value #DEFAULT_CONFIGURATION}): naming the property replaces that list, and an application's own
+     * {@code aop-ajc.xml} or {@code org/aspectj/aop.xml} would no longer be read. The path goes in as it is, after
+     * {@code file:}, as the weaver reads it (a space stays a space).
+     */
+    public static String configurationWith(String path) {
+        return DEFAULT_CONFIGURATION + ";file:" + path;
     }
 
     /** Whether the weaving agent ({@code -javaagent:aspectjweaver.jar}) processed the aspect in this loader. */

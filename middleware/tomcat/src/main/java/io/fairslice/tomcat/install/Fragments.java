@@ -45,7 +45,7 @@ final class Fragments {
                     "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
                             + weaverJar + "\\\"\"",
                     "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
-                            + WeavingScope.DEFAULT_CONFIGURATION + ";file:$CATALINA_BASE/" + TomcatLayout.AOP_XML
+                            + WeavingScope.configurationWith("$CATALINA_BASE/" + TomcatLayout.AOP_XML)
                             + "\\\"\""));
         }
         return lines;
@@ -72,8 +72,8 @@ final class Fragments {
                     "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-javaagent:%CATALINA_BASE%\\" + TomcatLayout.HOME + "\\"
                             + weaverJar + "\"\"",
                     "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
-                            + WeavingScope.DEFAULT_CONFIGURATION + ";file:%CATALINA_BASE%\\"
-                            + windows(TomcatLayout.AOP_XML) + "\"\""));
+                            + WeavingScope.configurationWith("%CATALINA_BASE%\\" + windows(TomcatLayout.AOP_XML))
+                            + "\"\""));
         }
         return lines;
     }
