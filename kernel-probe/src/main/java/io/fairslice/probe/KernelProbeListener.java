@@ -61,7 +61,7 @@ public final class KernelProbeListener implements RequestListener {
     }
 
     @Override
-    public synchronized void start(ListenerContext context) {
+    public synchronized boolean start(ListenerContext context) {
         KernelProbeConfig cfg = KernelProbeConfig.fromSettings(context.settings(), context.requestClasses());
         this.config = cfg;
         if (!cfg.enabled()) {
@@ -69,7 +69,7 @@ public final class KernelProbeListener implements RequestListener {
                 throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but kernel-probe.enabled is "
                         + "false: the per-class nice and slice act through the probe; set kernel-probe.enabled=true");
             }
-            return;
+            return false;
         }
         KernelProbe p = probeFactory.apply(warnings);
         if (!p.isOperational()) {
@@ -77,7 +77,7 @@ public final class KernelProbeListener implements RequestListener {
                 throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but the kernel probe cannot run "
                         + "here: " + (p instanceof NoOpKernelProbe ? ((NoOpKernelProbe) p).reason() : p.platform()));
             }
-            return;
+            return false; // the probe said why (one warning)
         }
         try {
             checkActuators(cfg, p);
@@ -98,6 +98,7 @@ public final class KernelProbeListener implements RequestListener {
         s.start();
         this.started = a;
         this.attribution = a;
+        return true;
     }
 
     @Override

@@ -295,7 +295,8 @@ class KernelProbeListenerTest {
             throws Exception {
         Files.createDirectories(fakeProc.resolve("self"));
         listener = new KernelProbeListener(w -> KernelProbes.create("Linux", fakeProc, w), warnings::add);
-        listener.start(new TestContext(CLASSES, registry, Map.of()));
+        assertThat(listener.start(new TestContext(CLASSES, registry, Map.of()))).as("off: the middleware logs so")
+                .isFalse();
 
         worker.submit(() -> {
             listener.enter("heavy");
@@ -320,7 +321,10 @@ class KernelProbeListenerTest {
 
     @Test
     void shouldDoNothingWhenDisabled() {
-        start(Map.of("enabled", "FALSE"));
+        listener = new KernelProbeListener(w -> KernelProbes.create(System.getProperty("os.name"), Path.of("/proc"),
+                w), warnings::add);
+        assertThat(listener.start(new TestContext(CLASSES, registry, Map.of("enabled", "FALSE"))))
+                .as("off: the middleware logs so").isFalse();
 
         assertThat(listener.isActive()).isFalse();
         assertThat(registry.getMeters()).isEmpty();

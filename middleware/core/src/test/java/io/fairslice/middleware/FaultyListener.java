@@ -24,13 +24,14 @@ public final class FaultyListener implements RequestListener {
     }
 
     @Override
-    public void start(ListenerContext context) {
+    public boolean start(ListenerContext context) {
         if ("true".equals(context.settings().get("fail-start"))) {
             throw new IllegalStateException("faulty listener: native probe could not attach");
         }
         if ("setting".equals(context.settings().get("fail-start"))) {
             throw new IllegalArgumentException("faulty.fail-start: a bad setting, got 'setting'");
         }
+        return true;
     }
 
     @Override

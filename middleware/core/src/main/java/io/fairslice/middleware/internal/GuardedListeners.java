@@ -101,8 +101,9 @@ public final class GuardedListeners implements AutoCloseable {
                     return settings;
                 }
             };
+            boolean works = false;
             try {
-                l.start(context);
+                works = l.start(context);
             } catch (IllegalArgumentException e) {
                 g.close(); // stops the listeners started before, removes their counters
                 throw e; // a bad setting: the operator must fix the configuration
@@ -112,9 +113,13 @@ public final class GuardedListeners implements AutoCloseable {
             g.meters.add(FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
                     .tag(MeterNames.TAG_APPLICATION, application).tag(MeterNames.TAG_LISTENER, l.name())
                     .description("listeners disabled because they threw").register(registry));
-            if (!g.disabled[i]) {
+            if (works) {
                 LOG.info(() -> "fairslice: request listener '" + l.name() + "' started (" + l.getClass().getName()
                         + ")");
+            } else if (!g.disabled[i]) {
+                g.disabled[i] = true; // not a failure: nothing to count, nothing to call
+                LOG.info(() -> "fairslice: request listener '" + l.name() + "' is off (its settings, or it cannot "
+                        + "work here)");
             }
         }
         return g;
@@ -177,7 +182,7 @@ public final class GuardedListeners implements AutoCloseable {
         }
     }
 
-    /** Whether listener {@code index} has been disabled. */
+    /** Whether listener {@code index} is not called: it failed, or it said at its start that it is off. */
     public boolean disabled(int index) {
         return disabled[index];
     }

@@ -28,8 +28,13 @@ public interface RequestListener {
     /**
      * Once, when the middleware starts. Throw {@link IllegalArgumentException} naming the setting, the rule and the
      * value to fail web application startup on a bad setting.
+     *
+     * @return whether the listener works: false when its settings switch it off or it cannot work here (say why
+     *         where the operator will read it); the middleware then logs it as off and calls nothing else but
+     *         {@link #stop}
      */
-    default void start(ListenerContext context) {
+    default boolean start(ListenerContext context) {
+        return true;
     }
 
     /** The current thread starts, or resumes after an async dispatch, serving a request of {@code requestClass}. */

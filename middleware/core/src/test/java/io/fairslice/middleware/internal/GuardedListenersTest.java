@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.spi.ListenerContext;
 import io.fairslice.middleware.spi.RequestListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** Whatever a listener throws stays out of the request, except the JVM's own failure. */
@@ -81,5 +86,67 @@ class GuardedListenersTest {
         assertThatThrownBy(() -> g.enter("light")).isInstanceOf(StackOverflowError.class);
         assertThat(g.disabled(0)).isTrue();
         g.exit("light"); // disabled: not called again
+    }
+
+    /**
+     * A listener whose settings switch it off says so at its start: it is logged as off, not as started (the kernel
+     * probe with kernel-probe.enabled=false was logged "started"), never called, and no failure is counted.
+     */
+    @Test
+    void shouldLogAListenerThatIsOffAsOffAndNotCallIt() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        RequestListener off = new RequestListener() {
+            @Override
+            public String name() {
+                return "sleepy";
+            }
+
+            @Override
+            public boolean start(ListenerContext context) {
+                return false;
+            }
+
+            @Override
+            public void enter(String requestClass) {
+                calls.add("enter");
+            }
+
+            @Override
+            public void exit(String requestClass) {
+                calls.add("exit");
+            }
+        };
+        List<String> logged = new CopyOnWriteArrayList<>();
+        Logger log = Logger.getLogger(GuardedListeners.class.getName());
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                logged.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        try {
+            GuardedListeners g = start(off, listener("busy", calls::add));
+            g.enter("light");
+            g.move("light", "heavy");
+            g.exit("heavy");
+
+            assertThat(g.disabled(0)).isTrue();
+            assertThat(g.disabled(1)).isFalse();
+            assertThat(calls).as("only the working listener is called").containsExactly("enter", "move", "exit");
+            assertThat(failures("sleepy")).isZero();
+            assertThat(logged).anyMatch(m -> m.contains("'sleepy' is off"))
+                    .noneMatch(m -> m.contains("'sleepy' started")).anyMatch(m -> m.contains("'busy' started"));
+        } finally {
+            log.removeHandler(handler);
+        }
     }
 }
