@@ -74,6 +74,50 @@ class LauncherPrometheusTest {
                 .allSatisfy(child -> assertThat(child.isAlive()).as("%s alive after stop", child.info()).isFalse());
     }
 
+    /** A standalone Tomcat with the bundle serves /fairslice/metrics: `--metrics-path` points the job there. */
+    @Test
+    void shouldScrapeTheMetricsPathGiven() throws Exception {
+        Tool.require("prometheus");
+        Path launcher = ModuleFiles.moduleDir().getParent().resolve("fairslice");
+        Path log = ModuleFiles.workDir("launcher-").resolve("launcher.log");
+        int listen = freePort();
+        String target = "127.0.0.1:" + freePort();
+        Process launcherProcess = new ProcessBuilder("bash", launcher.toString(), "prometheus",
+                "--target", target, "--metrics-path", "/fairslice/metrics", "--listen", "127.0.0.1:" + listen)
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            URI base = URI.create("http://127.0.0.1:" + listen);
+            awaitReady(http, base, launcherProcess, log);
+            JsonNode targets = get(http, base.resolve("/api/v1/targets"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (targets.findValuesAsText("scrapeUrl").isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(250);
+                targets = get(http, base.resolve("/api/v1/targets"));
+            }
+            assertThat(targets.findValuesAsText("scrapeUrl"))
+                    .containsExactly("http://" + target + "/fairslice/metrics");
+            assertThat(Files.readString(log)).contains("scrapes http://" + target + "/fairslice/metrics");
+        } finally {
+            launcherProcess.destroy();
+            assertThat(launcherProcess.waitFor(20, TimeUnit.SECONDS)).as("the launcher stops on SIGTERM").isTrue();
+        }
+    }
+
+    /** A path that would break the generated YAML, or is not a path, is refused before Prometheus starts. */
+    @Test
+    void shouldRefuseAMetricsPathThatIsNotAnAbsolutePath() throws Exception {
+        Path launcher = ModuleFiles.moduleDir().getParent().resolve("fairslice");
+        for (String path : List.of("metrics", "/a b", "/x\nscrape_interval: 1m")) {
+            Process p = new ProcessBuilder("bash", launcher.toString(), "prometheus", "--metrics-path", path)
+                    .redirectErrorStream(true).start();
+            String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as(output).isNotZero();
+            assertThat(output).contains("the metrics path must be an absolute URL path");
+        }
+    }
+
     /** The recording rules' one-minute windows see nothing with scrapes a minute apart: refused, not left empty. */
     @Test
     void shouldRefuseAScrapeIntervalTheRecordingRulesCannotUse() throws Exception {
