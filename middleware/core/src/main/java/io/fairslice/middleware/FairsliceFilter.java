@@ -193,7 +193,7 @@ public final class FairsliceFilter implements Filter {
                 // and the client sees a dropped connection instead of an answer
                 Thread.interrupted();
             }
-            reject(ticket, route, response);
+            reject(ticket, classifier.end(route, HttpServletResponse.SC_SERVICE_UNAVAILABLE), response);
             return;
         }
         request.setAttribute(TICKET_ATTRIBUTE, ticket);
@@ -238,17 +238,22 @@ public final class FairsliceFilter implements Filter {
         }
     }
 
-    /** Completes the request; its CPU time, where measured (a sample), teaches the classifier and feeds the meters. */
+    /**
+     * Completes the request; its CPU time, where measured (a sample), teaches the classifier and feeds the meters of
+     * its route as it ended (a new page's route joins the table as its first served request ends).
+     */
     private void finish(Ticket ticket, Route route, int status) {
         long cpu = ticket.cpuNanos();
         scheduler.complete(ticket);
+        Route ended = classifier.end(route, status);
         if (cpu >= 0) {
-            classifier.learn(scheduler.config(), route, cpu);
+            classifier.learn(scheduler.config(), ended, cpu);
         }
-        metrics.request(route, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
+        metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
                 System.nanoTime() - ticket.startNanos(), cpu < 0 ? 0 : cpu * ticket.cpuWeight());
     }
 
+    /** Answers 503; {@code route} is the one the request ended on ({@link RequestClassifier#end}). */
     private void reject(Ticket ticket, Route route, HttpServletResponse response) throws IOException {
         long retryAfter = scheduler.retryAfterSeconds(ticket.classIndex());
         metrics.retryAfter(ticket.classIndex(), retryAfter);

@@ -62,6 +62,22 @@ class FairsliceFilterTest {
         }
     }
 
+    /** An expensive page: each request uses 20 ms of its thread's CPU time. */
+    static final class Expensive extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            var threads = ManagementFactory.getThreadMXBean();
+            long until = threads.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(20);
+            long x = 0;
+            while (threads.getCurrentThreadCpuTime() < until) {
+                for (int i = 0; i < 10_000; i++) {
+                    x += i ^ x;
+                }
+            }
+            resp.getWriter().write(Long.toString(x));
+        }
+    }
+
     /** Holds its thread (and the request's permit) until released; not a yield point in sight. */
     static final class Blocking extends HttpServlet {
         final CountDownLatch entered = new CountDownLatch(1);
@@ -119,7 +135,8 @@ class FairsliceFilterTest {
             assertThat(t.get("/slow/17").body()).isEqualTo("hello");
             assertThat(t.get("/missing").statusCode()).isEqualTo(404);
             // the filter records after the response is complete, which may be after the client has read it
-            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "/missing",
+            // a path never served has no page of its own (a scan of 404s would take them all)
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "other",
                     "outcome", "client_error").timer().count()).isEqualTo(1));
             assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "/fast", "outcome", "success")
                     .timer().count()).isEqualTo(1);
@@ -159,6 +176,74 @@ class FairsliceFilterTest {
         }
     }
 
+    /**
+     * A vulnerability scan (5 x routes.max distinct URLs that answer 404, as the container's default servlet does
+     * for files that do not exist) before an expensive page is first reached: the page still gets a route of its own,
+     * is learnt heavy and has its own page tag; the scan took no route.
+     */
+    @Test
+    void shouldLearnAPageFirstReachedAfterAScanOfNotFoundUrlsAndGiveItItsOwnPageTag() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/scanned", Map.of("fairslice.routes.max", "100",
+                "fairslice.routes.max-pages", "10", "fairslice.adaptive.min-samples", "3"), registry)
+                .servlet("/", new NotFound(), false).servlet("/reports/yearly", new Expensive(), false).start()) {
+            for (int i = 0; i < 500; i++) {
+                assertThat(t.get("/scan/p" + i + "x.php").statusCode()).isEqualTo(404);
+            }
+            for (int i = 0; i < 3; i++) {
+                assertThat(t.get("/reports/yearly").statusCode()).isEqualTo(200);
+            }
+            var routes = t.filter().classifier().routes();
+            eventually(() -> assertThat(routes.size()).as("routes in the table: the page, none of the scan")
+                    .isEqualTo(1));
+            Route report = t.filter().classifier().route("/reports/yearly");
+            assertThat(report.page()).isEqualTo("/reports/yearly");
+            eventually(() -> assertThat(report.heavy()).as("three requests of 20 ms CPU measured").isTrue());
+            assertThat(t.get("/reports/yearly").statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "heavy", "page",
+                    "/reports/yearly", "outcome", "success").timer().count()).isEqualTo(1));
+            assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "other", "outcome",
+                    "client_error").timer().count()).isEqualTo(500);
+            assertThat(registry.get("fairslice.classify.routes.overflow").functionCounter().count())
+                    .as("no served page was refused").isZero();
+            assertThat(routes.candidates()).as("nothing held once no request is in flight").isZero();
+            assertThat(registry.find("fairslice.requests").meters().stream().map(m -> m.getId().getTag("page"))
+                    .distinct()).containsExactlyInAnyOrder("other", "/reports/yearly");
+        }
+    }
+
+    /**
+     * A new page answered asynchronously joins the route table as its async cycle completes served; one answered 404
+     * does not. Its route is held from the request's start to its completion on another thread.
+     */
+    @Test
+    void shouldLetANewPageJoinTheRouteTableWhenItsAsyncCycleCompletesServed() throws Exception {
+        Async async = new Async();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/asyncroutes", Map.of(), new SimpleMeterRegistry())
+                .servlet("/feed/*", async, true).start()) {
+            var routes = t.filter().classifier().routes();
+            CompletableFuture<HttpResponse<String>> gone = CompletableFuture.supplyAsync(() -> get(t, "/feed/gone"));
+            AsyncContext goneContext = async.started.poll(10, TimeUnit.SECONDS);
+            assertThat(goneContext).isNotNull();
+            assertThat(routes.candidates()).as("held while its async cycle runs").isEqualTo(1);
+            ((HttpServletResponse) goneContext.getResponse()).setStatus(404);
+            goneContext.complete();
+            assertThat(gone.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(404);
+            eventually(() -> assertThat(routes.candidates()).isZero());
+            assertThat(routes.size()).isZero();
+
+            CompletableFuture<HttpResponse<String>> live = CompletableFuture.supplyAsync(() -> get(t, "/feed/live"));
+            AsyncContext liveContext = async.started.poll(10, TimeUnit.SECONDS);
+            assertThat(liveContext).isNotNull();
+            assertThat(routes.size()).as("not before it is served").isZero();
+            complete(liveContext);
+            assertThat(live.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(routes.size()).isEqualTo(1));
+            assertThat(routes.candidates()).isZero();
+            assertThat(t.filter().classifier().route("/feed/live").page()).isEqualTo("/feed/live");
+        }
+    }
+
     @Test
     void shouldFailApplicationStartupOnABadValueNamingKeyRuleAndValue() throws Exception {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/bad", Map.of("fairslice.class.heavy.share", "0"), null)
@@ -186,12 +271,13 @@ class FairsliceFilterTest {
             assertThat(Long.parseLong(second.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 60L);
             blocking.release.countDown();
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "heavy", "outcome", "success")
-                    .timer().count()).isEqualTo(1));
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "heavy", "page", "/block",
+                    "outcome", "success").timer().count()).isEqualTo(1));
             assertThat(registry.get("fairslice.rejections").tags("class", "heavy", "reason", "queue_full")
                     .functionCounter().count()).isEqualTo(1);
-            assertThat(registry.get("fairslice.requests").tags("class", "heavy", "outcome", "rejected").timer()
-                    .count()).isEqualTo(1);
+            // rejected before the page had been served once: not yet in the route table, so under page other
+            assertThat(registry.get("fairslice.requests").tags("class", "heavy", "page", "other", "outcome",
+                    "rejected").timer().count()).isEqualTo(1);
             assertThat(registry.get("fairslice.retry.after").tags("class", "heavy").summary().count()).isEqualTo(1);
         }
     }

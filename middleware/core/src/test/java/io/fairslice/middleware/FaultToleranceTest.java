@@ -208,9 +208,10 @@ class FaultToleranceTest {
                         .isEqualTo(500);
             }
             assertThat(t.get("/t?kind=none").statusCode()).isEqualTo(200);
+            // failed before the page had been served once: under page other, not the page's own tag
             FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
-                    .tags("class", "heavy", "outcome", "server_error").timer().count()).isEqualTo(5));
-            assertSettled(t.filter().scheduler());
+                    .tags("class", "heavy", "page", "other", "outcome", "server_error").timer().count()).isEqualTo(5));
+            assertSettled(t.filter());
         }
     }
 
@@ -248,14 +249,14 @@ class FaultToleranceTest {
             }
             assertThat(lightA.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             assertThat(lightB.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-            assertSettled(t.filter().scheduler());
+            assertSettled(t.filter());
         }
     }
 
     private static void assertInterruptReleasesThePark(EmbeddedTomcat t, SpinUntilInterrupted spin) throws Exception {
         CompletableFuture<HttpResponse<String>> heavyResponse = CompletableFuture.supplyAsync(() -> get(t, "/spin"));
         assertInterruptReleasesThePark(t, spin, heavyResponse);
-        assertSettled(t.filter().scheduler());
+        assertSettled(t.filter());
     }
 
     /** Waits until the spinning request's thread is parked (it only parks inside a yield point), interrupts it. */
@@ -312,7 +313,7 @@ class FaultToleranceTest {
             holding.release.countDown();
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             assertThat(t.get("/h").statusCode()).as("the permit went back").isEqualTo(200);
-            assertSettled(t.filter().scheduler());
+            assertSettled(t.filter());
         }
     }
 
@@ -326,8 +327,8 @@ class FaultToleranceTest {
                 assertThat(t.get("/a").statusCode()).as("timed out by the container, not refused").isEqualTo(500);
             }
             FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
-                    .tags("class", "heavy", "outcome", "server_error").timer().count()).isEqualTo(3));
-            assertSettled(t.filter().scheduler());
+                    .tags("class", "heavy", "page", "other", "outcome", "server_error").timer().count()).isEqualTo(3));
+            assertSettled(t.filter());
         }
     }
 
@@ -351,7 +352,7 @@ class FaultToleranceTest {
             }
             holding.release.countDown();
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-            assertSettled(t.filter().scheduler());
+            assertSettled(t.filter());
             assertThat(t.get("/h").statusCode()).as("the permits went back").isEqualTo(200);
         }
     }
@@ -375,7 +376,7 @@ class FaultToleranceTest {
             System.out.printf("light requests while heavy ones are stuck without yield points: worst %d ms beside 6 "
                     + "heavy blocked 3 s, worst %d ms beside 2 heavy spinning 1.5 s of CPU%n", blocked, spinning);
             assertThat(t.filter().scheduler().classState(1).yieldPoints()).as("no yield point fired").isZero();
-            assertSettled(t.filter().scheduler());
+            assertSettled(t.filter());
         }
     }
 
@@ -424,7 +425,7 @@ class FaultToleranceTest {
                         .tags("class", cls, "outcome", "success").timer().count()).isEqualTo(5));
                 assertThat(registry.get("fairslice.listener.failures").tag("listener", "faulty").functionCounter()
                         .count()).as("disabled once, not per request").isEqualTo(1);
-                assertSettled(t.filter().scheduler());
+                assertSettled(t.filter());
             }
         }
     }
@@ -445,20 +446,25 @@ class FaultToleranceTest {
             }
             FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
                     .tags("class", "vmboom").timers().stream().mapToLong(m -> m.count()).sum()).isEqualTo(4));
-            assertSettled(t.filter().scheduler());
+            assertSettled(t.filter());
         }
     }
 
     // ---- helpers -------------------------------------------------------------------------------------------------
 
-    /** Every class of the scheduler back at zero: nothing in flight, running or waiting. */
-    static void assertSettled(Scheduler scheduler) throws InterruptedException {
+    /**
+     * Every class of the filter's scheduler back at zero: nothing in flight, running or waiting; and no route
+     * candidate held (every request that was given a route ended it).
+     */
+    static void assertSettled(FairsliceFilter filter) throws InterruptedException {
+        Scheduler scheduler = filter.scheduler();
         FairsliceFilterTest.eventually(() -> {
             for (ClassState c : scheduler.classes()) {
                 assertThat(c.inflight()).as("%s in flight", c.name()).isZero();
                 assertThat(c.running()).as("%s running", c.name()).isZero();
                 assertThat(c.waiting()).as("%s waiting", c.name()).isZero();
             }
+            assertThat(filter.classifier().routes().candidates()).as("route candidates held").isZero();
         });
     }
 

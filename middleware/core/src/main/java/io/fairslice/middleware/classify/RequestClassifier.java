@@ -49,9 +49,34 @@ public final class RequestClassifier {
         }
     }
 
-    /** The route of a request path (inside the web application). */
+    /**
+     * The route of a request path (inside the web application), held by the request until it ends: pair with
+     * {@link #end}. A path not in the table gets a candidate route, which is classified, watched and learns like any
+     * route but joins the table only once one of its requests is served (see {@link RouteTable}).
+     */
     public Route route(String path) {
         return routes.route(path);
+    }
+
+    /**
+     * A request given {@code route} by {@link #route} has ended with HTTP {@code status} (a rejection's 503 too):
+     * returns the route its CPU sample ({@link #learn}) and meters go to. A candidate joins the table if the request
+     * was {@linkplain #served served}, else it gives {@code other}; see {@link RouteTable#end}.
+     */
+    public Route end(Route route, int status) {
+        return routes.end(route, served(status));
+    }
+
+    /**
+     * Whether a response shows its path is a page of the application, worth a place in the route table: a status
+     * below 400. Redirects count: a POST that answers 303 (post/redirect/get) is often a page's most expensive request,
+     * and 304 is a page the client has cached. No 4xx counts: 404 and 405 are what a scan of guessed URLs gets, and
+     * 401/403 are what it gets from an application that checks credentials before it looks the path up; a real page
+     * is served to someone allowed to see it soon enough. No 5xx either: some applications answer an unknown path with
+     * 500, and a page that only fails has no cost worth learning.
+     */
+    public static boolean served(int status) {
+        return status < 400;
     }
 
     /**
@@ -75,9 +100,10 @@ public final class RequestClassifier {
     }
 
     /**
-     * Feeds one finished request's CPU time to the adaptive classifier. The shared {@code other} route (paths beyond
-     * {@code routes.max}) does not learn: it is every page that did not fit, and one expensive page among them would
-     * make them all heavy; they stay in the default class unless a rule says otherwise.
+     * Feeds one finished request's CPU time to the adaptive classifier: {@code route} is the one {@link #end} returned.
+     * The shared {@code other} route (served paths beyond {@code routes.max}, and paths not in the table whose request
+     * was not served) does not learn: it is every page that did not fit, and one expensive page among them would make
+     * them all heavy; they stay in the default class unless a rule says otherwise.
      */
     public void learn(FairsliceConfig config, Route route, long cpuNanos) {
         if (route == routes.other()) {

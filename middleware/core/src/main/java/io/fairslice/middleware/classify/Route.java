@@ -1,5 +1,6 @@
 package io.fairslice.middleware.classify;
 
+import io.fairslice.middleware.metrics.MeterNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -7,7 +8,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * One entry of the bounded route table: a normalised page and what the adaptive classifier has learnt about it
  * (its requests' own CPU time). Also carries per-route slots the metrics layer fills once (meters are looked up
- * once, not per request).
+ * once, not per request). Before it joins the table a route is a candidate, shared by the requests of its key in
+ * flight, which learns like any route; it joins, with what it learnt, as one of them is served
+ * ({@link RouteTable}).
  *
  * <p>Learning has two phases. While a route has fewer than {@code minSamples} requests measured it stays light and
  * only the cheapest of them is kept; at the {@code minSamples}-th request that minimum seeds the EWMA and decides
@@ -24,7 +27,18 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Route {
 
     private final String key;
-    private final String page;
+    /** The metric tag value: {@code other} until the route joins the table (see {@link #page()}). */
+    private volatile String page = MeterNames.PAGE_OTHER;
+    /**
+     * Whether the route is in the table: set once, as its first served request ends ({@link RouteTable#end}); a
+     * candidate until then. Read without a lock by every request's end.
+     */
+    private volatile boolean inTable;
+    /**
+     * While a candidate: the requests in flight that hold it (from {@link RouteTable#route} to {@link RouteTable#end}).
+     * Read and written only inside the candidate map's {@code compute} for this route's key, which is its lock.
+     */
+    int holders;
     /** While learning: the cheapest sample so far; then the EWMA. */
     private double ewmaCpuNanos;
     private long samples;
@@ -52,9 +66,20 @@ public final class Route {
     /** Filled by the metrics layer: meters of this route, indexed as it likes; never read by classification. */
     public volatile Object[] meters;
 
-    Route(String key, String page) {
+    /** A candidate: not in the table (yet), tagged {@code other}. */
+    Route(String key) {
         this.key = key;
+    }
+
+    /** The candidate joins the table, tagged {@code page} (under the candidate map's lock for its key). */
+    void join(String page) {
         this.page = page;
+        this.inTable = true;
+    }
+
+    /** Whether the route is in the table, rather than a candidate (or the table's {@code other}). */
+    boolean inTable() {
+        return inTable;
     }
 
     /** The normalised path, e.g. {@code /orders/{n}}. */
@@ -62,7 +87,10 @@ public final class Route {
         return key;
     }
 
-    /** The metric tag value: the key for the first pages of the table, {@code other} beyond. */
+    /**
+     * The metric tag value: the key for the first {@code routes.max-pages} routes to join the table, {@code other}
+     * for the rest and for candidates.
+     */
     public String page() {
         return page;
     }

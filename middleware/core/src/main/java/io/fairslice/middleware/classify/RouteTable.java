@@ -10,6 +10,18 @@ import java.util.concurrent.atomic.LongAdder;
  * Normalised paths to {@link Route}s, bounded: once {@code maxRoutes} routes exist, every new path shares the
  * {@code other} route, so a client sending endless distinct URLs grows neither memory nor metric series. Only the
  * first {@code maxPages} routes get their own {@code page} tag value.
+ *
+ * <p>A route joins the table only once a request on it has been served ({@link #end}): until then it is a
+ * <em>candidate</em>, kept outside the table while requests of its key are in flight and shared by them, so that
+ * it learns like any route (a new page's concurrent first requests can make it heavy before they end,
+ * {@link RequestClassifier#check}). The first of them to be served puts the candidate itself into the table, with
+ * what it learnt; when the last of them ends and none was served, the candidate is dropped. A scan of thousands of
+ * URLs that answer 404 therefore takes neither routes nor page tags from the pages a later request reaches: it
+ * leaves no trace beyond its requests in flight (at most one candidate each).
+ *
+ * <p>{@link #route} and {@link #end} pair like a lock and its release: every route a request was given must be
+ * ended once. Known routes cost no lock either way; a path not in the table takes the candidate map's lock for its
+ * key twice (per-key {@code compute} of a {@link ConcurrentHashMap}).
  */
 public final class RouteTable {
 
@@ -27,8 +39,15 @@ public final class RouteTable {
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     /** Raw path to route, so that a known path is not normalised again; bounded like the table. */
     private final Map<String, Route> byRawPath = new ConcurrentHashMap<>();
+    /**
+     * Key to the candidate its requests in flight hold (each candidate here has at least one holder). All changes to
+     * a candidate's holders, to the table's entry for its key and to its joining happen in {@code compute} for its
+     * key, so that two first requests of a page end with one route.
+     */
+    private final Map<String, Route> candidates = new ConcurrentHashMap<>();
+    /** Routes in the table; a slot is taken before a route is put in, so it never exceeds maxRoutes. */
     private final AtomicInteger size = new AtomicInteger();
-    private final Route other = new Route(MeterNames.PAGE_OTHER, MeterNames.PAGE_OTHER);
+    private final Route other = new Route(MeterNames.PAGE_OTHER);
     private final LongAdder overflow = new LongAdder();
 
     public RouteTable(int maxRoutes, int maxPages) {
@@ -40,7 +59,11 @@ public final class RouteTable {
         this.maxPages = maxPages;
     }
 
-    /** The route of a path inside the web application (servlet path plus path info). */
+    /**
+     * The route of a path inside the web application (servlet path plus path info), held by the calling request
+     * until it ends ({@link #end}): the table's route for a known path; {@code other} when the path is not in the full
+     * table; otherwise the path's candidate, shared with the requests of its key in flight.
+     */
     public Route route(String path) {
         Route r = byRawPath.get(path);
         if (r != null) {
@@ -49,29 +72,82 @@ public final class RouteTable {
         String key = normalise(path);
         r = routes.get(key);
         if (r == null) {
-            r = add(key);
+            // the table only grows: once full, a new path can never join, and holding a candidate is pointless
+            return size.get() >= maxRoutes ? other : hold(key);
         }
-        if (r != other && path.length() <= MAX_CACHED_PATH_LENGTH && byRawPath.size() < maxRoutes * 4) {
+        if (path.length() <= MAX_CACHED_PATH_LENGTH && byRawPath.size() < maxRoutes * 4) {
             byRawPath.putIfAbsent(path, r);
         }
         return r;
     }
 
-    private Route add(String key) {
+    private Route hold(String key) {
+        Route held = candidates.compute(key, (k, c) -> {
+            if (c == null) {
+                if (routes.containsKey(k)) {
+                    return null; // joined the table since route() looked
+                }
+                c = new Route(k);
+            }
+            c.holders++;
+            return c;
+        });
+        return held != null ? held : routes.get(key);
+    }
+
+    /**
+     * A request given {@code route} by {@link #route} has ended, {@code served} or not (see
+     * {@link RequestClassifier#end} for which statuses are served). Returns the route its CPU sample and meters go
+     * to: a route in the table stays itself, served or not; a candidate joins the table when its request was served
+     * and it fits (if its key joined meanwhile, the table's route is returned), or {@code other} when it does not fit
+     * (counted in {@link #overflowCount}); a candidate whose request was not served gives {@code other}, and is
+     * dropped once none of its requests is in flight.
+     */
+    public Route end(Route route, boolean served) {
+        if (route == other) {
+            if (served) {
+                overflow.increment();
+            }
+            return other;
+        }
+        if (route.inTable()) { // every known route: one volatile read
+            return route;
+        }
+        Route[] into = {other};
+        candidates.compute(route.key(), (k, c) -> {
+            if (route.inTable()) { // another of its requests was served since
+                into[0] = route;
+                return c;
+            }
+            if (c != route) { // a dropped candidate: only a request ended twice gets here; leave the map alone
+                into[0] = routes.getOrDefault(k, other);
+                return c;
+            }
+            route.holders--;
+            if (served) {
+                int n = reserve();
+                if (n >= 0) {
+                    route.join(n < maxPages ? k : MeterNames.PAGE_OTHER);
+                    routes.put(k, route);
+                    into[0] = route;
+                    return null; // in the table now, no longer a candidate
+                }
+                overflow.increment();
+            }
+            return route.holders > 0 ? route : null;
+        });
+        return into[0];
+    }
+
+    /** Takes a slot in the table: its index, or -1 when the table is full. */
+    private int reserve() {
         while (true) {
             int n = size.get();
             if (n >= maxRoutes) {
-                overflow.increment();
-                return other;
+                return -1;
             }
             if (size.compareAndSet(n, n + 1)) {
-                Route fresh = new Route(key, n < maxPages ? key : MeterNames.PAGE_OTHER);
-                Route existing = routes.putIfAbsent(key, fresh);
-                if (existing != null) {
-                    size.decrementAndGet();
-                    return existing;
-                }
-                return fresh;
+                return n;
             }
         }
     }
@@ -125,7 +201,7 @@ public final class RouteTable {
         return path.substring(from, to);
     }
 
-    /** Routes in the table (the shared {@code other} route not counted). */
+    /** Routes in the table (neither candidates nor the shared {@code other} route counted). */
     public int size() {
         return size.get();
     }
@@ -135,7 +211,12 @@ public final class RouteTable {
         return byRawPath.size();
     }
 
-    /** Requests whose new route did not fit. */
+    /** Candidates held by requests in flight (at most one per such request). */
+    public int candidates() {
+        return candidates.size();
+    }
+
+    /** Served requests whose route was not in the table and did not fit: the table was full. */
     public long overflowCount() {
         return overflow.sum();
     }

@@ -4,6 +4,8 @@
  * a cold JVM's slow first requests make a cheap route heavy only if all of them are slow; then an EWMA with
  * hysteresis), then the default class. Paths are normalised into a bounded
  * {@link io.fairslice.middleware.classify.RouteTable}, so neither memory nor metric series grow with the number of
- * distinct URLs a client sends.
+ * distinct URLs a client sends. A path joins the table only once a request on it has been served (status below
+ * 400): until then its requests in flight share a candidate route that learns like any other, so a scan of URLs
+ * that answer 404 takes no route or page tag from the real pages reached later.
  */
 package io.fairslice.middleware.classify;

@@ -106,9 +106,9 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .register(registry));
         }
         add(Gauge.builder(CLASSIFY_ROUTES, classifier, k -> k.routes().size()).tags(this.application)
-                .description("routes in the bounded route table").register(registry));
+                .description("routes in the bounded route table: paths served at least once").register(registry));
         add(FunctionCounter.builder(CLASSIFY_ROUTES_OVERFLOW, classifier, k -> k.routes().overflowCount())
-                .tags(this.application).description("requests whose route did not fit in the full table")
+                .tags(this.application).description("served requests whose new route did not fit in the full table")
                 .register(registry));
     }
 

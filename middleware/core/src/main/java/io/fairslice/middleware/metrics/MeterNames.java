@@ -139,11 +139,15 @@ public final class MeterNames {
      */
     public static final String REQUESTS_MOVED = "fairslice.requests.moved";
 
-    /** Gauge: routes in the bounded route table. Prometheus: {@code fairslice_classify_routes}. */
+    /**
+     * Gauge: routes in the bounded route table (paths served at least once; see {@code RouteTable}). Prometheus:
+     * {@code fairslice_classify_routes}.
+     */
     public static final String CLASSIFY_ROUTES = "fairslice.classify.routes";
 
     /**
-     * Counter: requests whose route did not fit in the full route table (they share the {@code other} route).
+     * Counter: served requests (status below 400) whose path was not in the full route table, so could not join it
+     * (they share the {@code other} route); requests on unknown paths that were not served do not count.
      * Prometheus: {@code fairslice_classify_routes_overflow_total}.
      */
     public static final String CLASSIFY_ROUTES_OVERFLOW = "fairslice.classify.routes.overflow";

@@ -98,16 +98,16 @@ class RequestClassifierTest {
     }
 
     /**
-     * Paths beyond routes.max share the route other (a scan of 404 URLs can fill the table): one expensive page among
-     * them must not make every page that did not fit heavy.
+     * Served paths beyond routes.max share the route other: one expensive page among them must not make every page
+     * that did not fit heavy.
      */
     @Test
     void shouldNotLearnOnTheSharedOtherRoute() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3", "routes.max", "2",
                 "routes.max-pages", "2"));
         RequestClassifier k = new RequestClassifier(c);
-        k.route("/scan/a.php");
-        k.route("/scan/b.php");
+        k.end(k.route("/a"), 200);
+        k.end(k.route("/b"), 200);
         Route reports = k.route("/reports/export");
         assertThat(reports).isSameAs(k.routes().other());
         for (int i = 0; i < 10; i++) {
@@ -115,6 +115,54 @@ class RequestClassifierTest {
         }
         assertThat(classify(c, k, "/home", "GET", NO_HEADERS)).as("another page beyond the table").isEqualTo(0);
         assertThat(k.watch(c, reports, 0, 0, 0, cls -> { })).as("nothing to watch on other").isNull();
+    }
+
+    /**
+     * A scan of 10 000 URLs that answer 404 before an expensive page is first reached, each request run as the filter
+     * runs it (route, end with its status, learn on the route it ended on): the page still learns heavy.
+     */
+    @Test
+    void shouldLearnAPageFirstReachedAfterTenThousandNotFoundUrls() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3"));
+        RequestClassifier k = new RequestClassifier(c);
+        for (int i = 0; i < 10_000; i++) {
+            Route r = k.route("/scan/p" + i + "x.php");
+            k.learn(c, k.end(r, 404), 50 * MS);
+        }
+        assertThat(k.routes().size()).isZero();
+        assertThat(k.reclassifiedInto(1)).as("nothing learnt from the scan").isZero();
+        for (int i = 0; i < 3; i++) {
+            Route r = k.route("/reports/yearly");
+            assertThat(k.routeClass(c, r)).as("request %d", i + 1).isZero();
+            k.learn(c, k.end(r, 200), 50 * MS);
+        }
+        Route report = k.route("/reports/yearly");
+        assertThat(report).isNotSameAs(k.routes().other());
+        assertThat(report.heavy()).isTrue();
+        assertThat(report.page()).isEqualTo("/reports/yearly");
+        assertThat(k.routeClass(c, report)).isEqualTo(1);
+        assertThat(k.routes().size()).isEqualTo(1);
+        k.end(report, 200);
+        assertThat(k.routes().candidates()).isZero();
+    }
+
+    @ParameterizedTest(name = "status {0}")
+    @ValueSource(ints = {200, 204, 301, 302, 303, 304})
+    void shouldLetAPathJoinTheTableWhenItsRequestIsServed(int status) {
+        RequestClassifier k = new RequestClassifier(FairsliceConfig.parse(Map.of()));
+        Route r = k.route("/page");
+        assertThat(k.end(r, status)).isSameAs(r);
+        assertThat(k.routes().size()).isEqualTo(1);
+    }
+
+    @ParameterizedTest(name = "status {0}")
+    @ValueSource(ints = {400, 401, 403, 404, 405, 410, 429, 500, 502, 503})
+    void shouldNotLetAPathJoinTheTableWhenItsRequestIsNotServed(int status) {
+        RequestClassifier k = new RequestClassifier(FairsliceConfig.parse(Map.of()));
+        Route r = k.route("/page");
+        assertThat(k.end(r, status)).isSameAs(k.routes().other());
+        assertThat(k.routes().size()).isZero();
+        assertThat(k.routes().candidates()).isZero();
     }
 
     @ParameterizedTest(name = "{0} cold requests")
@@ -248,6 +296,50 @@ class RequestClassifierTest {
         assertThat(r.expectedCpuNanos()).as("the cheapest finished request, as the first decision will take it")
                 .isEqualTo(90 * MS);
         assertThat(r.heavy()).isTrue();
+    }
+
+    /**
+     * The first requests of a new page, in flight at once, share its candidate route: their CPU so far makes it heavy
+     * before any has ended (and moves them), and it joins the table as the first is served, heavy, with them.
+     */
+    @Test
+    void shouldMakeANewPagesCandidateHeavyWhileItsFirstRequestsRunAndKeepThatAsItJoins() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        long t0 = 1_000 * MS;
+        List<Route> held = new java.util.ArrayList<>();
+        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        List<Integer> moved = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Route r = k.route("/export/" + i);
+            held.add(r);
+            Thread t = new Thread(() -> { });
+            clocks.cpu.put(t, 0L);
+            ws.add(k.watch(c, r, t, k.routeClass(c, r), 0, t0, moved::add));
+        }
+        assertThat(held).as("one candidate for the page's requests in flight").containsOnly(held.get(0));
+        assertThat(k.routes().size()).isZero();
+        ws.forEach(w -> clocks.cpu.put(w.thread, 6 * MS));
+        k.check(c, t0 + 10 * MS);
+        Route candidate = held.get(0);
+        assertThat(candidate.heavy()).as("three running requests past 5 ms").isTrue();
+        assertThat(moved).as("its requests in flight moved to heavy").containsExactly(1, 1, 1);
+        assertThat(k.routes().size()).as("not in the table before one is served").isZero();
+
+        k.unwatch(ws.get(0));
+        Route joined = k.end(held.get(0), 200);
+        k.learn(c, joined, 50 * MS);
+        assertThat(joined).as("the candidate itself joins").isSameAs(candidate);
+        assertThat(k.routes().size()).isEqualTo(1);
+        assertThat(k.routeClass(c, k.route("/export/9"))).as("a later request of the page").isEqualTo(1);
+        for (int i = 1; i < 3; i++) {
+            k.unwatch(ws.get(i));
+            k.learn(c, k.end(held.get(i), 200), 50 * MS);
+        }
+        assertThat(candidate.decided()).isTrue();
+        assertThat(candidate.heavy()).isTrue();
+        assertThat(k.routes().candidates()).isZero();
     }
 
     @Test
@@ -473,7 +565,7 @@ class RequestClassifierTest {
             @ForAll @IntRange(min = 0, max = 4) int alphaTenths) {
         double alpha = 0.2 + alphaTenths * 0.2;
         long heavyAbove = 5 * MS;
-        Route r = new Route("/p", "/p");
+        Route r = new Route("/p");
         for (int i = 0; i < cpuNanos.size() - 1; i++) {
             assertThat(r.record(cpuNanos.get(i), alpha, cpuNanos.size(), heavyAbove, 2 * MS)).isZero();
         }

@@ -2,8 +2,17 @@ package io.fairslice.middleware.classify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class RouteTableTest {
@@ -19,27 +28,173 @@ class RouteTableTest {
         assertThat(RouteTable.normalise("//a//b/")).isEqualTo("/a/b");
     }
 
+    /** A request on {@code path} that ends with {@code served}, as the filter runs it: the route it is counted on. */
+    private static Route request(RouteTable table, String path, boolean served) {
+        return table.end(table.route(path), served);
+    }
+
     @Test
-    void shouldStayBoundedUnderAHundredThousandDistinctUrls() {
+    void shouldStayBoundedUnderAHundredThousandDistinctServedUrls() {
         RouteTable table = new RouteTable(1000, 50);
         Set<String> pages = new HashSet<>();
-        Set<Route> routes = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Route> routes = Collections.newSetFromMap(new IdentityHashMap<>());
         for (int i = 0; i < 100_000; i++) {
-            Route r = table.route("/attack/p" + Integer.toString(i, 36) + "x/q");
+            Route r = request(table, "/attack/p" + Integer.toString(i, 36) + "x/q", true);
             pages.add(r.page());
             routes.add(r);
         }
         assertThat(table.size()).isEqualTo(1000);
         assertThat(routes).as("distinct route objects").hasSize(1001);
         assertThat(pages).as("distinct page tag values").hasSize(51).contains("other");
-        assertThat(table.overflowCount()).isEqualTo(99_000);
+        assertThat(table.overflowCount()).as("served requests that did not fit").isEqualTo(99_000);
+        assertThat(table.candidates()).isZero();
         assertThat(table.route("/attack/fresh-one")).isSameAs(table.other());
     }
 
+    /**
+     * A vulnerability scan (thousands of distinct URLs that answer 404) before a real page is first reached: the page
+     * still gets a route of its own and its own page tag, and the scan leaves nothing behind.
+     */
     @Test
-    void shouldReturnTheSameRouteForTheSamePath() {
+    void shouldGiveAPageFirstReachedAfterTenThousandNotFoundUrlsItsOwnRouteAndPageTag() {
+        RouteTable table = new RouteTable(1000, 50);
+        for (int i = 0; i < 10_000; i++) {
+            Route r = request(table, "/scan/p" + i + "x.php", false);
+            assertThat(r).as("a path never served is counted as other").isSameAs(table.other());
+        }
+        assertThat(table.size()).as("routes taken by the scan").isZero();
+        assertThat(table.candidates()).as("candidates left by the scan").isZero();
+        assertThat(table.cachedPaths()).as("raw paths cached for the scan").isZero();
+        assertThat(table.overflowCount()).as("no served route was refused").isZero();
+
+        Route report = table.route("/reports/yearly");
+        assertThat(report).isNotSameAs(table.other());
+        assertThat(table.end(report, true)).as("the candidate itself joins").isSameAs(report);
+        assertThat(table.size()).isEqualTo(1);
+        assertThat(report.page()).isEqualTo("/reports/yearly");
+        assertThat(table.route("/reports/yearly")).as("known now").isSameAs(report);
+        assertThat(table.cachedPaths()).isEqualTo(1);
+        assertThat(table.end(report, false)).as("a known route stays itself, served or not").isSameAs(report);
+    }
+
+    @Test
+    void shouldGiveThePageTagsToTheFirstPagesServedNotTheFirstPathsSeen() {
+        RouteTable table = new RouteTable(10, 2);
+        Route first = table.route("/first");
+        Route second = table.route("/second");
+        Route third = table.route("/third");
+        assertThat(first.page()).as("a candidate is tagged other").isEqualTo("other");
+        table.end(third, true);
+        table.end(first, false);
+        table.end(second, true);
+        assertThat(List.of(third.page(), second.page())).containsExactly("/third", "/second");
+        Route late = request(table, "/first", true);
+        assertThat(late).isNotSameAs(first).isNotSameAs(table.other());
+        assertThat(late.page()).as("the third page served, beyond routes.max-pages").isEqualTo("other");
+        assertThat(table.size()).isEqualTo(3);
+    }
+
+    @Test
+    void shouldShareOneCandidateAmongTheRequestsOfANewPageInFlight() {
         RouteTable table = new RouteTable(10, 10);
-        assertThat(table.route("/orders/1")).isSameAs(table.route("/orders/2")).isSameAs(table.route("/orders/1"));
+        Route a = table.route("/new/1");
+        Route b = table.route("/new/2");
+        assertThat(b).as("same key, one candidate").isSameAs(a);
+        assertThat(table.candidates()).isEqualTo(1);
+        assertThat(table.size()).isZero();
+        assertThat(table.end(a, false)).isSameAs(table.other());
+        assertThat(table.candidates()).as("still held by the other request").isEqualTo(1);
+        assertThat(table.route("/new/3")).as("a later request joins the candidate still held").isSameAs(a);
+        assertThat(table.end(b, true)).isSameAs(a);
+        assertThat(table.route("/new/4")).isSameAs(a);
+        assertThat(table.end(a, false)).as("the third request ended after its route joined").isSameAs(a);
+        assertThat(table.candidates()).isZero();
+        assertThat(table.size()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldStartAFreshCandidateOnceEveryRequestOfTheOldOneEndedUnserved() {
+        RouteTable table = new RouteTable(10, 10);
+        Route a = table.route("/broken");
+        a.record(50_000_000L, 0.2, 10, 5_000_000L, 2_000_000L);
+        table.end(a, false);
+        assertThat(table.candidates()).isZero();
+        Route b = table.route("/broken");
+        assertThat(b).as("nothing kept from requests that were not served").isNotSameAs(a);
+        assertThat(b.samples()).isZero();
+    }
+
+    @Test
+    void shouldKeepWhatACandidateLearntWhenItJoins() {
+        RouteTable table = new RouteTable(10, 10);
+        Route a = table.route("/report");
+        Route b = table.route("/report");
+        for (int i = 0; i < 3; i++) {
+            a.record(50_000_000L, 0.2, 3, 5_000_000L, 2_000_000L);
+        }
+        assertThat(a.heavy()).isTrue();
+        assertThat(table.end(b, true)).isSameAs(a);
+        assertThat(table.route("/report").heavy()).as("the table's route is the candidate, heavy").isTrue();
+        table.end(a, true);
+    }
+
+    @Test
+    void shouldCountOnlyServedRequestsThatDidNotFitAsOverflow() {
+        RouteTable table = new RouteTable(2, 2);
+        Route pending = table.route("/pending");
+        request(table, "/a", true);
+        request(table, "/b", true);
+        assertThat(request(table, "/c", false)).isSameAs(table.other());
+        assertThat(table.overflowCount()).as("a 404 beyond the full table").isZero();
+        assertThat(request(table, "/c", true)).isSameAs(table.other());
+        assertThat(table.overflowCount()).isEqualTo(1);
+        assertThat(table.end(pending, true)).as("a candidate that no longer fits").isSameAs(table.other());
+        assertThat(table.overflowCount()).isEqualTo(2);
+        assertThat(table.candidates()).isZero();
+        assertThat(table.size()).isEqualTo(2);
+    }
+
+    /** Two first requests of one new page, on two threads at once, many times over: one route per page. */
+    @Test
+    void shouldEndConcurrentFirstRequestsOfANewPageWithOneRoute() throws Exception {
+        RouteTable table = new RouteTable(100_000, 50);
+        int pages = 10_000;
+        CyclicBarrier start = new CyclicBarrier(2);
+        Route[][] ended = new Route[2][pages];
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            List<Future<?>> both = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                int thread = t;
+                both.add(pool.submit(() -> {
+                    for (int i = 0; i < pages; i++) {
+                        start.await();
+                        // one of the pair served in every fourth page only: then it alone may make the route
+                        boolean served = i % 4 != 0 || thread == 0;
+                        ended[thread][i] = request(table, "/p" + i + "x/" + thread, served);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : both) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        for (int i = 0; i < pages; i++) {
+            Route served = ended[0][i];
+            assertThat(served).isNotSameAs(table.other());
+            if (i % 4 != 0) {
+                assertThat(ended[1][i]).as("page %d", i).isSameAs(served);
+            } else {
+                assertThat(ended[1][i]).as("page %d", i).isIn(served, table.other());
+            }
+            assertThat(table.route("/p" + i + "x/7")).isSameAs(served);
+        }
+        assertThat(table.size()).isEqualTo(pages);
+        assertThat(table.candidates()).isZero();
+        assertThat(table.overflowCount()).isZero();
     }
 
     @Test
