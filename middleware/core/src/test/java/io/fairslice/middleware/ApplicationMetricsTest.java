@@ -8,6 +8,8 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletContext;
@@ -19,6 +21,7 @@ import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -107,6 +110,55 @@ class ApplicationMetricsTest {
                 .as("the root application served nothing").isEmpty();
         assertThat(registry.getMeters()).as("every meter names its application (the root context as /)")
                 .allSatisfy(m -> assertThat(m.getId().getTag(MeterNames.TAG_APPLICATION)).isIn("/shop", "/"));
+    }
+
+    /**
+     * A page's series are those of the classes it ran in: every page registered a latency histogram (some 77 series)
+     * per class and outcome as its first request ended, about 620 series per page and 31 000 at routes.max-pages 50,
+     * most of them zero for ever (a page runs in one class). Admission control's 503s are left out of the latency
+     * rules, so their timer has no buckets.
+     */
+    @Test
+    void shouldRegisterAPagesMetersForTheClassesItRanInOnly() throws Exception {
+        FairsliceFilter shop = start("/shop", "share");
+        serve(shop, "/cart");
+        serve(shop, "/cart");
+
+        Collection<Timer> timers = registry.find(MeterNames.REQUESTS).tags(MeterNames.TAG_APPLICATION, "/shop",
+                MeterNames.TAG_PAGE, "/cart").timers();
+        assertThat(timers).as("light's timers, one per outcome").hasSize(MeterNames.OUTCOMES.size())
+                .allSatisfy(t -> assertThat(t.getId().getTag(MeterNames.TAG_CLASS)).isEqualTo("light"));
+        assertThat(registry.find(MeterNames.REQUESTS_CPU).tag(MeterNames.TAG_PAGE, "/cart").counters())
+                .extracting(c -> c.getId().getTag(MeterNames.TAG_CLASS)).containsExactly("light");
+
+        // as Prometheus scrapes them, from both registries (the embedded server's and a legacy simpleclient one)
+        io.micrometer.prometheusmetrics.PrometheusMeterRegistry current =
+                new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(
+                        io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+        PrometheusMeterRegistry legacy = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        assertPageSeries(current, "/admin", current::scrape);
+        assertPageSeries(legacy, "/legacy", legacy::scrape);
+    }
+
+    /**
+     * A page served once in one class: 3 latency histograms (success, client and server errors: buckets, count, sum,
+     * max) and the 503s' timer with one bucket (count, sum, max, 60 s and +Inf), and its CPU counter.
+     */
+    private void assertPageSeries(MeterRegistry prometheus, String application,
+                                  java.util.function.Supplier<String> scrape) throws Exception {
+        FairsliceFilter filter = new FairsliceFilter();
+        filter.init(filterConfig(application, Map.of("policy", "share", "jmx", "false"), prometheus));
+        others.add(filter);
+        serve(filter, "/users");
+        List<String> series = scrape.get().lines().filter(l -> !l.startsWith("#"))
+                .filter(l -> l.contains("page=\"/users\"")).toList();
+        long buckets = series.stream().filter(l -> l.startsWith("fairslice_requests_seconds_bucket")
+                && !l.contains("outcome=\"rejected\"")).count();
+        assertThat(series.stream().filter(l -> l.startsWith("fairslice_requests_seconds_bucket")
+                && l.contains("outcome=\"rejected\""))).as("buckets of the 503s' timer").hasSize(2);
+        assertThat(series).as("series of a page served in one class: 3 histograms of %d buckets each, 3 x 3 and 5 "
+                + "for the 503s' timer, its CPU counter", buckets / 3).hasSize((int) buckets + 9 + 5 + 1);
+        assertThat(series.size()).as("a page's series in one class").isLessThan(250);
     }
 
     @Test

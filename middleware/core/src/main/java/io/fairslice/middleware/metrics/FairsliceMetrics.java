@@ -125,11 +125,10 @@ public final class FairsliceMetrics implements AutoCloseable {
 
     /** Records a finished request: its latency under {@code outcome} and its CPU time. */
     public void request(Route route, int classIndex, int outcome, long durationNanos, long cpuNanos) {
-        Object[] m = meters(route);
-        int base = classIndex * (CPU_SLOT + 1);
-        ((Timer) m[base + outcome]).record(durationNanos, TimeUnit.NANOSECONDS);
+        Object[] m = meters(route, classIndex);
+        ((Timer) m[outcome]).record(durationNanos, TimeUnit.NANOSECONDS);
         if (cpuNanos > 0) {
-            ((Counter) m[base + CPU_SLOT]).increment(cpuNanos / 1e9);
+            ((Counter) m[CPU_SLOT]).increment(cpuNanos / 1e9);
         }
     }
 
@@ -138,33 +137,49 @@ public final class FairsliceMetrics implements AutoCloseable {
         retryAfter[classIndex].record(seconds);
     }
 
-    private Object[] meters(Route route) {
-        Object[] m = route.meters;
-        if (m != null) {
-            return m;
+    /**
+     * The meters of a page in one class (a timer per outcome, then the CPU counter), registered as the page's first
+     * request of that class ends: a page is served in one class, or two when it moves, and meters of the classes it
+     * never ran in would be series that stay zero (each latency histogram is some 77 series). {@code route.meters}
+     * holds them by class index, replaced whole under the route's lock, so that a reader sees each entry complete.
+     */
+    private Object[] meters(Route route, int classIndex) {
+        Object[] byClass = route.meters;
+        if (byClass != null && byClass[classIndex] != null) {
+            return (Object[]) byClass[classIndex];
         }
         synchronized (route) {
-            if (route.meters == null) {
-                Object[] fresh = new Object[classNames.size() * (CPU_SLOT + 1)];
-                for (int c = 0; c < classNames.size(); c++) {
-                    int base = c * (CPU_SLOT + 1);
-                    for (int o = 0; o < OUTCOMES.size(); o++) {
-                        fresh[base + o] = add(Timer.builder(REQUESTS).tags(application)
-                                .tag(TAG_CLASS, classNames.get(c))
-                                .tag(TAG_PAGE, route.page()).tag(TAG_OUTCOME, OUTCOMES.get(o))
-                                .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-                                .maximumExpectedValue(Duration.ofSeconds(60))
-                                .description("time from filter entry to completion, queueing and parking included")
-                                .register(registry));
-                    }
-                    fresh[base + CPU_SLOT] = add(Counter.builder(REQUESTS_CPU).tags(application)
-                            .tag(TAG_CLASS, classNames.get(c))
-                            .tag(TAG_PAGE, route.page()).baseUnit("seconds")
-                            .description("CPU time of the serving threads").register(registry));
-                }
-                route.meters = fresh;
+            byClass = route.meters;
+            if (byClass == null) {
+                byClass = new Object[classNames.size()];
+            } else if (byClass[classIndex] != null) {
+                return (Object[]) byClass[classIndex];
+            } else {
+                byClass = byClass.clone();
             }
-            return route.meters;
+            Object[] fresh = new Object[CPU_SLOT + 1];
+            String cls = classNames.get(classIndex);
+            for (int o = 0; o < OUTCOMES.size(); o++) {
+                Timer.Builder timer = Timer.builder(REQUESTS).tags(application).tag(TAG_CLASS, cls)
+                        .tag(TAG_PAGE, route.page()).tag(TAG_OUTCOME, OUTCOMES.get(o))
+                        .description("time from filter entry to completion, queueing and parking included");
+                if (OUTCOME_REJECTED.equals(OUTCOMES.get(o))) {
+                    // the latency rules leave admission control's 503s out, so their buckets would be unread series;
+                    // one bucket keeps the timer a histogram (one name is one metric type in Prometheus's format,
+                    // and its 1.x client fails the whole scrape when a timer without buckets shares the name)
+                    timer.serviceLevelObjectives(Duration.ofSeconds(60));
+                } else {
+                    timer.publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                            .maximumExpectedValue(Duration.ofSeconds(60));
+                }
+                fresh[o] = add(timer.register(registry));
+            }
+            fresh[CPU_SLOT] = add(Counter.builder(REQUESTS_CPU).tags(application).tag(TAG_CLASS, cls)
+                    .tag(TAG_PAGE, route.page()).baseUnit("seconds")
+                    .description("CPU time of the serving threads").register(registry));
+            byClass[classIndex] = fresh;
+            route.meters = byClass;
+            return fresh;
         }
     }
 
