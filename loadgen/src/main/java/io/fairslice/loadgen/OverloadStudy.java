@@ -1,16 +1,19 @@
 package io.fairslice.loadgen;
 
+import static io.gatling.javaapi.core.CoreDsl.atOnceUsers;
 import static io.gatling.javaapi.core.CoreDsl.exec;
 import static io.gatling.javaapi.core.CoreDsl.pause;
-import static io.gatling.javaapi.core.CoreDsl.atOnceUsers;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
+import static io.gatling.javaapi.http.HttpDsl.header;
 import static io.gatling.javaapi.http.HttpDsl.http;
 
 import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.PopulationBuilder;
 import io.gatling.javaapi.core.ScenarioBuilder;
+import io.gatling.javaapi.core.Session;
 import io.gatling.javaapi.core.Simulation;
 import io.gatling.javaapi.http.HttpProtocolBuilder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,12 +23,27 @@ import java.util.List;
  * client threads. Every population is started at once and loops for warm-up + duration, so the number of
  * clients stays constant: a slow server slows the clients down instead of piling up arrivals.
  *
+ * <p>A request the server sheds (503, 429) stays a failed request in Gatling's log, with Gatling's own status
+ * message ({@code ... but actually found 503}, which the study harness counts as rejected), and the user then waits
+ * what the answer's Retry-After asks ({@link RejectionPause}) before its next request, instead of its think time:
+ * retrying at once would make a shedding server's clients a hot loop of cheap rejections.
+ *
  * <pre>./mvnw -pl loadgen gatling:test -Dgatling.simulationClass=io.fairslice.loadgen.OverloadStudy \
  *     -DbaseUrl=http://127.0.0.1:8080 -DheavyUsers=40 -Dduration=30s</pre>
  */
 public class OverloadStudy extends Simulation {
 
+    /**
+     * Session attributes: a shed request's Retry-After ("" when it had none), when the user's loop ends, and the pause
+     * after a rejection with whether it reaches that end.
+     */
+    private static final String RETRY_AFTER = "fairslice.retryAfter";
+    private static final String END_MILLIS = "fairslice.endMillis";
+    private static final String PAUSE_MILLIS = "fairslice.pauseMillis";
+    private static final String PAUSE_TO_END = "fairslice.pauseToEnd";
+
     private final StudyParameters parameters = StudyParameters.fromSystemProperties();
+    private final RejectionPause rejectionPause = parameters.rejectionPause();
 
     public OverloadStudy() {
         // one connection pool for all users, kept alive: the study's clients reused their connections
@@ -47,11 +65,34 @@ public class OverloadStudy extends Simulation {
     }
 
     private ChainBuilder request(String name, String path) {
-        ChainBuilder chain = exec(http(name).get(path).requestTimeout(parameters.requestTimeout()));
-        return parameters.thinkTime().isZero() ? chain : chain.exec(pause(parameters.thinkTime()));
+        // no status check of our own: Gatling's default one keeps a 503 failed, with the message the harness reads;
+        // the header check only runs on a rejection, and saves "" when there is no Retry-After
+        ChainBuilder chain = exec(http(name).get(path).requestTimeout(parameters.requestTimeout())
+                .checkIf((response, session) -> RejectionPause.isRejection(response.status().code()))
+                .then(header("Retry-After").withDefault("").saveAs(RETRY_AFTER)));
+        ChainBuilder afterRejection = exec(this::planRejectionPause)
+                .pause(session -> Duration.ofMillis(session.getLong(PAUSE_MILLIS)))
+                // a pause that lasts to the user's end: stop rather than send one more request as the loop closes
+                .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
+        ChainBuilder afterAnswer = parameters.thinkTime().isZero() ? null : pause(parameters.thinkTime());
+        return afterAnswer == null
+                ? chain.doIf(session -> session.contains(RETRY_AFTER)).then(afterRejection)
+                : chain.doIfOrElse(session -> session.contains(RETRY_AFTER)).then(afterRejection).orElse(afterAnswer);
+    }
+
+    private Session planRejectionPause(Session session) {
+        long now = System.currentTimeMillis();
+        String retryAfter = session.getString(RETRY_AFTER);
+        Duration left = Duration.ofMillis(session.getLong(END_MILLIS) - now);
+        Duration pause = rejectionPause.after(retryAfter == null || retryAfter.isEmpty() ? null : retryAfter, now,
+                left);
+        return session.remove(RETRY_AFTER).set(PAUSE_MILLIS, pause.toMillis())
+                .set(PAUSE_TO_END, pause.compareTo(left) >= 0);
     }
 
     private ScenarioBuilder closedLoop(String name, List<ChainBuilder> steps) {
-        return scenario(name).during(parameters.total()).on(exec(steps));
+        return scenario(name)
+                .exec(session -> session.set(END_MILLIS, System.currentTimeMillis() + parameters.total().toMillis()))
+                .during(parameters.total()).on(exec(steps));
     }
 }

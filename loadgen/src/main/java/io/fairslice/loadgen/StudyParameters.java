@@ -7,17 +7,20 @@ import java.util.function.UnaryOperator;
 /**
  * Parameters of {@link OverloadStudy}, the study's closed model: {@code lightUsers} clients loop on the light
  * page(s) and {@code heavyUsers} on the heavy page, each sending its next request as soon as the previous one is
- * answered (plus {@code thinkTime}). Every user runs for {@code warmUp + duration}; the harness measures only the
- * {@code duration} part, the Gatling report shows both.
+ * answered (plus {@code thinkTime}). A request the server sheds (503 or 429) is followed instead by the pause its
+ * {@code Retry-After} asks for ({@link RejectionPause}): {@code retryAfterDefault} when it has none or an invalid
+ * one, at most {@code retryAfterMax}, never past the user's end. Every user runs for {@code warmUp + duration}; the
+ * harness measures only the {@code duration} part, the Gatling report shows both.
  *
  * <p>System properties (all optional): {@code baseUrl} (default http://127.0.0.1:8080), {@code lightUsers}
  * (30), {@code heavyUsers} (10), {@code lightPaths} (/light; "/light,/light2" is the study's two-light-page
  * variant: each light user alternates between them), {@code heavyPath} (/heavy), {@code warmUp} (5s),
- * {@code duration} (30s), {@code thinkTime} (0ms), {@code requestTimeout} (60s).
+ * {@code duration} (30s), {@code thinkTime} (0ms), {@code requestTimeout} (60s), {@code retryAfterDefault} (1s),
+ * {@code retryAfterMax} (60s; 0s retries a shed request at once, as the study's clients did before 2026-11-27).
  */
 public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, List<String> lightPaths,
                               String heavyPath, Duration warmUp, Duration duration, Duration thinkTime,
-                              Duration requestTimeout) {
+                              Duration requestTimeout, Duration retryAfterDefault, Duration retryAfterMax) {
 
     public static final String DEFAULT_BASE_URL = "http://127.0.0.1:8080";
     public static final int DEFAULT_LIGHT_USERS = 30;
@@ -27,6 +30,13 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
     public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(5);
     public static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * The pause after a shed request whose answer has no valid Retry-After: the shortest a Retry-After in seconds
+     * can ask for (Netflix's limiter answers 429 without one).
+     */
+    public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
+    /** The longest pause after a shed request, whatever it asks: fairslice's own cap (retry-after.max). */
+    public static final Duration DEFAULT_RETRY_AFTER_MAX = Duration.ofSeconds(60);
     /** The shortest {@code duration} a run accepts. */
     public static final Duration MIN_DURATION = Duration.ofSeconds(1);
 
@@ -56,7 +66,14 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
                 p.duration("warmUp", DEFAULT_WARM_UP, Duration.ZERO, Duration.ofHours(1)),
                 p.duration("duration", DEFAULT_DURATION, MIN_DURATION, Duration.ofHours(24)),
                 p.duration("thinkTime", Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10)),
-                p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30)));
+                p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30)),
+                p.duration("retryAfterDefault", DEFAULT_RETRY_AFTER, Duration.ZERO, Duration.ofHours(1)),
+                p.duration("retryAfterMax", DEFAULT_RETRY_AFTER_MAX, Duration.ZERO, Duration.ofHours(1)));
+    }
+
+    /** How a user waits after a shed request. */
+    public RejectionPause rejectionPause() {
+        return new RejectionPause(retryAfterDefault, retryAfterMax);
     }
 
     /** How long every user keeps sending: the warm-up plus the measured part. */

@@ -4,6 +4,7 @@
  * (open model with a heavy burst). Parameters are system properties, validated before any request is sent. The
  * simulations run offline (gatling.conf: analytics and warm-up off; the version check is pointed at a dead proxy by
  * whoever forks the JVM) and name every request {@code class:path} so the harness can tell light from heavy in
- * simulation.log.
+ * simulation.log. A closed-model user whose request the server sheds (503, 429) waits what its Retry-After asks
+ * ({@link io.fairslice.loadgen.RejectionPause}) instead of retrying at once; the request stays a failed one in the log.
  */
 package io.fairslice.loadgen;

@@ -21,6 +21,8 @@ class ParametersTest {
         assertThat(p.heavyPath()).isEqualTo("/heavy");
         assertThat(p.total()).isEqualTo(Duration.ofSeconds(35));
         assertThat(p.thinkTime()).isZero();
+        assertThat(p.retryAfterDefault()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(p.retryAfterMax()).isEqualTo(Duration.ofSeconds(60));
     }
 
     @Test
@@ -44,6 +46,27 @@ class ParametersTest {
         assertThat(p.duration()).isEqualTo(Duration.ofSeconds(90));
         assertThat(p.thinkTime()).isEqualTo(Duration.ofMillis(250));
         assertThat(p.requestTimeout()).isEqualTo(Duration.ofMinutes(2));
+    }
+
+    @Test
+    void shouldReadTheRetryAfterBounds() {
+        StudyParameters p = StudyParameters.from(Map.of("retryAfterDefault", "500ms", "retryAfterMax", "0s")::get);
+
+        assertThat(p.retryAfterDefault()).isEqualTo(Duration.ofMillis(500));
+        assertThat(p.retryAfterMax()).as("0s: retry a shed request at once").isZero();
+        assertThat(p.rejectionPause()).isEqualTo(new RejectionPause(Duration.ofMillis(500), Duration.ZERO));
+    }
+
+    @Test
+    void shouldRejectARetryAfterBoundItCannotUseNamingTheParameter() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("retryAfterMax", "61m")::get))
+                .hasMessage("retryAfterMax must be between 0s and 3600s, got 61m")
+                .isInstanceOfSatisfying(ParameterException.class,
+                        e -> assertThat(e.parameter()).isEqualTo("retryAfterMax"));
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("retryAfterDefault", "-1s")::get))
+                .hasMessage("retryAfterDefault must be between 0s and 3600s, got -1s");
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("retryAfterDefault", "a while")::get))
+                .hasMessage("retryAfterDefault must be a duration such as 500ms, 30s or 2m, got 'a while'");
     }
 
     @Test

@@ -52,18 +52,24 @@ import java.util.TreeSet;
  * @param freshServer        {@code configuration}: one server JVM measures every repetition of a configuration;
  *                           {@code repetition}: every repetition starts its own server (and JIT warm-up), so that the
  *                           spread over repetitions includes how differently fresh JVMs compile the pages
+ * @param retryAfterDefault  the load generator's pause after a shed request (503, 429) whose answer has no valid
+ *                           Retry-After (the loadgen's {@code retryAfterDefault})
+ * @param retryAfterMax      the load generator's longest pause after a shed request, whatever its Retry-After asks;
+ *                           0s retries at once, as the study's clients did before 2026-11-27 (the loadgen's
+ *                           {@code retryAfterMax})
  */
 public record StudyConfig(String preset, List<Configuration> configurations, List<Integer> heavyUsers, int lightUsers,
                           String lightPaths, int repetitions, Duration warmUp, Duration measure, Duration jitWarmUp,
                           Duration jitSettle, Duration drainTimeout, int retries, String documentSize, int maxThreads,
                           List<String> serverJvmOptions, List<String> gatlingJvmOptions, String realtimeThrottle,
-                          String freshServer) {
+                          String freshServer, Duration retryAfterDefault, Duration retryAfterMax) {
 
     /** The keys a --config file may set. */
     public static final Set<String> KEYS = Set.of("configurations", "heavyUsers", "lightUsers", "lightPaths",
             "repetitions", "warmUp", "measure", "jitWarmUp", "jitSettle", "drainTimeout", "retries", "documentSize",
             "maxThreads",
-            "serverJvmOptions", "gatlingJvmOptions", "realtimeThrottle", "freshServer");
+            "serverJvmOptions", "gatlingJvmOptions", "realtimeThrottle", "freshServer", "retryAfterDefault",
+            "retryAfterMax");
 
     /** The values of {@code realtimeThrottle}. */
     public static final List<String> REALTIME_THROTTLE = List.of("off", "kernel");
@@ -106,7 +112,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 + REALTIME_THROTTLE, "'" + realtimeThrottle + "'");
         require(FRESH_SERVER.contains(freshServer), "freshServer", "must be one of " + FRESH_SERVER,
                 "'" + freshServer + "'");
-        checkLoads(heavyUsers, lightUsers, lightPaths, warmUp, measure, jitWarmUp, jitSettle);
+        checkLoads(heavyUsers, lightUsers, lightPaths, warmUp, measure, jitWarmUp, jitSettle, retryAfterDefault,
+                retryAfterMax);
     }
 
     /**
@@ -115,21 +122,23 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
      * this config's key, instead of failing every configuration after its server started.
      */
     private static void checkLoads(List<Integer> heavyUsers, int lightUsers, String lightPaths, Duration warmUp,
-                                   Duration measure, Duration jitWarmUp, Duration jitSettle) {
+                                   Duration measure, Duration jitWarmUp, Duration jitSettle, Duration retryAfterDefault,
+                                   Duration retryAfterMax) {
         int heaviest = heavyUsers.stream().mapToInt(Integer::intValue).max().orElseThrow();
         if (!jitWarmUp.isZero()) {
             checkLoad("the JIT warm-up", "jitWarmUp",
                     loadParameters(StudyParameters.DEFAULT_BASE_URL, lightUsers, lightPaths, heaviest, Duration.ZERO,
-                            jitWarmUp));
+                            jitWarmUp, retryAfterDefault, retryAfterMax));
         }
         for (int heavy : heavyUsers) {
             for (Duration step : StudyRunner.settleSteps(jitSettle)) {
                 checkLoad("a JIT settling step at H=" + heavy, "jitSettle",
                         loadParameters(StudyParameters.DEFAULT_BASE_URL, lightUsers, lightPaths, heavy, Duration.ZERO,
-                                step));
+                                step, retryAfterDefault, retryAfterMax));
             }
             checkLoad("the point H=" + heavy, "measure",
-                    loadParameters(StudyParameters.DEFAULT_BASE_URL, lightUsers, lightPaths, heavy, warmUp, measure));
+                    loadParameters(StudyParameters.DEFAULT_BASE_URL, lightUsers, lightPaths, heavy, warmUp, measure,
+                            retryAfterDefault, retryAfterMax));
         }
     }
 
@@ -154,11 +163,13 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
      * {@code heavy} heavy clients against {@code baseUrl}.
      */
     public Map<String, String> loadParameters(String baseUrl, int heavy, Duration warmUp, Duration duration) {
-        return loadParameters(baseUrl, lightUsers, lightPaths, heavy, warmUp, duration);
+        return loadParameters(baseUrl, lightUsers, lightPaths, heavy, warmUp, duration, retryAfterDefault,
+                retryAfterMax);
     }
 
     private static Map<String, String> loadParameters(String baseUrl, int lightUsers, String lightPaths, int heavy,
-                                                      Duration warmUp, Duration duration) {
+                                                      Duration warmUp, Duration duration, Duration retryAfterDefault,
+                                                      Duration retryAfterMax) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("baseUrl", baseUrl);
         p.put("lightUsers", Integer.toString(lightUsers));
@@ -166,6 +177,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         p.put("lightPaths", lightPaths);
         p.put("warmUp", warmUp.toMillis() + "ms");
         p.put("duration", duration.toMillis() + "ms");
+        p.put("retryAfterDefault", retryAfterDefault.toMillis() + "ms");
+        p.put("retryAfterMax", retryAfterMax.toMillis() + "ms");
         return p;
     }
 
@@ -190,7 +203,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 List.of(0, 40), 30, "/light", 1, Duration.ofSeconds(5), Duration.ofSeconds(12),
                 Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(15), 1, "2MB", 200,
                 DEFAULT_SERVER_JVM_OPTIONS,
-                DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration");
+                DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration", StudyParameters.DEFAULT_RETRY_AFTER,
+                StudyParameters.DEFAULT_RETRY_AFTER_MAX);
     }
 
     /**
@@ -209,7 +223,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         return new StudyConfig("full", all, List.of(0, 10, 20, 30, 40), 30, "/light", 3, Duration.ofSeconds(5),
                 Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(15), 1, "2MB",
                 200,
-                DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration");
+                DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration",
+                StudyParameters.DEFAULT_RETRY_AFTER, StudyParameters.DEFAULT_RETRY_AFTER_MAX);
     }
 
     /** Reads a properties file over this config. */
@@ -255,7 +270,9 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 values.containsKey("serverJvmOptions") ? words(values.get("serverJvmOptions")) : serverJvmOptions,
                 values.containsKey("gatlingJvmOptions") ? words(values.get("gatlingJvmOptions")) : gatlingJvmOptions,
                 values.getOrDefault("realtimeThrottle", realtimeThrottle).trim(),
-                values.getOrDefault("freshServer", freshServer).trim());
+                values.getOrDefault("freshServer", freshServer).trim(),
+                duration(values, "retryAfterDefault", retryAfterDefault),
+                duration(values, "retryAfterMax", retryAfterMax));
     }
 
     /** The number of measured points, repetitions included (without re-runs). */
@@ -299,6 +316,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         m.put("gatlingJvmOptions", String.join(" ", gatlingJvmOptions));
         m.put("realtimeThrottle", realtimeThrottle);
         m.put("freshServer", freshServer);
+        m.put("retryAfterDefault", Durations.format(retryAfterDefault));
+        m.put("retryAfterMax", Durations.format(retryAfterMax));
         return m;
     }
 

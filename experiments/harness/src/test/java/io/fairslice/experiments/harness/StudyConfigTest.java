@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -263,6 +264,29 @@ class StudyConfigTest {
                         + "be between 1s and 86400s, got 500ms)");
         assertThat(StudyConfig.quick().with(Map.of("lightPaths", "/light, /light2", "jitWarmUp", "1s",
                 "warmUp", "1h", "jitSettle", "10500ms")).lightPaths()).isEqualTo("/light, /light2");
+    }
+
+    @Test
+    void shouldPassTheRetryAfterBoundsToEveryLoadAndRecordThem() {
+        StudyConfig quick = StudyConfig.quick();
+        assertThat(quick.loadParameters("http://127.0.0.1:8080", 40, Duration.ofSeconds(5), Duration.ofSeconds(12)))
+                .containsEntry("retryAfterDefault", "1000ms").containsEntry("retryAfterMax", "60000ms");
+        assertThat(quick.describe()).containsEntry("retryAfterDefault", "1s").containsEntry("retryAfterMax", "1m");
+
+        StudyConfig hotLoop = quick.with(Map.of("retryAfterMax", "0s", "retryAfterDefault", "250ms"));
+        assertThat(hotLoop.loadParameters("http://127.0.0.1:8080", 0, Duration.ZERO, Duration.ofSeconds(5)))
+                .containsEntry("retryAfterDefault", "250ms").containsEntry("retryAfterMax", "0ms");
+        assertThat(StudyMain.resumedConfig(new StudyResult("r", hotLoop.describe(), Map.of(), List.of(), List.of(),
+                0, 0, 40)).retryAfterMax()).as("read back from run.properties").isZero();
+    }
+
+    @Test
+    void shouldRefuseARetryAfterBoundTheLoadGeneratorRefusesNamingTheKey() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("retryAfterMax", "2h")))
+                .hasMessage("retryAfterMax: the load generator refuses the JIT warm-up with it (retryAfterMax must be "
+                        + "between 0s and 3600s, got 7200000ms)");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("retryAfterDefault", "soon")))
+                .hasMessage("retryAfterDefault must be a duration such as 500ms, 20s or 2m, got 'soon'");
     }
 
     @Test

@@ -1,0 +1,158 @@
+package io.fairslice.loadgen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * OverloadStudy's clients against a real HTTP server on loopback that sheds every request, with Gatling in a JVM of
+ * its own as the study harness runs it. The server records when each request arrived, so the pauses are read where
+ * they matter (between requests) and asserted from below only: a pause is never shorter than asked, but a busy
+ * machine may make it longer.
+ */
+class OverloadStudyRejectionTest {
+
+    @TempDir
+    Path dir;
+
+    private HttpServer server;
+    private final Map<String, List<Long>> arrivals = new ConcurrentHashMap<>();
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.stop(0);
+        }
+    }
+
+    /** Answers every request 503; with {@code retryAfter} as the Retry-After header unless it is null. */
+    private void shed(String path, String retryAfter) {
+        server.createContext(path, exchange -> {
+            arrivals.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>()).add(System.nanoTime());
+            answer(exchange, retryAfter);
+        });
+    }
+
+    private static void answer(HttpExchange exchange, String retryAfter) throws IOException {
+        try (exchange) {
+            exchange.getRequestBody().readAllBytes();
+            if (retryAfter != null) {
+                exchange.getResponseHeaders().set("Retry-After", retryAfter);
+            }
+            byte[] body = "shed\n".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(503, body.length);
+            exchange.getResponseBody().write(body);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldWaitRetryAfterOrTheDefaultBeforeTheNextRequestAndCountEveryRejection() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        shed("/retry-1s", "1");
+        shed("/no-header", null);
+        shed("/retry-1h", "3600");
+        server.start();
+
+        // the light user alternates: a 503 that says 1 s, then one with no Retry-After (retryAfterDefault 2s); the
+        // heavy user is told an hour, which the run's end cuts short
+        long started = System.nanoTime();
+        Gatling run = gatling(Map.of(
+                "lightUsers", "1", "heavyUsers", "1", "lightPaths", "/retry-1s,/no-header", "heavyPath", "/retry-1h",
+                "warmUp", "0s", "duration", "4s", "retryAfterDefault", "2s"));
+        double wallSeconds = (System.nanoTime() - started) / 1e9;
+
+        assertThat(run.status).as(run.output).isZero();
+        List<Long> retry1s = arrivals.getOrDefault("/retry-1s", List.of());
+        List<Long> noHeader = arrivals.getOrDefault("/no-header", List.of());
+        List<Long> retry1h = arrivals.getOrDefault("/retry-1h", List.of());
+        // retrying at once, the user sends thousands in 4 s; waiting 1 s and 2 s in turn: at 0, 1, 3 (and maybe 4) s
+        assertThat(retry1s.size()).as("requests to /retry-1s\n" + run.output).isBetween(1, 3);
+        assertThat(noHeader.size()).as("requests to /no-header\n" + run.output).isBetween(1, 2);
+        List<long[]> light = merged(retry1s, noHeader);
+        // what the run measured, for the record (target/surefire-reports/*-output.txt)
+        System.out.printf("light arrivals (s after the first; 0 = Retry-After: 1, 1 = none): %s; heavy: %d;"
+                + " Gatling took %.1f s%n", light.stream().map(a -> String.format("%.3f/%d",
+                (a[0] - light.get(0)[0]) / 1e9, a[1])).toList(), retry1h.size(), wallSeconds);
+        for (int i = 1; i < light.size(); i++) {
+            double gap = (light.get(i)[0] - light.get(i - 1)[0]) / 1e9;
+            boolean afterRetry1s = light.get(i - 1)[1] == 0;
+            assertThat(gap).as("seconds between light requests %d and %d, after %s", i - 1, i,
+                    afterRetry1s ? "Retry-After: 1" : "no Retry-After")
+                    .isGreaterThanOrEqualTo(afterRetry1s ? 0.9 : 1.9);
+        }
+        assertThat(retry1h).as("the heavy user waits out the run after its first 503").hasSize(1);
+        assertThat(wallSeconds).as("the hour's pause ends with the run (4 s plus Gatling's start and stop)")
+                .isLessThan(85);
+
+        // every 503 is in Gatling's count, failed with the message the harness reads as a rejection
+        long sent = retry1s.size() + noHeader.size() + retry1h.size();
+        // Gatling's console summary: "> Global | total | OK | KO" and, under Errors, the message and its count
+        Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)").matcher(run.output);
+        long[] last = null;
+        while (global.find()) {
+            // the summary at the end, not one printed while it ran
+            last = new long[] {Long.parseLong(global.group(1)), Long.parseLong(global.group(3))};
+        }
+        assertThat(last).as(run.output).isNotNull();
+        assertThat(last[0]).as("requests Gatling counted\n" + run.output).isEqualTo(sent);
+        assertThat(last[1]).as("of which failed\n" + run.output).isEqualTo(sent);
+        assertThat(run.output).containsPattern("found 503\\s+" + sent + "\\s+\\(100%\\)");
+    }
+
+    /** Arrivals of two paths in time order, each as {nanoTime, 0 for the first path or 1 for the second}. */
+    private static List<long[]> merged(List<Long> first, List<Long> second) {
+        List<long[]> all = new ArrayList<>();
+        first.forEach(t -> all.add(new long[] {t, 0}));
+        second.forEach(t -> all.add(new long[] {t, 1}));
+        all.sort((a, b) -> Long.compare(a[0], b[0]));
+        return all;
+    }
+
+    private record Gatling(int status, String output) {
+    }
+
+    /** Runs OverloadStudy against the server in a JVM of its own, as the study harness does (LoadGenerator). */
+    private Gatling gatling(Map<String, String> parameters) throws Exception {
+        // surefire runs the tests from a manifest-only jar; this property holds the real class path
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",
+                "-DbaseUrl=http://127.0.0.1:" + server.getAddress().getPort()));
+        parameters.forEach((k, v) -> command.add("-D" + k + "=" + v));
+        command.addAll(List.of("-cp", classpath, GatlingLauncher.class.getName(),
+                "--simulation", OverloadStudy.class.getName(),
+                "--results-folder", dir.resolve("results").toString(), "--no-reports"));
+        Path log = dir.resolve("gatling.log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!process.waitFor(90, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("Gatling did not finish within 90 s:\n" + Files.readString(log));
+        }
+        return new Gatling(process.exitValue(), Files.readString(log, StandardCharsets.ISO_8859_1));
+    }
+}
