@@ -12,7 +12,10 @@ import java.util.function.UnaryOperator;
  * @param primeLimit     {@code study.light2.primes}: /light2 counts the primes below this (default 20000: about the cost of fib(25))
  * @param documentBytes  {@code study.heavy.bytes}: approximate size of the heavy page's XML document (default 2 MB)
  * @param seed           {@code study.heavy.seed}: seed of the generated document (default 2005)
- * @param documentDir    {@code study.heavy.dir}: where the document is generated (default a temp folder)
+ * @param documentDir    {@code study.heavy.dir}: where the document is generated; null (the default) for the
+ *                       application's private temporary folder ({@link StudyApplication}). Never a fixed folder
+ *                       under /tmp: another local user could create it first, or make it a link, and so choose the
+ *                       document the server (run as root by the study) parses, or where it writes
  */
 public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, long seed, Path documentDir) {
 
@@ -30,7 +33,7 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
 
     public static StudySettings defaults() {
         return new StudySettings(DEFAULT_FIBONACCI_N, DEFAULT_PRIME_LIMIT, DEFAULT_DOCUMENT_BYTES, DEFAULT_SEED,
-                defaultDocumentDir());
+                null);
     }
 
     /** Reads settings: a system property wins over a context parameter of the same name. */
@@ -48,11 +51,7 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
                 parseInt(lookup, "study.light2.primes", DEFAULT_PRIME_LIMIT),
                 parseSize(lookup, "study.heavy.bytes", DEFAULT_DOCUMENT_BYTES),
                 parseLong(lookup, "study.heavy.seed", DEFAULT_SEED),
-                dir == null || dir.isBlank() ? defaultDocumentDir() : Path.of(dir));
-    }
-
-    private static Path defaultDocumentDir() {
-        return Path.of(System.getProperty("java.io.tmpdir"), "fairslice-study");
+                dir == null || dir.isBlank() ? null : Path.of(dir.trim()));
     }
 
     private static long parseLong(UnaryOperator<String> lookup, String name, long fallback) {

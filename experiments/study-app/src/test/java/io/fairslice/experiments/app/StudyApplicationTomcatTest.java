@@ -36,13 +36,20 @@ class StudyApplicationTomcatTest {
     }
 
     private Context start(String... parameters) throws Exception {
+        String[] withDir = new String[parameters.length + 2];
+        withDir[0] = "study.heavy.dir";
+        withDir[1] = dir.resolve("documents").toString();
+        System.arraycopy(parameters, 0, withDir, 2, parameters.length);
+        return startWith(withDir);
+    }
+
+    private Context startWith(String... parameters) throws Exception {
         tomcat = new Tomcat();
         tomcat.setBaseDir(dir.resolve("tomcat").toString());
         tomcat.setPort(0);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
         File docBase = Files.createDirectories(dir.resolve("docBase")).toFile();
         Context context = tomcat.addContext("", docBase.getAbsolutePath());
-        context.addParameter("study.heavy.dir", dir.resolve("documents").toString());
         for (int i = 0; i < parameters.length; i += 2) {
             context.addParameter(parameters[i], parameters[i + 1]);
         }
@@ -92,6 +99,39 @@ class StudyApplicationTomcatTest {
         assertThat(field(response.body(), "text")).isGreaterThan(500_000);
         // the same document every time: a second request walks the same tree
         assertThat(get("/heavy").body()).isEqualTo(response.body());
+    }
+
+    /**
+     * The document's folder used to default to $TMPDIR/fairslice-study, a name anyone on the machine can create
+     * first: the study (run as root) then parsed whatever another user left there, or wrote where a link pointed.
+     */
+    @Test
+    void shouldGenerateTheDocumentInTheApplicationsPrivateFolderNotInASharedOneSomeoneElseMadeFirst()
+            throws Exception {
+        Path shared = Files.createDirectories(dir.resolve("shared-tmp"));
+        Path planted = Files.createDirectories(shared.resolve("fairslice-study"))
+                .resolve("catalogue-seed11-4096.xml");
+        Files.writeString(planted, "<?xml version=\"1.0\"?><planted/>\n");
+        String tmpdir = System.getProperty("java.io.tmpdir");
+        Context context;
+        System.setProperty("java.io.tmpdir", shared.toString());
+        try {
+            context = startWith("study.heavy.bytes", "4096", "study.heavy.seed", "11");
+        } finally {
+            System.setProperty("java.io.tmpdir", tmpdir);
+        }
+
+        HttpResponse<String> response = get("/heavy");
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(field(response.body(), "elements")).as("elements of the document /heavy parsed")
+                .isGreaterThan(10);
+        File privateDir = (File) context.getServletContext().getAttribute(jakarta.servlet.ServletContext.TEMPDIR);
+        Path document = privateDir.toPath().resolve("catalogue-seed11-4096.xml");
+        assertThat(document).isRegularFile();
+        assertThat(field(response.body(), "elements")).isEqualTo(Documents.countElements(document));
+        try (var files = Files.list(shared.resolve("fairslice-study"))) {
+            assertThat(files).as("nothing written to the shared folder").containsExactly(planted);
+        }
     }
 
     @Test

@@ -13,6 +13,14 @@ class StudySettingsTest {
         StudySettings settings = StudySettings.from(name -> null);
         assertThat(settings.fibonacciN()).isEqualTo(25);
         assertThat(settings.documentBytes()).isEqualTo(2L * 1024 * 1024);
+        assertThat(settings.documentDir()).as("no fixed folder: the application's private one").isNull();
+        assertThat(StudySettings.defaults().documentDir()).isNull();
+    }
+
+    @Test
+    void shouldUseTheDocumentFolderItIsGiven() {
+        assertThat(StudySettings.from(Map.of("study.heavy.dir", " /srv/study ")::get).documentDir())
+                .isEqualTo(java.nio.file.Path.of("/srv/study"));
     }
 
     @Test
