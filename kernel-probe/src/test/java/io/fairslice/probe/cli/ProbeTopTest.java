@@ -8,6 +8,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -15,6 +17,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
 
 class ProbeTopTest {
 
@@ -61,6 +64,25 @@ class ProbeTopTest {
                 child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    /**
+     * `./fairslice probe --help` is answered by the launcher, without a build or a JVM (LauncherTest, in
+     * experiments/server): with this usage. A copy of the launcher alone, with no ./mvnw beside it to build with.
+     */
+    @Test
+    void shouldBeWhatTheLauncherAnswersToProbeHelp(@TempDir Path checkout) throws Exception {
+        Path launcher = Files.copy(Path.of(System.getProperty("user.dir")).resolve("../fairslice").normalize(),
+                checkout.resolve("fairslice"));
+        Process process = new ProcessBuilder(launcher.toString(), "probe", "--help").directory(checkout.toFile())
+                .start();
+        process.getOutputStream().close();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+
+        assertThat(process.exitValue()).as(stderr).isZero();
+        assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .as("the launcher's probe_usage in ./fairslice").isEqualTo(ProbeTop.USAGE);
     }
 
     @Test

@@ -19,7 +19,8 @@ public final class StudyMain {
               --quick               the default: about 7 minutes (none and share, H = 0 and 40, default and rr-100ms)
               --full                every middleware under every scheduler where it applies (17 configurations),
                                     H = 0,10,20,30,40, 3 repetitions (planned 3h26m; about 4 hours)
-              --config FILE         properties overriding the preset's settings (keys: %s)
+              --config FILE         properties overriding the preset's settings; keys:
+            %s
               --out DIR             where to write (default results/<date-time> in the checkout)
               --plan                print what would run and the planned duration (the ETA's start), run nothing
               --report DIR          make summary, JSON, figures and report again from a results folder's
@@ -34,9 +35,31 @@ public final class StudyMain {
               --weaving-jvm-option O  an option that weaves yield points (the AspectJ agent), for fairslice's
                                     configurations only (repeatable; the launcher passes them)
               --help                this text
-            """.formatted(String.join(", ", new java.util.TreeSet<>(StudyConfig.KEYS)));
+            """.formatted(indented(String.join(", ", new java.util.TreeSet<>(StudyConfig.KEYS)), 24, 116));
 
     private StudyMain() {
+    }
+
+    /**
+     * {@code words} wrapped at spaces into lines of at most {@code width} characters, each indented by {@code indent}
+     * spaces, without a final newline. The usage's list of keys was one line of 250 characters, and the launcher
+     * repeats the usage (`./fairslice study --help` answers without a build).
+     */
+    static String indented(String words, int indent, int width) {
+        String margin = " ".repeat(indent);
+        StringBuilder text = new StringBuilder();
+        StringBuilder line = new StringBuilder(margin);
+        for (String word : words.split(" ")) {
+            if (line.length() > indent && line.length() + 1 + word.length() > width) {
+                text.append(line).append('\n');
+                line = new StringBuilder(margin);
+            }
+            if (line.length() > indent) {
+                line.append(' ');
+            }
+            line.append(word);
+        }
+        return text.append(line).toString();
     }
 
     public static void main(String[] args) {

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Smoke test of the `./fairslice` launcher at the repository root: commands that need no build, and `serve` run from a
@@ -85,6 +87,36 @@ class LauncherTest {
         assertThat(result.stderr()).as("nothing built or started").isEmpty();
         assertThat(ServerOptions.USAGE.lines()).allSatisfy(line -> assertThat(result.stdout()).contains(line));
         assertThat(result.stdout()).contains("--prometheus");
+    }
+
+    /**
+     * Every command answers --help and -h itself, as `serve` does: `study --help` and `install --help` built the
+     * project first (a minute on a fresh clone) and `study` printed a weaving line before the text; `test --help` was
+     * refused as an argument. Run in the {@link Sandbox}: no java and no build may run. The texts are the programs'
+     * own, checked against them in their modules (StudyMain, Installer, ProbeTop tests).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "study      ; usage: ./fairslice study [--quick | --full]",
+        "install    ; usage: fairslice install --catalina-base DIR",
+        "probe      ; usage: ./fairslice probe --pid N",
+        "prometheus ; usage: ./fairslice prometheus [options]",
+        "test       ; usage: ./fairslice test",
+        "serve      ; usage: ./fairslice serve [options]",
+        "help       ; usage: ./fairslice <command> [options]"})
+    void shouldAnswerEveryCommandsHelpWithoutJavaOrABuild(String command, String firstLine, @TempDir Path dir)
+            throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        for (String option : List.of("--help", "-h")) {
+            Result result = sandbox.run(Map.of(), command, option);
+
+            assertThat(result.exitCode()).as("%s %s: %s", command, option, result.stderr()).isZero();
+            assertThat(result.stdout()).as("%s %s", command, option).startsWith(firstLine);
+            assertThat(result.stderr()).as("%s %s", command, option).isEmpty();
+        }
+        assertThat(sandbox.builds()).as("builds").isEmpty();
+        assertThat(sandbox.commands()).as("java commands").isEmpty();
     }
 
     /** One error, before any build: the refusal ended only a command substitution, and a second error followed. */
@@ -178,10 +210,10 @@ class LauncherTest {
     }
 
     /**
-     * A copy of the launcher in a folder of its own, where `./mvnw` only puts the weaving agent's jar where the
-     * launcher looks for it, and JAVA_HOME is a JDK whose java logs each command, runs the real java for everything
-     * but the study server (a weaving scope check gets the class path of this test's middleware and study app), and
-     * returns at once for the study server.
+     * A copy of the launcher in a folder of its own, where `./mvnw` logs its arguments and only puts the weaving
+     * agent's jar where the launcher looks for it, and JAVA_HOME is a JDK whose java logs each command, runs the real
+     * java for everything but the study server (a weaving scope check gets the class path of this test's middleware
+     * and study app), and returns at once for the study server.
      */
     private static final class Sandbox {
         private final Path root;
@@ -199,6 +231,7 @@ class LauncherTest {
             }
             executable(root.resolve("mvnw"), """
                     #!/usr/bin/env bash
+                    echo "$*" >> mvnw.log
                     mkdir -p experiments/server/target/agent && : > experiments/server/target/agent/aspectjweaver.jar
                     """);
             String classpath = codeSource(WeavingScope.class) + File.pathSeparator + codeSource(HeavyServlet.class);
@@ -245,6 +278,12 @@ class LauncherTest {
                 }
             }
             return commands;
+        }
+
+        /** The arguments of every ./mvnw run, one line each. */
+        List<String> builds() throws IOException {
+            Path builds = root.resolve("mvnw.log");
+            return Files.exists(builds) ? Files.readAllLines(builds) : List.of();
         }
 
         /** The arguments of the study server's java command, or none if it was not started. */

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -388,6 +389,27 @@ class InstallerTest {
     void shouldRefuseCallSiteWeavingWithoutAScope() {
         assertThat(install("--weave-calls")).isEqualTo(2);
         assertThat(err).contains("--weave-calls needs --weave");
+    }
+
+    /**
+     * `./fairslice install --help` is answered by the launcher, without a build or a JVM (LauncherTest, in
+     * experiments/server): with the installer's usage. A copy of the launcher alone, with no ./mvnw beside it.
+     */
+    @Test
+    void shouldBeWhatTheLauncherAnswersToInstallHelp() throws Exception {
+        Path launcher = Files.copy(Path.of(System.getProperty("user.dir")).resolve("../../fairslice").normalize(),
+                tmp.resolve("fairslice"));
+        Process process = new ProcessBuilder(launcher.toString(), "install", "--help").directory(tmp.toFile())
+                .start();
+        process.getOutputStream().close();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+
+        assertThat(process.exitValue()).as(stderr).isZero();
+        assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .as("the launcher's install_usage in ./fairslice").isEqualTo(InstallOptions.USAGE);
+        assertThat(run("--help")).isZero();
+        assertThat(out).isEqualTo(InstallOptions.USAGE);
     }
 
     @Test
