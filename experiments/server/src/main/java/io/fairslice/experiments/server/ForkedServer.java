@@ -111,6 +111,11 @@ final class ForkedServer implements AutoCloseable {
         return port;
     }
 
+    /** What the server printed (stdout and stderr) until it listened. */
+    List<String> startOutput() {
+        return List.copyOf(output);
+    }
+
     long pid() {
         return process.pid();
     }
