@@ -8,6 +8,18 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 
+const USAGE = `usage: node build/generator/snapshot.js [options]      (in dashboards/: npm run -s snapshot -- [options])
+Runs every panel query of the dashboard once against a Prometheus and prints the values with the panel's legend
+and unit.
+  --prometheus URL      the Prometheus to query (default http://127.0.0.1:9090)
+  --rate-interval D     the value of $__rate_interval, a Prometheus duration such as 30s (default 1m)
+  --application PATH    one application, by its context path (/ for the root one); default: all of them
+  --dashboard FILE      the dashboard JSON (default grafana/fairslice-overview.json)
+  --help, -h            this text`;
+
+/** A mistake on the command line: said with a pointer to --help, exit status 2. */
+class UsageError extends Error {}
+
 interface Options {
   prometheus: string;
   rateInterval: string;
@@ -42,7 +54,11 @@ interface Sample {
   value: [number, string];
 }
 
-function parseArgs(argv: string[]): Options {
+/** The options, or "help" when --help or -h is among the arguments (answered before anything is checked). */
+function parseArgs(argv: string[]): Options | "help" {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    return "help";
+  }
   const options: Options = {
     prometheus: "http://127.0.0.1:9090",
     rateInterval: "1m",
@@ -52,7 +68,7 @@ function parseArgs(argv: string[]): Options {
     const value = argv[i + 1];
     const need = (): string => {
       if (value === undefined || value.startsWith("--")) {
-        throw new Error(`${argv[i]} needs a value`);
+        throw new UsageError(`${argv[i]} needs a value`);
       }
       i++;
       return value;
@@ -62,11 +78,11 @@ function parseArgs(argv: string[]): Options {
       case "--rate-interval": options.rateInterval = need(); break;
       case "--application": options.application = need(); break;
       case "--dashboard": options.dashboard = need(); break;
-      default: throw new Error(`unknown option '${argv[i]}'`);
+      default: throw new UsageError(`unknown option '${argv[i]}'`);
     }
   }
   if (!/^\d+(ms|s|m|h)$/.test(options.rateInterval)) {
-    throw new Error(`--rate-interval must be a Prometheus duration such as 1m, got '${options.rateInterval}'`);
+    throw new UsageError(`--rate-interval must be a Prometheus duration such as 1m, got '${options.rateInterval}'`);
   }
   return options;
 }
@@ -146,6 +162,10 @@ function legend(format: string, metric: Record<string, string>): string {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
+  if (options === "help") {
+    console.log(USAGE);
+    return;
+  }
   const dashboard = JSON.parse(fs.readFileSync(options.dashboard, "utf8")) as {
     title?: string;
     panels?: PanelJson[];
@@ -181,6 +201,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`snapshot: ${error.message} (--help lists the options)`);
+    process.exitCode = 2;
+    return;
+  }
   console.error(`snapshot: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 });
