@@ -46,8 +46,7 @@ public final class Installer {
                             + " lib/catalina.jar here; pass --catalina-home to check it)"));
             installation.install(options, bundle);
             out.println("fairslice: done. Restart Tomcat to apply it. Configuration: " + base.dir().resolve(
-                    TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: http://127.0.0.1:<port>"
-                            + TomcatLayout.METRICS_PATH + " from this host" : ""));
+                    TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: " + metricsUrl(base) : ""));
             return 0;
         } catch (InstallException e) {
             err.println("fairslice install: " + e.getMessage());
@@ -60,6 +59,13 @@ public final class Installer {
                     + " above; fix the cause and run the installer again)");
             return 1;
         }
+    }
+
+    /** Where the metrics answer a client on this host: through server.xml's first HTTP/1.1 connector. */
+    private static String metricsUrl(TomcatBase base) {
+        return base.httpConnector().map(c -> c.localUrl(TomcatLayout.METRICS_PATH) + " from this host")
+                .orElse(TomcatLayout.METRICS_PATH + " from this host, through an HTTP connector (conf/server.xml has no"
+                        + " HTTP/1.1 <Connector> in the service of its <Engine>)");
     }
 
     /** The bundle this installer came in: its jar is {@code DIST/lib/fairslice-tomcat-*.jar}. */

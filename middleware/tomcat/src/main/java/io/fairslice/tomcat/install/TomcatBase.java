@@ -29,7 +29,8 @@ import org.xml.sax.SAXException;
  * Tomcat version is read from {@code lib/catalina.jar} ({@code org/apache/catalina/util/ServerInfo.properties}) of
  * the base or of {@code CATALINA_HOME} when one of them has it; fairslice needs Tomcat 10.1 or newer (Jakarta
  * Servlet 6). The deployment folder for context descriptors comes from the first {@code <Engine>} and its default
- * {@code <Host>} in server.xml (Tomcat's {@code conf/<engine>/<host>/}).
+ * {@code <Host>} in server.xml (Tomcat's {@code conf/<engine>/<host>/}); the URL the installer prints for the metrics
+ * from the first HTTP/1.1 {@code <Connector>} of that engine's {@code <Service>} ({@link #httpConnector()}).
  */
 public final class TomcatBase {
 
@@ -43,12 +44,28 @@ public final class TomcatBase {
     private final String engineName;
     private final String hostName;
     private final Optional<String> version;
+    private final Optional<HttpConnector> httpConnector;
 
-    private TomcatBase(Path dir, String engineName, String hostName, Optional<String> version) {
+    private TomcatBase(Path dir, String engineName, String hostName, Optional<String> version,
+            Optional<HttpConnector> httpConnector) {
         this.dir = dir;
         this.engineName = engineName;
         this.hostName = hostName;
         this.version = version;
+        this.httpConnector = httpConnector;
+    }
+
+    /**
+     * An HTTP/1.1 {@code <Connector>} of server.xml. {@code port} is the attribute as written: a number, or a
+     * placeholder such as {@code ${port.http}} that Tomcat replaces from system properties at start and that the
+     * installer cannot know. {@code tls}: {@code SSLEnabled="true"}.
+     */
+    public record HttpConnector(String port, boolean tls) {
+
+        /** {@code path} through this connector from this host: {@code http(s)://127.0.0.1:PORT/path}. */
+        public String localUrl(String path) {
+            return (tls ? "https" : "http") + "://127.0.0.1:" + port + path;
+        }
     }
 
     /**
@@ -84,7 +101,31 @@ public final class TomcatBase {
             version = readVersion(home.toAbsolutePath().normalize().resolve("lib/catalina.jar"));
         }
         version.ifPresent(v -> checkVersion(base, v));
-        return new TomcatBase(base, engineName, hostName, version);
+        return new TomcatBase(base, engineName, hostName, version, httpConnector(engine));
+    }
+
+    /**
+     * The first HTTP/1.1 connector of the engine's service (the connectors that reach the engine's applications): no
+     * {@code protocol}, {@code HTTP/1.1}, or a class of {@code org.apache.coyote.http11}; not AJP. Comments are not
+     * elements, so a commented-out connector does not count.
+     */
+    private static Optional<HttpConnector> httpConnector(Element engine) {
+        if (!(engine.getParentNode() instanceof Element service)) {
+            return Optional.empty();
+        }
+        for (Node node = service.getFirstChild(); node != null; node = node.getNextSibling()) {
+            if (node instanceof Element connector && connector.getTagName().equals("Connector")) {
+                String protocol = connector.getAttribute("protocol").trim();
+                String port = connector.getAttribute("port").trim();
+                boolean http = protocol.isEmpty() || protocol.equals("HTTP/1.1")
+                        || protocol.startsWith("org.apache.coyote.http11.");
+                if (http && !port.isEmpty()) {
+                    return Optional.of(new HttpConnector(port,
+                            connector.getAttribute("SSLEnabled").trim().equalsIgnoreCase("true")));
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -182,6 +223,11 @@ public final class TomcatBase {
     /** {@code conf/<engine>/<host>}: context descriptors here are deployed by Tomcat at startup. */
     public Path contextDescriptorDir() {
         return dir.resolve("conf").resolve(engineName).resolve(hostName);
+    }
+
+    /** The first HTTP/1.1 connector of the engine's service in server.xml, if it has one. */
+    public Optional<HttpConnector> httpConnector() {
+        return httpConnector;
     }
 
     /** The Tomcat version (such as {@code 11.0.25.0}) when a catalina.jar was found. */

@@ -78,7 +78,8 @@ class InstallerTest {
                         + "conf/fairslice-aop.xml\\\"")
                 .contains("-Dfairslice.config=$CATALINA_BASE/conf/fairslice.properties");
         assertThat(read("bin/setenv.bat")).contains("\r\n").contains("-javaagent:%CATALINA_BASE%\\fairslice\\");
-        assertThat(out).contains("Tomcat 11.0.25.0");
+        assertThat(out).contains("Tomcat 11.0.25.0")
+                .contains("metrics: http://127.0.0.1:8080/fairslice/metrics from this host");
     }
 
     @Test
@@ -342,6 +343,58 @@ class InstallerTest {
                 .replace("Engine name=\"Catalina\" defaultHost=\"localhost\"", "Engine name=\"Shop\" defaultHost=\"www\""));
         install();
         assertThat(base.resolve("conf/Shop/www/fairslice.xml")).exists();
+    }
+
+    /** It printed http://127.0.0.1:<port>/fairslice/metrics whatever server.xml said. */
+    @Test
+    void shouldPrintTheMetricsUrlWithThePortOfTheFirstHttpConnectorInServerXml() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <Server port="8005" shutdown="SHUTDOWN">
+                  <Service name="Catalina">
+                    <!-- <Connector port="8080" protocol="HTTP/1.1"/> -->
+                    <Connector port="8009" protocol="AJP/1.3" secretRequired="false"/>
+                    <Connector port="8009" protocol="org.apache.coyote.ajp.AjpNioProtocol"/>
+                    <Connector port="8181" protocol="org.apache.coyote.http11.Http11NioProtocol"/>
+                    <Connector port="9090"/>
+                    <Engine name="Catalina" defaultHost="localhost">
+                      <Host name="localhost" appBase="webapps"/>
+                    </Engine>
+                  </Service>
+                </Server>
+                """);
+
+        assertThat(install()).as(err).isZero();
+
+        assertThat(out).contains("metrics: http://127.0.0.1:8181/fairslice/metrics from this host")
+                .doesNotContain("<port>");
+    }
+
+    @Test
+    void shouldPrintThePortsPlaceholderWhenServerXmlTakesItFromAProperty() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("<Connector port=\"8080\" protocol=\"HTTP/1.1\"/>",
+                        "<Connector port=\"${port.http}\" protocol=\"HTTP/1.1\"/>"));
+
+        assertThat(install()).as(err).isZero();
+
+        assertThat(out).contains("metrics: http://127.0.0.1:${port.http}/fairslice/metrics from this host");
+    }
+
+    @Test
+    void shouldPrintAnHttpsUrlForATlsConnectorAndNoUrlWithoutAnHttpConnector() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("<Connector port=\"8080\" protocol=\"HTTP/1.1\"/>",
+                        "<Connector port=\"8443\" SSLEnabled=\"true\"/>"));
+        assertThat(install()).as(err).isZero();
+        assertThat(out).contains("metrics: https://127.0.0.1:8443/fairslice/metrics from this host");
+
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("<Connector port=\"8080\" protocol=\"HTTP/1.1\"/>",
+                        "<Connector port=\"8009\" protocol=\"AJP/1.3\"/>"));
+        assertThat(install()).as(err).isZero();
+        assertThat(out).contains("metrics: /fairslice/metrics").contains("no HTTP/1.1 <Connector>")
+                .doesNotContain("http://");
     }
 
     @Test
