@@ -29,10 +29,20 @@ class GuardedListenersTest {
 
     /** A listener named {@code name} that runs {@code action} on every call. */
     private static RequestListener listener(String name, Consumer<String> action) {
+        return listener(name, action, true);
+    }
+
+    /** A listener named {@code name} that runs {@code action} on every call; {@code works}: what its start says. */
+    private static RequestListener listener(String name, Consumer<String> action, boolean works) {
         return new RequestListener() {
             @Override
             public String name() {
                 return name;
+            }
+
+            @Override
+            public boolean start(ListenerContext context) {
+                return works;
             }
 
             @Override
@@ -95,27 +105,7 @@ class GuardedListenersTest {
     @Test
     void shouldLogAListenerThatIsOffAsOffAndNotCallIt() {
         List<String> calls = new CopyOnWriteArrayList<>();
-        RequestListener off = new RequestListener() {
-            @Override
-            public String name() {
-                return "sleepy";
-            }
-
-            @Override
-            public boolean start(ListenerContext context) {
-                return false;
-            }
-
-            @Override
-            public void enter(String requestClass) {
-                calls.add("enter");
-            }
-
-            @Override
-            public void exit(String requestClass) {
-                calls.add("exit");
-            }
-        };
+        RequestListener off = listener("sleepy", calls::add, false);
         List<String> logged = new CopyOnWriteArrayList<>();
         Logger log = Logger.getLogger(GuardedListeners.class.getName());
         Handler handler = new Handler() {
