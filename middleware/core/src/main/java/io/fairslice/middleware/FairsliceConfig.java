@@ -1,5 +1,6 @@
 package io.fairslice.middleware;
 
+import io.fairslice.middleware.classify.RoutePattern;
 import io.fairslice.middleware.classify.Rule;
 import io.fairslice.middleware.config.ConfigParser;
 import io.fairslice.middleware.config.Durations;
@@ -29,6 +30,7 @@ public final class FairsliceConfig {
     final double adaptiveAlpha;
     final int adaptiveMinSamples;
     final Duration cpuSampleInterval;
+    final List<RoutePattern> routePatterns;
     final int routesMax;
     final int routesMaxPages;
     final Duration shareQuantum;
@@ -50,7 +52,7 @@ public final class FairsliceConfig {
     public FairsliceConfig(boolean enabled, Policy policy, List<RequestClassConfig> classes, int defaultClass,
                            List<Rule> rules, boolean adaptive, int adaptiveClass, Duration adaptiveHeavyAbove,
                            Duration adaptiveLightBelow, double adaptiveAlpha, int adaptiveMinSamples,
-                           Duration cpuSampleInterval, int routesMax, int routesMaxPages, Duration shareQuantum,
+                           Duration cpuSampleInterval, List<RoutePattern> routePatterns, int routesMax, int routesMaxPages, Duration shareQuantum,
                            Duration shareMaxPark, Duration shareLinger, int cpus, Duration shareTurnBelow,
                            boolean shareChargeGc, Duration sleepQuantum,
                            Duration sleepDuration, Set<String> sleepClasses,
@@ -68,6 +70,7 @@ public final class FairsliceConfig {
         this.adaptiveAlpha = adaptiveAlpha;
         this.adaptiveMinSamples = adaptiveMinSamples;
         this.cpuSampleInterval = cpuSampleInterval;
+        this.routePatterns = List.copyOf(routePatterns);
         this.routesMax = routesMax;
         this.routesMaxPages = routesMaxPages;
         this.shareQuantum = shareQuantum;
@@ -172,6 +175,11 @@ public final class FairsliceConfig {
         return cpuSampleInterval;
     }
 
+    /** The configured routes ({@code route.<n>}), in the order they are tried. */
+    public List<RoutePattern> routePatterns() {
+        return routePatterns;
+    }
+
     public int routesMax() {
         return routesMax;
     }
@@ -252,7 +260,7 @@ public final class FairsliceConfig {
                 + Durations.format(adaptiveLightBelow) + ", alpha=" + adaptiveAlpha + ", min-samples="
                 + adaptiveMinSamples + ")" : "")
                 + ", cpu.sample-interval=" + Durations.format(cpuSampleInterval)
-                + ", routes.max=" + routesMax + ", routes.max-pages=" + routesMaxPages
+                + ", routes=" + routePatterns + ", routes.max=" + routesMax + ", routes.max-pages=" + routesMaxPages
                 + ", share.quantum=" + Durations.format(shareQuantum) + ", share.max-park="
                 + Durations.format(shareMaxPark) + ", share.linger=" + Durations.format(shareLinger)
                 + ", share.turn-below=" + Durations.format(shareTurnBelow) + ", share.charge-gc=" + shareChargeGc

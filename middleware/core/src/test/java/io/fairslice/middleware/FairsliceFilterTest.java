@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.ClassState;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
@@ -20,6 +21,7 @@ import java.lang.management.ManagementFactory;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -209,6 +211,41 @@ class FairsliceFilterTest {
             assertThat(routes.candidates()).as("nothing held once no request is in flight").isZero();
             assertThat(registry.find("fairslice.requests").meters().stream().map(m -> m.getId().getTag("page"))
                     .distinct()).containsExactlyInAnyOrder("other", "/reports/yearly");
+        }
+    }
+
+    /**
+     * A catalogue whose product pages differ by slug, which the normalisation keeps: each product seen once is a
+     * route of its own that never has enough samples to learn; with {@code route.1 = /products/*} they are one route,
+     * learnt heavy from different products, and a product never requested before runs heavy from its first request.
+     */
+    @Test
+    void shouldLearnAConfiguredRouteFromAllThePathsItMatches() throws Exception {
+        for (boolean configured : new boolean[] {false, true}) {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            Map<String, String> keys = new HashMap<>(Map.of("fairslice.adaptive.min-samples", "3"));
+            if (configured) {
+                keys.put("fairslice.route.1", "/products/*");
+            }
+            try (EmbeddedTomcat t = new EmbeddedTomcat("/catalogue" + configured, keys, registry)
+                    .servlet("/products/*", new Expensive(), false).start()) {
+                for (String product : List.of("blue-kettle", "red-kettle", "green-kettle", "steel-kettle")) {
+                    assertThat(t.get("/products/" + product).statusCode()).isEqualTo(200);
+                }
+                assertThat(t.get("/products/copper-kettle").statusCode()).isEqualTo(200);
+                eventually(() -> assertThat(registry.find("fairslice.requests").tag("outcome", "success").timers()
+                        .stream().mapToLong(Timer::count).sum()).isEqualTo(5));
+                var heavy = registry.find("fairslice.requests").tags("class", "heavy", "outcome", "success").timer();
+                if (configured) {
+                    assertThat(t.filter().classifier().routes().size()).isEqualTo(1);
+                    assertThat(heavy).as("the fourth and fifth products, the fifth never requested before").isNotNull();
+                    assertThat(heavy.getId().getTag("page")).isEqualTo("/products/*");
+                    assertThat(heavy.count()).isEqualTo(2);
+                } else {
+                    assertThat(t.filter().classifier().routes().size()).isEqualTo(5);
+                    assertThat(heavy).as("each product a route of one request: none learnt").isNull();
+                }
+            }
         }
     }
 

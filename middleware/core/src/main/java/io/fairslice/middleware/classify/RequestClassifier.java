@@ -42,7 +42,7 @@ public final class RequestClassifier {
      */
     public RequestClassifier(FairsliceConfig config, ToLongFunction<Thread> threadCpu) {
         this.threadCpu = threadCpu;
-        this.routes = new RouteTable(config.routesMax(), config.routesMaxPages());
+        this.routes = new RouteTable(config.routesMax(), config.routesMaxPages(), config.routePatterns());
         this.reclassified = new LongAdder[config.classes().size()];
         for (int i = 0; i < reclassified.length; i++) {
             reclassified[i] = new LongAdder();

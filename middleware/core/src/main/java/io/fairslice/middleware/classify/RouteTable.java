@@ -1,6 +1,7 @@
 package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.metrics.MeterNames;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +37,7 @@ public final class RouteTable {
 
     private final int maxRoutes;
     private final int maxPages;
+    private final List<RoutePattern> patterns;
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     /** Raw path to route, so that a known path is not normalised again; bounded like the table. */
     private final Map<String, Route> byRawPath = new ConcurrentHashMap<>();
@@ -51,12 +53,18 @@ public final class RouteTable {
     private final LongAdder overflow = new LongAdder();
 
     public RouteTable(int maxRoutes, int maxPages) {
+        this(maxRoutes, maxPages, List.of());
+    }
+
+    /** A table whose paths are keyed by the first of {@code patterns} that matches them, else by {@link #normalise}. */
+    public RouteTable(int maxRoutes, int maxPages, List<RoutePattern> patterns) {
         if (maxRoutes < 1 || maxPages < 1 || maxPages > maxRoutes) {
             throw new IllegalArgumentException("need 1 <= maxPages <= maxRoutes, got maxRoutes=" + maxRoutes
                     + ", maxPages=" + maxPages);
         }
         this.maxRoutes = maxRoutes;
         this.maxPages = maxPages;
+        this.patterns = List.copyOf(patterns);
     }
 
     /**
@@ -69,7 +77,7 @@ public final class RouteTable {
         if (r != null) {
             return r;
         }
-        String key = normalise(path);
+        String key = key(path);
         r = routes.get(key);
         if (r == null) {
             // the table only grows: once full, a new path can never join, and holding a candidate is pointless
@@ -152,9 +160,20 @@ public final class RouteTable {
         }
     }
 
+    /** The route key of a path: the glob of the first configured route that matches it, else its normal form. */
+    String key(String path) {
+        for (RoutePattern p : patterns) {
+            if (p.matches(path)) {
+                return p.glob();
+            }
+        }
+        return normalise(path);
+    }
+
     /**
-     * Collapses the parts of a path that identify an instance rather than a page: all-digit segments become
-     * {n}, long hex or UUID-like segments {id}, over-long segments {x}; at most 8 segments are kept.
+     * Collapses the parts of a path that identify an instance rather than a page: segments of digits, alone or with
+     * the separators of dates, times and versions ({@code - _ . :}), become {n}, long hex or UUID-like segments {id},
+     * over-long segments {x}; at most 8 segments are kept.
      */
     public static String normalise(String path) {
         if (path == null || path.isEmpty() || "/".equals(path)) {
@@ -182,14 +201,17 @@ public final class RouteTable {
 
     private static String segment(String path, int from, int to) {
         int len = to - from;
-        boolean digits = true;
+        boolean anyDigit = false;
+        boolean numeric = true;
         boolean hex = true;
         for (int i = from; i < to; i++) {
             char c = path.charAt(i);
-            digits &= c >= '0' && c <= '9';
-            hex &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '-';
+            boolean digit = c >= '0' && c <= '9';
+            anyDigit |= digit;
+            numeric &= digit || c == '-' || c == '_' || c == '.' || c == ':';
+            hex &= digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == '-';
         }
-        if (digits) {
+        if (numeric && anyDigit) { // 12345, and dates, times, versions: 2026-11-28, 10:30, 1.2.3
             return "{n}";
         }
         if (hex && len >= 16) {

@@ -6,7 +6,7 @@ import java.util.List;
  * Every configuration key, its default and its range: the single list that the parser validates against and that
  * docs/configuration.md is checked against by a test, so the documentation cannot drift. Keys are written without
  * the {@code fairslice.} prefix that system properties and context parameters carry; {@code <class>} stands for a
- * configured class name, {@code <n>} for a rule number.
+ * configured class name, {@code <n>} for a rule's or a route's number.
  */
 public final class ConfigKeys {
 
@@ -34,6 +34,7 @@ public final class ConfigKeys {
     public static final String ADAPTIVE_ALPHA = "adaptive.alpha";
     public static final String ADAPTIVE_MIN_SAMPLES = "adaptive.min-samples";
     public static final String CPU_SAMPLE_INTERVAL = "cpu.sample-interval";
+    public static final String ROUTE_PREFIX = "route.";
     public static final String ROUTES_MAX = "routes.max";
     public static final String ROUTES_MAX_PAGES = "routes.max-pages";
     public static final String SHARE_QUANTUM = "share.quantum";
@@ -71,6 +72,7 @@ public final class ConfigKeys {
             new Spec(ADAPTIVE_ALPHA, "0.2", "0.01..1"),
             new Spec(ADAPTIVE_MIN_SAMPLES, "10", "1..10000"),
             new Spec(CPU_SAMPLE_INTERVAL, "100ms", "0ns (every request)..10s"),
+            new Spec("route.<n>", "(none)", "<n> 1..9999; value a path glob"),
             new Spec(ROUTES_MAX, "1000", "1..100000"),
             new Spec(ROUTES_MAX_PAGES, "50", "1..1000, at most routes.max"),
             new Spec(SHARE_QUANTUM, "5ms", "100us..1s"),

@@ -6,10 +6,10 @@ import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.FairsliceConfigException;
 import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.RequestClassConfig;
+import io.fairslice.middleware.classify.RoutePattern;
 import io.fairslice.middleware.classify.Rule;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -90,6 +90,7 @@ public final class ConfigParser {
                 Duration.ofSeconds(10));
         int routesMax = integer(ROUTES_MAX, 1000, 1, 100_000);
         int maxPages = integer(ROUTES_MAX_PAGES, 50, 1, 1000);
+        List<RoutePattern> routePatterns = routePatterns();
         if (maxPages > routesMax) {
             if (given(ROUTES_MAX_PAGES) || !given(ROUTES_MAX)) {
                 throw FairsliceConfigException.of(ROUTES_MAX_PAGES, "must be at most " + ROUTES_MAX + " (" + routesMax
@@ -118,7 +119,7 @@ public final class ConfigParser {
         Map<String, Map<String, String>> listenerSettings = listenerSettings(listeners);
         rejectUnused();
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
-                lightBelow, alpha, minSamples, cpuSampleInterval, routesMax, maxPages, quantum, maxPark, linger, cpus,
+                lightBelow, alpha, minSamples, cpuSampleInterval, routePatterns, routesMax, maxPages, quantum, maxPark, linger, cpus,
                 turnBelow, chargeGc, sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
     }
 
@@ -247,34 +248,42 @@ public final class ConfigParser {
     }
 
     private List<Rule> rules(List<String> names) {
-        TreeMap<Integer, Rule> rules = new TreeMap<>();
+        return numbered(RULE_PREFIX, (key, order, value) -> Rule.parse(key, order, value, names));
+    }
+
+    private List<RoutePattern> routePatterns() {
+        return numbered(ROUTE_PREFIX, RoutePattern::parse);
+    }
+
+    private interface NumberedParser<T> {
+        T parse(String key, int order, String value);
+    }
+
+    /** The values of keys {@code <prefix><n>}, <n> 1..9999, parsed and in the order of <n>. */
+    private <T> List<T> numbered(String prefix, NumberedParser<T> parser) {
+        TreeMap<Integer, T> entries = new TreeMap<>();
+        String name = prefix.substring(0, prefix.length() - 1);
         for (String key : keys.keySet()) {
-            if (!key.startsWith(RULE_PREFIX)) {
+            if (!key.startsWith(prefix)) {
                 continue;
             }
-            String n = key.substring(RULE_PREFIX.length());
-            int order;
-            try {
-                order = n.matches("\\d{1,4}") ? Integer.parseInt(n) : -1;
-            } catch (NumberFormatException e) {
-                order = -1;
-            }
+            String n = key.substring(prefix.length());
+            int order = n.matches("\\d{1,4}") ? Integer.parseInt(n) : -1;
             if (order < 1) {
-                throw FairsliceConfigException.of(key, "must be rule.<n> with <n> a whole number 1..9999", keys.get(key));
+                throw FairsliceConfigException.of(key, "must be " + name + ".<n> with <n> a whole number 1..9999",
+                        keys.get(key));
             }
             String v = take(key);
             if (v == null) {
                 throw FairsliceConfigException.of(key, "must not be empty", keys.get(key));
             }
-            Rule previous = rules.put(order, Rule.parse(key, order, v, names));
+            T previous = entries.put(order, parser.parse(key, order, v));
             if (previous != null) {
                 // rule.1 and rule.01 are the same position: keeping one would silently drop the other
                 throw FairsliceConfigException.of(key, "must not repeat the position of " + previous, v);
             }
         }
-        List<Rule> list = new ArrayList<>(rules.values());
-        list.sort(Comparator.comparingInt(Rule::order));
-        return list;
+        return new ArrayList<>(entries.values());
     }
 
     private Set<String> sleepClasses(List<String> names) {

@@ -28,6 +28,50 @@ class RouteTableTest {
         assertThat(RouteTable.normalise("//a//b/")).isEqualTo("/a/b");
     }
 
+    @Test
+    void shouldCollapseDatesTimesAndVersionsLikeNumbers() {
+        assertThat(RouteTable.normalise("/news/2026-11-28/summary")).isEqualTo("/news/{n}/summary");
+        assertThat(RouteTable.normalise("/slots/10:30")).isEqualTo("/slots/{n}");
+        assertThat(RouteTable.normalise("/api/1.2.3/items")).isEqualTo("/api/{n}/items");
+        assertThat(RouteTable.normalise("/runs/2026_11_28")).isEqualTo("/runs/{n}");
+        // a separator alone, a word with digits and a file name are kept
+        assertThat(RouteTable.normalise("/a/-/b")).isEqualTo("/a/-/b");
+        assertThat(RouteTable.normalise("/api/v2")).isEqualTo("/api/v2");
+        assertThat(RouteTable.normalise("/files/2026.pdf")).isEqualTo("/files/2026.pdf");
+    }
+
+    /**
+     * A catalogue of slugs the normalisation keeps apart: without a configured route each product is a route of its
+     * own and fills the table; with {@code route.<n> = /products/*} they are one route that learns, and the first
+     * matching pattern wins.
+     */
+    @Test
+    void shouldKeyPathsByTheFirstConfiguredRouteThatMatches() {
+        RouteTable plain = new RouteTable(100, 10);
+        for (int i = 0; i < 1000; i++) {
+            request(plain, "/products/kettle-model-" + Integer.toString(i, 36), true);
+        }
+        assertThat(plain.size()).as("without a configured route").isEqualTo(100);
+        assertThat(plain.overflowCount()).isEqualTo(900);
+
+        RouteTable table = new RouteTable(100, 10, List.of(
+                RoutePattern.parse("route.1", 1, "/products/*/reviews"),
+                RoutePattern.parse("route.2", 2, "/products/**")));
+        Set<Route> routes = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int i = 0; i < 1000; i++) {
+            routes.add(request(table, "/products/kettle-model-" + Integer.toString(i, 36), true));
+        }
+        assertThat(routes).hasSize(1);
+        Route products = routes.iterator().next();
+        assertThat(products.key()).isEqualTo("/products/**");
+        assertThat(products.page()).isEqualTo("/products/**");
+        assertThat(request(table, "/products/blue-kettle/reviews", true).key()).isEqualTo("/products/*/reviews");
+        assertThat(request(table, "/products", true)).as("** also matches no segment").isSameAs(products);
+        assertThat(request(table, "/orders/12345", true).key()).as("the rest is normalised").isEqualTo("/orders/{n}");
+        assertThat(table.size()).isEqualTo(3);
+        assertThat(table.overflowCount()).isZero();
+    }
+
     /** A request on {@code path} that ends with {@code served}, as the filter runs it: the route it is counted on. */
     private static Route request(RouteTable table, String path, boolean served) {
         return table.end(table.route(path), served);

@@ -116,6 +116,8 @@ final class Fragments {
                 # classes=light,heavy
                 # class.light.share=80
                 # class.heavy.share=20
+                # rule.1=heavy path=/reports/**
+                # route.1=/products/*
                 #
                 # The kernel probe attributes the OS scheduler's statistics (run-queue wait, effective timeslice) to
                 # the request classes: the dashboard's kernel panels. It costs about a tenth of the capacity of a page

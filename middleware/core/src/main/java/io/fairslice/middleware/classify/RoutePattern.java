@@ -1,0 +1,53 @@
+package io.fairslice.middleware.classify;
+
+import io.fairslice.middleware.FairsliceConfigException;
+import java.util.regex.Pattern;
+
+/**
+ * One configured route: {@code route.<n> = <glob>} makes every path the glob matches one route, named by the glob
+ * itself. It names the instances the built-in normalisation cannot tell from pages, such as slugs
+ * ({@code /products/*} for {@code /products/blue-kettle}) and user names ({@code /users/*}/{@code **}), so that a
+ * catalogue of ten thousand products is one route that learns, not ten thousand that fill the table. The glob is the
+ * rules' path glob ({@link Rule}): {@code *} within one segment, {@code **} across segments, {@code ?} one character.
+ */
+public final class RoutePattern {
+
+    private final int order;
+    private final String glob;
+    private final Pattern pattern;
+
+    private RoutePattern(int order, String glob, Pattern pattern) {
+        this.order = order;
+        this.glob = glob;
+        this.pattern = pattern;
+    }
+
+    /** Parses the value of key {@code route.<order>}. */
+    public static RoutePattern parse(String key, int order, String value) {
+        String glob = value == null ? "" : value.trim();
+        if (!glob.startsWith("/") || glob.chars().anyMatch(Character::isWhitespace)) {
+            throw FairsliceConfigException.of(key, "must be one path glob starting with '/' (e.g. /products/*)",
+                    value);
+        }
+        return new RoutePattern(order, glob, Rule.glob(glob, true));
+    }
+
+    /** Whether {@code path} (inside the web application) belongs to this route. */
+    boolean matches(String path) {
+        return pattern.matcher(path).matches();
+    }
+
+    public int order() {
+        return order;
+    }
+
+    /** The glob as configured: the route's key and, while page tags last, its {@code page} tag. */
+    public String glob() {
+        return glob;
+    }
+
+    @Override
+    public String toString() {
+        return "route." + order + "=" + glob;
+    }
+}
