@@ -443,7 +443,9 @@ class FairsliceFilterTest {
             assertThat(heavyResponse.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
             assertThat(heavy.parks(1)).as("parks at yield points").isPositive();
-            assertThat(heavy.parkedNanos(1) / heavy.parks(1)).as("mean park, ns").isLessThan(60_000_000L);
+            // the configured 20 ms, not the default 500 ms; a park's wall time also holds the wait for a CPU after
+            // it, 90 ms on a loaded 2-core machine
+            assertThat(heavy.parkedNanos(1) / heavy.parks(1)).as("mean park, ns").isLessThan(250_000_000L);
             assertThat(elapsedMs).as("the heavy request progressed: no starvation").isLessThan(20_000);
             light.release.countDown();
             assertThat(lightResponse.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
