@@ -46,7 +46,7 @@ public final class Installer {
                             + " lib/catalina.jar here; pass --catalina-home to check it)"));
             installation.install(options, bundle);
             out.println("fairslice: done. Restart Tomcat to apply it. Configuration: " + base.dir().resolve(
-                    TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: " + metricsUrl(base) : ""));
+                    TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: " + metricsUrl(base, options.metricsPorts()) : ""));
             return 0;
         } catch (InstallException e) {
             err.println("fairslice install: " + e.getMessage());
@@ -61,11 +61,23 @@ public final class Installer {
         }
     }
 
-    /** Where the metrics answer a client on this host: through server.xml's first HTTP/1.1 connector. */
-    private static String metricsUrl(TomcatBase base) {
-        return base.httpConnector().map(c -> c.localUrl(TomcatLayout.METRICS_PATH) + " from this host")
-                .orElse(TomcatLayout.METRICS_PATH + " from this host, through an HTTP connector (conf/server.xml has no"
-                        + " HTTP/1.1 <Connector> in the service of its <Engine>)");
+    /**
+     * Where the metrics answer: through server.xml's first HTTP/1.1 connector. On a connector that listens on another
+     * address than loopback, the metrics servlet answers only if {@code --metrics-ports} lists its port.
+     */
+    private static String metricsUrl(TomcatBase base, List<Integer> metricsPorts) {
+        return base.httpConnector().map(c -> {
+            String url = c.localUrl(TomcatLayout.METRICS_PATH);
+            if (c.loopback()) {
+                return url + " from this host";
+            }
+            if (metricsPorts.stream().anyMatch(p -> String.valueOf(p).equals(c.port()))) {
+                return url + " from any client (--metrics-ports lists " + c.port() + ")";
+            }
+            return url + "; the connector listens only on " + c.address() + ", and the metrics answer only requests"
+                    + " to a loopback address unless --metrics-ports lists its port (" + c.port() + ")";
+        }).orElse(TomcatLayout.METRICS_PATH + " from this host, through an HTTP connector (conf/server.xml has no"
+                + " HTTP/1.1 <Connector> in the service of its <Engine>)");
     }
 
     /** The bundle this installer came in: its jar is {@code DIST/lib/fairslice-tomcat-*.jar}. */

@@ -3,6 +3,8 @@ package io.fairslice.tomcat.install;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -30,7 +32,8 @@ import org.xml.sax.SAXException;
  * the base or of {@code CATALINA_HOME} when one of them has it; fairslice needs Tomcat 10.1 or newer (Jakarta
  * Servlet 6). The deployment folder for context descriptors comes from the first {@code <Engine>} and its default
  * {@code <Host>} in server.xml (Tomcat's {@code conf/<engine>/<host>/}); the URL the installer prints for the metrics
- * from the first HTTP/1.1 {@code <Connector>} of that engine's {@code <Service>} ({@link #httpConnector()}).
+ * from the first HTTP/1.1 {@code <Connector>} of that engine's {@code <Service>}, its port and address
+ * ({@link #httpConnector()}).
  */
 public final class TomcatBase {
 
@@ -39,6 +42,9 @@ public final class TomcatBase {
     static final int MIN_MINOR = 1;
 
     private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+).*");
+    private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
+    /** Starts with a hex digit or ':' and has a ':': InetAddress parses it as IPv6 or refuses it, never looks it up. */
+    private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%[\\w.-]+)?");
 
     private final Path dir;
     private final String engineName;
@@ -56,15 +62,69 @@ public final class TomcatBase {
     }
 
     /**
-     * An HTTP/1.1 {@code <Connector>} of server.xml. {@code port} is the attribute as written: a number, or a
-     * placeholder such as {@code ${port.http}} that Tomcat replaces from system properties at start and that the
-     * installer cannot know. {@code tls}: {@code SSLEnabled="true"}.
+     * An HTTP/1.1 {@code <Connector>} of server.xml. {@code port} and {@code address} are the attributes as written
+     * (a port number; an IP address or a host name), or a placeholder such as {@code ${port.http}} that Tomcat replaces
+     * from system properties at start and that the installer cannot know. {@code address} is empty when the connector has
+     * none (it listens on every interface) or an empty one. {@code tls}: {@code SSLEnabled="true"}.
      */
-    public record HttpConnector(String port, boolean tls) {
+    public record HttpConnector(String port, boolean tls, String address) {
 
-        /** {@code path} through this connector from this host: {@code http(s)://127.0.0.1:PORT/path}. */
+        /**
+         * {@code path} through this connector from this host: {@code http(s)://HOST:PORT/path}, HOST the connector's
+         * {@code address} (an IPv6 literal in brackets), or 127.0.0.1 for a connector on every interface ({@code
+         * 0.0.0.0}, {@code ::}: Java binds {@code ::} to IPv4 too) and for an empty address (Tomcat binds it to
+         * 127.0.0.1, as {@code InetAddress.getByName("")}).
+         */
         public String localUrl(String path) {
-            return (tls ? "https" : "http") + "://127.0.0.1:" + port + path;
+            String host = address.isEmpty() || wildcard(address) ? "127.0.0.1" : urlHost(address);
+            return (tls ? "https" : "http") + "://" + host + ":" + port + path;
+        }
+
+        /**
+         * Whether a client on this host reaches it through a loopback address: no or an empty address, a wildcard,
+         * {@code localhost}, or a loopback literal ({@code 127.0.0.1}, {@code ::1}). Other names count as not: the
+         * installer does not look them up.
+         */
+        public boolean loopback() {
+            InetAddress ip = ipLiteral(address);
+            return address.isEmpty() || address.equalsIgnoreCase("localhost")
+                    || (ip != null && (ip.isAnyLocalAddress() || ip.isLoopbackAddress()));
+        }
+
+        private static boolean wildcard(String address) {
+            InetAddress ip = ipLiteral(address);
+            return ip != null && ip.isAnyLocalAddress();
+        }
+    }
+
+    /** {@code host} as a URL writes it: an IPv6 literal in brackets (the % of a zone as %25, RFC 6874), else as is. */
+    static String urlHost(String host) {
+        if (host.startsWith("[") || !host.contains(":") || host.contains("${")) {
+            return host;
+        }
+        return "[" + host.replace("%", "%25") + "]";
+    }
+
+    /** {@code address} when it is an IP literal (IPv6 with or without brackets), else null; names are not resolved. */
+    static InetAddress ipLiteral(String address) {
+        String a = address.startsWith("[") && address.endsWith("]") ? address.substring(1, address.length() - 1)
+                : address;
+        try {
+            Matcher v4 = IPV4.matcher(a);
+            if (v4.matches()) {
+                byte[] bytes = new byte[4];
+                for (int i = 0; i < 4; i++) {
+                    int octet = Integer.parseInt(v4.group(i + 1));
+                    if (octet > 255) {
+                        return null;
+                    }
+                    bytes[i] = (byte) octet;
+                }
+                return InetAddress.getByAddress(bytes);
+            }
+            return IPV6.matcher(a).matches() ? InetAddress.getByName(a) : null;
+        } catch (UnknownHostException e) {
+            return null; // not a valid IPv6 literal, or a zone naming no interface of this host
         }
     }
 
@@ -121,7 +181,8 @@ public final class TomcatBase {
                         || protocol.startsWith("org.apache.coyote.http11.");
                 if (http && !port.isEmpty()) {
                     return Optional.of(new HttpConnector(port,
-                            connector.getAttribute("SSLEnabled").trim().equalsIgnoreCase("true")));
+                            connector.getAttribute("SSLEnabled").trim().equalsIgnoreCase("true"),
+                            connector.getAttribute("address").trim()));
                 }
             }
         }

@@ -397,6 +397,56 @@ class InstallerTest {
                 .doesNotContain("http://");
     }
 
+    /** It printed http://127.0.0.1:PORT/... for a connector with address="10.0.0.5" too, where nothing listens. */
+    @Test
+    void shouldPrintTheMetricsUrlWithTheAddressTheConnectorIsBoundTo() throws Exception {
+        assertThat(metricsLine("address=\"10.0.0.5\"")).isEqualTo("http://10.0.0.5:8080/fairslice/metrics; the"
+                + " connector listens only on 10.0.0.5, and the metrics answer only requests to a loopback address"
+                + " unless --metrics-ports lists its port (8080)");
+        assertThat(metricsLine("address=\"10.0.0.5\"", "--metrics-ports", "9404,8080"))
+                .isEqualTo("http://10.0.0.5:8080/fairslice/metrics from any client (--metrics-ports lists 8080)");
+        assertThat(metricsLine("address=\"::1\"")).isEqualTo("http://[::1]:8080/fairslice/metrics from this host");
+        assertThat(metricsLine("address=\"[::1]\"")).isEqualTo("http://[::1]:8080/fairslice/metrics from this host");
+        assertThat(metricsLine("address=\"fd00::5\"")).startsWith("http://[fd00::5]:8080/fairslice/metrics; the"
+                + " connector listens only on fd00::5,");
+        assertThat(metricsLine("address=\"localhost\"")).isEqualTo("http://localhost:8080/fairslice/metrics from"
+                + " this host");
+        assertThat(metricsLine("address=\"127.0.0.2\"")).isEqualTo("http://127.0.0.2:8080/fairslice/metrics from"
+                + " this host");
+    }
+
+    /** Tomcat binds an empty address to 127.0.0.1 (InetAddress.getByName("")), a wildcard to every interface. */
+    @Test
+    void shouldPrintTheLoopbackUrlForAConnectorOnEveryInterfaceOrWithAnEmptyAddress() throws Exception {
+        for (String address : List.of("address=\"0.0.0.0\"", "address=\"::\"", "address=\"[::]\"",
+                "address=\"0:0:0:0:0:0:0:0\"", "address=\"\"", "address=\" \"", "")) {
+            assertThat(metricsLine(address)).as(address).isEqualTo("http://127.0.0.1:8080/fairslice/metrics from"
+                    + " this host");
+        }
+    }
+
+    @Test
+    void shouldWriteAnIpv6LiteralInBracketsAndLeaveNamesAndPlaceholdersAsTheyAre() {
+        assertThat(TomcatBase.urlHost("::1")).isEqualTo("[::1]");
+        assertThat(TomcatBase.urlHost("[::1]")).isEqualTo("[::1]");
+        assertThat(TomcatBase.urlHost("fe80::1%eth0")).isEqualTo("[fe80::1%25eth0]");
+        assertThat(TomcatBase.urlHost("10.0.0.5")).isEqualTo("10.0.0.5");
+        assertThat(TomcatBase.urlHost("tomcat.internal")).isEqualTo("tomcat.internal");
+        assertThat(TomcatBase.urlHost("${bind.address:127.0.0.1}")).isEqualTo("${bind.address:127.0.0.1}");
+        assertThat(TomcatBase.ipLiteral("tomcat.internal")).as("names are not looked up").isNull();
+        assertThat(TomcatBase.ipLiteral("300.0.0.1")).isNull();
+        assertThat(TomcatBase.ipLiteral("::g")).isNull();
+    }
+
+    /** What the installer prints after "metrics: " for server.xml's connector with these attributes added. */
+    private String metricsLine(String attributes, String... extra) throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("<Connector port=\"8080\" protocol=\"HTTP/1.1\"/>",
+                        "<Connector port=\"8080\" " + attributes + " protocol=\"HTTP/1.1\"/>"));
+        assertThat(install(extra)).as(err).isZero();
+        return out.substring(out.indexOf("; metrics: ") + "; metrics: ".length()).strip();
+    }
+
     @Test
     void shouldRefuseADirectoryThatIsNotATomcat() throws Exception {
         Path notTomcat = Files.createDirectories(tmp.resolve("not-tomcat"));
