@@ -1,22 +1,21 @@
 package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.FairsliceConfigException;
-import java.util.regex.Pattern;
 
 /**
  * One configured route: {@code route.<n> = <glob>} makes every path the glob matches one route, named by the glob
  * itself. It names the instances the built-in normalisation cannot tell from pages, such as slugs
  * ({@code /products/*} for {@code /products/blue-kettle}) and user names ({@code /users/*}/{@code **}), so that a
  * catalogue of ten thousand products is one route that learns, not ten thousand that fill the table. The glob is the
- * rules' path glob ({@link Rule}): {@code *} within one segment, {@code **} across segments, {@code ?} one character.
+ * rules' path glob ({@link Glob}): {@code *} within one segment, {@code **} across segments, {@code ?} one character.
  */
 public final class RoutePattern {
 
     private final int order;
     private final String glob;
-    private final Pattern pattern;
+    private final Glob pattern;
 
-    private RoutePattern(int order, String glob, Pattern pattern) {
+    private RoutePattern(int order, String glob, Glob pattern) {
         this.order = order;
         this.glob = glob;
         this.pattern = pattern;
@@ -29,12 +28,12 @@ public final class RoutePattern {
             throw FairsliceConfigException.of(key, "must be one path glob starting with '/' (e.g. /products/*)",
                     value);
         }
-        return new RoutePattern(order, glob, Rule.glob(glob, true));
+        return new RoutePattern(order, glob, Glob.path(glob));
     }
 
     /** Whether {@code path} (inside the web application) belongs to this route. */
     boolean matches(String path) {
-        return pattern.matcher(path).matches();
+        return pattern.matches(path);
     }
 
     public int order() {

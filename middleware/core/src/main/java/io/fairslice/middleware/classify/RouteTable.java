@@ -160,11 +160,17 @@ public final class RouteTable {
         }
     }
 
-    /** The route key of a path: the glob of the first configured route that matches it, else its normal form. */
+    /**
+     * The route key of a path: the glob of the first configured route that matches it (with or without one trailing
+     * {@code /}, which the normalisation drops too), else its normal form.
+     */
     String key(String path) {
-        for (RoutePattern p : patterns) {
-            if (p.matches(path)) {
-                return p.glob();
+        if (!patterns.isEmpty()) {
+            String bare = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+            for (RoutePattern p : patterns) {
+                if (p.matches(path) || (bare != path && p.matches(bare))) {
+                    return p.glob();
+                }
             }
         }
         return normalise(path);

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * One classification rule: {@code <class> <condition>...}; a request matches when every condition holds.
@@ -19,14 +18,14 @@ public final class Rule {
     private final int order;
     private final String className;
     private final int classIndex;
-    private final Pattern path;
+    private final Glob path;
     private final Set<String> methods;
     private final List<String> headerNames;
-    private final List<Pattern> headerValues;
+    private final List<Glob> headerValues;
     private final String text;
 
-    private Rule(int order, String className, int classIndex, Pattern path, Set<String> methods,
-                 List<String> headerNames, List<Pattern> headerValues, String text) {
+    private Rule(int order, String className, int classIndex, Glob path, Set<String> methods,
+                 List<String> headerNames, List<Glob> headerValues, String text) {
         this.order = order;
         this.className = className;
         this.classIndex = classIndex;
@@ -48,10 +47,10 @@ public final class Rule {
         if (classIndex < 0) {
             throw FairsliceConfigException.of(key, "must start with a configured class " + classes, value);
         }
-        Pattern path = null;
+        Glob path = null;
         Set<String> methods = null;
         List<String> headerNames = new ArrayList<>();
-        List<Pattern> headerValues = new ArrayList<>();
+        List<Glob> headerValues = new ArrayList<>();
         for (int i = 1; i < words.length; i++) {
             String w = words[i];
             if (w.startsWith("path=") && path == null) {
@@ -59,7 +58,7 @@ public final class Rule {
                 if (!glob.startsWith("/")) {
                     throw FairsliceConfigException.of(key, "path glob must start with '/'", value);
                 }
-                path = glob(glob, true);
+                path = Glob.path(glob);
             } else if (w.startsWith("method=") && methods == null) {
                 // -1: an empty alternative (GET|) is a mistake to report, not one to drop
                 String[] ms = w.substring(7).toUpperCase(Locale.ROOT).split("\\|", -1);
@@ -78,7 +77,7 @@ public final class Rule {
                     throw FairsliceConfigException.of(key, "header name must be an HTTP token", value);
                 }
                 headerNames.add(name);
-                headerValues.add(eq < 0 ? null : glob(h.substring(eq + 1), false));
+                headerValues.add(eq < 0 ? null : Glob.value(h.substring(eq + 1)));
             } else {
                 throw FairsliceConfigException.of(key, "has an unknown or repeated condition '" + w
                         + "' (use path=<glob>, method=<M>|<M>, header:<Name>[=<glob>])", value);
@@ -88,43 +87,12 @@ public final class Rule {
                 java.util.Collections.unmodifiableList(headerValues), value.trim());
     }
 
-    /**
-     * {@code **} any characters, {@code *} any but '/' in a path (any in a header value), {@code ?} one character;
-     * everything else literal. In a path, as in Ant and Spring, {@code **} between slashes or at the end after one
-     * also matches no segment at all: {@code /**}{@code /export} matches {@code /export}, {@code /report/**} matches
-     * {@code /report}.
-     */
-    static Pattern glob(String glob, boolean path) {
-        StringBuilder re = new StringBuilder();
-        for (int i = 0; i < glob.length(); i++) {
-            char c = glob.charAt(i);
-            if (path && glob.startsWith("/**/", i)) {
-                re.append("/(?:.*/)?");
-                i += 3;
-            } else if (path && glob.startsWith("/**", i) && i + 3 == glob.length()) {
-                re.append("(?:/.*)?");
-                i += 2;
-            } else if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
-                re.append(".*");
-                i++;
-            } else if (c == '*') {
-                re.append(path ? "[^/]*" : ".*");
-            } else if (c == '?') {
-                re.append(path ? "[^/]" : "."); // one character; in a path, of one segment (as in Ant and Spring)
-            } else {
-                re.append(Pattern.quote(String.valueOf(c)));
-            }
-        }
-        // DOTALL: Tomcat decodes %0A in a path; without it "/reports/**" missed "/reports/q1%0Ax", served as light
-        return Pattern.compile(re.toString(), Pattern.DOTALL);
-    }
-
     /** Whether a request with this path (inside the application), method and headers matches. */
     public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header) {
         if (methods != null && !methods.contains(method)) {
             return false;
         }
-        if (path != null && !path.matcher(requestPath).matches()) {
+        if (path != null && !path.matches(requestPath)) {
             return false;
         }
         for (int i = 0; i < headerNames.size(); i++) {
@@ -132,8 +100,8 @@ public final class Rule {
             if (v == null) {
                 return false;
             }
-            Pattern p = headerValues.get(i);
-            if (p != null && !p.matcher(v).matches()) {
+            Glob p = headerValues.get(i);
+            if (p != null && !p.matches(v)) {
                 return false;
             }
         }

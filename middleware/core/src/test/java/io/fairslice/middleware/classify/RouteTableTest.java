@@ -67,6 +67,8 @@ class RouteTableTest {
         assertThat(products.page()).isEqualTo("/products/**");
         assertThat(request(table, "/products/blue-kettle/reviews", true).key()).isEqualTo("/products/*/reviews");
         assertThat(request(table, "/products", true)).as("** also matches no segment").isSameAs(products);
+        assertThat(request(table, "/products/blue-kettle/reviews/", true).key()).as("a trailing slash, as normalised")
+                .isEqualTo("/products/*/reviews");
         assertThat(request(table, "/orders/12345", true).key()).as("the rest is normalised").isEqualTo("/orders/{n}");
         assertThat(table.size()).isEqualTo(3);
         assertThat(table.overflowCount()).isZero();
