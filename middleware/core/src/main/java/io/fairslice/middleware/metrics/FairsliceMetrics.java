@@ -82,6 +82,9 @@ public final class FairsliceMetrics implements AutoCloseable {
             add(FunctionCounter.builder(REQUESTS_MOVED, c, ClassState::movedIn).tags(cls)
                     .description("requests moved into the class while in flight, as their route's class changed")
                     .register(registry));
+            add(FunctionCounter.builder(SHARE_SLOTS_LENT, c, ClassState::slotsLent).tags(cls)
+                    .description("run slots lent while a request of the class held one blocked in a call")
+                    .register(registry));
             for (int w = 0; w < WHERES.size(); w++) {
                 int where = w;
                 add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tags(cls)

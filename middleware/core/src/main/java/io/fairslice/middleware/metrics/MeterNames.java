@@ -166,6 +166,13 @@ public final class MeterNames {
     public static final String YIELD_POINTS = "fairslice.yield.points";
 
     /**
+     * Counter, tag class: times a request of the class was found blocked in a call (sleeping, waiting, parked or on a
+     * monitor at two looks 10 ms apart) while it held a run slot, which then went to another request until the
+     * request reached its next yield point. Prometheus: {@code fairslice_share_slots_lent_total}.
+     */
+    public static final String SHARE_SLOTS_LENT = "fairslice.share.slots.lent";
+
+    /**
      * Counter, tags class, where: times a request's thread parked (at admission or at a yield point).
      * Prometheus: {@code fairslice_yield_parks_total}.
      */

@@ -66,6 +66,8 @@ public final class ClassState {
     final LongAdder gcNanos = new LongAdder();
     /** Requests moved into the class while in flight ({@link Scheduler#reclassify}). */
     final LongAdder movedIn = new LongAdder();
+    /** Times a request of the class was found blocked in a call holding a run slot, which was lent meanwhile. */
+    final LongAdder slotsLent = new LongAdder();
 
     ClassState(int index, String name) {
         this.index = index;
@@ -128,6 +130,11 @@ public final class ClassState {
     /** Rejections for a reason index of {@link Scheduler#REJECT_REASONS}. */
     public long rejections(int reason) {
         return rejections[reason].sum();
+    }
+
+    /** Times a request of the class held a run slot blocked in a call, and the slot went to another request meanwhile. */
+    public long slotsLent() {
+        return slotsLent.sum();
     }
 
     /** Requests that moved into this class while in flight: their route's class changed ({@link Scheduler#reclassify}). */

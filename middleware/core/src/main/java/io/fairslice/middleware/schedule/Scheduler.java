@@ -105,6 +105,12 @@ public final class Scheduler {
     static final long WAITING_LAG_LIMIT_NANOS = 1_000_000_000L;
     /** At most one request beyond the run slots per this interval while CPU capacity goes unused. */
     private static final long IDLE_GRANT_INTERVAL_NANOS = 20_000_000L;
+    /**
+     * A holder that has reached no yield point for its quantum and this long is looked at, at most this often: is
+     * its thread blocked (sleeping, waiting, parked or on a monitor, as Java sees it)? Blocked at two looks in a row,
+     * its run slot counts as free until it reaches its next yield point ({@link #blockedHolder}).
+     */
+    static final long BLOCKED_LOOK_NANOS = 10_000_000L;
     /** How long a turn whose class has no request running waits for its next one before it lapses. */
     static final long TURN_ANTICIPATION_NANOS = 1_000_000L;
     /** A waiter timed to a turn's end wakes this long after it, so that the end has come. */
@@ -480,6 +486,8 @@ public final class Scheduler {
                 // points (disarmed until now) have not been checked, so they are not overrunning either
                 for (Ticket h : holders) {
                     h.slotSince = now;
+                    h.lookedBlocked = false;
+                    h.blocked = false;
                 }
             }
             c.inflight++;
@@ -536,6 +544,9 @@ public final class Scheduler {
         t.cpuMark = -1;
         t.holdsSlot = true;
         t.slotSince = now;
+        t.lookedAt = now;
+        t.lookedBlocked = false;
+        t.blocked = false;
         t.cls.running++;
         holders.add(t);
     }
@@ -605,10 +616,9 @@ public final class Scheduler {
         if (turn != null || !cheap(c, cfg)) {
             return false;
         }
-        long bound = cfg.shareMaxPark().toNanos();
         int held = extra;
         for (Ticket h : holders) {
-            if (now - h.slotSince <= bound) {
+            if (keepsSlot(h, now, cfg)) {
                 if (h.cls != c) {
                     return false;
                 }
@@ -875,6 +885,8 @@ public final class Scheduler {
             } else if (t.holdsSlot) {
                 charge(c, slotCharge(t, now), now, cfg);
                 t.slotSince = now;
+                t.lookedBlocked = false;
+                t.blocked = false;
             } else {
                 return false;
             }
@@ -1220,14 +1232,47 @@ public final class Scheduler {
         if (turn != null) {
             return cfg.cpus();
         }
-        long bound = cfg.shareMaxPark().toNanos();
         int taken = 0;
         for (Ticket t : holders) {
-            if (now - t.slotSince <= bound) {
+            if (keepsSlot(t, now, cfg)) {
                 taken++;
             }
         }
         return taken;
+    }
+
+    /**
+     * Whether a holder's run slot keeps others out: it reached a yield point (or started) within
+     * {@code share.max-park}, and its thread is not blocked ({@link #blockedHolder}).
+     */
+    private boolean keepsSlot(Ticket t, long now, FairsliceConfig cfg) {
+        return now - t.slotSince <= cfg.shareMaxPark().toNanos() && !blockedHolder(t, now, cfg);
+    }
+
+    /**
+     * Whether a holder overdue at its yield points (none for its quantum and {@link #BLOCKED_LOOK_NANOS}) is blocked
+     * in a call: its thread sleeping, waiting, parked or on a monitor (a connection pool, an HTTP client, a future, a
+     * lock) at two looks at least {@link #BLOCKED_LOOK_NANOS} apart. The CPU its slot stands for then goes unused, so
+     * the slot counts as free and goes to the next request, until the holder reaches a yield point. A thread in a
+     * socket read (a JDBC driver's) is runnable as Java sees it: its slot is held until {@code share.max-park} or the
+     * CPU is found idle ({@link #idleGrant}). One that runs without yield points (unwoven code, the JDK) keeps its
+     * slot, on the CPU or preempted: its thread state tells blocked from preempted, which its CPU clock could not.
+     */
+    private boolean blockedHolder(Ticket t, long now, FairsliceConfig cfg) {
+        if (now - t.slotSince < cfg.shareQuantum().toNanos() + BLOCKED_LOOK_NANOS
+                || now - t.lookedAt < BLOCKED_LOOK_NANOS) {
+            return t.blocked;
+        }
+        Thread.State state = t.thread.getState();
+        boolean blockedNow = state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
+                || state == Thread.State.BLOCKED;
+        if (blockedNow && t.lookedBlocked && !t.blocked) {
+            t.cls.slotsLent.increment();
+        }
+        t.blocked = blockedNow && t.lookedBlocked;
+        t.lookedBlocked = blockedNow;
+        t.lookedAt = now;
+        return t.blocked;
     }
 
     /** One request beyond the run slots per idle sample while CPU capacity goes unused (work-conserving). */
@@ -1499,6 +1544,15 @@ public final class Scheduler {
     }
 
     // ---- views for metrics and JMX -------------------------------------------------------------------------------
+
+    /** Times a run slot's holder was found blocked in a call and its slot lent to others ({@link #blockedHolder}). */
+    public long slotsLent() {
+        long n = 0;
+        for (ClassState c : classes) {
+            n += c.slotsLent();
+        }
+        return n;
+    }
 
     /**
      * The class's part of what the classes were charged, decayed over about two seconds (0 when nothing ran): their

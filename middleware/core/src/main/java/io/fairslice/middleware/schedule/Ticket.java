@@ -30,6 +30,13 @@ public final class Ticket {
     /** Whether the request holds a run slot (admitted, dispatching or about to, not parked), and since when. */
     boolean holdsSlot;
     long slotSince;
+    /**
+     * When the scheduler last looked at the holder's thread while it was overdue at its yield points, whether that
+     * thread was blocked then, and whether its slot is lent ({@code Scheduler#blockedHolder}); reset at its yield points.
+     */
+    long lookedAt;
+    boolean lookedBlocked;
+    boolean blocked;
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
     /** Whether the request's class has been charged for it as a request of a turn (once per request). */

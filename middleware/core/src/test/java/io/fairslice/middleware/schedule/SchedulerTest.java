@@ -610,6 +610,61 @@ class SchedulerTest {
         assertThat(third.granted).as("but only its own slot is given away").isFalse();
     }
 
+    /**
+     * A holder blocked in a call (a connection pool, an HTTP client, a lock, a sleep) uses no CPU: once it has been
+     * seen blocked at two looks 10 ms apart, its slot goes to the next request instead of after share.max-park.
+     */
+    @Test
+    void shouldLendTheRunSlotOfAHolderBlockedInACall() throws Exception {
+        scheduler("share.max-park", "500ms");
+        CountDownLatch admitted = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            running(HEAVY);
+            admitted.countDown();
+            try {
+                release.await(); // blocked in a call: WAITING, as in a connection pool
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        holder.start();
+        try {
+            assertThat(admitted.await(10, TimeUnit.SECONDS)).isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (holder.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            Ticket light = queued(LIGHT);
+            clock.advance(15 * MS, 0);
+            queued(LIGHT); // an event: the dispatcher looks again, and at the overdue holder: blocked once
+            assertThat(light.granted).as("one look is not enough").isFalse();
+            clock.advance(10 * MS, 0);
+            Ticket third = queued(LIGHT);
+            assertThat(light.granted).as("blocked at two looks: its slot lent to the first waiter").isTrue();
+            assertThat(third.granted).as("one slot lent, not more").isFalse();
+            assertThat(scheduler.slotsLent()).isEqualTo(1);
+            assertThat(scheduler.classState(HEAVY).slotsLent()).as("counted for the holder's class").isEqualTo(1);
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    /** A holder that runs without yield points (unwoven code, the JDK) is runnable: it keeps its slot. */
+    @Test
+    void shouldNotLendTheRunSlotOfAHolderThatRunsWithoutYieldPoints() {
+        scheduler("share.max-park", "500ms");
+        running(HEAVY); // this thread: runnable whenever the scheduler looks
+        Ticket light = queued(LIGHT);
+        for (int i = 0; i < 5; i++) {
+            clock.advance(15 * MS, 15 * MS);
+            queued(LIGHT);
+        }
+        assertThat(light.granted).isFalse();
+        assertThat(scheduler.slotsLent()).isZero();
+    }
+
     @Test
     void shouldNotCountTheRunOfARequestAloneAgainstItWhenAnotherClassArrives() {
         scheduler("share.max-park", "50ms");
