@@ -1,6 +1,7 @@
 package io.fairslice.experiments.harness;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,7 +18,10 @@ import java.util.regex.Pattern;
  * quantum), the processes the harness started, and the realtime settings it changes: the SCHED_RR quantum, which is
  * always put back to 100 ms, and the realtime throttle, put back to what it was, when a realtime configuration or the
  * run ends, however it ends (normal end, exception, Ctrl-C: a shutdown hook; the launcher's trap is the second line
- * of defence for a killed JVM).
+ * of defence for a killed JVM). Once it has begun to stop (the shutdown hook, or {@link #close}) it starts no process
+ * and changes no setting: on SIGTERM the hook runs while the study's own thread goes on, which would otherwise start
+ * the next configuration's server after the hook had stopped the last one, or set the next quantum after the hook
+ * had put it back.
  */
 final class Host implements AutoCloseable {
 
@@ -45,16 +49,29 @@ final class Host implements AutoCloseable {
     final String rrUnavailableReason;
     final String batchUnavailableReason;
     final long ticksPerSecond;
+    /** The SCHED_RR quantum and the realtime throttle: {@link #RR_TIMESLICE} and {@link #RT_RUNTIME} but in tests. */
+    private final Path rrTimeslice;
+    private final Path rtRuntime;
     private final List<Process> children = new CopyOnWriteArrayList<>();
-    private final Thread shutdownHook = new Thread(this::cleanUp, "fairslice-harness-cleanup");
-    private volatile boolean rrTouched;
+    /** What runs on SIGTERM and Ctrl-C: package-private so that a test can run it without ending its JVM. */
+    final Thread shutdownHook = new Thread(this::cleanUp, "fairslice-harness-cleanup");
+    /** Set when the harness begins to stop; from then on nothing starts and no setting changes (guarded by this). */
+    private boolean stopping;
+    private boolean rrTouched;
     /** The throttle's value before the harness lifted it; null while it is not lifted. */
-    private volatile String rtRuntimeBefore;
+    private String rtRuntimeBefore;
 
     Host() {
+        this(RR_TIMESLICE, RT_RUNTIME);
+    }
+
+    /** A host whose realtime settings are these files (a test's stand-ins for /proc's). */
+    Host(Path rrTimeslice, Path rtRuntime) {
+        this.rrTimeslice = rrTimeslice;
+        this.rtRuntime = rtRuntime;
         cores = CORES;
         pinning = cores >= 2 && onPath("taskset");
-        rrUnavailableReason = probeRealtime();
+        rrUnavailableReason = probeRealtime(rrTimeslice);
         batchUnavailableReason = probeLaunch(Scheduler.BATCH.launchPrefix());
         ticksPerSecond = clockTicks();
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -107,13 +124,14 @@ final class Host implements AutoCloseable {
     }
 
     /** Sets the SCHED_RR quantum for the next server. */
-    void setRrTimeslice(int millis) throws IOException {
+    synchronized void setRrTimeslice(int millis) throws IOException {
+        refuseWhenStopping("set " + rrTimeslice + " to " + millis);
         rrTouched = true;
-        ProcFs.write(RR_TIMESLICE, Integer.toString(millis));
+        ProcFs.write(rrTimeslice, Integer.toString(millis));
         int actual = readRrTimeslice();
         // Linux rounds to its tick (e.g. 5 -> 8 ms with a 250 Hz tick); anything else means the write did not take
         if (Math.abs(actual - millis) > 4) {
-            throw new IOException("wrote " + millis + " to " + RR_TIMESLICE + " but it reads " + actual);
+            throw new IOException("wrote " + millis + " to " + rrTimeslice + " but it reads " + actual);
         }
     }
 
@@ -124,20 +142,21 @@ final class Host implements AutoCloseable {
      * @throws UnsupportedOperationException on a kernel older than 6.12, where the lifted throttle would let the
      *                                       server starve the core's kernel threads
      */
-    void liftRealtimeThrottle() throws IOException {
+    synchronized void liftRealtimeThrottle() throws IOException {
         String why = realtimeThrottleLiftRefusal(System.getProperty("os.name"), System.getProperty("os.version"));
         if (why != null) {
             throw new UnsupportedOperationException(why);
         }
-        String before = ProcFs.read(RT_RUNTIME).trim();
+        refuseWhenStopping("lift the realtime throttle (" + rtRuntime + ")");
+        String before = ProcFs.read(rtRuntime).trim();
         if (before.equals("-1")) {
             return; // already lifted by the machine's owner: leave it as found
         }
         rtRuntimeBefore = before;
-        ProcFs.write(RT_RUNTIME, "-1");
-        String now = ProcFs.read(RT_RUNTIME).trim();
+        ProcFs.write(rtRuntime, "-1");
+        String now = ProcFs.read(rtRuntime).trim();
         if (!now.equals("-1")) {
-            throw new IOException("wrote -1 to " + RT_RUNTIME + " but it reads " + now);
+            throw new IOException("wrote -1 to " + rtRuntime + " but it reads " + now);
         }
     }
 
@@ -156,31 +175,47 @@ final class Host implements AutoCloseable {
     }
 
     /** Puts the SCHED_RR quantum back to 100 ms and the realtime throttle back to what it was, where touched. */
-    void restoreRealtime() {
+    synchronized void restoreRealtime() {
         restoreRrTimeslice();
         String before = rtRuntimeBefore;
         if (before == null) {
             return;
         }
         try {
-            ProcFs.write(RT_RUNTIME, before);
+            ProcFs.write(rtRuntime, before);
             rtRuntimeBefore = null;
         } catch (IOException e) {
-            System.err.println("fairslice study: could not restore " + RT_RUNTIME + " to " + before + ": "
-                    + e.getMessage() + " -- do it by hand: echo " + before + " > " + RT_RUNTIME);
+            System.err.println("fairslice study: could not restore " + rtRuntime + " to " + before + ": "
+                    + e.getMessage() + " -- do it by hand: echo " + before + " > " + rtRuntime);
         }
     }
 
-    static int readRrTimeslice() throws IOException {
-        return Integer.parseInt(ProcFs.read(RR_TIMESLICE).trim());
+    int readRrTimeslice() throws IOException {
+        return Integer.parseInt(ProcFs.read(rrTimeslice).trim());
+    }
+
+    /** Whether the harness has begun to stop (SIGTERM, Ctrl-C or the run's end): what fails now is the stop's doing. */
+    synchronized boolean stopping() {
+        return stopping;
+    }
+
+    private void refuseWhenStopping(String what) throws InterruptedIOException {
+        if (stopping) {
+            throw new InterruptedIOException("the study is stopping: did not " + what);
+        }
     }
 
     /** Starts a child process, output to a log file, and remembers it so that it is stopped with the run. */
     Process start(List<String> command, Path log) throws IOException {
         Files.createDirectories(log.getParent());
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        children.add(p);
-        return p;
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        // under the lock that cleanUp takes: a process is either started before the stop, and stopped by it, or not
+        synchronized (this) {
+            refuseWhenStopping("start " + String.join(" ", command));
+            Process p = builder.start();
+            children.add(p);
+            return p;
+        }
     }
 
     /** Stops a child: SIGTERM, then SIGKILL after a grace period. */
@@ -201,11 +236,23 @@ final class Host implements AutoCloseable {
     }
 
     private void cleanUp() {
-        for (Process p : children) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
+        synchronized (this) {
+            stopping = true;
+            for (Process p : children) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+            restoreRealtime();
         }
-        restoreRealtime();
+        // SIGKILL takes effect at once, but a JVM takes a moment to go: the harness ends only when its children have
+        for (Process p : children) {
+            try {
+                p.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     private void restoreRrTimeslice() {
@@ -213,10 +260,10 @@ final class Host implements AutoCloseable {
             return;
         }
         try {
-            ProcFs.write(RR_TIMESLICE, Integer.toString(RR_TIMESLICE_RESTORE));
+            ProcFs.write(rrTimeslice, Integer.toString(RR_TIMESLICE_RESTORE));
         } catch (IOException e) {
-            System.err.println("fairslice study: could not restore " + RR_TIMESLICE + " to " + RR_TIMESLICE_RESTORE
-                    + ": " + e.getMessage() + " -- do it by hand: echo 100 > " + RR_TIMESLICE);
+            System.err.println("fairslice study: could not restore " + rrTimeslice + " to " + RR_TIMESLICE_RESTORE
+                    + ": " + e.getMessage() + " -- do it by hand: echo 100 > " + rrTimeslice);
         }
     }
 
@@ -269,7 +316,7 @@ final class Host implements AutoCloseable {
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         m.put("pinning", pinning ? "server on core " + serverCore() + ", Gatling on core " + loadCore()
                 : "none (fewer than 2 cores or no taskset)");
-        m.put("sched_rr", realtimeAvailable() ? "available (chrt -r 1, quantum via " + RR_TIMESLICE + ")"
+        m.put("sched_rr", realtimeAvailable() ? "available (chrt -r 1, quantum via " + rrTimeslice + ")"
                 : "not available: " + rrUnavailableReason);
         m.put("sched_batch", batchUnavailableReason == null ? "available (chrt -b 0)"
                 : "not available: " + batchUnavailableReason);
@@ -279,7 +326,7 @@ final class Host implements AutoCloseable {
             m.put("sched_rr_timeslice_ms_at_start", "unreadable");
         }
         try {
-            m.put("sched_rt_runtime_us_at_start", ProcFs.read(RT_RUNTIME).trim());
+            m.put("sched_rt_runtime_us_at_start", ProcFs.read(rtRuntime).trim());
         } catch (IOException | RuntimeException e) {
             m.put("sched_rt_runtime_us_at_start", "unreadable");
         }
@@ -314,9 +361,9 @@ final class Host implements AutoCloseable {
         return "unknown";
     }
 
-    private static String probeRealtime() {
-        if (!Files.isWritable(RR_TIMESLICE)) {
-            return RR_TIMESLICE + " is not writable (needs root on Linux)";
+    private static String probeRealtime(Path rrTimeslice) {
+        if (!Files.isWritable(rrTimeslice)) {
+            return rrTimeslice + " is not writable (needs root on Linux)";
         }
         return probeLaunch(Scheduler.RR_100MS.launchPrefix());
     }

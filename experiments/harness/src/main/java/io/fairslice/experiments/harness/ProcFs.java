@@ -33,9 +33,13 @@ final class ProcFs {
         }
     }
 
-    /** Writes a /proc/sys value. */
+    /**
+     * Writes a /proc/sys value. Truncating, as the shell's {@code >} does: /proc takes it, and a regular file standing
+     * in for a /proc file in a test then reads as /proc would (without it, 8 over 100 read "8\n0").
+     */
     static void write(Path file, String value) throws IOException {
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
             channel.write(ByteBuffer.wrap((value + "\n").getBytes(StandardCharsets.US_ASCII)));
         }
     }

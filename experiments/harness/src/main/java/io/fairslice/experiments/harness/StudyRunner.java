@@ -315,10 +315,12 @@ public final class StudyRunner {
             }
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.MEASURED, "");
         } catch (StudyServerProcess.NotAvailableException e) {
+            stopped(host, e);
             progress.skipConfiguration();
             console.println("fairslice study: " + id + " skipped: " + e.getMessage());
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE, e.getMessage());
         } catch (IOException | RuntimeException e) {
+            stopped(host, e);
             progress.skipConfiguration();
             String why = e instanceof java.nio.file.FileSystemException || e.getMessage() == null ? e.toString()
                     : e.getMessage();
@@ -328,6 +330,19 @@ public final class StudyRunner {
             if (configuration.scheduler().realtime()) {
                 host.restoreRealtime();
             }
+        }
+    }
+
+    /**
+     * Throws when the harness is stopping (SIGTERM, Ctrl-C): its shutdown hook killed the server and Gatling, and
+     * {@code e} is what that did to the configuration, not its outcome. Recorded, it would count as completed (as
+     * failed, in {@code run.properties} and {@code outcomes.csv}) in a run that was interrupted.
+     */
+    private static void stopped(Host host, Exception e) throws InterruptedException {
+        if (host.stopping()) {
+            InterruptedException stop = new InterruptedException("the study was stopped");
+            stop.initCause(e);
+            throw stop;
         }
     }
 
