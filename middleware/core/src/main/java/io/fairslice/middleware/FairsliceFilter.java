@@ -193,7 +193,8 @@ public final class FairsliceFilter implements Filter {
                 // and the client sees a dropped connection instead of an answer
                 Thread.interrupted();
             }
-            reject(ticket, classifier.end(route, HttpServletResponse.SC_SERVICE_UNAVAILABLE), response);
+            reject(ticket, classifier.end(route, request.getMethod(), HttpServletResponse.SC_SERVICE_UNAVAILABLE),
+                    response);
             return;
         }
         request.setAttribute(TICKET_ATTRIBUTE, ticket);
@@ -229,9 +230,9 @@ public final class FairsliceFilter implements Filter {
                 }
                 if (route != null) {
                     if (async) {
-                        request.getAsyncContext().addListener(new Completion(ticket, route));
+                        request.getAsyncContext().addListener(new Completion(ticket, route, request.getMethod()));
                     } else {
-                        finish(ticket, route, failed ? 500 : response.getStatus());
+                        finish(ticket, route, request.getMethod(), failed ? 500 : response.getStatus());
                     }
                 }
             }
@@ -242,10 +243,10 @@ public final class FairsliceFilter implements Filter {
      * Completes the request; its CPU time, where measured (a sample), teaches the classifier and feeds the meters of
      * its route as it ended (a new page's route joins the table as its first served request ends).
      */
-    private void finish(Ticket ticket, Route route, int status) {
+    private void finish(Ticket ticket, Route route, String method, int status) {
         long cpu = ticket.cpuNanos();
         scheduler.complete(ticket);
-        Route ended = classifier.end(route, status);
+        Route ended = classifier.end(route, method, status);
         if (cpu >= 0) {
             classifier.learn(scheduler.config(), ended, cpu);
         }
@@ -277,18 +278,20 @@ public final class FairsliceFilter implements Filter {
     private final class Completion implements AsyncListener {
         private final Ticket ticket;
         private final Route route;
+        private final String method;
         private boolean errored;
 
-        Completion(Ticket ticket, Route route) {
+        Completion(Ticket ticket, Route route, String method) {
             this.ticket = ticket;
             this.route = route;
+            this.method = method;
         }
 
         @Override
         public void onComplete(AsyncEvent event) {
             int status = errored ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
                     ? r.getStatus() : 200;
-            finish(ticket, route, status);
+            finish(ticket, route, method, status);
         }
 
         @Override

@@ -48,8 +48,14 @@ final class EmbeddedTomcat implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return send("GET", path);
+    }
+
+    /** A request without a body of {@code method} (GET, OPTIONS, ...) to {@code path} in the context. */
+    HttpResponse<String> send(String method, String path) throws IOException, InterruptedException {
         URI uri = URI.create("http://127.0.0.1:" + tomcat.getConnector().getLocalPort() + context.getPath() + path);
-        return client.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
+        return client.send(HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** The middleware's filter instance in this context. */

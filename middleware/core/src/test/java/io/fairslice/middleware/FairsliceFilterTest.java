@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import javax.management.Attribute;
 import javax.management.ObjectName;
 import org.apache.catalina.LifecycleState;
+import org.apache.catalina.servlets.DefaultServlet;
 import org.junit.jupiter.api.Test;
 
 /** The filter in a real embedded Tomcat, registered by its ServletContainerInitializer. */
@@ -211,6 +212,34 @@ class FairsliceFilterTest {
             assertThat(routes.candidates()).as("nothing held once no request is in flight").isZero();
             assertThat(registry.find("fairslice.requests").meters().stream().map(m -> m.getId().getTag("page"))
                     .distinct()).containsExactlyInAnyOrder("other", "/reports/yearly");
+        }
+    }
+
+    /**
+     * The same scan sent as OPTIONS, which Tomcat's default servlet answers 200 for files that do not exist: the scan
+     * is measured and counted under page other, and takes no route; the page reached after it gets its own.
+     */
+    @Test
+    void shouldLearnAPageFirstReachedAfterAScanOfOptionsRequestsThatTheContainerAnswersForAnyPath() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/optionsscan", Map.of("fairslice.routes.max", "100",
+                "fairslice.routes.max-pages", "10", "fairslice.adaptive.min-samples", "3"), registry)
+                .servlet("/", new DefaultServlet(), false).servlet("/reports/yearly", new Expensive(), false).start()) {
+            for (int i = 0; i < 500; i++) {
+                assertThat(t.send("OPTIONS", "/scan/p" + i + "x.php").statusCode())
+                        .as("the default servlet answers OPTIONS on a file that does not exist").isEqualTo(200);
+            }
+            for (int i = 0; i < 3; i++) {
+                assertThat(t.get("/reports/yearly").statusCode()).isEqualTo(200);
+            }
+            var routes = t.filter().classifier().routes();
+            eventually(() -> assertThat(routes.size()).as("routes in the table: the page, none of the scan")
+                    .isEqualTo(1));
+            assertThat(t.filter().classifier().route("/reports/yearly").page()).isEqualTo("/reports/yearly");
+            assertThat(registry.get("fairslice.classify.routes.overflow").functionCounter().count()).isZero();
+            assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "other", "outcome",
+                    "success").timer().count()).as("the scan's requests, measured and counted").isEqualTo(500);
+            eventually(() -> assertThat(routes.candidates()).isZero());
         }
     }
 

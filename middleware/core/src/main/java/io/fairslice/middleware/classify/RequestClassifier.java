@@ -61,22 +61,30 @@ public final class RequestClassifier {
     /**
      * A request given {@code route} by {@link #route} has ended with HTTP {@code status} (a rejection's 503 too):
      * returns the route its CPU sample ({@link #learn}) and meters go to. A candidate joins the table if the request
-     * was {@linkplain #served served}, else it gives {@code other}; see {@link RouteTable#end}.
+     * (of HTTP {@code method}) was {@linkplain #served served}, else it gives {@code other}; see {@link RouteTable#end}.
      */
-    public Route end(Route route, int status) {
-        return routes.end(route, served(status));
+    public Route end(Route route, String method, int status) {
+        return routes.end(route, served(method, status));
     }
 
     /**
      * Whether a response shows its path is a page of the application, worth a place in the route table: a status
-     * below 400. Redirects count: a POST that answers 303 (post/redirect/get) is often a page's most expensive request,
-     * and 304 is a page the client has cached. No 4xx counts: 404 and 405 are what a scan of guessed URLs gets, and
-     * 401/403 are what it gets from an application that checks credentials before it looks the path up; a real page
-     * is served to someone allowed to see it soon enough. No 5xx either: some applications answer an unknown path with
-     * 500, and a page that only fails has no cost worth learning.
+     * below 400, to a request of a method the container does not answer for every path. Redirects count: a POST that
+     * answers 303 (post/redirect/get) is often a page's most expensive request, and 304 is a page the client has
+     * cached. No 4xx counts: 404 and 405 are what a scan of guessed URLs gets, and 401/403 are what it gets from an
+     * application that checks credentials before it looks the path up; a real page is served to someone allowed to see
+     * it soon enough. No 5xx either: some applications answer an unknown path with 500, and a page that only fails has
+     * no cost worth learning.
+     *
+     * <p>OPTIONS and TRACE never count: the servlet API answers them 200 for any path a servlet is mapped to
+     * ({@code HttpServlet.doOptions} lists the methods, {@code doTrace} echoes the request, when the connector allows
+     * TRACE), and Tomcat's default servlet, mapped to {@code /}, answers OPTIONS for files that do not exist, so a scan
+     * sent with them would fill the table as one of 404s did before. HEAD needs no exception: it is answered like GET
+     * (404 where GET gets 404). CONNECT never reaches a web application. Those requests are still measured and counted
+     * (under {@code other} while their path is not in the table).
      */
-    public static boolean served(int status) {
-        return status < 400;
+    public static boolean served(String method, int status) {
+        return status < 400 && !"OPTIONS".equals(method) && !"TRACE".equals(method);
     }
 
     /**

@@ -105,7 +105,7 @@ public final class RouteTable {
 
     /**
      * A request given {@code route} by {@link #route} has ended, {@code served} or not (see
-     * {@link RequestClassifier#end} for which statuses are served). Returns the route its CPU sample and meters go
+     * {@link RequestClassifier#end} for which requests are served). Returns the route its CPU sample and meters go
      * to: a route in the table stays itself, served or not; a candidate joins the table when its request was served
      * and it fits (if its key joined meanwhile, the table's route is returned), or {@code other} when it does not fit
      * (counted in {@link #overflowCount}); a candidate whose request was not served gives {@code other}, and is

@@ -146,7 +146,7 @@ public final class MeterNames {
     public static final String CLASSIFY_ROUTES = "fairslice.classify.routes";
 
     /**
-     * Counter: served requests (status below 400) whose path was not in the full route table, so could not join it
+     * Counter: served requests (status below 400, not OPTIONS or TRACE) whose path was not in the full route table, so could not join it
      * (they share the {@code other} route); requests on unknown paths that were not served do not count.
      * Prometheus: {@code fairslice_classify_routes_overflow_total}.
      */

@@ -106,8 +106,8 @@ class RequestClassifierTest {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "3", "routes.max", "2",
                 "routes.max-pages", "2"));
         RequestClassifier k = new RequestClassifier(c);
-        k.end(k.route("/a"), 200);
-        k.end(k.route("/b"), 200);
+        k.end(k.route("/a"), "GET", 200);
+        k.end(k.route("/b"), "GET", 200);
         Route reports = k.route("/reports/export");
         assertThat(reports).isSameAs(k.routes().other());
         for (int i = 0; i < 10; i++) {
@@ -127,14 +127,14 @@ class RequestClassifierTest {
         RequestClassifier k = new RequestClassifier(c);
         for (int i = 0; i < 10_000; i++) {
             Route r = k.route("/scan/p" + i + "x.php");
-            k.learn(c, k.end(r, 404), 50 * MS);
+            k.learn(c, k.end(r, "GET", 404), 50 * MS);
         }
         assertThat(k.routes().size()).isZero();
         assertThat(k.reclassifiedInto(1)).as("nothing learnt from the scan").isZero();
         for (int i = 0; i < 3; i++) {
             Route r = k.route("/reports/yearly");
             assertThat(k.routeClass(c, r)).as("request %d", i + 1).isZero();
-            k.learn(c, k.end(r, 200), 50 * MS);
+            k.learn(c, k.end(r, "GET", 200), 50 * MS);
         }
         Route report = k.route("/reports/yearly");
         assertThat(report).isNotSameAs(k.routes().other());
@@ -142,7 +142,7 @@ class RequestClassifierTest {
         assertThat(report.page()).isEqualTo("/reports/yearly");
         assertThat(k.routeClass(c, report)).isEqualTo(1);
         assertThat(k.routes().size()).isEqualTo(1);
-        k.end(report, 200);
+        k.end(report, "GET", 200);
         assertThat(k.routes().candidates()).isZero();
     }
 
@@ -151,7 +151,7 @@ class RequestClassifierTest {
     void shouldLetAPathJoinTheTableWhenItsRequestIsServed(int status) {
         RequestClassifier k = new RequestClassifier(FairsliceConfig.parse(Map.of()));
         Route r = k.route("/page");
-        assertThat(k.end(r, status)).isSameAs(r);
+        assertThat(k.end(r, "GET", status)).isSameAs(r);
         assertThat(k.routes().size()).isEqualTo(1);
     }
 
@@ -160,9 +160,30 @@ class RequestClassifierTest {
     void shouldNotLetAPathJoinTheTableWhenItsRequestIsNotServed(int status) {
         RequestClassifier k = new RequestClassifier(FairsliceConfig.parse(Map.of()));
         Route r = k.route("/page");
-        assertThat(k.end(r, status)).isSameAs(k.routes().other());
+        assertThat(k.end(r, "GET", status)).isSameAs(k.routes().other());
         assertThat(k.routes().size()).isZero();
         assertThat(k.routes().candidates()).isZero();
+    }
+
+    /**
+     * The container answers OPTIONS (and TRACE, where the connector allows it) for any path, existing or not: a scan
+     * sent with them must not fill the table. HEAD is answered like GET, so a served HEAD counts.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"OPTIONS", "TRACE"})
+    void shouldNotLetAPathJoinTheTableOnAMethodTheContainerAnswersForAnyPath(String method) {
+        RequestClassifier k = new RequestClassifier(FairsliceConfig.parse(Map.of()));
+        for (int i = 0; i < 100; i++) {
+            Route r = k.route("/scan/p" + i + "x.php");
+            assertThat(k.end(r, method, 200)).isSameAs(k.routes().other());
+        }
+        assertThat(k.routes().size()).isZero();
+        assertThat(k.routes().candidates()).isZero();
+        Route page = k.route("/page");
+        assertThat(k.end(page, "HEAD", 200)).as("HEAD is answered like GET").isSameAs(page);
+        assertThat(k.end(k.route("/page"), method, 200)).as("a path in the table keeps its route")
+                .isSameAs(page);
+        assertThat(k.routes().size()).isEqualTo(1);
     }
 
     @ParameterizedTest(name = "{0} cold requests")
@@ -328,14 +349,14 @@ class RequestClassifierTest {
         assertThat(k.routes().size()).as("not in the table before one is served").isZero();
 
         k.unwatch(ws.get(0));
-        Route joined = k.end(held.get(0), 200);
+        Route joined = k.end(held.get(0), "GET", 200);
         k.learn(c, joined, 50 * MS);
         assertThat(joined).as("the candidate itself joins").isSameAs(candidate);
         assertThat(k.routes().size()).isEqualTo(1);
         assertThat(k.routeClass(c, k.route("/export/9"))).as("a later request of the page").isEqualTo(1);
         for (int i = 1; i < 3; i++) {
             k.unwatch(ws.get(i));
-            k.learn(c, k.end(held.get(i), 200), 50 * MS);
+            k.learn(c, k.end(held.get(i), "GET", 200), 50 * MS);
         }
         assertThat(candidate.decided()).isTrue();
         assertThat(candidate.heavy()).isTrue();
