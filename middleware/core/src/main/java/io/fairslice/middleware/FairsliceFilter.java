@@ -274,12 +274,19 @@ public final class FairsliceFilter implements Filter {
         return p == null || p.isEmpty() ? "/" : p;
     }
 
-    /** Completes the request when its async cycle ends; keeps the permit until then. */
+    /**
+     * Completes the request when its async cycle ends; keeps the permit until then. Its outcome is the response's
+     * status as it completes, as for a request served in one dispatch, not whether a timeout or an error happened on
+     * the way: a long poll whose own listener answers its timeout 200 ("no news") was served, and where no listener
+     * completes a timed-out or failed cycle the container sets 500 before it completes it (Tomcat's
+     * AsyncContextImpl.setErrorState).
+     */
     private final class Completion implements AsyncListener {
         private final Ticket ticket;
         private final Route route;
         private final String method;
-        private boolean errored;
+        /** A dispatch of this async cycle failed after the response was committed: its status cannot say so. */
+        private boolean failedCommitted;
 
         Completion(Ticket ticket, Route route, String method) {
             this.ticket = ticket;
@@ -289,23 +296,38 @@ public final class FairsliceFilter implements Filter {
 
         @Override
         public void onComplete(AsyncEvent event) {
-            int status = errored ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
+            int status = failedCommitted ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
                     ? r.getStatus() : 200;
             finish(ticket, route, method, status);
         }
 
         @Override
         public void onTimeout(AsyncEvent event) {
-            errored = true;
+            // nothing: a listener answers it with a status of its own, or the container sets 500 (a response committed
+            // before, an event stream that the timeout ends, keeps the status it was sent)
         }
 
+        /**
+         * An application's exception in an async dispatch after the response was committed counts as a server error,
+         * as a request served in one dispatch that throws does: the client got a cut answer under a status that said
+         * success (Tomcat's error report valve marks such a response 500, where the host has one). Before the commit
+         * the status decides: the container sets 500 unless a listener answers with a status of its own. An
+         * {@link IOException} (or no cause) is the client gone, from an event stream or a long poll: it counts by the
+         * status it was sent, typically 200, since the page was served until the client left; Tomcat too keeps the
+         * status for an IOException.
+         */
         @Override
         public void onError(AsyncEvent event) {
-            errored = true;
+            Throwable t = event.getThrowable();
+            if (t != null && !(t instanceof IOException) && event.getSuppliedResponse() != null
+                    && event.getSuppliedResponse().isCommitted()) {
+                failedCommitted = true;
+            }
         }
 
         @Override
         public void onStartAsync(AsyncEvent event) {
+            failedCommitted = false; // the application took the request up again: the new cycle's end decides
             event.getAsyncContext().addListener(this); // a new async cycle drops listeners: stay registered
         }
     }

@@ -10,6 +10,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
@@ -307,6 +309,60 @@ class FairsliceFilterTest {
             eventually(() -> assertThat(routes.size()).isEqualTo(1));
             assertThat(routes.candidates()).isZero();
             assertThat(t.filter().classifier().route("/feed/live").page()).isEqualTo("/feed/live");
+        }
+    }
+
+    /**
+     * A long poll: the application's own listener answers each timeout 200 ("no news"), the usual end of its
+     * requests. They were served: counted as successes of the page, which joins the route table.
+     */
+    @Test
+    void shouldCountALongPollThatTheApplicationAnswersAtItsTimeoutAsServed() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/longpoll", Map.of(), registry)
+                .servlet("/poll", new LongPoll(), true).start()) {
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> r = t.get("/poll");
+                assertThat(r.statusCode()).isEqualTo(200);
+                assertThat(r.body()).isEqualTo("no news");
+            }
+            eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
+                    .mapToLong(Timer::count).sum()).isEqualTo(3));
+            assertThat(registry.get("fairslice.requests").tags("page", "/poll", "outcome", "success").timer()
+                    .count()).isEqualTo(3);
+            assertThat(registry.find("fairslice.requests").tag("outcome", "server_error").timers().stream()
+                    .mapToLong(Timer::count).sum()).isZero();
+            assertThat(t.filter().classifier().routes().size()).isEqualTo(1);
+        }
+    }
+
+    /** Answers each request 200 "no news" as its async cycle times out (200 ms), from its own listener. */
+    static final class LongPoll extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext ac = req.startAsync();
+            ac.setTimeout(200);
+            ac.addListener(new AsyncListener() {
+                @Override
+                public void onTimeout(AsyncEvent event) throws IOException {
+                    AsyncContext context = event.getAsyncContext();
+                    ((HttpServletResponse) context.getResponse()).setStatus(200);
+                    context.getResponse().getWriter().write("no news");
+                    context.complete();
+                }
+
+                @Override
+                public void onComplete(AsyncEvent event) {
+                }
+
+                @Override
+                public void onError(AsyncEvent event) {
+                }
+
+                @Override
+                public void onStartAsync(AsyncEvent event) {
+                }
+            });
         }
     }
 

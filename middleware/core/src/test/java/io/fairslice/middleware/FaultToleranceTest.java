@@ -4,13 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.Socket;
@@ -29,13 +35,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.apache.catalina.core.StandardHost;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * Faults while requests hold or wait for a permit, through the filter in a real embedded Tomcat: the application
- * throws, a waiting thread is interrupted, an async request times out, a client leaves while its request waits,
+ * throws, a waiting thread is interrupted, an async request times out or its dispatch fails after the commit, a
+ * client leaves while its request waits or while its event stream runs,
  * the application blocks without reaching a yield point (and no weaving agent is present), a request listener (the
  * kernel probe's SPI) throws. Each case ends with the scheduler back at zero (nothing in flight, running or
  * waiting) and no thread left behind once the server stops. Written against behaviour, not scheduler internals.
@@ -166,6 +174,69 @@ class FaultToleranceTest {
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
             AsyncContext ac = req.startAsync();
             ac.setTimeout(300);
+        }
+    }
+
+    /**
+     * An event stream: one event as the request starts (the response is committed, 200), then one every 20 ms from
+     * another thread until a write fails, as it does once the client has left.
+     */
+    static final class EventStream extends HttpServlet {
+        final AtomicReference<Throwable> error = new AtomicReference<>();
+        final CountDownLatch writeFailed = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setContentType("text/event-stream");
+            AsyncContext ac = req.startAsync();
+            ac.setTimeout(20_000);
+            ac.addListener(new AsyncListener() {
+                @Override
+                public void onError(AsyncEvent event) {
+                    error.set(event.getThrowable());
+                }
+
+                @Override
+                public void onComplete(AsyncEvent event) {
+                }
+
+                @Override
+                public void onTimeout(AsyncEvent event) {
+                }
+
+                @Override
+                public void onStartAsync(AsyncEvent event) {
+                }
+            });
+            ServletOutputStream out = resp.getOutputStream();
+            out.write("data: hello\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            ac.start(() -> {
+                try {
+                    for (int i = 0; i < 1_000; i++) {
+                        Thread.sleep(20);
+                        out.write(("data: " + i + "\n\n").getBytes(StandardCharsets.UTF_8));
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    writeFailed.countDown(); // the container ends the request (AsyncListener.onError)
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+    }
+
+    /** Answers "partial" with 200, committed, then dispatches to itself: the async dispatch throws (a bug). */
+    static final class FailingAfterCommit extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            if (req.getDispatcherType() == DispatcherType.ASYNC) {
+                throw new IllegalStateException("application bug in an async dispatch");
+            }
+            resp.getWriter().write("partial");
+            resp.flushBuffer();
+            req.startAsync().dispatch();
         }
     }
 
@@ -335,6 +406,68 @@ class FaultToleranceTest {
         }
     }
 
+    /**
+     * An event stream whose client leaves: the container ends it with onError (an IOException from the next write).
+     * The page was served until the client left: counted by the status it was sent, 200, and it joins the route
+     * table; the permit and the route are released once.
+     */
+    @Test
+    void shouldCountAnEventStreamWhoseClientLeftByTheStatusItWasSent() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        EventStream stream = new EventStream();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/sse", Map.of(), registry).servlet("/events", stream, true)
+                .start()) {
+            try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {
+                s.getOutputStream().write("GET /sse/events HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                String received = readUntil(s.getInputStream(), "data: hello");
+                assertThat(received).startsWith("HTTP/1.1 200");
+                s.setSoLinger(true, 0); // the client leaves: a reset, so the stream's next writes fail
+            }
+            assertThat(stream.writeFailed.await(10, TimeUnit.SECONDS)).isTrue();
+            assertSettled(t.filter());
+            assertThat(stream.error.get()).as("the container ended the stream with onError").isInstanceOf(
+                    IOException.class);
+            FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
+                    .tags("page", "/events", "outcome", "success").timer().count()).isEqualTo(1));
+            assertThat(registry.find("fairslice.requests").tag("outcome", "server_error").timers().stream()
+                    .mapToLong(Timer::count).sum()).isZero();
+            assertThat(t.filter().classifier().routes().size()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * An async dispatch that throws after the response was committed with 200 fails the request as a synchronous one
+     * that throws does: a server error, whether or not the host has the error report valve that marks the response
+     * 500 after its commit. The permit and the route are released once.
+     */
+    @Test
+    void shouldCountAnAsyncRequestWhoseDispatchFailsAfterTheCommitAsAServerError() throws Exception {
+        for (boolean errorReportValve : new boolean[] {true, false}) {
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            try (EmbeddedTomcat t = new EmbeddedTomcat("/afail" + errorReportValve, Map.of(), registry)
+                    .servlet("/f", new FailingAfterCommit(), true)) {
+                if (!errorReportValve) {
+                    ((StandardHost) t.tomcat.getHost()).setErrorReportValveClass("");
+                }
+                t.start();
+                try {
+                    t.get("/f");
+                } catch (IOException e) {
+                    // the valve closes the connection on a committed response that failed: the client sees it cut
+                }
+                FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
+                        .tags("page", "other", "outcome", "server_error").timer().count())
+                        .as("error report valve: %s", errorReportValve).isEqualTo(1));
+                assertThat(registry.find("fairslice.requests").tag("outcome", "success").timers().stream()
+                        .mapToLong(Timer::count).sum()).isZero();
+                assertThat(t.filter().classifier().routes().size()).isZero();
+                assertSettled(t.filter());
+            }
+        }
+    }
+
     @Test
     void shouldReleaseThePermitOfARequestWhoseClientLeftWhileItWaited() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -469,6 +602,21 @@ class FaultToleranceTest {
             }
             assertThat(filter.classifier().routes().candidates()).as("route candidates held").isZero();
         });
+    }
+
+    /** Reads {@code in} until what was read contains {@code marker} (10 s at most); returns what was read. */
+    private static String readUntil(InputStream in, String marker) throws IOException {
+        StringBuilder read = new StringBuilder();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        byte[] buffer = new byte[1024];
+        while (read.indexOf(marker) < 0) {
+            assertThat(System.nanoTime()).as("timed out reading until: " + marker + "; read: " + read)
+                    .isLessThan(deadline);
+            int n = in.read(buffer);
+            assertThat(n).as("the server closed the connection; read: " + read).isPositive();
+            read.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+        }
+        return read.toString();
     }
 
     static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
