@@ -197,6 +197,32 @@ class ApplicationMetricsTest {
         assertThat(registry.getMeters()).as("nothing left of the stopped application").isEmpty();
     }
 
+    /**
+     * A request of the stopped instance that ends after the application was redeployed under the same name (the
+     * successor has served its page meanwhile): it neither records into the successor's meters of that page, which
+     * have the same ids, nor removes them.
+     */
+    @Test
+    void shouldKeepTheSuccessorsMetersWhenARequestOfTheStoppedInstanceEndsAfterTheRedeploy() throws Exception {
+        FairsliceFilter shop = start("/shop", "share");
+        FairsliceFilter[] next = new FairsliceFilter[1];
+        serve(shop, "/late", () -> {
+            started.remove("/shop").destroy();
+            try {
+                next[0] = start("/shop", "share"); // redeployed: the name was given back
+                serve(next[0], "/late");
+                serve(next[0], "/late");
+            } catch (IOException | ServletException e) {
+                throw new IllegalStateException(e);
+            }
+            assertThat(served("/shop", "/late")).as("before the old request ends").isEqualTo(2);
+        });
+
+        assertThat(served("/shop", "/late")).as("the successor's two requests").isEqualTo(2);
+        serve(next[0], "/late");
+        assertThat(served("/shop", "/late")).as("the successor still records into registered meters").isEqualTo(3);
+    }
+
     @Test
     void shouldLeaveNoMetersBehindWhenAListenerRejectsItsSetting() {
         FairsliceFilter filter = new FairsliceFilter();

@@ -21,11 +21,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Registers the middleware's meters once and records into them. Gauges and function counters read the scheduler's
- * and classifier's own counters (nothing to do per request); per-request meters are cached on the route, so a
- * request records without a registry lookup after its route's first use. Every meter carries the application's
+ * Registers the middleware's meters and records into them. Gauges and function counters, registered once as the
+ * application starts, read the scheduler's and classifier's own counters (nothing to do per request); a page's
+ * per-request meters are registered per class as its first request of that class ends, and cached on the route, so a
+ * request records without a registry lookup after that. Every meter carries the application's
  * {@link MeterNames#TAG_APPLICATION} tag, so applications sharing a registry keep their own series and {@link #close}
- * removes this application's meters only.
+ * removes this application's meters only; once closed it registers nothing and records nothing into the registry.
  */
 public final class FairsliceMetrics implements AutoCloseable {
 
@@ -117,18 +118,21 @@ public final class FairsliceMetrics implements AutoCloseable {
 
     private <M extends Meter> M add(M meter) {
         synchronized (meters) {
-            if (closed) { // a request that ends after the application stopped: its new page leaves no series behind
-                registry.remove(meter);
-            } else {
-                meters.add(meter);
-            }
+            meters.add(meter);
         }
         return meter;
     }
 
-    /** Records a finished request: its latency under {@code outcome} and its CPU time. */
+    /**
+     * Records a finished request: its latency under {@code outcome} and its CPU time. Nothing once closed, for a new
+     * page or class (a request that ended after its application stopped); meters registered before are no longer in
+     * the registry then.
+     */
     public void request(Route route, int classIndex, int outcome, long durationNanos, long cpuNanos) {
         Object[] m = meters(route, classIndex);
+        if (m == null) {
+            return;
+        }
         ((Timer) m[outcome]).record(durationNanos, TimeUnit.NANOSECONDS);
         if (cpuNanos > 0) {
             ((Counter) m[CPU_SLOT]).increment(cpuNanos / 1e9);
@@ -145,6 +149,7 @@ public final class FairsliceMetrics implements AutoCloseable {
      * request of that class ends: a page is served in one class, or two when it moves, and meters of the classes it
      * never ran in would be series that stay zero (each latency histogram is some 77 series). {@code route.meters}
      * holds them by class index, replaced whole under the route's lock, so that a reader sees each entry complete.
+     * Null once {@link #close}d.
      */
     private Object[] meters(Route route, int classIndex) {
         Object[] byClass = route.meters;
@@ -162,28 +167,41 @@ public final class FairsliceMetrics implements AutoCloseable {
             }
             Object[] fresh = new Object[CPU_SLOT + 1];
             String cls = classNames.get(classIndex);
-            for (int o = 0; o < OUTCOMES.size(); o++) {
-                Timer.Builder timer = Timer.builder(REQUESTS).tags(application).tag(TAG_CLASS, cls)
-                        .tag(TAG_PAGE, route.page()).tag(TAG_OUTCOME, OUTCOMES.get(o))
-                        .description("time from filter entry to completion, queueing and parking included");
-                if (OUTCOME_REJECTED.equals(OUTCOMES.get(o))) {
-                    // the latency rules leave admission control's 503s out, so their buckets would be unread series;
-                    // one bucket keeps the timer a histogram (one name is one metric type in Prometheus's format,
-                    // and its 1.x client fails the whole scrape when a timer without buckets shares the name)
-                    timer.serviceLevelObjectives(Duration.ofSeconds(60));
-                } else {
-                    timer.publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
-                            .maximumExpectedValue(Duration.ofSeconds(60));
+            synchronized (meters) { // registered before close (which removes them) or not at all
+                if (closed) {
+                    // a request that ended after its application stopped, maybe after the application was redeployed
+                    // under the same name: the registry would return the successor's meters (same ids) to record into,
+                    // and a removal of them would take the successor's series away; so it leaves no trace
+                    return null;
                 }
-                fresh[o] = add(timer.register(registry));
+                register(fresh, route, cls);
             }
-            fresh[CPU_SLOT] = add(Counter.builder(REQUESTS_CPU).tags(application).tag(TAG_CLASS, cls)
-                    .tag(TAG_PAGE, route.page()).baseUnit("seconds")
-                    .description("CPU time of the serving threads").register(registry));
             byClass[classIndex] = fresh;
             route.meters = byClass;
             return fresh;
         }
+    }
+
+    /** Registers a page's meters in one class into {@code fresh} (a timer per outcome, then the CPU counter). */
+    private void register(Object[] fresh, Route route, String cls) {
+        for (int o = 0; o < OUTCOMES.size(); o++) {
+            Timer.Builder timer = Timer.builder(REQUESTS).tags(application).tag(TAG_CLASS, cls)
+                    .tag(TAG_PAGE, route.page()).tag(TAG_OUTCOME, OUTCOMES.get(o))
+                    .description("time from filter entry to completion, queueing and parking included");
+            if (OUTCOME_REJECTED.equals(OUTCOMES.get(o))) {
+                // the latency rules leave admission control's 503s out, so their buckets would be unread series;
+                // one bucket keeps the timer a histogram (one name is one metric type in Prometheus's format,
+                // and its 1.x client fails the whole scrape when a timer without buckets shares the name)
+                timer.serviceLevelObjectives(Duration.ofSeconds(60));
+            } else {
+                timer.publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+                        .maximumExpectedValue(Duration.ofSeconds(60));
+            }
+            fresh[o] = add(timer.register(registry));
+        }
+        fresh[CPU_SLOT] = add(Counter.builder(REQUESTS_CPU).tags(application).tag(TAG_CLASS, cls)
+                .tag(TAG_PAGE, route.page()).baseUnit("seconds")
+                .description("CPU time of the serving threads").register(registry));
     }
 
     /** Index of an outcome value in {@link MeterNames#OUTCOMES} for an HTTP status. */
