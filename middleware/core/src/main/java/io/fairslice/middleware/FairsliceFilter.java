@@ -48,6 +48,8 @@ public final class FairsliceFilter implements Filter {
 
     /** The request attribute that carries the request's ticket across async dispatches. */
     public static final String TICKET_ATTRIBUTE = FairsliceFilter.class.getName() + ".ticket";
+    /** The request attribute holding an async request's {@link Completion}. */
+    private static final String COMPLETION_ATTRIBUTE = FairsliceFilter.class.getName() + ".completion";
 
     private static final Logger LOG = Logger.getLogger(FairsliceFilter.class.getName());
 
@@ -162,7 +164,8 @@ public final class FairsliceFilter implements Filter {
         }
         Object existing = request.getAttribute(TICKET_ATTRIBUTE);
         if (existing instanceof Ticket ticket) {
-            if (request.getDispatcherType() == DispatcherType.ASYNC && ticket.scheduler() == scheduler) {
+            if (request.getDispatcherType() == DispatcherType.ASYNC && ticket.scheduler() == scheduler
+                    && !(request.getAttribute(COMPLETION_ATTRIBUTE) instanceof Completion c && c.done)) {
                 serve(ticket, request, response, chain, null, null);
             } else {
                 chain.doFilter(req, res); // forward/include/error inside a request already admitted
@@ -230,10 +233,15 @@ public final class FairsliceFilter implements Filter {
                 }
                 if (route != null) {
                     if (async) {
-                        request.getAsyncContext().addListener(new Completion(ticket, route, request.getMethod()));
+                        Completion completion = new Completion(ticket, route, request.getMethod());
+                        completion.dispatchFailed = failed;
+                        request.setAttribute(COMPLETION_ATTRIBUTE, completion);
+                        request.getAsyncContext().addListener(completion);
                     } else {
                         finish(ticket, route, request.getMethod(), failed ? 500 : response.getStatus());
                     }
+                } else if (async && failed && request.getAttribute(COMPLETION_ATTRIBUTE) instanceof Completion c) {
+                    c.dispatchFailed = true;
                 }
             }
         }
@@ -287,6 +295,13 @@ public final class FairsliceFilter implements Filter {
         private final String method;
         /** A dispatch of this async cycle failed after the response was committed: its status cannot say so. */
         private boolean failedCommitted;
+        /**
+         * A dispatch that started this async cycle threw before the cycle was answered: Tomcat (11.0.25) then calls
+         * onError, twice, and never onComplete, so the request is finished at its first onError.
+         */
+        volatile boolean dispatchFailed;
+        /** Finished: once, at onComplete or at the onError of a failed dispatch; later dispatches pass through. */
+        volatile boolean done;
 
         Completion(Ticket ticket, Route route, String method) {
             this.ticket = ticket;
@@ -296,6 +311,10 @@ public final class FairsliceFilter implements Filter {
 
         @Override
         public void onComplete(AsyncEvent event) {
+            if (done) {
+                return;
+            }
+            done = true;
             int status = failedCommitted ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
                     ? r.getStatus() : 200;
             finish(ticket, route, method, status);
@@ -323,11 +342,16 @@ public final class FairsliceFilter implements Filter {
                     && event.getSuppliedResponse().isCommitted()) {
                 failedCommitted = true;
             }
+            if (dispatchFailed && !done) {
+                done = true;
+                finish(ticket, route, method, 500);
+            }
         }
 
         @Override
         public void onStartAsync(AsyncEvent event) {
             failedCommitted = false; // the application took the request up again: the new cycle's end decides
+            dispatchFailed = false;
             event.getAsyncContext().addListener(this); // a new async cycle drops listeners: stay registered
         }
     }

@@ -468,6 +468,39 @@ class FaultToleranceTest {
         }
     }
 
+    /** Starts an async cycle, then fails before it has answered: an application bug. */
+    static final class FailingAfterStartAsync extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            req.startAsync();
+            throw new IllegalStateException("failed after startAsync");
+        }
+    }
+
+    /**
+     * An async dispatch that throws before anything was sent: Tomcat 11.0.25 then calls the listeners' onError (twice)
+     * but never their onComplete, so a request released there kept its permit and stayed in flight for good. It is
+     * a server error, and its permit comes back.
+     */
+    @Test
+    void shouldReleaseThePermitOfAnAsyncRequestWhoseDispatchFailsBeforeItAnswered() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/astart", Map.of("fairslice.rule.1", "heavy path=/f",
+                "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0"), registry)
+                .servlet("/f", new FailingAfterStartAsync(), true).start()) {
+            try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {
+                // one request on a raw socket: the JDK client would retry the GET on a connection the container closes
+                s.getOutputStream().write("GET /astart/f HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                s.getInputStream().readAllBytes();
+            }
+            FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
+                    .tags("class", "heavy", "outcome", "server_error").timer().count()).isEqualTo(1));
+            assertSettled(t.filter());
+        }
+    }
+
     @Test
     void shouldReleaseThePermitOfARequestWhoseClientLeftWhileItWaited() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
