@@ -281,6 +281,32 @@ class FairsliceFilterTest {
     }
 
     /**
+     * Routes beyond routes.max-pages are tagged page="other": they record into one set of meters, the shared route's,
+     * instead of each holding its own references to the same meters (5 per class and route, up to 100 000 routes).
+     */
+    @Test
+    void shouldRecordEveryRouteTaggedOtherIntoOneSetOfMeters() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/others", Map.of("fairslice.routes.max-pages", "1"), registry)
+                .servlet("/p/*", new Hello(), false).start()) {
+            for (String p : List.of("a", "b", "c", "d")) {
+                assertThat(t.get("/p/" + p).statusCode()).isEqualTo(200);
+            }
+            var classifier = t.filter().classifier();
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("page", "other", "outcome", "success")
+                    .timer().count()).isEqualTo(3));
+            assertThat(classifier.route("/p/a").page()).isEqualTo("/p/a");
+            assertThat(classifier.route("/p/a").meters).isNotNull();
+            for (String p : List.of("b", "c", "d")) {
+                Route r = classifier.route("/p/" + p);
+                assertThat(r.page()).isEqualTo("other");
+                assertThat(r.meters).as("route %s holds no meters of its own", p).isNull();
+            }
+            assertThat(classifier.routes().other().meters).isNotNull();
+        }
+    }
+
+    /**
      * A new page answered asynchronously joins the route table as its async cycle completes served; one answered 404
      * does not. Its route is held from the request's start to its completion on another thread.
      */

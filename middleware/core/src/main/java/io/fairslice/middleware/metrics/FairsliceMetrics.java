@@ -40,6 +40,8 @@ public final class FairsliceMetrics implements AutoCloseable {
     /** Set by {@link #close} (guarded by {@link #meters}). */
     private boolean closed;
     private final DistributionSummary[] retryAfter;
+    /** The route whose meters every route tagged {@code page="other"} records into (one set, not one per route). */
+    private final Route other;
 
     /**
      * @param application the {@link MeterNames#TAG_APPLICATION} value: the servlet context path, {@code /} for the
@@ -55,6 +57,7 @@ public final class FairsliceMetrics implements AutoCloseable {
         this.application = Tags.of(TAG_APPLICATION, application);
         this.scheduler = scheduler;
         this.classNames = scheduler.config().classNames();
+        this.other = classifier.routes().other();
         this.retryAfter = new DistributionSummary[classNames.size()];
         for (ClassState c : scheduler.classes()) {
             int i = c.index();
@@ -152,6 +155,9 @@ public final class FairsliceMetrics implements AutoCloseable {
      * Null once {@link #close}d.
      */
     private Object[] meters(Route route, int classIndex) {
+        if (route != other && PAGE_OTHER.equals(route.page())) {
+            route = other; // a route beyond routes.max-pages: its meters are the shared route's (the same ids)
+        }
         Object[] byClass = route.meters;
         if (byClass != null && byClass[classIndex] != null) {
             return (Object[]) byClass[classIndex];
