@@ -303,13 +303,20 @@ export function buildDashboard(): dashboard.Dashboard {
     .withPanel(
       panel({
         title: "Parks per class",
-        description: "Times per second a request's thread parked, at admission or at a yield point.",
+        description:
+          "Times per second a request's thread parked, at admission or at a yield point; and run slots lent: " +
+          "times a request of the class was found blocked in a call (a connection pool, an HTTP client, a lock) " +
+          "holding a run slot, which went to another request meanwhile.",
         unit: "ops",
         min: 0,
         queries: [
           {
             expr: `sum by (application, class, where) (rate(${m.yieldParks}{${TARGET}}[$__rate_interval]))`,
             legend: "{{application}} {{class}} at {{where}}",
+          },
+          {
+            expr: `sum by (application, class) (rate(${m.shareSlotsLent}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} slot lent (blocked)",
           },
         ],
       }),
