@@ -303,10 +303,7 @@ export function buildDashboard(): dashboard.Dashboard {
     .withPanel(
       panel({
         title: "Parks per class",
-        description:
-          "Times per second a request's thread parked, at admission or at a yield point; and run slots lent: " +
-          "times a request of the class was found blocked in a call (a connection pool, an HTTP client, a lock) " +
-          "holding a run slot, which went to another request meanwhile.",
+        description: "Times per second a request's thread parked, at admission or at a yield point.",
         unit: "ops",
         min: 0,
         queries: [
@@ -314,9 +311,22 @@ export function buildDashboard(): dashboard.Dashboard {
             expr: `sum by (application, class, where) (rate(${m.yieldParks}{${TARGET}}[$__rate_interval]))`,
             legend: "{{application}} {{class}} at {{where}}",
           },
+        ],
+      }),
+    )
+    .withPanel(
+      panel({
+        title: "Run slots lent per class",
+        description:
+          "Times per second a request of the class was found blocked in a call (a connection pool, an HTTP " +
+          "client, a lock, a sleep) while it held a run slot, which then went to another request until it reached " +
+          "its next yield point. Steady lending is an application whose pages wait while they run.",
+        unit: "ops",
+        min: 0,
+        queries: [
           {
             expr: `sum by (application, class) (rate(${m.shareSlotsLent}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{application}} {{class}} slot lent (blocked)",
+            legend: "{{application}} {{class}}",
           },
         ],
       }),
