@@ -485,9 +485,7 @@ public final class Scheduler {
                 // competition may start now: what the slot holders ran alone is nobody's debt, and their yield
                 // points (disarmed until now) have not been checked, so they are not overrunning either
                 for (Ticket h : holders) {
-                    h.slotSince = now;
-                    h.lookedBlocked = false;
-                    h.blocked = false;
+                    h.checkIn(now);
                 }
             }
             c.inflight++;
@@ -543,10 +541,7 @@ public final class Scheduler {
         }
         t.cpuMark = -1;
         t.holdsSlot = true;
-        t.slotSince = now;
-        t.lookedAt = now;
-        t.lookedBlocked = false;
-        t.blocked = false;
+        t.checkIn(now);
         t.cls.running++;
         holders.add(t);
     }
@@ -884,9 +879,7 @@ public final class Scheduler {
                 }
             } else if (t.holdsSlot) {
                 charge(c, slotCharge(t, now), now, cfg);
-                t.slotSince = now;
-                t.lookedBlocked = false;
-                t.blocked = false;
+                t.checkIn(now);
             } else {
                 return false;
             }

@@ -37,6 +37,17 @@ public final class Ticket {
     long lookedAt;
     boolean lookedBlocked;
     boolean blocked;
+
+    /**
+     * The holder checked in (it took its slot, or reached a yield point that counted): its slot's time starts again at
+     * {@code now}, and it is no longer taken for blocked. Under the scheduler's lock.
+     */
+    void checkIn(long now) {
+        slotSince = now;
+        lookedAt = now;
+        lookedBlocked = false;
+        blocked = false;
+    }
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
     /** Whether the request's class has been charged for it as a request of a turn (once per request). */
