@@ -159,6 +159,7 @@ final class Glob {
         return true;
     }
 
+    /** The glob as written. */
     @Override
     public String toString() {
         return text;

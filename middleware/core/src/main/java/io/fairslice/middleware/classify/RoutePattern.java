@@ -12,13 +12,11 @@ import io.fairslice.middleware.FairsliceConfigException;
 public final class RoutePattern {
 
     private final int order;
-    private final String glob;
-    private final Glob pattern;
+    private final Glob glob;
 
-    private RoutePattern(int order, String glob, Glob pattern) {
+    private RoutePattern(int order, Glob glob) {
         this.order = order;
         this.glob = glob;
-        this.pattern = pattern;
     }
 
     /** Parses the value of key {@code route.<order>}. */
@@ -28,12 +26,12 @@ public final class RoutePattern {
             throw FairsliceConfigException.of(key, "must be one path glob starting with '/' (e.g. /products/*)",
                     value);
         }
-        return new RoutePattern(order, glob, Glob.path(glob));
+        return new RoutePattern(order, Glob.path(glob));
     }
 
     /** Whether {@code path} (inside the web application) belongs to this route. */
     boolean matches(String path) {
-        return pattern.matches(path);
+        return glob.matches(path);
     }
 
     public int order() {
@@ -42,11 +40,11 @@ public final class RoutePattern {
 
     /** The glob as configured: the route's key and, while page tags last, its {@code page} tag. */
     public String glob() {
-        return glob;
+        return glob.toString();
     }
 
     @Override
     public String toString() {
-        return "route." + order + "=" + glob;
+        return "route." + order + "=" + glob();
     }
 }
