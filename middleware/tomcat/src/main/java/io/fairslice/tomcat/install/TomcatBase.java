@@ -1,10 +1,10 @@
 package io.fairslice.tomcat.install;
 
+import io.fairslice.tomcat.IpLiterals;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -42,9 +42,6 @@ public final class TomcatBase {
     static final int MIN_MINOR = 1;
 
     private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+).*");
-    private static final Pattern IPV4 = Pattern.compile("(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})\\.(\\d{1,3})");
-    /** Starts with a hex digit or ':' and has a ':': InetAddress parses it as IPv6 or refuses it, never looks it up. */
-    private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(%[\\w.-]+)?");
 
     private final Path dir;
     private final String engineName;
@@ -86,13 +83,13 @@ public final class TomcatBase {
          * installer does not look them up.
          */
         public boolean loopback() {
-            InetAddress ip = ipLiteral(address);
+            InetAddress ip = IpLiterals.parse(address);
             return address.isEmpty() || address.equalsIgnoreCase("localhost")
                     || (ip != null && (ip.isAnyLocalAddress() || ip.isLoopbackAddress()));
         }
 
         private static boolean wildcard(String address) {
-            InetAddress ip = ipLiteral(address);
+            InetAddress ip = IpLiterals.parse(address);
             return ip != null && ip.isAnyLocalAddress();
         }
     }
@@ -103,29 +100,6 @@ public final class TomcatBase {
             return host;
         }
         return "[" + host.replace("%", "%25") + "]";
-    }
-
-    /** {@code address} when it is an IP literal (IPv6 with or without brackets), else null; names are not resolved. */
-    static InetAddress ipLiteral(String address) {
-        String a = address.startsWith("[") && address.endsWith("]") ? address.substring(1, address.length() - 1)
-                : address;
-        try {
-            Matcher v4 = IPV4.matcher(a);
-            if (v4.matches()) {
-                byte[] bytes = new byte[4];
-                for (int i = 0; i < 4; i++) {
-                    int octet = Integer.parseInt(v4.group(i + 1));
-                    if (octet > 255) {
-                        return null;
-                    }
-                    bytes[i] = (byte) octet;
-                }
-                return InetAddress.getByAddress(bytes);
-            }
-            return IPV6.matcher(a).matches() ? InetAddress.getByName(a) : null;
-        } catch (UnknownHostException e) {
-            return null; // not a valid IPv6 literal, or a zone naming no interface of this host
-        }
     }
 
     /**

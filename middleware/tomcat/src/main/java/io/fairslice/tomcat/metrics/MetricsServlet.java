@@ -1,5 +1,6 @@
 package io.fairslice.tomcat.metrics;
 
+import io.fairslice.tomcat.IpLiterals;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import jakarta.servlet.ServletException;
@@ -9,7 +10,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -104,18 +104,7 @@ public final class MetricsServlet extends HttpServlet {
 
     /** Whether {@code address} (an IP literal, as the container reports it) is a loopback address. */
     static boolean isLoopback(String address) {
-        if (address == null || address.isEmpty()) {
-            return false;
-        }
-        String literal = address.startsWith("[") && address.endsWith("]")
-                ? address.substring(1, address.length() - 1) : address;
-        if (!literal.matches("[0-9A-Fa-f:.%a-zA-Z]+") || !(literal.contains(".") || literal.contains(":"))) {
-            return false; // not an IP literal: never resolve names here
-        }
-        try {
-            return InetAddress.getByName(literal).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
-        }
+        InetAddress ip = IpLiterals.parse(address); // not an IP literal: null, never a name looked up
+        return ip != null && ip.isLoopbackAddress();
     }
 }

@@ -2,6 +2,7 @@ package io.fairslice.tomcat.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairslice.tomcat.IpLiterals;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -433,9 +434,9 @@ class InstallerTest {
         assertThat(TomcatBase.urlHost("10.0.0.5")).isEqualTo("10.0.0.5");
         assertThat(TomcatBase.urlHost("tomcat.internal")).isEqualTo("tomcat.internal");
         assertThat(TomcatBase.urlHost("${bind.address:127.0.0.1}")).isEqualTo("${bind.address:127.0.0.1}");
-        assertThat(TomcatBase.ipLiteral("tomcat.internal")).as("names are not looked up").isNull();
-        assertThat(TomcatBase.ipLiteral("300.0.0.1")).isNull();
-        assertThat(TomcatBase.ipLiteral("::g")).isNull();
+        assertThat(IpLiterals.parse("tomcat.internal")).as("names are not looked up").isNull();
+        assertThat(IpLiterals.parse("300.0.0.1")).isNull();
+        assertThat(IpLiterals.parse("::g")).isNull();
     }
 
     /** What the installer prints after "metrics: " for server.xml's connector with these attributes added. */
