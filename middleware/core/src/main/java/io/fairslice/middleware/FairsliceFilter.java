@@ -207,7 +207,10 @@ public final class FairsliceFilter implements Filter {
 
     /**
      * One dispatch of an admitted request; {@code route} is null on async re-dispatches, {@code watch} null unless
-     * its route learns.
+     * its route learns. A request served in this one dispatch counts by its response's status, 500 if the dispatch
+     * threw; but an {@link IOException} after the response was committed is the client gone mid-answer (a download
+     * cut, a browser closed: Tomcat's ClientAbortException) and counts by the status it was sent, as in an async
+     * cycle ({@link Completion#onError}) and in Tomcat's access log: the page was served until the client left.
      */
     private void serve(Ticket ticket, HttpServletRequest request, HttpServletResponse response, FilterChain chain,
                        Route route, RequestClassifier.Watch watch) throws IOException, ServletException {
@@ -216,10 +219,15 @@ public final class FairsliceFilter implements Filter {
         }
         YieldGate.enter(ticket);
         boolean failed = true;
+        boolean clientGone = false;
         try {
             listeners.enter(ticket.className());
             chain.doFilter(request, response);
             failed = false;
+        } catch (IOException e) {
+            // after the commit: the client gone mid-answer (Tomcat's ClientAbortException), as the async rule has it
+            clientGone = response.isCommitted();
+            throw e;
         } finally {
             try {
                 classifier.unwatch(watch);
@@ -238,7 +246,8 @@ public final class FairsliceFilter implements Filter {
                         request.setAttribute(COMPLETION_ATTRIBUTE, completion);
                         request.getAsyncContext().addListener(completion);
                     } else {
-                        finish(ticket, route, request.getMethod(), failed ? 500 : response.getStatus());
+                        finish(ticket, route, request.getMethod(),
+                                failed && !clientGone ? 500 : response.getStatus());
                     }
                 } else if (async && failed && request.getAttribute(COMPLETION_ATTRIBUTE) instanceof Completion c) {
                     c.dispatchFailed = true;

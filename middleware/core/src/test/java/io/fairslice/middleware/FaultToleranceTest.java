@@ -227,6 +227,32 @@ class FaultToleranceTest {
         }
     }
 
+    /** Answers 200 and streams until its client leaves; lets the write's IOException propagate, as pages do. */
+    static final class Download extends HttpServlet {
+        final CountDownLatch writeFailed = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.setContentType("application/octet-stream");
+            ServletOutputStream out = resp.getOutputStream();
+            out.write("begin\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] chunk = new byte[64 * 1024];
+            try {
+                for (int i = 0; i < 10_000; i++) {
+                    out.write(chunk);
+                    out.flush();
+                    Thread.sleep(5);
+                }
+            } catch (IOException e) {
+                writeFailed.countDown();
+                throw e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /** Answers "partial" with 200, committed, then dispatches to itself: the async dispatch throws (a bug). */
     static final class FailingAfterCommit extends HttpServlet {
         @Override
@@ -431,6 +457,34 @@ class FaultToleranceTest {
                     IOException.class);
             FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
                     .tags("page", "/events", "outcome", "success").timer().count()).isEqualTo(1));
+            assertThat(registry.find("fairslice.requests").tag("outcome", "server_error").timers().stream()
+                    .mapToLong(Timer::count).sum()).isZero();
+            assertThat(t.filter().classifier().routes().size()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A download whose client leaves: the page's next write throws (Tomcat's ClientAbortException) and the page lets
+     * it propagate. Served until the client left, it counts by the status it was sent, 200, not as a server error, as
+     * an async request whose client leaves does; the permit and the route are released once.
+     */
+    @Test
+    void shouldCountARequestWhoseClientLeftMidAnswerByTheStatusItWasSent() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Download download = new Download();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/dl", Map.of(), registry).servlet("/file", download, false)
+                .start()) {
+            try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {
+                s.getOutputStream().write("GET /dl/file HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                assertThat(readUntil(s.getInputStream(), "begin")).startsWith("HTTP/1.1 200");
+                s.setSoLinger(true, 0); // the client leaves: a reset, so the page's next writes fail
+            }
+            assertThat(download.writeFailed.await(10, TimeUnit.SECONDS)).isTrue();
+            assertSettled(t.filter());
+            FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
+                    .tags("page", "/file", "outcome", "success").timer().count()).isEqualTo(1));
             assertThat(registry.find("fairslice.requests").tag("outcome", "server_error").timers().stream()
                     .mapToLong(Timer::count).sum()).isZero();
             assertThat(t.filter().classifier().routes().size()).isEqualTo(1);
