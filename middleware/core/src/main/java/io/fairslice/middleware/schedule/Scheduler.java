@@ -107,8 +107,8 @@ public final class Scheduler {
     private static final long IDLE_GRANT_INTERVAL_NANOS = 20_000_000L;
     /**
      * A holder that has reached no yield point for its quantum and this long is looked at, at most this often: is
-     * its thread blocked (sleeping, waiting, parked or on a monitor, as Java sees it)? Blocked at two looks in a row,
-     * its run slot counts as free until it reaches its next yield point ({@link #blockedHolder}).
+     * its thread blocked (sleeping, waiting, parked or on a monitor as Java sees it, or asleep to the OS)? Blocked at
+     * two looks in a row, its run slot counts as free until it reaches its next yield point ({@link #blockedHolder}).
      */
     static final long BLOCKED_LOOK_NANOS = 10_000_000L;
     /** How long a turn whose class has no request running waits for its next one before it lapses. */
@@ -228,6 +228,7 @@ public final class Scheduler {
      */
     public void beginDispatch(Ticket t) {
         t.thread = Thread.currentThread();
+        t.osThread = OsThreads.currentId();
         if (t.cpuWeight > 0) {
             t.cpuDispatchStart = clock.threadCpuNanos();
             t.allocDispatchStart = clock.threadAllocatedBytes();
@@ -1244,12 +1245,14 @@ public final class Scheduler {
 
     /**
      * Whether a holder overdue at its yield points (none for its quantum and {@link #BLOCKED_LOOK_NANOS}) is blocked
-     * in a call: its thread sleeping, waiting, parked or on a monitor (a connection pool, an HTTP client, a future, a
-     * lock) at two looks at least {@link #BLOCKED_LOOK_NANOS} apart. The CPU its slot stands for then goes unused, so
-     * the slot counts as free and goes to the next request, until the holder reaches a yield point. A thread in a
-     * socket read (a JDBC driver's) is runnable as Java sees it: its slot is held until {@code share.max-park} or the
-     * CPU is found idle ({@link #idleGrant}). One that runs without yield points (unwoven code, the JDK) keeps its
-     * slot, on the CPU or preempted: its thread state tells blocked from preempted, which its CPU clock could not.
+     * in a call at two looks at least {@link #BLOCKED_LOOK_NANOS} apart: its thread sleeping, waiting, parked or on a
+     * monitor as Java sees it (a connection pool, an HTTP client, a future, a lock), or, runnable to Java, asleep to
+     * the OS (a socket read such as a JDBC driver's, a write to a slow client, a disk read; Linux only,
+     * {@link OsThreads}). The CPU its slot stands for then goes unused, so the slot counts as free and goes to the next
+     * request, until the holder reaches a yield point. One that runs without yield points (unwoven code, the JDK) keeps
+     * its slot, on the CPU or preempted: the thread's state tells blocked from preempted, which its CPU clock could
+     * not. Where the OS cannot be asked, a thread in a socket read keeps its slot until {@code share.max-park} or the
+     * CPU is found idle ({@link #idleGrant}).
      */
     private boolean blockedHolder(Ticket t, long now, FairsliceConfig cfg) {
         if (now - t.slotSince < cfg.shareQuantum().toNanos() + BLOCKED_LOOK_NANOS
@@ -1258,7 +1261,8 @@ public final class Scheduler {
         }
         Thread.State state = t.thread.getState();
         boolean blockedNow = state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
-                || state == Thread.State.BLOCKED;
+                || state == Thread.State.BLOCKED
+                || state == Thread.State.RUNNABLE && OsThreads.asleep(t.osThread);
         if (blockedNow && t.lookedBlocked && !t.blocked) {
             t.cls.slotsLent.increment();
         }

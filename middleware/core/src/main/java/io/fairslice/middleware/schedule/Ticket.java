@@ -25,6 +25,8 @@ public final class Ticket {
     boolean detached;
 
     Thread thread;
+    /** The OS's id of {@link #thread} (Linux), -1 where its OS state cannot be read ({@link OsThreads}). */
+    int osThread = -1;
     volatile boolean granted;
     boolean holdsPermit;
     /** Whether the request holds a run slot (admitted, dispatching or about to, not parked), and since when. */

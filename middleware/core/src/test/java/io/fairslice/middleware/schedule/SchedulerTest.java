@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.internal.YieldGate;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -16,9 +21,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
 
 class SchedulerTest {
 
@@ -648,6 +656,51 @@ class SchedulerTest {
         } finally {
             release.countDown();
             holder.join();
+        }
+    }
+
+    /**
+     * A holder in a socket read (a JDBC driver's, waiting for its database) is RUNNABLE to Java, like one that
+     * computes, but asleep to the OS: on Linux it lends its slot as one blocked in a wait Java sees does.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldLendTheRunSlotOfAHolderInASocketRead() throws Exception {
+        scheduler("share.max-park", "500ms");
+        try (ServerSocket database = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket connection = new Socket(database.getInetAddress(), database.getLocalPort());
+                Socket served = database.accept()) {
+            AtomicReference<Ticket> holding = new AtomicReference<>();
+            Thread holder = new Thread(() -> {
+                holding.set(running(HEAVY));
+                try {
+                    connection.getInputStream().read(); // the query's answer: none until the test writes it
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            holder.start();
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while ((holding.get() == null || !OsThreads.asleep(holding.get().osThread))
+                        && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(holder.getState()).as("a socket read is runnable to Java").isEqualTo(Thread.State.RUNNABLE);
+                assertThat(OsThreads.asleep(holding.get().osThread)).as("and asleep to the OS").isTrue();
+                Ticket light = queued(LIGHT);
+                clock.advance(15 * MS, 0);
+                queued(LIGHT); // the first look at the overdue holder: asleep once
+                assertThat(light.granted).as("one look is not enough").isFalse();
+                clock.advance(10 * MS, 0);
+                Ticket third = queued(LIGHT);
+                assertThat(light.granted).as("asleep at two looks: its slot lent to the first waiter").isTrue();
+                assertThat(third.granted).as("one slot lent, not more").isFalse();
+                assertThat(scheduler.classState(HEAVY).slotsLent()).isEqualTo(1);
+            } finally {
+                served.getOutputStream().write(1);
+                holder.join();
+            }
         }
     }
 
