@@ -106,11 +106,12 @@ public final class Scheduler {
     /** At most one request beyond the run slots per this interval while CPU capacity goes unused. */
     private static final long IDLE_GRANT_INTERVAL_NANOS = 20_000_000L;
     /**
-     * A holder that has reached no yield point for its quantum and this long is looked at, at most this often: is
-     * its thread blocked (sleeping, waiting, parked or on a monitor as Java sees it, or asleep to the OS)? Blocked at
-     * two looks in a row, its run slot counts as free until it reaches its next yield point ({@link #blockedHolder}).
+     * A run slot's holder is looked at from this long after it took its slot (or last checked in), at most this often:
+     * did it reach no yield point since the last look, and is its thread blocked (sleeping, waiting, parked or on a
+     * monitor as Java sees it, or asleep to the OS)? Blocked at two looks in a row, its run slot counts as free until
+     * it reaches its next yield point ({@link #blockedHolder}).
      */
-    static final long BLOCKED_LOOK_NANOS = 10_000_000L;
+    static final long BLOCKED_LOOK_NANOS = 2_000_000L;
     /** How long a turn whose class has no request running waits for its next one before it lapses. */
     static final long TURN_ANTICIPATION_NANOS = 1_000_000L;
     /** A waiter timed to a turn's end wakes this long after it, so that the end has come. */
@@ -1240,36 +1241,43 @@ public final class Scheduler {
      * {@code share.max-park}, and its thread is not blocked ({@link #blockedHolder}).
      */
     private boolean keepsSlot(Ticket t, long now, FairsliceConfig cfg) {
-        return now - t.slotSince <= cfg.shareMaxPark().toNanos() && !blockedHolder(t, now, cfg);
+        return now - t.slotSince <= cfg.shareMaxPark().toNanos() && !blockedHolder(t, now);
     }
 
     /**
-     * Whether a holder overdue at its yield points (none for its quantum and {@link #BLOCKED_LOOK_NANOS}) is blocked
-     * in a call at two looks at least {@link #BLOCKED_LOOK_NANOS} apart: its thread sleeping, waiting, parked or on a
-     * monitor as Java sees it (a connection pool, an HTTP client, a future, a lock), or, runnable to Java, asleep to
-     * the OS (a socket read such as a JDBC driver's, a write to a slow client, a disk read; Linux only,
-     * {@link OsThreads}). The CPU its slot stands for then goes unused, so the slot counts as free and goes to the next
-     * request, until the holder reaches a yield point. One that runs without yield points (unwoven code, the JDK) keeps
-     * its slot, on the CPU or preempted: the thread's state tells blocked from preempted, which its CPU clock could
-     * not. Where the OS cannot be asked, a thread in a socket read keeps its slot until {@code share.max-park} or the
-     * CPU is found idle ({@link #idleGrant}).
+     * Whether a slot's holder is blocked in a call: at two looks at least {@link #BLOCKED_LOOK_NANOS} apart it had
+     * reached no yield point since the look before, and its thread was sleeping, waiting, parked or on a monitor as
+     * Java sees it (a connection pool, an HTTP client, a future, a lock) or, runnable to Java, asleep to the OS (a
+     * socket read such as a JDBC driver's, a write to a slow client, a disk read; Linux only, {@link OsThreads}). The
+     * CPU its slot stands for then goes unused, so the slot counts as free and goes to the next request, until the
+     * holder reaches a yield point. A holder that reaches yield points is computing and is not asked about (its count
+     * is written by its own thread without the lock: read here as a sign of life, not as a count). One that runs
+     * without yield points (unwoven code, the JDK) keeps its slot, on the CPU or preempted: the thread's state tells
+     * blocked from preempted, which its CPU clock could not. Where the OS cannot be asked, a thread in a socket read
+     * keeps its slot until {@code share.max-park} or the CPU is found idle ({@link #idleGrant}).
      */
-    private boolean blockedHolder(Ticket t, long now, FairsliceConfig cfg) {
-        if (now - t.slotSince < cfg.shareQuantum().toNanos() + BLOCKED_LOOK_NANOS
-                || now - t.lookedAt < BLOCKED_LOOK_NANOS) {
+    private boolean blockedHolder(Ticket t, long now) {
+        if (now - t.lookedAt < BLOCKED_LOOK_NANOS) {
             return t.blocked;
         }
-        Thread.State state = t.thread.getState();
-        boolean blockedNow = state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING
-                || state == Thread.State.BLOCKED
-                || state == Thread.State.RUNNABLE && OsThreads.asleep(t.osThread);
+        long yieldPoints = t.yieldPoints;
+        boolean computing = yieldPoints != t.lookedYieldPoints;
+        boolean blockedNow = !computing && blocked(t);
         if (blockedNow && t.lookedBlocked && !t.blocked) {
             t.cls.slotsLent.increment();
         }
         t.blocked = blockedNow && t.lookedBlocked;
         t.lookedBlocked = blockedNow;
         t.lookedAt = now;
+        t.lookedYieldPoints = yieldPoints;
         return t.blocked;
+    }
+
+    /** Whether the ticket's thread waits in a call now, as Java sees it or, runnable to Java, as the OS does. */
+    private static boolean blocked(Ticket t) {
+        Thread.State state = t.thread.getState();
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED
+                || state == Thread.State.RUNNABLE && OsThreads.asleep(t.osThread);
     }
 
     /** One request beyond the run slots per idle sample while CPU capacity goes unused (work-conserving). */

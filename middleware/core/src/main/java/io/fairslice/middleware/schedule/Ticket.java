@@ -33,10 +33,11 @@ public final class Ticket {
     boolean holdsSlot;
     long slotSince;
     /**
-     * When the scheduler last looked at the holder's thread while it was overdue at its yield points, whether that
-     * thread was blocked then, and whether its slot is lent ({@code Scheduler#blockedHolder}); reset at its yield points.
+     * When the scheduler last looked at the holder, its yield points then, whether its thread was blocked then, and
+     * whether its slot is lent ({@code Scheduler#blockedHolder}); reset when it checks in.
      */
     long lookedAt;
+    long lookedYieldPoints;
     boolean lookedBlocked;
     boolean blocked;
 
@@ -47,6 +48,7 @@ public final class Ticket {
     void checkIn(long now) {
         slotSince = now;
         lookedAt = now;
+        lookedYieldPoints = yieldPoints;
         lookedBlocked = false;
         blocked = false;
     }

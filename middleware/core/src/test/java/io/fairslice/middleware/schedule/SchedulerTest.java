@@ -620,32 +620,17 @@ class SchedulerTest {
 
     /**
      * A holder blocked in a call (a connection pool, an HTTP client, a lock, a sleep) uses no CPU: once it has been
-     * seen blocked at two looks 10 ms apart, its slot goes to the next request instead of after share.max-park.
+     * seen blocked at two looks at least 2 ms apart, its slot goes to the next request instead of after share.max-park.
      */
     @Test
     void shouldLendTheRunSlotOfAHolderBlockedInACall() throws Exception {
         scheduler("share.max-park", "500ms");
-        CountDownLatch admitted = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        Thread holder = new Thread(() -> {
-            running(HEAVY);
-            admitted.countDown();
-            try {
-                release.await(); // blocked in a call: WAITING, as in a connection pool
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        holder.start();
+        Thread holder = blockedHolder(new AtomicReference<>(), release); // WAITING, as in a connection pool
         try {
-            assertThat(admitted.await(10, TimeUnit.SECONDS)).isTrue();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (holder.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
             Ticket light = queued(LIGHT);
             clock.advance(15 * MS, 0);
-            queued(LIGHT); // an event: the dispatcher looks again, and at the overdue holder: blocked once
+            queued(LIGHT); // an event: the dispatcher looks again, and at the holder: blocked once
             assertThat(light.granted).as("one look is not enough").isFalse();
             clock.advance(10 * MS, 0);
             Ticket third = queued(LIGHT);
@@ -657,6 +642,79 @@ class SchedulerTest {
             release.countDown();
             holder.join();
         }
+    }
+
+    /**
+     * A holder that blocks early in its quantum (a query right at the start of a page) lends its slot within two
+     * looks 2 ms apart, not after its quantum: the quantum is for holders that compute.
+     */
+    @Test
+    void shouldLendTheRunSlotOfAHolderThatBlocksWithinItsQuantum() throws Exception {
+        scheduler("share.quantum", "20ms", "share.max-park", "500ms");
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Ticket> holding = new AtomicReference<>();
+        Thread holder = blockedHolder(holding, release);
+        try {
+            Ticket light = queued(LIGHT);
+            clock.advance(3 * MS, 0);
+            queued(LIGHT); // the first look: blocked once
+            assertThat(light.granted).as("one look is not enough").isFalse();
+            clock.advance(2 * MS, 0);
+            queued(LIGHT);
+            assertThat(light.granted).as("blocked at two looks, 5 ms into a 20 ms quantum: lent").isTrue();
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    /**
+     * A holder whose thread reaches yield points between the looks is computing, whatever its thread's state at the
+     * looks (a short wait now and then): it keeps its slot. Once it stops reaching them and stays blocked, it lends.
+     */
+    @Test
+    void shouldNotLendTheRunSlotOfAHolderThatReachesYieldPointsBetweenTheLooks() throws Exception {
+        scheduler("share.max-park", "500ms");
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Ticket> holding = new AtomicReference<>();
+        Thread holder = blockedHolder(holding, release);
+        try {
+            Ticket light = queued(LIGHT);
+            for (int i = 0; i < 5; i++) {
+                holding.get().yieldPoints++; // as its yield points count them (its thread is blocked at each look)
+                clock.advance(3 * MS, 0);
+                queued(LIGHT);
+            }
+            assertThat(light.granted).as("a yield point between every two looks: computing").isFalse();
+            assertThat(scheduler.slotsLent()).isZero();
+            clock.advance(3 * MS, 0);
+            queued(LIGHT);
+            clock.advance(3 * MS, 0);
+            queued(LIGHT);
+            assertThat(light.granted).as("no yield point over two looks, blocked at both: lent").isTrue();
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    /** Starts a thread that takes a heavy run slot and blocks on {@code release}; returns once it is WAITING. */
+    private Thread blockedHolder(AtomicReference<Ticket> holding, CountDownLatch release) throws InterruptedException {
+        Thread holder = new Thread(() -> {
+            holding.set(running(HEAVY));
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        holder.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((holding.get() == null || holder.getState() != Thread.State.WAITING) && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(holder.getState()).isEqualTo(Thread.State.WAITING);
+        return holder;
     }
 
     /**
