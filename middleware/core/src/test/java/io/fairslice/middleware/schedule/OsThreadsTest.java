@@ -26,6 +26,8 @@ import org.junit.jupiter.api.condition.OS;
  */
 class OsThreadsTest {
 
+    private static final int LOOKS = 50;
+
     @Test
     void shouldReadTheStateAfterTheLastParenthesisThatClosesTheName() {
         assertThat(OsThreads.stateOf("4242 (http-nio-8080-e) S 1 4242 0".getBytes(US_ASCII))).isEqualTo('S');
@@ -103,9 +105,18 @@ class OsThreadsTest {
                 assertThat(status(readerId.get())).as("the OS has the reader asleep").isEqualTo('S');
                 assertThat(reader.getState()).as("which Java does not see").isEqualTo(Thread.State.RUNNABLE);
                 assertThat(OsThreads.asleep(readerId.get())).isTrue();
-                assertThat(status(computerId.get())).as("the OS has the computing thread running or runnable")
-                        .isEqualTo('R');
-                assertThat(OsThreads.asleep(computerId.get())).isFalse();
+                // A computing thread is asleep for moments too (stopped at a JVM safepoint, a page fault on disk):
+                // most looks, not every one, find it running or runnable.
+                int running = 0;
+                int notAsleep = 0;
+                for (int look = 0; look < LOOKS; look++) {
+                    running += status(computerId.get()) == 'R' ? 1 : 0;
+                    notAsleep += OsThreads.asleep(computerId.get()) ? 0 : 1;
+                }
+                assertThat(running).as("looks at which the OS had the computing thread running or runnable")
+                        .isGreaterThanOrEqualTo(LOOKS * 9 / 10);
+                assertThat(notAsleep).as("looks at which OsThreads saw it not asleep")
+                        .isGreaterThanOrEqualTo(LOOKS * 9 / 10);
             } finally {
                 stop.set(true);
                 served.getOutputStream().write(1);
