@@ -114,8 +114,8 @@ public final class Scheduler {
     static final long BLOCKED_LOOK_NANOS = 2_000_000L;
     /** How long a turn whose class has no request running waits for its next one before it lapses. */
     static final long TURN_ANTICIPATION_NANOS = 1_000_000L;
-    /** A waiter timed to a turn's end wakes this long after it, so that the end has come. */
-    private static final long TURN_WAKE_SLACK_NANOS = 20_000;
+    /** A waiter timed to a moment (a turn's end, a look at a holder) wakes this long after it, so that it has come. */
+    private static final long WAKE_SLACK_NANOS = 20_000;
 
     final Clock clock;
     /** Guards every decision (package-private: a test holds it to show that a granted waiter leaves without it). */
@@ -769,18 +769,42 @@ public final class Scheduler {
         }
         long at = now + RECHECK_NANOS;
         if (anticipatingSince != NEVER && turn == null) {
-            long end = anticipatingSince + TURN_ANTICIPATION_NANOS + TURN_WAKE_SLACK_NANOS;
+            long end = anticipatingSince + TURN_ANTICIPATION_NANOS + WAKE_SLACK_NANOS;
             if (end > now) { // one that passed without a grant (its waiter gave up) is no moment to wake for
                 at = Math.min(at, end);
             }
         }
+        if (turn == null) {
+            at = Math.min(at, nextLook(now));
+        }
         if (turn != null && turn != t.cls) {
             long end = turnEnd(config);
             if (end != Long.MAX_VALUE) {
-                at = Math.min(at, end + TURN_WAKE_SLACK_NANOS);
+                at = Math.min(at, end + WAKE_SLACK_NANOS);
             }
         }
         return at;
+    }
+
+    /**
+     * When the next look at a slot's holder is due ({@link #blockedHolder}), while every run slot is held: a holder
+     * that blocks in a call (a query) stops sending events, so without a first waiter looking again on its own its
+     * slot would stay held until another request arrives or {@link #RECHECK_NANOS} has passed. Only holders that have
+     * reached a yield point count: a look at one that computes finds its yield-point count moved and costs no file
+     * read, while a holder in unwoven code would be read from {@code /proc} at every look, and is looked at on events
+     * only. {@code Long.MAX_VALUE} when no look is due.
+     */
+    private long nextLook(long now) {
+        if (holders.size() < config.cpus()) {
+            return Long.MAX_VALUE; // a slot is free: the waiter waits for its share, not for a slot
+        }
+        long next = Long.MAX_VALUE;
+        for (Ticket h : holders) {
+            if (!h.blocked && h.yieldPoints > 0) {
+                next = Math.min(next, h.lookedAt + BLOCKED_LOOK_NANOS + WAKE_SLACK_NANOS);
+            }
+        }
+        return next == Long.MAX_VALUE ? next : Math.max(next, now + WAKE_SLACK_NANOS);
     }
 
     // ---- yield points --------------------------------------------------------------------------------------------

@@ -698,10 +698,69 @@ class SchedulerTest {
         }
     }
 
+    /**
+     * A holder that blocks in a call (a query) sends no more events: the first waiter wakes on its own for the looks
+     * at it, 2 ms apart, and the slot is lent within two of them rather than after the waiter's 50 ms re-check.
+     */
+    @Test
+    void shouldWakeTheFirstWaiterForTheLooksAtAHolderThatStoppedReachingYieldPoints() throws Exception {
+        scheduler("share.max-park", "500ms");
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Ticket> holding = new AtomicReference<>();
+        Thread holder = blockedHolder(holding, release, 3); // woven: it reached yield points, then blocked
+        try {
+            Ticket light = queued(LIGHT);
+            long firstNap = light.napUntil;
+            assertThat(firstNap - clock.now).as("the first look is due 2 ms after the holder took its slot")
+                    .isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
+            clock.advance(firstNap - clock.now, 0);
+            CompletableFuture<Boolean> admitted =
+                    CompletableFuture.supplyAsync(() -> scheduler.await(light, Scheduler.WHERE_ADMISSION));
+            awaitUntil(() -> light.napUntil != firstNap); // it looked (blocked once) and naps until the next look
+            settled();
+            assertThat(light.granted).as("one look is not enough").isFalse();
+            assertThat(light.napUntil - clock.now).as("the second look is due 2 ms after the first")
+                    .isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
+            clock.advance(light.napUntil - clock.now, 0);
+            assertThat(admitted.get(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(light.granted).as("blocked at both looks: lent, with no other event").isTrue();
+            assertThat(scheduler.slotsLent()).isEqualTo(1);
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
+    /**
+     * A holder in unwoven code (no yield point yet) would be read from /proc at every look while it computes: the
+     * first waiter does not wake for the looks at it, only at its usual re-check (events still look at the holder).
+     */
+    @Test
+    void shouldNotWakeTheFirstWaiterForLooksAtAHolderWithoutYieldPoints() throws Exception {
+        scheduler("share.max-park", "500ms");
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = blockedHolder(new AtomicReference<>(), release);
+        try {
+            Ticket light = queued(LIGHT);
+            assertThat(light.napUntil - clock.now).as("the 50 ms re-check").isEqualTo(50 * MS);
+        } finally {
+            release.countDown();
+            holder.join();
+        }
+    }
+
     /** Starts a thread that takes a heavy run slot and blocks on {@code release}; returns once it is WAITING. */
     private Thread blockedHolder(AtomicReference<Ticket> holding, CountDownLatch release) throws InterruptedException {
+        return blockedHolder(holding, release, 0);
+    }
+
+    /** As above, for a holder that reached {@code yieldPoints} yield points before it took its slot's last check-in. */
+    private Thread blockedHolder(AtomicReference<Ticket> holding, CountDownLatch release, long yieldPoints)
+            throws InterruptedException {
         Thread holder = new Thread(() -> {
-            holding.set(running(HEAVY));
+            Ticket t = scheduler.newTicket(HEAVY);
+            t.yieldPoints = yieldPoints;
+            holding.set(running(t));
             try {
                 release.await();
             } catch (InterruptedException e) {
