@@ -177,11 +177,15 @@ public final class FairsliceFilter implements Filter {
         classifier.check(config, now); // new routes' running requests, at most every 10 ms
         String path = path(request);
         Route route = classifier.route(path);
+        String method = request.getMethod();
+        boolean teaches = RequestClassifier.teaches(method);
         // read before the class: a decision on the route after this reaches the request through its watch
-        boolean learning = config.adaptive() && !route.decided();
-        int ruled = classifier.ruleClass(config, path, request.getMethod(), request::getHeader);
+        boolean learning = teaches && config.adaptive() && !route.decided();
+        int ruled = classifier.ruleClass(config, path, method, request::getHeader);
         int cls = ruled >= 0 ? ruled : classifier.routeClass(config, route);
-        Ticket ticket = scheduler.newTicket(cls, route.cpuSample(now, config.cpuSampleInterval().toNanos()));
+        // a request that teaches the route nothing is measured on its own, not as the route's sample
+        Ticket ticket = scheduler.newTicket(cls,
+                teaches ? route.cpuSample(now, config.cpuSampleInterval().toNanos()) : 1);
         scheduler.beginDispatch(ticket);
         // while its route learns: watched from here to its end, and moved to the class the route's first decision
         // gives, unless a rule gave it its class
@@ -196,7 +200,7 @@ public final class FairsliceFilter implements Filter {
                 // and the client sees a dropped connection instead of an answer
                 Thread.interrupted();
             }
-            reject(ticket, classifier.end(route, request.getMethod(), HttpServletResponse.SC_SERVICE_UNAVAILABLE),
+            reject(ticket, classifier.end(route, method, HttpServletResponse.SC_SERVICE_UNAVAILABLE),
                     response);
             return;
         }
@@ -264,7 +268,7 @@ public final class FairsliceFilter implements Filter {
         long cpu = ticket.cpuNanos();
         scheduler.complete(ticket);
         Route ended = classifier.end(route, method, status);
-        if (cpu >= 0) {
+        if (cpu >= 0 && RequestClassifier.teaches(method)) {
             classifier.learn(scheduler.config(), ended, cpu);
         }
         metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),

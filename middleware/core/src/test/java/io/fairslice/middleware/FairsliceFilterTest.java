@@ -246,6 +246,33 @@ class FairsliceFilterTest {
     }
 
     /**
+     * A CORS preflight (OPTIONS) before each call to an expensive page of another origin is answered by the servlet
+     * API without running the page: it teaches the route nothing, or the cheap preflights would make the page light.
+     */
+    @Test
+    void shouldNotLearnARouteFromOptionsRequestsAnsweredWithoutItsPage() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/preflight", Map.of("fairslice.adaptive.min-samples", "3",
+                "fairslice.cpu.sample-interval", "0ns"), registry)
+                .servlet("/reports/yearly", new Expensive(), false).start()) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(t.get("/reports/yearly").statusCode()).isEqualTo(200);
+            }
+            Route route = t.filter().classifier().route("/reports/yearly");
+            eventually(() -> assertThat(route.samples()).isEqualTo(3));
+            assertThat(route.heavy()).as("20 ms of CPU per request").isTrue();
+            for (int i = 0; i < 30; i++) { // with alpha 0.2, 11 samples of a preflight would take 20 ms under 2 ms
+                assertThat(t.send("OPTIONS", "/reports/yearly").statusCode()).isEqualTo(200);
+            }
+            assertThat(t.get("/reports/yearly").statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(route.samples()).as("the GET after them, none of them").isEqualTo(4));
+            assertThat(route.heavy()).isTrue();
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("page", "/reports/yearly").timers()
+                    .stream().mapToLong(Timer::count).sum()).as("the preflights counted all the same").isEqualTo(34));
+        }
+    }
+
+    /**
      * A catalogue whose product pages differ by slug, which the normalisation keeps: each product seen once is a
      * route of its own that never has enough samples to learn; with {@code route.1 = /products/*} they are one route,
      * learnt heavy from different products, and a product never requested before runs heavy from its first request.

@@ -84,7 +84,18 @@ public final class RequestClassifier {
      * (under {@code other} while their path is not in the table).
      */
     public static boolean served(String method, int status) {
-        return status < 400 && !"OPTIONS".equals(method) && !"TRACE".equals(method);
+        return status < 400 && teaches(method);
+    }
+
+    /**
+     * Whether a request of HTTP {@code method} runs its page, and so can teach its route: not OPTIONS or TRACE, which
+     * the servlet API answers without the page's code ({@link #served}). A browser sends a CORS preflight (OPTIONS)
+     * before calls to an API of another origin: learnt from, a cheap preflight per call would pull an expensive page's
+     * mean under {@code adaptive.light-below}. Such requests are still measured (each on its own, not as the route's
+     * CPU sample) and counted.
+     */
+    public static boolean teaches(String method) {
+        return !"OPTIONS".equals(method) && !"TRACE".equals(method);
     }
 
     /**
