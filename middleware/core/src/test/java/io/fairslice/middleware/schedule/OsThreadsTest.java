@@ -26,8 +26,6 @@ import org.junit.jupiter.api.condition.OS;
  */
 class OsThreadsTest {
 
-    private static final int LOOKS = 50;
-
     @Test
     void shouldReadTheStateAfterTheLastParenthesisThatClosesTheName() {
         assertThat(OsThreads.stateOf("4242 (http-nio-8080-e) S 1 4242 0".getBytes(US_ASCII))).isEqualTo('S');
@@ -105,18 +103,23 @@ class OsThreadsTest {
                 assertThat(status(readerId.get())).as("the OS has the reader asleep").isEqualTo('S');
                 assertThat(reader.getState()).as("which Java does not see").isEqualTo(Thread.State.RUNNABLE);
                 assertThat(OsThreads.asleep(readerId.get())).isTrue();
-                // A computing thread is asleep for moments too (stopped at a JVM safepoint, a page fault on disk):
-                // most looks, not every one, find it running or runnable.
-                int running = 0;
-                int notAsleep = 0;
-                for (int look = 0; look < LOOKS; look++) {
-                    running += status(computerId.get()) == 'R' ? 1 : 0;
-                    notAsleep += OsThreads.asleep(computerId.get()) ? 0 : 1;
+                // A computing thread is runnable to the OS, but asleep for moments too (stopped for a JVM safepoint,
+                // say; CI's machine showed one asleep at a single look, and at every one of 50 looks within some
+                // 2 ms): looked at until the OS has it running or runnable and OsThreads agrees, for at most 10 s.
+                boolean seenRunnable = false;
+                StringBuilder seen = new StringBuilder(); // the states of the first looks, for a failure's message
+                long lookUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!seenRunnable && System.nanoTime() < lookUntil) {
+                    char before = status(computerId.get());
+                    boolean asleep = OsThreads.asleep(computerId.get());
+                    char after = status(computerId.get());
+                    seenRunnable = before == 'R' && !asleep && after == 'R';
+                    if (seen.length() < 300) {
+                        seen.append(before).append(asleep ? '+' : '-').append(after).append(' ');
+                    }
                 }
-                assertThat(running).as("looks at which the OS had the computing thread running or runnable")
-                        .isGreaterThanOrEqualTo(LOOKS * 9 / 10);
-                assertThat(notAsleep).as("looks at which OsThreads saw it not asleep")
-                        .isGreaterThanOrEqualTo(LOOKS * 9 / 10);
+                assertThat(seenRunnable).as("the OS had the computing thread running or runnable, and OsThreads saw it"
+                        + " not asleep, at one look at least (looks: state, asleep +/-, state: %s)", seen).isTrue();
             } finally {
                 stop.set(true);
                 served.getOutputStream().write(1);
