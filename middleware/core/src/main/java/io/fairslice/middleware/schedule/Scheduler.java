@@ -1297,10 +1297,17 @@ public final class Scheduler {
         return t.blocked;
     }
 
-    /** Whether the ticket's thread waits in a call now, as Java sees it or, runnable to Java, as the OS does. */
-    private static boolean blocked(Ticket t) {
+    /**
+     * Whether the ticket's thread waits in a call now, as Java sees it or, runnable to Java, as the OS does. Not one
+     * that waits for this scheduler's lock (at a yield point, or as its request ends): it checks in or gives its slot
+     * up as soon as the dispatch that looks at it lets the lock go.
+     */
+    private boolean blocked(Ticket t) {
         Thread.State state = t.thread.getState();
-        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED
+        if (state == Thread.State.WAITING) {
+            return !lock.hasQueuedThread(t.thread);
+        }
+        return state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED
                 || state == Thread.State.RUNNABLE && OsThreads.asleep(t.osThread);
     }
 

@@ -749,6 +749,46 @@ class SchedulerTest {
         }
     }
 
+    /**
+     * A holder that waits for the scheduler's own lock (at a yield point, or as its request ends) is WAITING to Java
+     * but not blocked in a call: it gives its slot up or checks in once it has the lock, so it is not lent meanwhile.
+     */
+    @Test
+    void shouldNotLendTheRunSlotOfAHolderThatWaitsForTheSchedulersLock() throws Exception {
+        scheduler("share.max-park", "500ms");
+        AtomicReference<Ticket> holding = new AtomicReference<>();
+        CountDownLatch end = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            Ticket t = running(HEAVY);
+            holding.set(t);
+            await(end);
+            finish(t, 0); // needs the lock, which the test holds
+        });
+        holder.start();
+        awaitUntil(() -> holding.get() != null);
+        Ticket light;
+        scheduler.lock.lock();
+        try {
+            end.countDown();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!scheduler.lock.hasQueuedThread(holder) && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(holder.getState()).as("queued for the lock").isEqualTo(Thread.State.WAITING);
+            light = queued(LIGHT);
+            for (int i = 0; i < 3; i++) {
+                clock.advance(3 * MS, 0);
+                queued(LIGHT); // events: the dispatcher looks at the holder, 3 ms apart
+            }
+            assertThat(light.granted).as("its slot is not lent while it waits for the lock").isFalse();
+            assertThat(scheduler.slotsLent()).isZero();
+        } finally {
+            scheduler.lock.unlock();
+        }
+        holder.join();
+        assertThat(light.granted).as("the slot it gave up as it ended").isTrue();
+    }
+
     /** Starts a thread that takes a heavy run slot and blocks on {@code release}; returns once it is WAITING. */
     private Thread blockedHolder(AtomicReference<Ticket> holding, CountDownLatch release) throws InterruptedException {
         return blockedHolder(holding, release, 0);
