@@ -118,6 +118,10 @@ class OsThreadsTest {
                         seen.append(before).append(asleep ? '+' : '-').append(after).append(' ');
                     }
                 }
+                if (!seenRunnable) { // where the kernel has it waiting, for the failure's message
+                    seen.append("; wchan ").append(procFile(computerId.get(), "wchan"))
+                            .append("; syscall ").append(procFile(computerId.get(), "syscall"));
+                }
                 assertThat(seenRunnable).as("the OS had the computing thread running or runnable, and OsThreads saw it"
                         + " not asleep, at one look at least (looks: state, asleep +/-, state: %s)", seen).isTrue();
             } finally {
@@ -138,6 +142,15 @@ class OsThreadsTest {
                 .invoke(null, (Runnable) () -> id.set(OsThreads.currentId()));
         virtual.join();
         assertThat(id.get()).isEqualTo(-1);
+    }
+
+    /** A file of /proc/self/task/<id>/, stripped, or what kept it from being read. */
+    private static String procFile(int id, String name) {
+        try {
+            return Files.readString(Path.of("/proc/self/task/" + id + "/" + name)).strip();
+        } catch (IOException | RuntimeException e) {
+            return "(" + e + ")";
+        }
     }
 
     /** The State: line of /proc/self/task/<id>/status, its first letter ('?' if the thread is gone). */
