@@ -103,9 +103,10 @@ class OsThreadsTest {
                 assertThat(status(readerId.get())).as("the OS has the reader asleep").isEqualTo('S');
                 assertThat(reader.getState()).as("which Java does not see").isEqualTo(Thread.State.RUNNABLE);
                 assertThat(OsThreads.asleep(readerId.get())).isTrue();
-                // A computing thread is runnable to the OS, but asleep for moments too (stopped for a JVM safepoint,
-                // say; CI's machine showed one asleep at a single look, and at every one of 50 looks within some
-                // 2 ms): looked at until the OS has it running or runnable and OsThreads agrees, for at most 10 s.
+                // A computing thread is runnable to the OS, but asleep for moments too: in the full test suite CI's
+                // machine showed one asleep at a single look, and a run on a clean clone at every one of 50 looks
+                // within some 2 ms (why is not known). Looked at until the OS has it running or runnable and
+                // OsThreads agrees, for at most 10 s.
                 boolean seenRunnable = false;
                 StringBuilder seen = new StringBuilder(); // the states of the first looks, for a failure's message
                 long lookUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
