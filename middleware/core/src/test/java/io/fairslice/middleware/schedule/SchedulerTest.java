@@ -488,8 +488,11 @@ class SchedulerTest {
     }
 
     /** Polls until another thread has brought the scheduler where {@code done} says (a request queued, parked). */
+    /** Waits until {@code done} holds; fails the test if it does not within 10 s. */
     private static void awaitUntil(BooleanSupplier done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("a condition the test waits for, within 10 s").isLessThan(deadline);
             Thread.sleep(1);
         }
     }
@@ -758,22 +761,16 @@ class SchedulerTest {
         scheduler("share.max-park", "500ms");
         AtomicReference<Ticket> holding = new AtomicReference<>();
         CountDownLatch end = new CountDownLatch(1);
-        Thread holder = new Thread(() -> {
-            Ticket t = running(HEAVY);
-            holding.set(t);
+        Thread holder = holder(holding, 0, () -> {
             await(end);
-            finish(t, 0); // needs the lock, which the test holds
+            finish(holding.get(), 0); // needs the lock, which the test holds
         });
-        holder.start();
         awaitUntil(() -> holding.get() != null);
         Ticket light;
         scheduler.lock.lock();
         try {
             end.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!scheduler.lock.hasQueuedThread(holder) && System.nanoTime() < deadline) {
-                Thread.sleep(1);
-            }
+            awaitUntil(() -> scheduler.lock.hasQueuedThread(holder));
             assertThat(holder.getState()).as("queued for the lock").isEqualTo(Thread.State.WAITING);
             light = queued(LIGHT);
             for (int i = 0; i < 3; i++) {
@@ -797,22 +794,30 @@ class SchedulerTest {
     /** As above, for a holder that reached {@code yieldPoints} yield points before it took its slot's last check-in. */
     private Thread blockedHolder(AtomicReference<Ticket> holding, CountDownLatch release, long yieldPoints)
             throws InterruptedException {
-        Thread holder = new Thread(() -> {
-            Ticket t = scheduler.newTicket(HEAVY);
-            t.yieldPoints = yieldPoints;
-            holding.set(running(t));
+        Thread holder = holder(holding, yieldPoints, () -> {
             try {
                 release.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
-        holder.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((holding.get() == null || holder.getState() != Thread.State.WAITING) && System.nanoTime() < deadline) {
-            Thread.sleep(1);
-        }
+        awaitUntil(() -> holding.get() != null && holder.getState() == Thread.State.WAITING);
         assertThat(holder.getState()).isEqualTo(Thread.State.WAITING);
+        return holder;
+    }
+
+    /**
+     * Starts a thread that takes a heavy run slot (as a request that reached {@code yieldPoints} yield points before
+     * its slot's last check-in), sets {@code holding} to its ticket, then runs {@code then} (where it blocks).
+     */
+    private Thread holder(AtomicReference<Ticket> holding, long yieldPoints, Runnable then) {
+        Thread holder = new Thread(() -> {
+            Ticket t = scheduler.newTicket(HEAVY);
+            t.yieldPoints = yieldPoints;
+            holding.set(running(t));
+            then.run();
+        });
+        holder.start();
         return holder;
     }
 
@@ -828,21 +833,15 @@ class SchedulerTest {
                 Socket connection = new Socket(database.getInetAddress(), database.getLocalPort());
                 Socket served = database.accept()) {
             AtomicReference<Ticket> holding = new AtomicReference<>();
-            Thread holder = new Thread(() -> {
-                holding.set(running(HEAVY));
+            Thread holder = holder(holding, 0, () -> {
                 try {
                     connection.getInputStream().read(); // the query's answer: none until the test writes it
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
             });
-            holder.start();
             try {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while ((holding.get() == null || !OsThreads.asleep(holding.get().osThread))
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(1);
-                }
+                awaitUntil(() -> holding.get() != null && OsThreads.asleep(holding.get().osThread));
                 assertThat(holder.getState()).as("a socket read is runnable to Java").isEqualTo(Thread.State.RUNNABLE);
                 assertThat(OsThreads.asleep(holding.get().osThread)).as("and asleep to the OS").isTrue();
                 Ticket light = queued(LIGHT);
