@@ -768,16 +768,15 @@ public final class Scheduler {
             return Long.MAX_VALUE; // its deadline bounds the nap; woken when granted or when it becomes first
         }
         long at = now + RECHECK_NANOS;
-        if (anticipatingSince != NEVER && turn == null) {
-            long end = anticipatingSince + TURN_ANTICIPATION_NANOS + WAKE_SLACK_NANOS;
-            if (end > now) { // one that passed without a grant (its waiter gave up) is no moment to wake for
-                at = Math.min(at, end);
+        if (turn == null) { // a held slot's anticipation ends, or a look at a holder is due
+            if (anticipatingSince != NEVER) {
+                long end = anticipatingSince + TURN_ANTICIPATION_NANOS + WAKE_SLACK_NANOS;
+                if (end > now) { // one that passed without a grant (its waiter gave up) is no moment to wake for
+                    at = Math.min(at, end);
+                }
             }
-        }
-        if (turn == null) {
             at = Math.min(at, nextLook(now));
-        }
-        if (turn != null && turn != t.cls) {
+        } else if (turn != t.cls) { // another class's turn ends
             long end = turnEnd(config);
             if (end != Long.MAX_VALUE) {
                 at = Math.min(at, end + WAKE_SLACK_NANOS);
