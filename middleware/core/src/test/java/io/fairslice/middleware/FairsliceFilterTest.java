@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.management.Attribute;
 import javax.management.ObjectName;
 import org.apache.catalina.LifecycleState;
@@ -87,16 +88,36 @@ class FairsliceFilterTest {
     static final class Blocking extends HttpServlet {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
+        /** Whether the wait is declared to fairslice as a blocking call (Fairslice.blocking()), as a query would be. */
+        private final boolean declared;
+
+        Blocking() {
+            this(false);
+        }
+
+        Blocking(boolean declared) {
+            this.declared = declared;
+        }
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            if (declared) {
+                try (Fairslice.Blocking ignored = Fairslice.blocking()) {
+                    await();
+                }
+            } else {
+                await();
+            }
+            resp.getWriter().write("done");
+        }
+
+        private void await() {
             entered.countDown();
             try {
                 release.await(30, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            resp.getWriter().write("done");
         }
     }
 
@@ -748,6 +769,71 @@ class FairsliceFilterTest {
             assertThat(serving).as("%s ends outside a request", thread).isNull();
         });
         assertThat(moves).containsExactly("move light heavy", "move light heavy", "move light heavy");
+    }
+
+    /**
+     * A page that declares its wait blocking (Fairslice.blocking(), around a query say) gives its run slot up as it
+     * starts to wait, not after looks at its thread: the page's class has no request running while one is in flight,
+     * and a request of the other class is served meanwhile.
+     */
+    @Test
+    void shouldGiveTheRunSlotOfAPageUpForTheBlockingCallItDeclares() throws Exception {
+        Blocking query = new Blocking(true);
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/declared", Map.of("fairslice.rule.1", "heavy path=/query",
+                "fairslice.share.cpus", "1", "fairslice.share.max-park", "20s"), new SimpleMeterRegistry())
+                .servlet("/query", query, false).servlet("/x", new Hello(), false).start()) {
+            ClassState heavy = t.filter().scheduler().classState(1);
+            CompletableFuture<HttpResponse<String>> queried = CompletableFuture.supplyAsync(() -> get(t, "/query"));
+            assertThat(query.entered.await(10, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(heavy.inflight()).isEqualTo(1);
+            assertThat(heavy.running()).as("its slot given up for the declared call").isZero();
+            assertThat(heavy.slotsLent()).isEqualTo(1);
+            assertThat(t.get("/x").statusCode()).as("light served meanwhile").isEqualTo(200);
+
+            query.release.countDown();
+            assertThat(queried.get(10, TimeUnit.SECONDS).body()).isEqualTo("done");
+            eventually(() -> assertThat(heavy.inflight()).isZero());
+        }
+    }
+
+    @Test
+    void shouldRefuseToEndABlockingCallOnAnotherThreadThanTheOneThatDeclaredIt() throws Exception {
+        AtomicReference<String> error = new AtomicReference<>();
+        HttpServlet page = new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                Fairslice.Blocking call = Fairslice.blocking();
+                Thread other = new Thread(() -> {
+                    try {
+                        call.close();
+                    } catch (IllegalStateException e) {
+                        error.set(e.getMessage());
+                    }
+                }, "not-the-request");
+                other.start();
+                try {
+                    other.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                call.close();
+                call.close(); // again: nothing
+                resp.getWriter().write("ok");
+            }
+        };
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/threads", Map.of(), new SimpleMeterRegistry())
+                .servlet("/p", page, false).start()) {
+            assertThat(t.get("/p").body()).isEqualTo("ok");
+            assertThat(error.get()).contains("must be closed there").contains("not-the-request");
+        }
+    }
+
+    @Test
+    void shouldDoNothingForABlockingCallDeclaredOutsideARequest() {
+        try (Fairslice.Blocking call = Fairslice.blocking()) {
+            assertThat(call).isNotNull();
+        }
     }
 
     @Test

@@ -87,7 +87,8 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .description("requests moved into the class while in flight, as their route's class changed")
                     .register(registry));
             add(FunctionCounter.builder(SHARE_SLOTS_LENT, c, ClassState::slotsLent).tags(cls)
-                    .description("run slots lent while a request of the class held one blocked in a call")
+                    .description("run slots lent while a request of the class held one blocked in a call (found or"
+                            + " declared)")
                     .register(registry));
             for (int w = 0; w < WHERES.size(); w++) {
                 int where = w;

@@ -166,9 +166,10 @@ public final class MeterNames {
     public static final String YIELD_POINTS = "fairslice.yield.points";
 
     /**
-     * Counter, tag class: times a request of the class was found blocked in a call (sleeping, waiting, parked or on a
-     * monitor at two looks 10 ms apart) while it held a run slot, which then went to another request until the
-     * request reached its next yield point. Prometheus: {@code fairslice_share_slots_lent_total}.
+     * Counter, tag class: times a request of the class held a run slot blocked in a call, which then went to another
+     * request: found so (sleeping, waiting, parked or on a monitor, or asleep to the OS, at two looks 2 ms apart; the
+     * slot is lent until the request reaches its next yield point), or declared ({@code Fairslice.blocking()}: the slot
+     * is given up for the call's length). Prometheus: {@code fairslice_share_slots_lent_total}.
      */
     public static final String SHARE_SLOTS_LENT = "fairslice.share.slots.lent";
 

@@ -66,7 +66,10 @@ public final class ClassState {
     final LongAdder gcNanos = new LongAdder();
     /** Requests moved into the class while in flight ({@link Scheduler#reclassify}). */
     final LongAdder movedIn = new LongAdder();
-    /** Times a request of the class was found blocked in a call holding a run slot, which was lent meanwhile. */
+    /**
+     * Times a request of the class held a run slot blocked in a call, found so or declared, and the slot went to
+     * another request meanwhile.
+     */
     final LongAdder slotsLent = new LongAdder();
 
     ClassState(int index, String name) {

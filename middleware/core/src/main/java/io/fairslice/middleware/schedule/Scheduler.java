@@ -240,9 +240,11 @@ public final class Scheduler {
         if (!t.holdsPermit && t.cpuWeight > 0) {
             t.waitMark = t.cpuDispatchStart; // read already: a sample's wait for its slot counts from here
         }
+        t.blockingDepth = 0; // a declaration the last dispatch left open ends with it
         if (t.holdsPermit) {
             lock.lock();
             try {
+                t.away = false;
                 attach(t);
                 if (!t.holdsSlot && !t.riding && !t.completed) {
                     takeSlot(t, clock.nanoTime());
@@ -1058,6 +1060,92 @@ public final class Scheduler {
         return false;
     }
 
+    // ---- blocking calls ------------------------------------------------------------------------------------------
+
+    /**
+     * The request's thread is about to wait in a call that the application declared blocking
+     * ({@code Fairslice.blocking()}: a query, a remote call): under {@code share} its run slot goes to the next request
+     * at once (or it leaves its class's turn), charged what it used so far, rather than after two looks have found it
+     * blocked ({@link #blockedHolder}), which takes 2-4 ms and, where the OS cannot be asked, does not happen at all.
+     * Counted as a slot lent for its class. Nested declarations count; only the outermost acts. A request with a move
+     * left for it keeps its slot (the move needs a yield point). Pair with {@link #blockingEnds}, on the same thread.
+     */
+    public void blockingBegins(Ticket t) {
+        if (t.blockingDepth++ > 0 || !t.dispatching || !t.holdsPermit || t.moveTo >= 0
+                || config.policy() != Policy.SHARE) {
+            return; // under the other policies without the lock: a declaration changes nothing there
+        }
+        long cpu = t.cpuNanos();
+        lock.lock();
+        try {
+            FairsliceConfig cfg = config;
+            if (closed || t.completed || cfg.policy() != Policy.SHARE || !(t.holdsSlot || t.riding)) {
+                return;
+            }
+            long now = clock.nanoTime();
+            settleCpu(t, cpu, now);
+            if (t.holdsSlot && !t.blocked) {
+                t.cls.slotsLent.increment();
+            }
+            stopRunning(t, now, cfg);
+            t.away = true;
+            dispatch(now);
+            updateArmed();
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * The declared blocking call returned: the request takes a run slot again, or joins its class's turn, as a request
+     * of its class that starts now would; when neither is free it waits in its class's yield queue, as at a yield
+     * point, for at most {@code share.max-park}. Inside a woven synchronized method it takes a slot at once (beyond the
+     * run slots if need be): it must not wait holding a lock that others may need.
+     */
+    public void blockingEnds(Ticket t) {
+        if (t.blockingDepth == 0 || --t.blockingDepth > 0) {
+            return;
+        }
+        if (blockingEnded(t)) {
+            await(t, WHERE_YIELD);
+        }
+        markCpu(t);
+        t.burstStartWall = clock.nanoTime();
+    }
+
+    /** The decision of {@link #blockingEnds}, under the lock: true when the request now waits in its yield queue. */
+    boolean blockingEnded(Ticket t) {
+        if (!t.away) {
+            return false; // only its own thread sets it: a request that gave nothing up needs no lock to know it
+        }
+        lock.lock();
+        try {
+            if (!t.away) {
+                return false;
+            }
+            t.away = false;
+            if (t.completed) {
+                return false;
+            }
+            long now = clock.nanoTime();
+            FairsliceConfig cfg = config;
+            int start = closed || YieldGate.inMonitor() ? WITH_SLOT : startMode(t.cls, now, cfg);
+            if (start == WITH_SLOT) {
+                takeSlot(t, now);
+            } else if (start == IN_TURN) {
+                joinTurn(t, now, cfg);
+            } else {
+                waitAtYield(t, now, cfg, t.moved);
+                dispatch(now);
+                t.napUntil = wakeAt(t, now);
+            }
+            updateArmed();
+            return start == WAIT && !t.granted;
+        } finally {
+            unlock();
+        }
+    }
+
     // ---- completion ----------------------------------------------------------------------------------------------
 
     /** The request is finished (its async cycle too): releases its permit and settles its CPU. */
@@ -1070,6 +1158,7 @@ public final class Scheduler {
                 return;
             }
             t.completed = true;
+            t.away = false;
             ClassState c = t.cls;
             if (t.moveTo >= 0) { // a move its request reached no yield point for: it ends in its class
                 t.moveTo = -1;

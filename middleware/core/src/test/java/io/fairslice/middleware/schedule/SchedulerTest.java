@@ -874,6 +874,97 @@ class SchedulerTest {
         assertThat(scheduler.slotsLent()).isZero();
     }
 
+    /**
+     * A call the application declares blocking (Fairslice.blocking(): a query) gives the holder's run slot to the next
+     * request at once, without looks at its thread; as it returns, the request waits for a slot like one at a yield
+     * point, and gets it when one is free.
+     */
+    @Test
+    void shouldGiveTheRunSlotOfARequestInADeclaredBlockingCallToTheNextRequestAtOnce() {
+        scheduler("share.max-park", "500ms");
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+
+        scheduler.blockingBegins(heavy);
+
+        assertThat(light.granted).as("the slot goes at once, with no look at the holder's thread").isTrue();
+        assertThat(scheduler.classState(HEAVY).running()).isZero();
+        assertThat(scheduler.classState(HEAVY).slotsLent()).as("counted as a slot lent").isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).inflight()).as("still in flight").isEqualTo(1);
+        clock.advance(30 * MS, 0);
+        assertThat(scheduler.blockingEnded(heavy)).as("back from its call while light holds the slot: it waits")
+                .isTrue();
+        assertThat(heavy.granted).isFalse();
+        assertThat(scheduler.classState(HEAVY).waiting()).isEqualTo(1);
+        finish(light, MS);
+        assertThat(heavy.granted).as("the slot light freed").isTrue();
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTakeAFreeRunSlotAtOnceAsADeclaredBlockingCallReturns() {
+        scheduler("share.cpus", "2");
+        Ticket heavy = running(HEAVY);
+        running(LIGHT); // light competes, in the second slot: share gates
+        scheduler.blockingBegins(heavy);
+        assertThat(scheduler.classState(HEAVY).running()).isZero();
+
+        assertThat(scheduler.blockingEnded(heavy)).isFalse();
+
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+    }
+
+    /** Only the outermost of nested declarations (an aspect around a call inside the application's own) acts. */
+    @Test
+    void shouldActOnlyOnTheOutermostOfNestedBlockingDeclarations() {
+        scheduler();
+        Ticket heavy = running(HEAVY);
+        scheduler.blockingBegins(heavy);
+        scheduler.blockingBegins(heavy);
+        assertThat(scheduler.classState(HEAVY).slotsLent()).isEqualTo(1);
+
+        scheduler.blockingEnds(heavy);
+        assertThat(scheduler.classState(HEAVY).running()).as("the outer call still waits").isZero();
+        scheduler.blockingEnds(heavy);
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        scheduler.blockingEnds(heavy); // unbalanced: nothing to end
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+    }
+
+    /** Inside a woven synchronized method the returning request takes a slot beyond the run slots: it holds a lock. */
+    @Test
+    void shouldNotLetARequestWaitForASlotAfterABlockingCallInsideALock() {
+        scheduler("share.max-park", "500ms");
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        scheduler.blockingBegins(heavy);
+        assertThat(light.granted).isTrue();
+
+        YieldGate.monitorEntered();
+        try {
+            assertThat(scheduler.blockingEnded(heavy)).isFalse();
+        } finally {
+            YieldGate.monitorExited();
+        }
+
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        assertThat(scheduler.classState(LIGHT).running()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldKeepTheRunSlotOfARequestInADeclaredBlockingCallUnderObserve() {
+        scheduler("policy", "observe");
+        Ticket heavy = running(HEAVY);
+        running(LIGHT);
+
+        scheduler.blockingBegins(heavy);
+
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).slotsLent()).isZero();
+        scheduler.blockingEnds(heavy);
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+    }
+
     @Test
     void shouldNotCountTheRunOfARequestAloneAgainstItWhenAnotherClassArrives() {
         scheduler("share.max-park", "50ms");
