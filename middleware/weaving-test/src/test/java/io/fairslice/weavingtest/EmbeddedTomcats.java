@@ -27,16 +27,18 @@ final class EmbeddedTomcats {
         return tomcat;
     }
 
-    /** The real {@link FairsliceFilter} on every request of {@code context}, with these init parameters. */
-    static void addFairslice(Context context, Map<String, String> initParameters) {
+    /** The real {@link FairsliceFilter} on every request of {@code context}, with these init parameters; returns it. */
+    static FairsliceFilter addFairslice(Context context, Map<String, String> initParameters) {
+        FairsliceFilter filter = new FairsliceFilter();
         FilterDef fairslice = new FilterDef();
         fairslice.setFilterName("fairslice");
-        fairslice.setFilter(new FairsliceFilter());
+        fairslice.setFilter(filter);
         initParameters.forEach(fairslice::addInitParameter);
         context.addFilterDef(fairslice);
         FilterMap everything = new FilterMap();
         everything.setFilterName("fairslice");
         everything.addURLPattern("/*");
         context.addFilterMap(everything);
+        return filter;
     }
 }
