@@ -14,6 +14,7 @@ final class Fragments {
 
     /** The middleware's optional aspect for yield points at call sites (see its javadoc). */
     static final String CALL_SITE_ASPECT = "io.fairslice.middleware.weaving.CallSiteYieldPointAspect";
+    static final String BLOCKING_CALL_ASPECT = "io.fairslice.middleware.weaving.BlockingCallAspect";
 
     private Fragments() {
     }
@@ -83,15 +84,23 @@ final class Fragments {
     }
 
     /** XML comments may not contain "--": the installer's options are named without it in the files below. */
-    static byte[] aopXml(List<String> scope, boolean calls) {
+    static byte[] aopXml(List<String> scope, boolean calls, boolean jdbc) {
         String includes = scope.stream().map(w -> "    <include within=\"" + w + "\"/>")
                 .collect(Collectors.joining("\n"));
-        String aspects = calls ? """
-                  <!-- the installer's weave-calls option: also a yield point before each call into the JDK or DOM -->
-                  <aspects>
-                    <aspect name="%s"/>
-                  </aspects>
-                """.formatted(CALL_SITE_ASPECT) : "";
+        StringBuilder declared = new StringBuilder();
+        if (calls) {
+            declared.append("""
+                        <!-- the installer's weave-calls option: also a yield point before each call into the JDK or DOM -->
+                        <aspect name="%s"/>
+                    """.formatted(CALL_SITE_ASPECT));
+        }
+        if (jdbc) {
+            declared.append("""
+                        <!-- the installer's weave-jdbc option: the woven code's JDBC calls give the run slot up while they wait -->
+                        <aspect name="%s"/>
+                    """.formatted(BLOCKING_CALL_ASPECT));
+        }
+        String aspects = declared.isEmpty() ? "" : "  <aspects>\n" + declared + "  </aspects>\n";
         return Installation.utf8("""
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!-- Written by `fairslice install` (its weave option): the weaving scope, the application packages that get

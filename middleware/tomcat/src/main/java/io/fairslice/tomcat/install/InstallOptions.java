@@ -15,13 +15,15 @@ import java.util.regex.Pattern;
  * @param uninstall    remove what an earlier install added, and nothing else
  * @param weave        the weaving scope: AspectJ type patterns of the applications' packages; empty means no agent
  * @param weaveCalls   also weave yield points before the scope's calls into the JDK and the DOM/SAX APIs
+ * @param weaveJdbc    also declare the scope's JDBC calls blocking, so that a request's run slot serves others
+ *                     while it waits for its database
  * @param apps         context paths of the web applications that get fairslice ({@code /shop}, {@code /} for ROOT),
  *                     or {@code *} for all
  * @param metrics      install the metrics web application ({@code /fairslice/metrics})
  * @param metricsPorts connector ports on which the metrics answer from any address (besides loopback)
  */
 public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, boolean uninstall, List<String> weave,
-        boolean weaveCalls, List<String> apps, boolean metrics, List<Integer> metricsPorts) {
+        boolean weaveCalls, boolean weaveJdbc, List<String> apps, boolean metrics, List<Integer> metricsPorts) {
 
     private static final String IDENTIFIER = "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
     /** A package and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class. */
@@ -38,6 +40,9 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         }
         if (weaveCalls && weave.isEmpty()) {
             throw new InstallException("--weave-calls needs --weave: it adds yield points to the woven classes' calls");
+        }
+        if (weaveJdbc && weave.isEmpty()) {
+            throw new InstallException("--weave-jdbc needs --weave: it acts on the JDBC calls of the woven classes");
         }
         for (String w : weave) {
             if (!WEAVE.matcher(w).matches()) {
@@ -82,6 +87,9 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                                      calls Fairslice.yieldPoint()).
               --weave-calls          also a yield point before each call the woven code makes into the JDK or
                                      the DOM/SAX APIs (for loops that spend their time in library calls)
+              --weave-jdbc           declare the JDBC calls the woven code makes (queries, commits,
+                                     getConnection) blocking: a request gives its run slot to others while
+                                     it waits for its database
               --apps PATHS           comma-separated context paths that get fairslice (/shop, / for ROOT);
                                      default * (every application but fairslice's own)
               --no-metrics           do not install the metrics web application
@@ -100,6 +108,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         boolean uninstall = false;
         boolean metrics = true;
         boolean weaveCalls = false;
+        boolean weaveJdbc = false;
         List<String> weave = new ArrayList<>();
         List<String> apps = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
@@ -112,6 +121,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 case "--uninstall" -> uninstall = true;
                 case "--no-metrics" -> metrics = false;
                 case "--weave-calls" -> weaveCalls = true;
+                case "--weave-jdbc" -> weaveJdbc = true;
                 case "--weave" -> weave.addAll(split(value(args, ++i, arg)));
                 case "--apps" -> {
                     String given = value(args, ++i, arg);
@@ -134,7 +144,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 default -> throw new InstallException("unknown option '" + arg + "'\n\n" + USAGE);
             }
         }
-        if (uninstall && (!weave.isEmpty() || weaveCalls || !apps.isEmpty() || !ports.isEmpty() || !metrics)) {
+        if (uninstall && (!weave.isEmpty() || weaveCalls || weaveJdbc || !apps.isEmpty() || !ports.isEmpty() || !metrics)) {
             throw new InstallException("--uninstall takes only --catalina-base (and --catalina-home): it removes"
                     + " what the install record lists");
         }
@@ -144,7 +154,8 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         if (!uninstall && dist == null) {
             throw new InstallException("--dist DIR is required when the installer does not run from its bundle");
         }
-        return new InstallOptions(base, home, dist, uninstall, weave, weaveCalls, apps, metrics, ports);
+        return new InstallOptions(base, home, dist, uninstall, weave, weaveCalls, weaveJdbc, apps, metrics,
+                ports);
     }
 
     private static String value(List<String> args, int i, String option) {

@@ -75,7 +75,8 @@ public final class Installation {
         boolean weaving = !options.weave().isEmpty();
         if (weaving) {
             w.file(TomcatLayout.HOME + "/" + bundle.weaverName(), Files.readAllBytes(bundle.weaverJar()), false);
-            w.file(TomcatLayout.AOP_XML, Fragments.aopXml(options.weave(), options.weaveCalls()), false);
+            w.file(TomcatLayout.AOP_XML, Fragments.aopXml(options.weave(), options.weaveCalls(),
+                    options.weaveJdbc()), false);
         }
         w.file(TomcatLayout.CONFIG, Fragments.configTemplate(), true);
         w.file(TomcatLayout.TOMCAT_SETTINGS, Fragments.tomcatSettings(options.apps()), false);

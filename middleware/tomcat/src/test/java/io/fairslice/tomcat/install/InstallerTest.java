@@ -327,10 +327,12 @@ class InstallerTest {
 
     @Test
     void shouldWriteWellFormedXml() throws Exception {
-        install("--weave", "com.acme..*", "--weave-calls", "--metrics-ports", "9404");
-        assertThat(read("conf/fairslice-aop.xml")).contains("<aspect name=\"" + Fragments.CALL_SITE_ASPECT + "\"/>");
-        assertThat(Class.forName(Fragments.CALL_SITE_ASPECT, false, getClass().getClassLoader()))
-                .as("the aspect the file names exists in the middleware").isNotNull();
+        install("--weave", "com.acme..*", "--weave-calls", "--weave-jdbc", "--metrics-ports", "9404");
+        for (String aspect : List.of(Fragments.CALL_SITE_ASPECT, Fragments.BLOCKING_CALL_ASPECT)) {
+            assertThat(read("conf/fairslice-aop.xml")).contains("<aspect name=\"" + aspect + "\"/>");
+            assertThat(Class.forName(aspect, false, getClass().getClassLoader()))
+                    .as("the aspect the file names exists in the middleware").isNotNull();
+        }
         for (String rel : List.of("conf/fairslice-aop.xml", "conf/Catalina/localhost/fairslice.xml",
                 "fairslice/metrics-webapp/WEB-INF/web.xml")) {
             DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(base.resolve(rel).toFile());
@@ -493,6 +495,19 @@ class InstallerTest {
     void shouldRefuseCallSiteWeavingWithoutAScope() {
         assertThat(install("--weave-calls")).isEqualTo(2);
         assertThat(err).contains("--weave-calls needs --weave");
+    }
+
+    @Test
+    void shouldRefuseDeclaringJdbcCallsWithoutAScope() {
+        assertThat(install("--weave-jdbc")).isEqualTo(2);
+        assertThat(err).contains("--weave-jdbc needs --weave");
+    }
+
+    @Test
+    void shouldDeclareNoAspectInTheScopeFileWithoutTheOptionsThatAddOne() throws Exception {
+        install("--weave", "com.acme..*");
+        assertThat(read("conf/fairslice-aop.xml")).contains("<include within=\"com.acme..*\"/>")
+                .doesNotContain("<aspects>");
     }
 
     /**

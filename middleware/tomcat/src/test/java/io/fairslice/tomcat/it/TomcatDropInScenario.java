@@ -77,8 +77,8 @@ abstract class TomcatDropInScenario {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--catalina-home",
-                home.toString(), "--dist", System.getProperty("fairslice.dist"), "--weave", STUDY_SCOPE, "--weave-calls", "--apps",
-                APP + "," + SECOND_APP),
+                home.toString(), "--dist", System.getProperty("fairslice.dist"), "--weave", STUDY_SCOPE, "--weave-calls", "--weave-jdbc",
+                "--apps", APP + "," + SECOND_APP),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         installOutput = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
         assertThat(status).as("installer exit status; output:\n%s", installOutput).isZero();
