@@ -1,0 +1,89 @@
+package io.fairslice.benchmarks;
+
+import io.fairslice.middleware.Fairslice;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What a declared blocking call ({@code Fairslice.blocking()} and closing it, as {@code BlockingCallAspect} wraps each
+ * JDBC call) costs besides the call itself, per declaration, inside a request served by the real filter: the run slot
+ * given up and taken again, with nothing else waiting for it.
+ *
+ * <ul>
+ * <li>{@code alone}: policy share, only this request's class busy (no competition: the slot is free again at once);</li>
+ * <li>{@code competing}: a request of the other class held open, so the classes compete and the slot goes through
+ * the scheduler's decisions;</li>
+ * <li>{@code observe}: policy observe: the declaration changes nothing (the thread-local lookup and the handle).</li>
+ * </ul>
+ * {@code outsideRequest} is a declaration on a thread that serves no request: a thread-local lookup, no handle.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class BlockingCallBenchmark {
+
+    static final int CALLS = 1_000;
+
+    @Param({"alone", "competing", "observe"})
+    public String scheduler;
+
+    private FilterHarness harness;
+    private final FilterHarness.Request request = new FilterHarness.Request("/light");
+    private final FilterHarness.Response response = new FilterHarness.Response();
+
+    private static final FilterChain DECLARED_CALLS = (req, res) -> declare();
+
+    private static void declare() {
+        for (int i = 0; i < CALLS; i++) {
+            try (Fairslice.Blocking ignored = Fairslice.blocking()) {
+                Blank.call();
+            }
+        }
+    }
+
+    @Setup
+    public void start() throws ServletException, InterruptedException {
+        String policy = scheduler.equals("observe") ? "observe" : "share";
+        harness = new FilterHarness(Map.of("policy", policy, "adaptive", "false", "jmx", "false",
+                "rule.1", "heavy path=/heavy"));
+        if (scheduler.equals("competing")) {
+            harness.holdRequestOpen("/heavy");
+        }
+    }
+
+    @TearDown
+    public void stop() throws InterruptedException {
+        harness.close();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CALLS)
+    public void declaredInsideRequest() throws IOException, ServletException {
+        harness.send(request, response, DECLARED_CALLS);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(CALLS)
+    public void outsideRequest() {
+        declare();
+    }
+}
