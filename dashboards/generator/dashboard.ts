@@ -318,15 +318,17 @@ export function buildDashboard(): dashboard.Dashboard {
       panel({
         title: "Run slots lent per class",
         description:
-          "Times per second a request of the class was found blocked in a call (a connection pool, an HTTP " +
-          "client, a lock, a sleep) while it held a run slot, which then went to another request until it reached " +
-          "its next yield point. Steady lending is an application whose pages wait while they run.",
+          "Times per second a request of the class held a run slot blocked in a call, which then went to another " +
+          "request: found (the scheduler saw its thread blocked at two looks 2 ms apart: a connection pool, an " +
+          "HTTP client, a lock, a sleep, on Linux a socket read) or declared (Fairslice.blocking(), the JDBC calls " +
+          "of woven code with --weave-jdbc: given up at once). Steady lending is an application whose pages wait " +
+          "while they run; steady found lending, waits that declaring would serve sooner.",
         unit: "ops",
         min: 0,
         queries: [
           {
-            expr: `sum by (application, class) (rate(${m.shareSlotsLent}{${TARGET}}[$__rate_interval]))`,
-            legend: "{{application}} {{class}}",
+            expr: `sum by (application, class, how) (rate(${m.shareSlotsLent}{${TARGET}}[$__rate_interval]))`,
+            legend: "{{application}} {{class}} {{how}}",
           },
         ],
       }),

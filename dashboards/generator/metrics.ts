@@ -29,7 +29,7 @@ export const middleware = {
   /** Counters, tags class, where. */
   yieldParks: "fairslice_yield_parks_total",
   yieldParked: "fairslice_yield_parked_seconds_total",
-  /** Counter, tag class: run slots lent while a request of the class held one blocked in a call (found or declared). */
+  /** Counter, tags class and how (found, declared): run slots lent while a request of the class held one blocked in a call. */
   shareSlotsLent: "fairslice_share_slots_lent_total",
   /** Counter, tags class, reason. */
   rejections: "fairslice_rejections_total",

@@ -779,8 +779,9 @@ class FairsliceFilterTest {
     @Test
     void shouldGiveTheRunSlotOfAPageUpForTheBlockingCallItDeclares() throws Exception {
         Blocking query = new Blocking(true);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/declared", Map.of("fairslice.rule.1", "heavy path=/query",
-                "fairslice.share.cpus", "1", "fairslice.share.max-park", "20s"), new SimpleMeterRegistry())
+                "fairslice.share.cpus", "1", "fairslice.share.max-park", "20s"), registry)
                 .servlet("/query", query, false).servlet("/x", new Hello(), false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
             CompletableFuture<HttpResponse<String>> queried = CompletableFuture.supplyAsync(() -> get(t, "/query"));
@@ -788,7 +789,11 @@ class FairsliceFilterTest {
 
             assertThat(heavy.inflight()).isEqualTo(1);
             assertThat(heavy.running()).as("its slot given up for the declared call").isZero();
-            assertThat(heavy.slotsLent()).isEqualTo(1);
+            assertThat(heavy.slotsLentDeclared()).isEqualTo(1);
+            assertThat(registry.get("fairslice.share.slots.lent").tags("class", "heavy", "how", "declared")
+                    .functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("fairslice.share.slots.lent").tags("class", "heavy", "how", "found")
+                    .functionCounter().count()).isZero();
             assertThat(t.get("/x").statusCode()).as("light served meanwhile").isEqualTo(200);
 
             query.release.countDown();

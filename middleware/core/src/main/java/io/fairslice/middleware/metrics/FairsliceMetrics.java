@@ -31,6 +31,8 @@ import java.util.concurrent.TimeUnit;
 public final class FairsliceMetrics implements AutoCloseable {
 
     private static final int CPU_SLOT = OUTCOMES.size();
+    private static final String SLOTS_LENT_DESCRIPTION =
+            "run slots lent while a request of the class held one blocked in a call, found or declared (tag how)";
 
     private final MeterRegistry registry;
     private final Tags application;
@@ -87,9 +89,9 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .description("requests moved into the class while in flight, as their route's class changed")
                     .register(registry));
             add(FunctionCounter.builder(SHARE_SLOTS_LENT, c, ClassState::slotsLent).tags(cls)
-                    .description("run slots lent while a request of the class held one blocked in a call (found or"
-                            + " declared)")
-                    .register(registry));
+                    .tag(TAG_HOW, HOW_FOUND).description(SLOTS_LENT_DESCRIPTION).register(registry));
+            add(FunctionCounter.builder(SHARE_SLOTS_LENT, c, ClassState::slotsLentDeclared).tags(cls)
+                    .tag(TAG_HOW, HOW_DECLARED).description(SLOTS_LENT_DESCRIPTION).register(registry));
             for (int w = 0; w < WHERES.size(); w++) {
                 int where = w;
                 add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tags(cls)

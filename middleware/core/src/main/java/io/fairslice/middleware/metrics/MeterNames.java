@@ -37,6 +37,8 @@ public final class MeterNames {
     public static final String TAG_POLICY = "policy";
     /** Where a thread parked: one of the {@code WHERE_*} values. */
     public static final String TAG_WHERE = "where";
+    /** How a blocked slot holder's run slot went to others: one of the {@code HOW_*} values. */
+    public static final String TAG_HOW = "how";
     /** A request listener's name (only listeners installed in the web application). */
     public static final String TAG_LISTENER = "listener";
 
@@ -69,6 +71,12 @@ public final class MeterNames {
     /** Parked at a yield point inside the application. */
     public static final String WHERE_YIELD = "yield";
     public static final List<String> WHERES = List.of(WHERE_ADMISSION, WHERE_YIELD);
+
+    /** The scheduler found the holder blocked, looking at its thread. */
+    public static final String HOW_FOUND = "found";
+    /** The application declared the call blocking ({@code Fairslice.blocking()}). */
+    public static final String HOW_DECLARED = "declared";
+    public static final List<String> HOWS = List.of(HOW_FOUND, HOW_DECLARED);
 
     // ---- requests ------------------------------------------------------------------------------------------------
 
@@ -166,10 +174,11 @@ public final class MeterNames {
     public static final String YIELD_POINTS = "fairslice.yield.points";
 
     /**
-     * Counter, tag class: times a request of the class held a run slot blocked in a call, which then went to another
-     * request: found so (sleeping, waiting, parked or on a monitor, or asleep to the OS, at two looks 2 ms apart; the
-     * slot is lent until the request reaches its next yield point), or declared ({@code Fairslice.blocking()}: the slot
-     * is given up for the call's length). Prometheus: {@code fairslice_share_slots_lent_total}.
+     * Counter, tags class and {@link #TAG_HOW}: times a request of the class held a run slot blocked in a call, which
+     * then went to another request: {@code found} (sleeping, waiting, parked or on a monitor, or asleep to the OS, at
+     * two looks 2 ms apart; the slot is lent until the request reaches its next yield point), or {@code declared}
+     * ({@code Fairslice.blocking()}: the slot is given up for the call's length). Prometheus:
+     * {@code fairslice_share_slots_lent_total}.
      */
     public static final String SHARE_SLOTS_LENT = "fairslice.share.slots.lent";
 

@@ -66,11 +66,10 @@ public final class ClassState {
     final LongAdder gcNanos = new LongAdder();
     /** Requests moved into the class while in flight ({@link Scheduler#reclassify}). */
     final LongAdder movedIn = new LongAdder();
-    /**
-     * Times a request of the class held a run slot blocked in a call, found so or declared, and the slot went to
-     * another request meanwhile.
-     */
+    /** Times a request of the class was found blocked in a call holding a run slot, which was lent meanwhile. */
     final LongAdder slotsLent = new LongAdder();
+    /** Times a request of the class gave its run slot up for a call it declared blocking. */
+    final LongAdder slotsLentDeclared = new LongAdder();
 
     ClassState(int index, String name) {
         this.index = index;
@@ -138,6 +137,11 @@ public final class ClassState {
     /** Times a request of the class held a run slot blocked in a call, and the slot went to another request meanwhile. */
     public long slotsLent() {
         return slotsLent.sum();
+    }
+
+    /** Times a request of the class gave its run slot to another request for a call it declared blocking. */
+    public long slotsLentDeclared() {
+        return slotsLentDeclared.sum();
     }
 
     /** Requests that moved into this class while in flight: their route's class changed ({@link Scheduler#reclassify}). */

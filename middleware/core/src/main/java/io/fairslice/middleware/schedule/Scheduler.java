@@ -1067,7 +1067,7 @@ public final class Scheduler {
      * ({@code Fairslice.blocking()}: a query, a remote call): under {@code share} its run slot goes to the next request
      * at once (or it leaves its class's turn), charged what it used so far, rather than after two looks have found it
      * blocked ({@link #blockedHolder}), which takes 2-4 ms and, where the OS cannot be asked, does not happen at all.
-     * Counted as a slot lent for its class. Nested declarations count; only the outermost acts. A request with a move
+     * Counted as a slot lent for its class, declared ({@link ClassState#slotsLentDeclared}). Nested declarations count; only the outermost acts. A request with a move
      * left for it keeps its slot (the move needs a yield point). Pair with {@link #blockingEnds}, on the same thread.
      */
     public void blockingBegins(Ticket t) {
@@ -1085,7 +1085,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             settleCpu(t, cpu, now);
             if (t.holdsSlot && !t.blocked) {
-                t.cls.slotsLent.increment();
+                t.cls.slotsLentDeclared.increment();
             }
             stopRunning(t, now, cfg);
             t.away = true;
