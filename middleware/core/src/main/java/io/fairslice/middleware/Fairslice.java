@@ -45,8 +45,9 @@ public final class Fairslice {
      * declaration, fairslice finds a request blocked only after looking at its thread twice, 2 ms apart (and, for a
      * socket read, only where the OS can be asked: Linux). Declarations may nest: only the outermost acts. Outside a
      * request served through the filter, and under the other policies, it does nothing. The handle must be closed on
-     * the thread that opened it; closing it again does nothing. The optional {@code BlockingCallAspect} declares the
-     * application's JDBC calls this way without code changes (docs/weaving.md).
+     * the thread that opened it; closing it again does nothing. Without code changes, JDBC calls are declared this way
+     * by a data source wrapped in {@link io.fairslice.middleware.jdbc.BlockingDataSource}, or, in woven code, by the
+     * optional {@code BlockingCallAspect} (docs/weaving.md).
      */
     public static Blocking blocking() {
         Ticket ticket = YieldGate.current();

@@ -17,7 +17,8 @@ import org.aspectj.lang.annotation.Aspect;
  * <p>Opt-in (docs/weaving.md): the operator declares it in the application's aop.xml,
  * {@code <aspects><aspect name="io.fairslice.middleware.weaving.BlockingCallAspect"/></aspects>}. It acts at the
  * call sites in the weaving scope: calls that a library outside the scope makes (an ORM's, say) are not declared,
- * and are found by the scheduler's looks as before.
+ * and are found by the scheduler's looks as before; {@link io.fairslice.middleware.jdbc.BlockingDataSource} reaches
+ * those, without weaving.
  */
 @Aspect
 public class BlockingCallAspect {

@@ -1,0 +1,178 @@
+package io.fairslice.middleware.jdbc;
+
+import io.fairslice.middleware.Fairslice;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A data source whose JDBC calls that wait for the database are declared blocking ({@link Fairslice#blocking()}): its
+ * {@code getConnection}, a connection's {@code commit} and {@code rollback}, and the {@code execute*} methods of the
+ * statements its connections create. While a request waits in one of them, its run slot serves other requests, given
+ * up at once rather than found after two looks at the request's thread. Unlike the optional
+ * {@code BlockingCallAspect}, it needs no weaving and reaches every user of the data source: an ORM, a JDBC template,
+ * the application's own code.
+ *
+ * <pre>{@code
+ * DataSource pool = new HikariDataSource(config);
+ * DataSource dataSource = BlockingDataSource.wrap(pool); // hand this one to the application
+ * }</pre>
+ *
+ * <p>Connections and statements are dynamic proxies of the driver's: every other call goes straight to the driver's
+ * object, and {@code unwrap} and {@code isWrapperFor} reach it too. A statement's {@code getConnection()} answers the
+ * proxy its statement came from. Outside a request served through fairslice's filter, and under the policies other than
+ * {@code share}, a declaration does nothing. {@code ResultSet.next()} is not declared: it mostly reads rows already
+ * fetched.
+ */
+public final class BlockingDataSource implements DataSource {
+
+    private final DataSource target;
+
+    private BlockingDataSource(DataSource target) {
+        this.target = target;
+    }
+
+    /** The data source {@code target} with its waits declared; {@code target} itself if it is one already. */
+    public static DataSource wrap(DataSource target) {
+        Objects.requireNonNull(target, "the data source to wrap");
+        return target instanceof BlockingDataSource ? target : new BlockingDataSource(target);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        Connection connection;
+        try (Fairslice.Blocking ignored = Fairslice.blocking()) {
+            connection = target.getConnection();
+        }
+        return connection(connection);
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        Connection connection;
+        try (Fairslice.Blocking ignored = Fairslice.blocking()) {
+            connection = target.getConnection(username, password);
+        }
+        return connection(connection);
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        return iface.isInstance(this) ? iface.cast(this) : target.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return iface.isInstance(this) || target.isWrapperFor(iface);
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return target.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        target.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        target.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return target.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return target.getParentLogger();
+    }
+
+    @Override
+    public String toString() {
+        return "BlockingDataSource[" + target + "]";
+    }
+
+    private static Connection connection(Connection connection) {
+        if (connection == null) {
+            return null;
+        }
+        return (Connection) Proxy.newProxyInstance(BlockingDataSource.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, new Declaring(connection, null));
+    }
+
+    /**
+     * The handler of a connection proxy ({@code connection} null) or of a statement proxy (then {@code connection} is
+     * the proxy it came from): declares the waiting calls, wraps the statements a connection creates.
+     */
+    private static final class Declaring implements InvocationHandler {
+
+        private final Object target;
+        private final Connection connection;
+
+        Declaring(Object target, Connection connection) {
+            this.target = target;
+            this.connection = connection;
+        }
+
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+            String name = method.getName();
+            switch (name) {
+                case "equals":
+                    return args[0] == proxy;
+                case "hashCode":
+                    return System.identityHashCode(proxy);
+                case "toString":
+                    return "blocking-declared " + target;
+                case "unwrap":
+                    return ((Class<?>) args[0]).isInstance(proxy) ? proxy : call(method, args);
+                case "isWrapperFor":
+                    return ((Class<?>) args[0]).isInstance(proxy) || (Boolean) call(method, args);
+                default:
+                    break;
+            }
+            if (connection != null && name.equals("getConnection") && method.getParameterCount() == 0) {
+                return connection;
+            }
+            if (waits(name)) {
+                try (Fairslice.Blocking ignored = Fairslice.blocking()) {
+                    return call(method, args);
+                }
+            }
+            Object result = call(method, args);
+            if (connection == null && result instanceof Statement && Statement.class.isAssignableFrom(
+                    method.getReturnType())) {
+                return Proxy.newProxyInstance(BlockingDataSource.class.getClassLoader(),
+                        new Class<?>[] {method.getReturnType()}, new Declaring(result, (Connection) proxy));
+            }
+            return result;
+        }
+
+        /** The calls that wait for the database: a statement's executions, a connection's commit and rollback. */
+        private boolean waits(String name) {
+            return connection != null ? name.startsWith("execute")
+                    : name.equals("commit") || name.equals("rollback");
+        }
+
+        private Object call(Method method, Object[] args) throws Throwable {
+            try {
+                return method.invoke(target, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.fairslice.middleware;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairslice.middleware.jdbc.BlockingDataSource;
+import io.fairslice.middleware.schedule.ClassState;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.function.IntSupplier;
+import javax.sql.DataSource;
+import org.h2.jdbc.JdbcConnection;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link BlockingDataSource} over a real database (H2, in memory, which runs a query on the calling thread): in a real
+ * embedded Tomcat under {@code share}, a query's one column is a Java function that reads how many requests of the
+ * page's class hold a run slot while the query runs.
+ */
+public class BlockingDataSourceTest {
+
+    private static volatile IntSupplier heavyRunning = () -> -1;
+
+    /** Called by H2 inside the query, on the request's thread. */
+    public static int heavyRunning() {
+        return heavyRunning.getAsInt();
+    }
+
+    private static JdbcDataSource database;
+
+    @BeforeAll
+    static void createDatabase() throws SQLException {
+        database = new JdbcDataSource();
+        database.setURL("jdbc:h2:mem:blocking-data-source;DB_CLOSE_DELAY=-1");
+        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE ALIAS IF NOT EXISTS HEAVY_RUNNING FOR '" + BlockingDataSourceTest.class.getName()
+                    + ".heavyRunning'");
+            s.execute("CREATE TABLE IF NOT EXISTS orders (id INT PRIMARY KEY)");
+        }
+    }
+
+    /** Queries through the data source it is given: a statement, a prepared statement, and a commit. */
+    static final class Queries extends HttpServlet {
+        private final DataSource dataSource;
+
+        Queries(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(false);
+                String plain;
+                try (Statement s = c.createStatement(); ResultSet rows = s.executeQuery("SELECT HEAVY_RUNNING()")) {
+                    rows.next();
+                    plain = rows.getString(1);
+                }
+                String prepared;
+                try (PreparedStatement s = c.prepareStatement("SELECT HEAVY_RUNNING() + ?")) {
+                    s.setInt(1, 0);
+                    try (ResultSet rows = s.executeQuery()) {
+                        rows.next();
+                        prepared = rows.getString(1);
+                    }
+                }
+                c.commit();
+                resp.getWriter().print(plain + " " + prepared);
+            } catch (SQLException e) {
+                throw new IOException(e);
+            }
+        }
+    }
+
+    private static String queryInTomcat(DataSource dataSource, ClassState[] heavy) throws Exception {
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/db", Map.of("fairslice.rule.1", "heavy path=/orders",
+                "fairslice.share.cpus", "1"), new SimpleMeterRegistry())
+                .servlet("/orders", new Queries(dataSource), false).start()) {
+            heavy[0] = t.filter().scheduler().classState(1);
+            heavyRunning = heavy[0]::running;
+            var response = t.get("/orders");
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+            return response.body();
+        }
+    }
+
+    @Test
+    void shouldGiveTheRunSlotUpWhileItsStatementsExecute() throws Exception {
+        ClassState[] heavy = new ClassState[1];
+
+        String runningInQueries = queryInTomcat(BlockingDataSource.wrap(database), heavy);
+
+        assertThat(runningInQueries).as("heavy requests holding a run slot in the plain and the prepared query")
+                .isEqualTo("0 0");
+        assertThat(heavy[0].slotsLentDeclared()).as("getConnection, two queries, commit").isEqualTo(4);
+    }
+
+    @Test
+    void shouldLeaveTheRunSlotWithTheRequestWithoutTheWrapper() throws Exception {
+        ClassState[] heavy = new ClassState[1];
+
+        String runningInQueries = queryInTomcat(database, heavy);
+
+        assertThat(runningInQueries).isEqualTo("1 1");
+        assertThat(heavy[0].slotsLentDeclared()).isZero();
+    }
+
+    @Test
+    void shouldBehaveAsTheDriversObjectsOutsideARequest() throws Exception {
+        DataSource wrapped = BlockingDataSource.wrap(database);
+        assertThat(BlockingDataSource.wrap(wrapped)).as("wrapped once").isSameAs(wrapped);
+        assertThat(wrapped.isWrapperFor(JdbcDataSource.class)).isTrue();
+        assertThat(wrapped.unwrap(JdbcDataSource.class)).isSameAs(database);
+        try (Connection c = wrapped.getConnection(); Statement s = c.createStatement()) {
+            assertThat(c.unwrap(JdbcConnection.class)).isInstanceOf(JdbcConnection.class);
+            assertThat(c.isWrapperFor(JdbcConnection.class)).isTrue();
+            assertThat(s.getConnection()).as("the connection it came from").isSameAs(c);
+            try (Connection other = wrapped.getConnection()) {
+                assertThat(c).isEqualTo(c).isNotEqualTo(other);
+            }
+            s.executeUpdate("MERGE INTO orders KEY (id) VALUES (7)");
+            try (ResultSet rows = s.executeQuery("SELECT COUNT(*) FROM orders WHERE id = 7")) {
+                rows.next();
+                assertThat(rows.getInt(1)).isEqualTo(1);
+            }
+            assertThatThrownBy(() -> s.executeQuery("SELECT nothing FROM nowhere"))
+                    .as("the driver's own exception, not a proxy's").isInstanceOf(SQLException.class)
+                    .hasMessageContaining("NOWHERE");
+        }
+    }
+}
