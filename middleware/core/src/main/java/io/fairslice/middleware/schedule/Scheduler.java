@@ -244,7 +244,7 @@ public final class Scheduler {
         if (t.holdsPermit) {
             lock.lock();
             try {
-                t.away = false;
+                t.awayFrom = null;
                 attach(t);
                 if (!t.holdsSlot && !t.riding && !t.completed) {
                     takeSlot(t, clock.nanoTime());
@@ -1067,8 +1067,10 @@ public final class Scheduler {
      * ({@code Fairslice.blocking()}: a query, a remote call): under {@code share} its run slot goes to the next request
      * at once (or it leaves its class's turn), charged what it used so far, rather than after two looks have found it
      * blocked ({@link #blockedHolder}), which takes 2-4 ms and, where the OS cannot be asked, does not happen at all.
-     * Counted as a slot lent for its class, declared ({@link ClassState#slotsLentDeclared}). Nested declarations count; only the outermost acts. A request with a move
-     * left for it keeps its slot (the move needs a yield point). Pair with {@link #blockingEnds}, on the same thread.
+     * A slot given up is counted for its class ({@link ClassState#slotsLentDeclared}). Nested declarations count; only
+     * the outermost acts. A request with a move left for it keeps its slot (the move needs a yield point); one whose
+     * route's class changes during the call moves at once ({@link #reclassify}: it holds no slot) and takes its next
+     * slot in its new class. Pair with {@link #blockingEnds}, on the same thread.
      */
     public void blockingBegins(Ticket t) {
         if (t.blockingDepth++ > 0 || !t.dispatching || !t.holdsPermit || t.moveTo >= 0
@@ -1088,7 +1090,7 @@ public final class Scheduler {
                 t.cls.slotsLentDeclared.increment();
             }
             stopRunning(t, now, cfg);
-            t.away = true;
+            t.awayFrom = t.cls;
             dispatch(now);
             updateArmed();
         } finally {
@@ -1100,30 +1102,36 @@ public final class Scheduler {
      * The declared blocking call returned: the request takes a run slot again, or joins its class's turn, as a request
      * of its class that starts now would; when neither is free it waits in its class's yield queue, as at a yield
      * point, for at most {@code share.max-park}. Inside a woven synchronized method it takes a slot at once (beyond the
-     * run slots if need be): it must not wait holding a lock that others may need.
+     * run slots if need be): it must not wait holding a lock that others may need. A request that moved to another
+     * class during the call tells {@link #onMove}'s listener, as at a yield point.
      */
     public void blockingEnds(Ticket t) {
         if (t.blockingDepth == 0 || --t.blockingDepth > 0) {
             return;
         }
+        ClassState from = t.awayFrom;
         if (blockingEnded(t)) {
             await(t, WHERE_YIELD);
         }
         markCpu(t);
         t.burstStartWall = clock.nanoTime();
+        ClassState to = t.cls;
+        if (from != null && to != from && !t.completed) {
+            moveListener.accept(from.name, to.name);
+        }
     }
 
     /** The decision of {@link #blockingEnds}, under the lock: true when the request now waits in its yield queue. */
     boolean blockingEnded(Ticket t) {
-        if (!t.away) {
+        if (t.awayFrom == null) {
             return false; // only its own thread sets it: a request that gave nothing up needs no lock to know it
         }
         lock.lock();
         try {
-            if (!t.away) {
+            if (t.awayFrom == null) {
                 return false;
             }
-            t.away = false;
+            t.awayFrom = null;
             if (t.completed) {
                 return false;
             }
@@ -1158,7 +1166,7 @@ public final class Scheduler {
                 return;
             }
             t.completed = true;
-            t.away = false;
+            t.awayFrom = null;
             ClassState c = t.cls;
             if (t.moveTo >= 0) { // a move its request reached no yield point for: it ends in its class
                 t.moveTo = -1;

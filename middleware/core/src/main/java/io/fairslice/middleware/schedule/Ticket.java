@@ -53,13 +53,14 @@ public final class Ticket {
         blocked = false;
     }
     /**
-     * Blocking calls the request's thread declared it is in ({@code Fairslice.blocking()}, nested ones counted), and
-     * whether the outermost gave up the request's run slot or turn (Scheduler#blockingBegins): then it takes one
-     * again as the call returns. The depth is the thread's own; {@code away} is written under the scheduler's lock,
-     * set only by the request's own thread, which may therefore read it without the lock.
+     * Blocking calls the request's thread declared it is in ({@code Fairslice.blocking()}, nested ones counted), and,
+     * when the outermost gave up the request's run slot or turn (Scheduler#blockingBegins), the class it was in then
+     * (else null): it takes a slot again as the call returns, in the class it is in by then. The depth is the thread's
+     * own; {@code awayFrom} is written under the scheduler's lock, set only by the request's own thread, which may
+     * therefore read it without the lock.
      */
     int blockingDepth;
-    boolean away;
+    ClassState awayFrom;
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
     /** Whether the request's class has been charged for it as a request of a turn (once per request). */

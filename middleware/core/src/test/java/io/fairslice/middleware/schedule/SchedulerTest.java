@@ -915,6 +915,29 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
     }
 
+    /**
+     * A request whose route's class changes while it waits in a declared call (a new page learnt heavy) moves at once:
+     * it holds no slot. It takes its next one in the new class and tells the move listener, on its own thread.
+     */
+    @Test
+    void shouldMoveARequestWhoseClassChangesDuringADeclaredBlockingCall() {
+        scheduler("share.cpus", "2");
+        List<String> moves = new CopyOnWriteArrayList<>();
+        scheduler.onMove((from, to) -> moves.add(from + " -> " + to + " on " + Thread.currentThread().getName()));
+        Ticket page = running(LIGHT);
+        running(HEAVY); // heavy competes, in the second slot: share gates
+        scheduler.blockingBegins(page);
+
+        scheduler.reclassify(page, HEAVY);
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(LIGHT).inflight()).isZero();
+        assertThat(moves).as("told on the request's thread, not the classifier's").isEmpty();
+
+        scheduler.blockingEnds(page);
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(2);
+        assertThat(moves).containsExactly("light -> heavy on " + Thread.currentThread().getName());
+    }
+
     /** Only the outermost of nested declarations (an aspect around a call inside the application's own) acts. */
     @Test
     void shouldActOnlyOnTheOutermostOfNestedBlockingDeclarations() {
