@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.jdbc.BlockingDataSource;
+import io.fairslice.middleware.jdbc.BlockingDataSourceFactory;
 import io.fairslice.middleware.schedule.ClassState;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServlet;
@@ -15,10 +16,16 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.IntSupplier;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
 import javax.sql.DataSource;
 import org.h2.jdbc.JdbcConnection;
+import org.apache.tomcat.util.descriptor.web.ContextResource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,16 +57,28 @@ public class BlockingDataSourceTest {
         }
     }
 
-    /** Queries through the data source it is given: a statement, a prepared statement, and a commit. */
-    static final class Queries extends HttpServlet {
-        private final DataSource dataSource;
+    /** Where a page gets its data source: given, or looked up in JNDI as it runs. */
+    interface Source {
+        DataSource get() throws NamingException;
+    }
 
-        Queries(DataSource dataSource) {
-            this.dataSource = dataSource;
+    /** Queries through the data source it gets: a statement, a prepared statement, and a commit. */
+    static final class Queries extends HttpServlet {
+        private final Source source;
+
+        Queries(Source source) {
+            this.source = source;
         }
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            DataSource dataSource;
+            try {
+                dataSource = source.get();
+            } catch (NamingException e) {
+                resp.getWriter().print(e.getMessage() + (e.getRootCause() == null ? "" : " <- " + e.getRootCause()));
+                return;
+            }
             try (Connection c = dataSource.getConnection()) {
                 c.setAutoCommit(false);
                 String plain;
@@ -84,9 +103,16 @@ public class BlockingDataSourceTest {
     }
 
     private static String queryInTomcat(DataSource dataSource, ClassState[] heavy) throws Exception {
-        try (EmbeddedTomcat t = new EmbeddedTomcat("/db", Map.of("fairslice.rule.1", "heavy path=/orders",
-                "fairslice.share.cpus", "1"), new SimpleMeterRegistry())
-                .servlet("/orders", new Queries(dataSource), false).start()) {
+        return queryInTomcat(() -> dataSource, null, heavy);
+    }
+
+    private static String queryInTomcat(Source source, ContextResource resource, ClassState[] heavy) throws Exception {
+        EmbeddedTomcat tomcat = new EmbeddedTomcat("/db", Map.of("fairslice.rule.1", "heavy path=/orders",
+                "fairslice.share.cpus", "1"), new SimpleMeterRegistry());
+        if (resource != null) {
+            tomcat.resource(resource);
+        }
+        try (EmbeddedTomcat t = tomcat.servlet("/orders", new Queries(source), false).start()) {
             heavy[0] = t.filter().scheduler().classState(1);
             heavyRunning = heavy[0]::running;
             var response = t.get("/orders");
@@ -114,6 +140,61 @@ public class BlockingDataSourceTest {
 
         assertThat(runningInQueries).isEqualTo("1 1");
         assertThat(heavy[0].slotsLentDeclared()).isZero();
+    }
+
+    /** A Tomcat resource made by another factory (here H2's), handed out wrapped: no change to the application. */
+    @Test
+    void shouldWrapTheDataSourceOfATomcatResourceMadeByAnotherFactory() throws Exception {
+        ClassState[] heavy = new ClassState[1];
+        ContextResource orders = h2Resource("org.h2.jdbcx.JdbcDataSourceFactory");
+
+        String runningInQueries = queryInTomcat(BlockingDataSourceTest::lookUp, orders, heavy);
+
+        assertThat(runningInQueries).isEqualTo("0 0");
+        assertThat(heavy[0].slotsLentDeclared()).isEqualTo(4);
+    }
+
+    @Test
+    void shouldFailTheLookupNamingTheTargetFactoryThatCannotBeLoaded() throws Exception {
+        String answer = queryInTomcat(BlockingDataSourceTest::lookUp, h2Resource("com.example.NoSuchFactory"),
+                new ClassState[1]);
+
+        assertThat(answer).contains("resource orders").contains("fairsliceTargetFactory=com.example.NoSuchFactory")
+                .contains("is not a JNDI object factory that can be loaded");
+    }
+
+    private static ContextResource h2Resource(String targetFactory) {
+        ContextResource r = new ContextResource();
+        r.setName("jdbc/orders");
+        r.setType("org.h2.jdbcx.JdbcDataSource"); // what H2's factory makes resources of
+        r.setProperty("factory", BlockingDataSourceFactory.class.getName());
+        r.setProperty(BlockingDataSourceFactory.TARGET, targetFactory);
+        r.setProperty("url", "jdbc:h2:mem:blocking-data-source;DB_CLOSE_DELAY=-1");
+        r.setProperty("user", "");
+        r.setProperty("password", "");
+        r.setProperty("description", "orders"); // H2's factory reads all five
+        r.setProperty("loginTimeout", "0");
+        return r;
+    }
+
+    private static DataSource lookUp() throws NamingException {
+        return (DataSource) new InitialContext().lookup("java:comp/env/jdbc/orders");
+    }
+
+    /** A pool (AutoCloseable) is closed with its wrapper: Tomcat closes a resource so when its application stops. */
+    @Test
+    void shouldCloseTheDataSourceItWrapsWhenThatCanBeClosed() throws Exception {
+        List<String> calls = new ArrayList<>();
+        DataSource pool = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {DataSource.class, AutoCloseable.class}, (proxy, method, args) -> {
+                    calls.add(method.getName());
+                    return null;
+                });
+        try (AutoCloseable wrapped = (AutoCloseable) BlockingDataSource.wrap(pool)) {
+            assertThat(calls).isEmpty();
+        }
+        assertThat(calls).containsExactly("close");
+        ((AutoCloseable) BlockingDataSource.wrap(database)).close(); // H2's plain data source: nothing to close
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.Map;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.tomcat.util.descriptor.web.ContextResource;
 
 /** A real embedded Tomcat on a free loopback port with one context that registers the middleware via its initializer. */
 final class EmbeddedTomcat implements AutoCloseable {
@@ -39,6 +40,13 @@ final class EmbeddedTomcat implements AutoCloseable {
         String name = "s" + path.replace('/', '_');
         Tomcat.addServlet(context, name, servlet).setAsyncSupported(async);
         context.addServletMappingDecoded(path, name);
+        return this;
+    }
+
+    /** A JNDI resource of the context (java:comp/env/...): switches Tomcat's naming on. */
+    EmbeddedTomcat resource(ContextResource resource) {
+        tomcat.enableNaming();
+        context.getNamingResources().addResource(resource);
         return this;
     }
 

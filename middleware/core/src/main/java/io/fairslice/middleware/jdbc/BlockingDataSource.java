@@ -27,13 +27,14 @@ import javax.sql.DataSource;
  * DataSource dataSource = BlockingDataSource.wrap(pool); // hand this one to the application
  * }</pre>
  *
- * <p>Connections and statements are dynamic proxies of the driver's: every other call goes straight to the driver's
+ * <p>Closing it closes the wrapped data source when that can be closed (a pool). Connections and statements are
+ * dynamic proxies of the driver's: every other call goes straight to the driver's
  * object, and {@code unwrap} and {@code isWrapperFor} reach it too. A statement's {@code getConnection()} answers the
  * proxy its statement came from. Outside a request served through fairslice's filter, and under the policies other than
  * {@code share}, a declaration does nothing. {@code ResultSet.next()} is not declared: it mostly reads rows already
  * fetched.
  */
-public final class BlockingDataSource implements DataSource {
+public final class BlockingDataSource implements DataSource, AutoCloseable {
 
     private final DataSource target;
 
@@ -98,6 +99,17 @@ public final class BlockingDataSource implements DataSource {
     @Override
     public Logger getParentLogger() throws SQLFeatureNotSupportedException {
         return target.getParentLogger();
+    }
+
+    /**
+     * Closes the wrapped data source if it can be closed (a pool): Tomcat calls this when a resource's application
+     * stops, as it would on the pool itself ({@code closeMethod} defaults to close for an AutoCloseable data source).
+     */
+    @Override
+    public void close() throws Exception {
+        if (target instanceof AutoCloseable closeable) {
+            closeable.close();
+        }
     }
 
     @Override

@@ -56,6 +56,31 @@ abstract class TomcatDropInScenario {
             adaptive=false
             """;
 
+    /**
+     * A web application without fairslice's filter whose data source is a JNDI resource of Tomcat's own pool (DBCP,
+     * in the distribution's lib/tomcat-dbcp.jar), handed out by fairslice's factory wrapped in a BlockingDataSource;
+     * the JDBC driver (H2, in memory) in lib/ as Tomcat's documentation has it.
+     */
+    static final String ORDERS_APP = "/orders";
+    static final String ORDERS_CONTEXT = """
+            <Context>
+              <Resource name="jdbc/orders" auth="Container" type="javax.sql.DataSource"
+                        factory="io.fairslice.middleware.jdbc.BlockingDataSourceFactory"
+                        driverClassName="org.h2.Driver" url="jdbc:h2:mem:orders" username="sa" password=""/>
+            </Context>
+            """;
+    static final String ORDERS_JSP = """
+            <%@ page import="javax.naming.InitialContext,javax.sql.DataSource,java.sql.*" %><%
+            DataSource ds = (DataSource) new InitialContext().lookup("java:comp/env/jdbc/orders");
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+                    ResultSet r = s.executeQuery("SELECT 6 * 7")) {
+                r.next();
+                out.print(ds.getClass().getName() + " "
+                        + ds.isWrapperFor(Class.forName("org.apache.tomcat.dbcp.dbcp2.BasicDataSource")) + " "
+                        + r.getInt(1));
+            }
+            %>""";
+
     private StandaloneTomcat tomcat;
     private Path war;
     private String installOutput;
@@ -92,6 +117,13 @@ abstract class TomcatDropInScenario {
         assertThat(template).contains("\nkernel-probe.enabled=false\n");
         Files.writeString(config, template.replace("\nkernel-probe.enabled=false\n", "\nkernel-probe.enabled=true\n")
                 + STUDY_CONFIG);
+
+        Files.copy(Path.of(System.getProperty("h2.jar")), tomcat.base().resolve("lib/h2.jar"),
+                StandardCopyOption.REPLACE_EXISTING);
+        Path orders = tomcat.base().resolve("webapps" + ORDERS_APP);
+        Files.createDirectories(orders.resolve("META-INF"));
+        Files.writeString(orders.resolve("META-INF/context.xml"), ORDERS_CONTEXT);
+        Files.writeString(orders.resolve("index.jsp"), ORDERS_JSP);
 
         war = Path.of(System.getProperty("study.war"));
         Files.copy(war, tomcat.base().resolve("webapps/study.war"), StandardCopyOption.REPLACE_EXISTING);
@@ -284,6 +316,16 @@ abstract class TomcatDropInScenario {
     }
 
     @Test
+    @Order(6)
+    void shouldHandOutTomcatsPooledDataSourceWrappedByFairslicesFactory() throws Exception {
+        StandaloneTomcat.Response orders = tomcat.get(ORDERS_APP + "/", Map.of());
+
+        assertThat(orders.status()).as(orders.body()).isEqualTo(200);
+        assertThat(orders.body().strip()).as("the looked-up data source, whether it wraps DBCP's, a query's result")
+                .isEqualTo("io.fairslice.middleware.jdbc.BlockingDataSource true 42");
+    }
+
+    @Test
     @Order(7)
     void shouldRedeployTheWarWithoutLeakingThreadsOrClassLoaders() throws Exception {
         Path deployed = tomcat.base().resolve("webapps/study.war");
@@ -350,7 +392,8 @@ abstract class TomcatDropInScenario {
         String output = out.toString(StandardCharsets.UTF_8);
         assertThat(status).as(output).isZero();
         try (var lib = Files.list(tomcat.base().resolve("lib"))) {
-            assertThat(lib.map(p -> p.getFileName().toString())).as("lib/ after uninstall").isEmpty();
+            assertThat(lib.map(p -> p.getFileName().toString())).as("lib/ after uninstall: only this test's driver")
+                    .containsExactly("h2.jar");
         }
         assertThat(tomcat.base().resolve("bin/setenv.sh")).as("created by the installer").doesNotExist();
         assertThat(tomcat.base().resolve("fairslice")).doesNotExist();
