@@ -892,14 +892,8 @@ public final class Scheduler {
                 return false; // a move left for it since its yield point looked: its next yield point moves it
             }
             if (t.riding) {
-                // charged its class's mean as it joined; one that runs past a quantum (it reached this check) and
-                // has used more pays the rest: a request of a cheap class can be expensive (a new page's, until it is
-                // learnt), and charged the mean its turn would go on for as long as it runs
-                long beyond = cpu - t.turnCpuBase - t.turnCharged;
-                if (cpu >= 0 && beyond > 0) {
-                    charge(c, beyond, now, cfg);
-                    t.turnCharged += beyond;
-                }
+                // one that runs past a quantum (it reached this check) pays what it used beyond its class's mean
+                chargeBeyondMean(t, cpu, now, cfg);
                 // a request of a turn runs on while the turn does; once it is over it yields like a slot holder
                 if (turn == c && !turnOver(now, cfg)) {
                     return false;
@@ -921,6 +915,19 @@ public final class Scheduler {
             return true;
         } finally {
             unlock();
+        }
+    }
+
+    /**
+     * A request of a turn was charged its class's mean as it joined; one that has used more by now (its CPU settled
+     * at {@code cpu}, -1 if not measured) pays the rest, under the lock: a request of a cheap class can be expensive
+     * (a new page's, until it is learnt), and charged the mean its turn would go on for as long as it runs.
+     */
+    private void chargeBeyondMean(Ticket t, long cpu, long now, FairsliceConfig cfg) {
+        long beyond = cpu - t.turnCpuBase - t.turnCharged;
+        if (cpu >= 0 && beyond > 0) {
+            charge(t.cls, beyond, now, cfg);
+            t.turnCharged += beyond;
         }
     }
 
@@ -1086,7 +1093,9 @@ public final class Scheduler {
             }
             long now = clock.nanoTime();
             settleCpu(t, cpu, now);
-            if (t.holdsSlot && !t.blocked) {
+            if (t.riding) {
+                chargeBeyondMean(t, cpu, now, cfg); // as at a yield point: it leaves the turn with its cost paid
+            } else if (!t.blocked) {
                 t.cls.slotsLentDeclared.increment();
             }
             stopRunning(t, now, cfg);

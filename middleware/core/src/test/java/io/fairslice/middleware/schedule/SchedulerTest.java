@@ -938,6 +938,29 @@ class SchedulerTest {
         assertThat(moves).containsExactly("light -> heavy on " + Thread.currentThread().getName());
     }
 
+    /**
+     * A request of a turn that declares a blocking call leaves the turn paying what it used beyond its class's mean, as
+     * at a yield point: here that puts light past heavy, so the turn ends with light's last request.
+     */
+    @Test
+    void shouldChargeARequestOfATurnThatDeclaresABlockingCallWhatItUsedBeyondItsClassMean() {
+        scheduler("share.quantum", "5ms");
+        measure(LIGHT, MS); // light's mean CPU per request: 1 ms
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 4 * MS); // light's turn: light is owed 16 ms (4 ms x 80 / 20)
+        Ticket big = running(LIGHT); // charged 1 ms as it joins
+        Ticket heavy2 = queued(HEAVY);
+        clock.advance(18 * MS, 18 * MS);
+
+        scheduler.blockingBegins(big); // 18 ms used: 17 ms more charged, light past heavy
+
+        assertThat(scheduler.classState(LIGHT).slotsLentDeclared()).as("it held no slot of its own").isZero();
+        finish(light, 0);
+        assertThat(heavy2.granted).as("the turn over with its last request").isTrue();
+        assertThat(scheduler.blockingEnded(big)).as("back from its call: heavy's slot now").isTrue();
+    }
+
     /** Only the outermost of nested declarations (an aspect around a call inside the application's own) acts. */
     @Test
     void shouldActOnlyOnTheOutermostOfNestedBlockingDeclarations() {
