@@ -4,7 +4,6 @@ import io.fairslice.middleware.Fairslice;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import java.io.IOException;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -62,12 +61,7 @@ public class BlockingCallBenchmark {
 
     @Setup
     public void start() throws ServletException, InterruptedException {
-        String policy = scheduler.equals("observe") ? "observe" : "share";
-        harness = new FilterHarness(Map.of("policy", policy, "adaptive", "false", "jmx", "false",
-                "rule.1", "heavy path=/heavy"));
-        if (scheduler.equals("competing")) {
-            harness.holdRequestOpen("/heavy");
-        }
+        harness = FilterHarness.heavyRule(scheduler.equals("observe") ? "observe" : "share", scheduler.equals("competing"));
     }
 
     @TearDown

@@ -109,6 +109,21 @@ public final class FilterHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * A filter under {@code policy} whose classes are {@code /heavy} (a rule) and everything else (light), nothing
+     * learnt; with {@code competing}, a {@code /heavy} request held open ({@link #holdRequestOpen}), so that the
+     * classes compete and a {@code /light} request sent meets an armed scheduler.
+     */
+    public static FilterHarness heavyRule(String policy, boolean competing)
+            throws ServletException, InterruptedException {
+        FilterHarness harness = new FilterHarness(Map.of("policy", policy, "adaptive", "false", "jmx", "false",
+                "rule.1", "heavy path=/heavy"));
+        if (competing) {
+            harness.holdRequestOpen("/heavy");
+        }
+        return harness;
+    }
+
     public FairsliceFilter filter() {
         return filter;
     }

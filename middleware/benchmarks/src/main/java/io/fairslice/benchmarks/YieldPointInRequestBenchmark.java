@@ -4,7 +4,6 @@ import io.fairslice.middleware.Fairslice;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import java.io.IOException;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -63,12 +62,7 @@ public class YieldPointInRequestBenchmark {
 
     @Setup
     public void start() throws ServletException, InterruptedException {
-        String policy = gate.equals("armed-observe") ? "observe" : "share";
-        harness = new FilterHarness(Map.of("policy", policy, "adaptive", "false", "jmx", "false",
-                "rule.1", "heavy path=/heavy"));
-        if (gate.equals("armed-share")) {
-            harness.holdRequestOpen("/heavy");
-        }
+        harness = FilterHarness.heavyRule(gate.equals("armed-observe") ? "observe" : "share", gate.equals("armed-share"));
     }
 
     @TearDown
