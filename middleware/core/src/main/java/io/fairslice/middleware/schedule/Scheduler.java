@@ -411,14 +411,7 @@ public final class Scheduler {
             ClassState to = classes[index];
             switchClass(t, to, now, cfg);
             int start = closed || cfg.policy() != Policy.SHARE ? WITH_SLOT : startMode(to, now, cfg);
-            boolean waits = start == WAIT;
-            if (start == WITH_SLOT) {
-                takeSlot(t, now);
-            } else if (start == IN_TURN) {
-                joinTurn(t, now, cfg);
-            } else {
-                waitAtYield(t, now, cfg, false); // behind the requests that moved before it
-            }
+            boolean waits = goOn(t, start, now, cfg, false); // waiting behind the requests that moved before it
             dispatch(now); // its old class's slot or turn
             if (waits) {
                 t.napUntil = wakeAt(t, now);
@@ -428,6 +421,22 @@ public final class Scheduler {
         } finally {
             unlock();
         }
+    }
+
+    /**
+     * The running request, on its own thread, goes on as {@code start} ({@link #startMode}) says, under the lock:
+     * with a run slot, in its class's turn, or waiting in its class's yield queue (at its front with {@code first}).
+     * True when it waits.
+     */
+    private boolean goOn(Ticket t, int start, long now, FairsliceConfig cfg, boolean first) {
+        if (start == WITH_SLOT) {
+            takeSlot(t, now);
+        } else if (start == IN_TURN) {
+            joinTurn(t, now, cfg);
+        } else {
+            waitAtYield(t, now, cfg, first);
+        }
+        return start == WAIT;
     }
 
     /** Moves the ticket's counts (in flight, permit) from its class to {@code to}, under the lock. */
@@ -1147,17 +1156,13 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             int start = closed || YieldGate.inMonitor() ? WITH_SLOT : startMode(t.cls, now, cfg);
-            if (start == WITH_SLOT) {
-                takeSlot(t, now);
-            } else if (start == IN_TURN) {
-                joinTurn(t, now, cfg);
-            } else {
-                waitAtYield(t, now, cfg, t.moved);
+            boolean waits = goOn(t, start, now, cfg, t.moved);
+            if (waits) {
                 dispatch(now);
                 t.napUntil = wakeAt(t, now);
             }
             updateArmed();
-            return start == WAIT && !t.granted;
+            return waits && !t.granted;
         } finally {
             unlock();
         }
