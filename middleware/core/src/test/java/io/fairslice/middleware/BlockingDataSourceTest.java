@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fairslice.middleware.jdbc.BlockingDataSource;
 import io.fairslice.middleware.jdbc.BlockingDataSourceFactory;
 import io.fairslice.middleware.schedule.ClassState;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariJNDIFactory;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,11 +20,15 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntSupplier;
+import javax.naming.Context;
 import javax.naming.InitialContext;
+import javax.naming.Name;
 import javax.naming.NamingException;
+import javax.naming.spi.ObjectFactory;
 import javax.sql.DataSource;
 import org.h2.jdbc.JdbcConnection;
 import org.apache.tomcat.util.descriptor.web.ContextResource;
@@ -152,6 +158,50 @@ public class BlockingDataSourceTest {
 
         assertThat(runningInQueries).isEqualTo("0 0");
         assertThat(heavy[0].slotsLentDeclared()).isEqualTo(4);
+    }
+
+    /**
+     * Another pool's own JNDI factory behind fairslice's (HikariCP's, as the user guide names it): the lookup answers
+     * the pool wrapped, its queries are declared, and the pool is closed with its application (its threads would
+     * outlive a redeployment otherwise).
+     */
+    @Test
+    void shouldWrapAHikariPoolMadeByItsOwnFactoryAndCloseItWithTheApplication() throws Exception {
+        ClassState[] heavy = new ClassState[1];
+        ContextResource r = new ContextResource();
+        r.setName("jdbc/orders");
+        r.setType(DataSource.class.getName()); // what HikariJNDIFactory makes resources of
+        r.setProperty("factory", BlockingDataSourceFactory.class.getName());
+        r.setProperty(BlockingDataSourceFactory.TARGET, HikariJNDIFactory.class.getName());
+        r.setProperty("jdbcUrl", "jdbc:h2:mem:blocking-data-source;DB_CLOSE_DELAY=-1");
+        r.setProperty("maximumPoolSize", "2");
+        DataSource[] found = new DataSource[1];
+
+        String runningInQueries = queryInTomcat(() -> found[0] = lookUp(), r, heavy);
+
+        assertThat(runningInQueries).isEqualTo("0 0");
+        assertThat(heavy[0].slotsLentDeclared()).isEqualTo(4);
+        assertThat(found[0]).isInstanceOf(BlockingDataSource.class);
+        HikariDataSource pool = found[0].unwrap(HikariDataSource.class);
+        assertThat(pool.isClosed()).as("closed as Tomcat stopped the application").isTrue();
+    }
+
+    /** An object factory that makes something other than a data source, named in the lookup's error. */
+    public static final class MakesAString implements ObjectFactory {
+        @Override
+        public Object getObjectInstance(Object obj, Name name, Context nameCtx, Hashtable<?, ?> environment) {
+            return "not a pool";
+        }
+    }
+
+    @Test
+    void shouldFailTheLookupNamingATargetFactoryThatMakesNoDataSource() throws Exception {
+        String answer = queryInTomcat(BlockingDataSourceTest::lookUp, h2Resource(MakesAString.class.getName()),
+                new ClassState[1]);
+
+        assertThat(answer).contains("resource orders")
+                .contains("fairsliceTargetFactory=" + MakesAString.class.getName())
+                .contains("made a java.lang.String for this resource, not a javax.sql.DataSource");
     }
 
     @Test
