@@ -1,9 +1,11 @@
 package io.fairslice.experiments.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairslice.experiments.app.HeavyServlet;
 import io.fairslice.middleware.weaving.WeavingScope;
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -209,11 +211,88 @@ class LauncherTest {
         assertThat(sandbox.serverCommand()).isEmpty();
     }
 
+    private static final Path RR_TIMESLICE = Path.of("/proc/sys/kernel/sched_rr_timeslice_ms");
+    private static final Path RT_RUNTIME = Path.of("/proc/sys/kernel/sched_rt_runtime_us");
+
+    /**
+     * The launcher's backstop for a study harness that dies without its shutdown hook (killed with SIGKILL, or out of
+     * memory), and for Ctrl-C on the launcher: it stops what the harness started (its process group, where a
+     * realtime server would go on holding a core) and puts back the machine's SCHED_RR quantum (100 ms) and
+     * realtime throttle that the harness changed. The stand-in harness changes both for real (so this needs root, as
+     * the study's round-robin configurations do), starts a stand-in server and waits; the test then kills the harness
+     * or interrupts the launcher. Whatever happens, the test puts both settings back as it found them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"harness killed, 137", "launcher interrupted, 130"})
+    void shouldStopTheStudysProcessesAndRestoreTheRealtimeSettingsWhenTheHarnessCannot(String how, int exitCode,
+                                                                                      @TempDir Path dir)
+            throws Exception {
+        assumeTrue(Files.isWritable(RR_TIMESLICE) && Files.isWritable(RT_RUNTIME),
+                "needs root: the realtime settings are written for real");
+        String rrAtStart = kernelSetting(RR_TIMESLICE);
+        String rtAtStart = kernelSetting(RT_RUNTIME);
+        assumeTrue(rrAtStart.equals("100"), "the SCHED_RR quantum is 100 ms, as the launcher puts it back");
+        Sandbox sandbox = new Sandbox(dir);
+        Sandbox.executable(dir.resolve("stand-in-harness"), """
+                #!/usr/bin/env bash
+                echo 8 > %s
+                echo -1 > %s
+                sleep 600 &
+                echo $! > server.pid
+                echo $$ > harness.pid
+                wait
+                """.formatted(RR_TIMESLICE, RT_RUNTIME));
+        Process launcher = sandbox.start("study", "--quick");
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(dir.resolve("harness.pid")) && System.nanoTime() < deadline && launcher.isAlive()) {
+                Thread.sleep(20);
+            }
+            assertThat(dir.resolve("harness.pid")).as("the stand-in harness started").exists();
+            assertThat(kernelSetting(RR_TIMESLICE)).as("changed by the stand-in harness").isEqualTo("8");
+            long harness = Long.parseLong(Files.readString(dir.resolve("harness.pid")).strip());
+            long server = Long.parseLong(Files.readString(dir.resolve("server.pid")).strip());
+            if (exitCode == 137) {
+                new ProcessBuilder("kill", "-KILL", Long.toString(harness)).start().waitFor();
+            } else {
+                new ProcessBuilder("kill", "-INT", Long.toString(launcher.pid())).start().waitFor();
+            }
+
+            assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+            String stderr = new String(launcher.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(launcher.exitValue()).as(stderr).isEqualTo(exitCode);
+            assertThat(stderr).contains("restored " + RR_TIMESLICE + " to 100")
+                    .contains("restored " + RT_RUNTIME + " to " + rtAtStart);
+            assertThat(kernelSetting(RR_TIMESLICE)).isEqualTo("100");
+            assertThat(kernelSetting(RT_RUNTIME)).isEqualTo(rtAtStart);
+            assertThat(ProcessHandle.of(server).filter(ProcessHandle::isAlive)).as("the stand-in server").isEmpty();
+            assertThat(ProcessHandle.of(harness).filter(ProcessHandle::isAlive)).as("the stand-in harness").isEmpty();
+        } finally {
+            launcher.destroyForcibly();
+            for (String pidFile : List.of("server.pid", "harness.pid")) {
+                if (Files.exists(dir.resolve(pidFile))) {
+                    ProcessHandle.of(Long.parseLong(Files.readString(dir.resolve(pidFile)).strip()))
+                            .ifPresent(ProcessHandle::destroyForcibly);
+                }
+            }
+            Files.writeString(RR_TIMESLICE, rrAtStart);
+            Files.writeString(RT_RUNTIME, rtAtStart);
+        }
+    }
+
+    /** A /proc/sys file's value; read by line, as Files.readString reads only the first byte of one on JDK 17. */
+    private static String kernelSetting(Path file) throws IOException {
+        try (BufferedReader reader = Files.newBufferedReader(file)) {
+            return reader.readLine().strip();
+        }
+    }
+
     /**
      * A copy of the launcher in a folder of its own, where `./mvnw` logs its arguments and only puts the weaving
      * agent's jar where the launcher looks for it, and JAVA_HOME is a JDK whose java logs each command, runs the real
      * java for everything but the study server (a weaving scope check gets the class path of this test's middleware
-     * and study app), and returns at once for the study server.
+     * and study app), and returns at once for the study server; for the study harness it runs the sandbox's
+     * {@code stand-in-harness} script, which a test writes.
      */
     private static final class Sandbox {
         private final Path root;
@@ -225,8 +304,8 @@ class LauncherTest {
             Files.copy(LAUNCHER, root.resolve("fairslice"));
             // what the launcher's build stamp lists; empty here
             Files.writeString(root.resolve("pom.xml"), "");
-            for (String module : List.of("experiments/server", "experiments/study-app", "middleware/core",
-                    "kernel-probe")) {
+            for (String module : List.of("experiments/server", "experiments/study-app", "experiments/harness",
+                    "middleware/core", "kernel-probe", "loadgen")) {
                 Files.createDirectories(root.resolve(module));
             }
             executable(root.resolve("mvnw"), """
@@ -245,6 +324,7 @@ class LauncherTest {
                       case "${args[i]}" in
                         -cp) args[i + 1]='%s' ;;
                         io.fairslice.experiments.server.StudyServer) exit 0 ;;
+                        io.fairslice.experiments.harness.StudyMain) exec ./stand-in-harness ;;
                       esac
                     done
                     exec '%s' "${args[@]}"
@@ -252,6 +332,19 @@ class LauncherTest {
         }
 
         Result run(Map<String, String> environment, String... args) throws IOException, InterruptedException {
+            Process process = start(environment, args);
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+            return new Result(process.exitValue(),
+                    new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                    new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+
+        /** Starts the sandbox's launcher with {@code args}; its output goes to pipes, its input is closed. */
+        Process start(String... args) throws IOException {
+            return start(Map.of(), args);
+        }
+
+        private Process start(Map<String, String> environment, String... args) throws IOException {
             List<String> command = Stream.concat(Stream.of(root.resolve("fairslice").toString()), Stream.of(args))
                     .toList();
             ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile());
@@ -260,10 +353,7 @@ class LauncherTest {
             builder.environment().putAll(environment);
             Process process = builder.start();
             process.getOutputStream().close();
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
-            return new Result(process.exitValue(),
-                    new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
-                    new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+            return process;
         }
 
         /** Every java command the launcher ran, each as its arguments. */
