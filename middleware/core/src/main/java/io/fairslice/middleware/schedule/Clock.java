@@ -28,14 +28,15 @@ public interface Clock {
     }
 
     /**
-     * Whether CPU capacity went unused recently: this process used less than 90 % of {@code cpus} processors over
-     * the last sample and the machine as a whole was under 90 % busy, or the process used less than half of them.
-     * The share scheduler lets requests in beyond its run slots only then (slot holders blocked on I/O, say), so the
-     * CPU never idles because of it. True once per idle sample; samples last 20 ms, or ten granules of a coarse
-     * process CPU clock (100 ms with Linux's 10 ms ticks, see {@link IdleSampler}); never throws.
+     * How many samples in a row, up to the last one, found CPU capacity unused; 0 when the last one did not. A sample
+     * is idle when this process used less than 90 % of {@code cpus} processors over it and the machine as a whole was
+     * under 90 % busy, or the process used less than half of them. The share scheduler lets as many requests run
+     * beyond its run slots (slot holders blocked on I/O, a class that cannot use its share), so the CPU never idles
+     * because of it. Samples last 20 ms, or ten granules of a coarse process CPU clock (100 ms with Linux's 10 ms
+     * ticks, see {@link IdleSampler}); never throws.
      */
-    default boolean cpuIdle(int cpus) {
-        return false;
+    default int idleSamples(int cpus) {
+        return 0;
     }
 
     /**
@@ -95,8 +96,8 @@ public interface Clock {
             }
 
             @Override
-            public boolean cpuIdle(int cpus) {
-                return idle.idle(cpus);
+            public int idleSamples(int cpus) {
+                return idle.idleSamples(cpus);
             }
         };
     }
@@ -117,12 +118,11 @@ public interface Clock {
     }
 
     /**
-     * Process and machine CPU use over the last sample, for {@link #cpuIdle}. The process CPU clock can be coarse: on
-     * Linux the JDK reads it with times(2), in clock ticks of 10 ms, so over 20 ms a process busy all along reads 10,
-     * 20 or 30 ms and would look half idle. The sampler learns the clock's step (the smallest increase between two
-     * reads at least 1 ms apart; 50 ms until it has seen one), samples over at least ten steps and at least 20 ms, and
-     * counts a sample idle only if the process used too little even with one step added. An idle sample answers true
-     * once.
+     * Process and machine CPU use over the last samples, for {@link #idleSamples}. The process CPU clock can be
+     * coarse: on Linux the JDK reads it with times(2), in clock ticks of 10 ms, so over 20 ms a process busy all along
+     * reads 10, 20 or 30 ms and would look half idle. The sampler learns the clock's step (the smallest increase
+     * between two reads at least 1 ms apart; 50 ms until it has seen one), samples over at least ten steps and at least
+     * 20 ms, and counts a sample idle only if the process used too little even with one step added.
      */
     final class IdleSampler {
         static final long MIN_PERIOD_NANOS = 20_000_000L;
@@ -139,8 +139,8 @@ public interface Clock {
         private long step = MAX_STEP_NANOS;
         private long sampleStart;
         private long sampleStartCpu;
-        /** The last sample found capacity unused and no caller has been told yet. */
-        private boolean idleSample;
+        /** Samples in a row, up to the last one, that found capacity unused. */
+        private int idleInARow;
 
         IdleSampler() {
             this(IdleSampler::systemProcessCpu, IdleSampler::systemMachineLoad, System::nanoTime);
@@ -174,7 +174,7 @@ public interface Clock {
             return Math.max(MIN_PERIOD_NANOS, 10 * step);
         }
 
-        synchronized boolean idle(int cpus) {
+        synchronized int idleSamples(int cpus) {
             long now = wall.getAsLong();
             if (now - lastRead >= READ_INTERVAL_NANOS) {
                 long cpu = processCpu.getAsLong();
@@ -187,7 +187,7 @@ public interface Clock {
                 if (now - sampleStart >= period) {
                     // a sample over a long quiet spell says nothing of now: it only starts the next one
                     boolean stale = now - sampleStart > 5 * period;
-                    idleSample = false;
+                    boolean idleSample = false;
                     if (cpu >= 0 && sampleStartCpu >= 0 && !stale) {
                         // the most the process can have used: its clock may lag by up to one step
                         double used = (cpu - sampleStartCpu + step) / (double) (now - sampleStart);
@@ -197,15 +197,12 @@ public interface Clock {
                         // busy machine too
                         idleSample = used < 0.9 * cpus && (!machineBusy || used < 0.5 * cpus);
                     }
+                    idleInARow = idleSample ? idleInARow + 1 : 0;
                     sampleStart = now;
                     sampleStartCpu = cpu;
                 }
             }
-            if (idleSample) {
-                idleSample = false;
-                return true;
-            }
-            return false;
+            return idleInARow;
         }
     }
 }

@@ -46,14 +46,15 @@ import java.util.function.BiConsumer;
  * moment for a cheap class further behind that is active but whose next request has not reached the scheduler yet
  * (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class would run
  * ahead of its share. While a turn is on, a request of another class is let in beyond the run slots only when CPU
- * capacity goes unused and that class's first waiter, looking again on its own, sees it.
+ * capacity goes unused, as that class's first waiter, looking again on its own, found.
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
- * and when CPU capacity goes unused ({@link Clock#cpuIdle(int)}: slot holders blocked on I/O, say) one more request is
- * let in per idle sample. No starvation: a class that waits has the lowest virtual time after the others have run
- * their share; a park at a yield point ends after {@code share.max-park} at the latest (the request then runs anyway);
- * a class cannot bank more than {@link #LAG_LIMIT_NANOS} of run time while it wants less than its share. Waiting at
- * admission ends with a 503 after the class's queue timeout.
+ * and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders blocked on I/O, say, or a class
+ * that cannot use its share) one more request runs beyond the run slots per idle sample in a row. No starvation: a
+ * class that waits has the lowest virtual time after the others have run their share; a park at a yield point ends
+ * after {@code share.max-park} at the latest (the request then runs anyway); a class cannot bank more than
+ * {@link #LAG_LIMIT_NANOS} of run time while it wants less than its share. Waiting at admission ends with a 503 after
+ * the class's queue timeout.
  *
  * <p><b>Moves.</b> A request whose route's class changes while it is in flight (a new page learnt heavy while its
  * first requests run) moves to the new class: at once while it waits, at its next yield point while it runs
@@ -103,8 +104,6 @@ public final class Scheduler {
      * the other classes back, not a limit on the share.
      */
     static final long WAITING_LAG_LIMIT_NANOS = 1_000_000_000L;
-    /** At most one request beyond the run slots per this interval while CPU capacity goes unused. */
-    private static final long IDLE_GRANT_INTERVAL_NANOS = 20_000_000L;
     /**
      * A run slot's holder is looked at from this long after it took its slot (or last checked in), at most this often:
      * did it reach no yield point since the last look, and is its thread blocked (sleeping, waiting, parked or on a
@@ -130,7 +129,12 @@ public final class Scheduler {
     private boolean armed;
     private boolean closed;
     private long lastDecayNanos;
-    private long lastIdleGrantNanos = Long.MIN_VALUE / 2;
+    private long lastIdleLookNanos = Long.MIN_VALUE / 2;
+    /**
+     * Requests that may run beyond the run slots because CPU capacity goes unused: the idle samples in a row at the
+     * last look ({@link #idleGrant}).
+     */
+    private int idleAllowance;
     /** The class whose turn it is (it has every run slot; its requests run as they come), or null. */
     private ClassState turn;
     /** The turn is over but requests in it still run: no more join, the slots stay the class's until they end. */
@@ -1349,7 +1353,7 @@ public final class Scheduler {
         if (startsTurn(c, now, cfg, 0)) {
             return IN_TURN;
         }
-        return idleGrant(now) ? WITH_SLOT : WAIT;
+        return idleGrant(now, true, cfg) ? WITH_SLOT : WAIT;
     }
 
     /**
@@ -1358,16 +1362,18 @@ public final class Scheduler {
      * OS shares the CPU between it and the next, as it would without fairslice.
      */
     private int slotsTaken(long now, FairsliceConfig cfg) {
-        if (turn != null) {
-            return cfg.cpus();
-        }
-        int taken = 0;
+        return turn != null ? cfg.cpus() : slotsHeld(now, cfg);
+    }
+
+    /** Holders whose slot keeps others out ({@link #keepsSlot}). */
+    private int slotsHeld(long now, FairsliceConfig cfg) {
+        int held = 0;
         for (Ticket t : holders) {
             if (keepsSlot(t, now, cfg)) {
-                taken++;
+                held++;
             }
         }
-        return taken;
+        return held;
     }
 
     /**
@@ -1421,13 +1427,26 @@ public final class Scheduler {
                 || state == Thread.State.RUNNABLE && OsThreads.asleep(t.osThread);
     }
 
-    /** One request beyond the run slots per idle sample while CPU capacity goes unused (work-conserving). */
-    private boolean idleGrant(long now) {
-        if (now - lastIdleGrantNanos < IDLE_GRANT_INTERVAL_NANOS || !clock.cpuIdle(config.cpus())) {
+    /**
+     * Whether one more request may run beyond the run slots because CPU capacity goes unused (work-conserving): as
+     * many run beyond them (a turn's requests have them all) as the last look found idle samples in a row. So one
+     * more comes in per idle sample, and the slot it runs on stays open for the next one as it ends, for as long as
+     * capacity goes unused; none after a busy sample. A class that cannot use its share (its clients send no more,
+     * its pages' work is mostly the container's) leaves the CPU to the others instead of idle. {@code look}: ask the
+     * sampler now (it reads the process CPU clock at most once a millisecond); a turn's events go by a look of the
+     * last {@link #RECHECK_NANOS} instead (the first waiters' own looks), since reading that clock under the lock at
+     * each of them cost context switches.
+     */
+    private boolean idleGrant(long now, boolean look, FairsliceConfig cfg) {
+        if (look) {
+            lastIdleLookNanos = now;
+            idleAllowance = clock.idleSamples(cfg.cpus());
+        }
+        if (idleAllowance == 0 || now - lastIdleLookNanos > RECHECK_NANOS) {
             return false;
         }
-        lastIdleGrantNanos = now;
-        return true;
+        int held = slotsHeld(now, cfg);
+        return (turn != null ? held : held - cfg.cpus()) < idleAllowance;
     }
 
     /** The class with the lowest virtual time among those with a request that could be granted now, or null. */
@@ -1583,12 +1602,12 @@ public final class Scheduler {
             if (gated && competing(k, now, cfg)) {
                 if (turn != null) {
                     inTurn = turn == k && !turnClosing;
-                    if (!inTurn && !(selfCheck && idleGrant(now))) {
+                    if (!inTurn && !idleGrant(now, selfCheck, cfg)) {
                         return;
                     }
                 } else if (slotsTaken(now, cfg) >= cfg.cpus()) {
                     inTurn = startsTurn(k, now, cfg, 0);
-                    if (!inTurn && !idleGrant(now)) {
+                    if (!inTurn && !idleGrant(now, true, cfg)) {
                         return;
                     }
                 } else {

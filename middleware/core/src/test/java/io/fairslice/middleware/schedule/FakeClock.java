@@ -7,11 +7,12 @@ final class FakeClock implements Clock {
     volatile long cpu;
     /** Bytes allocated (one counter for all threads, like {@link #cpu}). */
     volatile long allocated;
-    volatile boolean idle;
+    /** What {@link #idleSamples} answers: idle samples in a row. */
+    volatile int idleSamples;
 
     @Override
-    public boolean cpuIdle(int cpus) {
-        return idle;
+    public int idleSamples(int cpus) {
+        return idleSamples;
     }
 
     @Override

@@ -26,14 +26,17 @@ class IdleSamplerTest {
             return used / granule * granule;
         }
 
-        /** Calls the sampler every millisecond for {@code millis}; returns how many calls saw an idle sample. */
+        /** Calls the sampler every millisecond for {@code millis}; returns how many idle samples it ended. */
         int idleAnswers(Clock.IdleSampler sampler, long millis) {
             int idle = 0;
+            int before = sampler.idleSamples(1);
             for (long i = 0; i < millis; i++) {
                 wall += MS;
-                if (sampler.idle(1)) {
+                int inARow = sampler.idleSamples(1);
+                if (inARow > before) {
                     idle++;
                 }
+                before = inARow;
             }
             return idle;
         }
@@ -88,6 +91,20 @@ class IdleSamplerTest {
         Process p = new Process(0.0, 1);
         Clock.IdleSampler sampler = p.sampler();
         p.wall += 60_000 * MS; // no call for a minute
-        assertThat(sampler.idle(1)).as("the first sample after a long spell only starts the next").isFalse();
+        assertThat(sampler.idleSamples(1)).as("the first sample after a long spell only starts the next").isZero();
+    }
+
+    @Test
+    void shouldCountIdleSamplesInARowUntilABusyOne() {
+        Process p = new Process(0.4, 1);
+        Clock.IdleSampler sampler = p.sampler();
+        p.idleAnswers(sampler, 2_000); // learns that the clock is exact: 20 ms samples
+        int before = sampler.idleSamples(1);
+        p.idleAnswers(sampler, 100);
+        assertThat(sampler.idleSamples(1)).as("five samples more, all idle").isEqualTo(before + 5);
+        Process busy = new Process(0.95, 1);
+        Clock.IdleSampler busySampler = busy.sampler();
+        busy.idleAnswers(busySampler, 2_000);
+        assertThat(busySampler.idleSamples(1)).isZero();
     }
 }

@@ -283,17 +283,50 @@ class SchedulerTest {
         Ticket heavy2 = queued(HEAVY);
         // light's requests wait on I/O: the turn starts few, and the CPU idles
         clock.advance(30 * MS, 0);
-        clock.idle = true;
+        clock.idleSamples = 1;
         finish(running(LIGHT), 0);
         Ticket heavy3 = queued(HEAVY);
         assertThat(heavy2.granted).as("the turn's events do not look at the CPU").isFalse();
         clock.advance(heavy2.napUntil - clock.now, 0);
         assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).isTrue();
-        clock.idle = false;
         assertThat(heavy2.granted).as("its first waiter, looking again on its own, finds the CPU idle").isTrue();
         assertThat(heavy3.granted).as("one more request per idle sample").isFalse();
         assertThat(scheduler.totalRunning()).isEqualTo(2);
         assertThat(running(LIGHT).granted).as("light's turn goes on").isTrue();
+        finish(light, 0);
+    }
+
+    /**
+     * A class that cannot use its share (light pages of a few microseconds whose clients send no faster: the CPU goes
+     * to the container and idles) holds its turn; the heavy request let in because the CPU idles hands its slot to the
+     * next heavy one as it ends, for as long as the samples stay idle, rather than one request per sample (the CPU
+     * was left a sixth idle and heavy pages waited a second each). A busy sample closes it, and so does a look at
+     * the CPU older than a first waiter's nap.
+     */
+    @Test
+    void shouldKeepASlotOpenedByAnIdleCpuForTheNextRequestWhileCapacityGoesUnused() {
+        scheduler("class.heavy.queue-timeout", "60s");
+        measure(LIGHT, MS);
+        Ticket first = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(first, 4 * MS); // light's turn
+        Ticket heavy = queued(HEAVY);
+        Ticket next = queued(HEAVY);
+        Ticket last = queued(HEAVY);
+        clock.idleSamples = 1;
+        clock.advance(heavy.napUntil - clock.now, 0);
+        assertThat(scheduler.await(heavy, Scheduler.WHERE_ADMISSION)).isTrue();
+        assertThat(next.granted).isFalse();
+
+        finish(heavy, 20 * MS);
+
+        assertThat(next.granted).as("the slot the idle CPU opened goes to the next heavy request").isTrue();
+        assertThat(last.granted).isFalse();
+        assertThat(running(LIGHT).granted).as("light's turn goes on").isTrue();
+        clock.idleSamples = 0;
+        clock.advance(60 * MS, 0); // no first waiter looked at the CPU again since it was found idle
+        finish(next, 20 * MS);
+        assertThat(last.granted).as("a look older than a first waiter's nap opens nothing").isFalse();
         finish(light, 0);
     }
 
@@ -596,13 +629,14 @@ class SchedulerTest {
     @Test
     void shouldLetOneMoreRequestInPerIdleSampleWhenCpuCapacityGoesUnused() {
         scheduler();
-        clock.idle = true; // slot holders blocked on I/O, say
+        clock.idleSamples = 1; // slot holders blocked on I/O, say
         running(LIGHT);
         running(HEAVY); // beyond the one slot: the CPU idles
         queued(HEAVY); // but only one per idle sample
         clock.advance(25 * MS, 0);
+        clock.idleSamples = 2;
         running(LIGHT);
-        clock.idle = false;
+        clock.idleSamples = 0;
         clock.advance(25 * MS, 0);
         queued(LIGHT);
     }
@@ -1386,7 +1420,7 @@ class SchedulerTest {
         finish(heavy, MS); // the slot goes to the first light waiter; the second is first now
         assertThat(first.granted).isTrue();
         assertThat(second.granted).isFalse();
-        clock.idle = true; // an idle CPU lets one more request in: only a waiter that re-checks on its own sees it
+        clock.idleSamples = 1; // an idle CPU lets one more request in: only a waiter that re-checks on its own sees it
         assertThat(admitted.get(5, TimeUnit.SECONDS)).as("woken to time its naps, not asleep for its 60 s")
                 .isEqualTo(Scheduler.ADMITTED);
     }
