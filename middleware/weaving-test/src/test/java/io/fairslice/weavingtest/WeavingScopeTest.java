@@ -182,6 +182,32 @@ class WeavingScopeTest {
                 .contains("lies inside io.fairslice.shaded", "never woven");
     }
 
+    /**
+     * Tomcat's `--weave` with a misspelt package: one warning on one line of the log. It named Tomcat's web application
+     * loader over five lines (its own description, then its parents') and came with a second warning, that no file
+     * named the application's packages at all.
+     */
+    @Test
+    void shouldWarnOnceAndOnOneLineWhenAJvmWideFilesOnlyPackageIsNotTheApplications() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/></weaver>"
+                + "</aspectj>");
+        try (URLClassLoader webapp = new URLClassLoader(new URL[0], loader) {
+            @Override
+            public String toString() { // as Tomcat's ParallelWebappClassLoader describes itself
+                return "ParallelWebappClassLoader\r\n  context: shop\r\n  delegate: false\r\n"
+                        + "----------> Parent Classloader:\r\n" + getParent() + "\r\n";
+            }
+        }) {
+            WeavingScope scope = WeavingScope.inspect(webapp, file);
+
+            assertThat(scope.problems()).isEmpty();
+            assertThat(scope.warnings()).singleElement().asString()
+                    .contains("io.fairslice.weavingtest.shp..*\"/> matches no class visible to"
+                            + " ParallelWebappClassLoader, context: shop, delegate: false (no resource")
+                    .doesNotContain("\n").doesNotContain("Parent Classloader");
+        }
+    }
+
     @Test
     void shouldReportAnEmptyScope() throws IOException {
         String file = fragment("<aspectj><weaver options=\"-Xlint:ignore\"/></aspectj>");

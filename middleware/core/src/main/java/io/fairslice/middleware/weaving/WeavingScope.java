@@ -131,7 +131,7 @@ public final class WeavingScope {
                 readResources(entry, findings);
             }
         }
-        if (findings.includes.isEmpty() && findings.problems.isEmpty()) {
+        if (findings.includesSeen == 0 && findings.problems.isEmpty()) {
             findings.warnings.add("the weaving scope is empty: no aop.xml has an <include within=\"...\"/> naming"
                     + " the application's packages (read from " + configuration + "), so nothing is woven");
         }
@@ -228,7 +228,7 @@ public final class WeavingScope {
             String aspect = element.getAttribute("name").trim();
             if (loader.getResource(aspect.replace('.', '/') + ".class") == null) {
                 findings.problems.add(source + ": <aspect name=\"" + aspect + "\"/> names no class visible to "
-                        + loader + ": a typo?");
+                        + describe(loader) + ": a typo?");
             }
         }
         Node parent = element.getParentNode();
@@ -250,6 +250,7 @@ public final class WeavingScope {
     }
 
     private static void checkInclude(String source, String within, boolean shared, Findings findings) {
+        findings.includesSeen++;
         String element = source + ": <include within=\"" + within + "\"/> ";
         if (within.equals("*") || within.equals("*..*")) {
             findings.problems.add(element + "would weave every class; name the application's packages instead,"
@@ -273,8 +274,8 @@ public final class WeavingScope {
         }
         String resource = resourceOf(within);
         if (!visible(findings.loader, resource)) {
-            String miss = element + "matches no class visible to " + findings.loader + " (no resource " + resource
-                    + ")";
+            String miss = element + "matches no class visible to " + describe(findings.loader) + " (no resource "
+                    + resource + ")";
             if (shared) {
                 findings.warnings.add(miss + "; the file is shared by the JVM, so it may name another application's"
                         + " classes");
@@ -297,7 +298,7 @@ public final class WeavingScope {
         String resource = resourceOf(within);
         if (!visible(findings.loader, resource)) {
             findings.warnings.add(source + ": <exclude within=\"" + within + "\"/> matches no class visible to "
-                    + findings.loader + " (no resource " + resource + "), so it excludes nothing: a typo?");
+                    + describe(findings.loader) + " (no resource " + resource + "), so it excludes nothing: a typo?");
         }
     }
 
@@ -502,8 +503,30 @@ public final class WeavingScope {
     }
 
     /** What a reading collects. */
+    /**
+     * A class loader on one line of the log: Tomcat's web application loaders describe themselves over several lines
+     * (name, context, delegation, then their parents'); the lines before the parents', joined.
+     */
+    static String describe(ClassLoader loader) {
+        if (loader == null) {
+            return "the bootstrap class loader";
+        }
+        StringBuilder line = new StringBuilder();
+        for (String part : String.valueOf(loader).split("\\R")) {
+            if (part.startsWith("---")) {
+                break; // Tomcat's "----------> Parent Classloader:" and what follows
+            }
+            if (!part.isBlank()) {
+                line.append(line.length() == 0 ? "" : ", ").append(part.strip());
+            }
+        }
+        return line.toString();
+    }
+
     private static final class Findings {
         final ClassLoader loader;
+        /** The include elements read (fairslice's own aspects' aside), matched or not. */
+        int includesSeen;
         final List<String> sources = new ArrayList<>();
         final Set<String> includes = new LinkedHashSet<>();
         final List<String> problems = new ArrayList<>();
