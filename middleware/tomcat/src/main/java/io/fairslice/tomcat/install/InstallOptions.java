@@ -122,7 +122,15 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 case "--no-metrics" -> metrics = false;
                 case "--weave-calls" -> weaveCalls = true;
                 case "--weave-jdbc" -> weaveJdbc = true;
-                case "--weave" -> weave.addAll(split(value(args, ++i, arg)));
+                case "--weave" -> {
+                    String given = value(args, ++i, arg);
+                    List<String> patterns = split(given);
+                    if (patterns.isEmpty()) { // an empty shell variable, say: not "no weaving"
+                        throw new InstallException("--weave needs a package pattern such as com.acme..*; got '"
+                                + given + "' (leave --weave out for no weaving agent)");
+                    }
+                    weave.addAll(patterns);
+                }
                 case "--apps" -> {
                     String given = value(args, ++i, arg);
                     List<String> paths = split(given);

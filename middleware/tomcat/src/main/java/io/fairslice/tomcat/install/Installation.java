@@ -97,6 +97,13 @@ public final class Installation {
             report.accept("note: no --weave given, so no weaving agent: yield points only where application code"
                     + " calls Fairslice.yieldPoint()");
         }
+        for (String app : options.apps()) {
+            if (!app.equals("*") && !base.hasApplication(app)) {
+                report.accept("note: --apps " + app + ": no such application in " + base.relative(base.appBase())
+                        + "/ or " + base.relative(base.contextDescriptorDir()) + "/ now; fairslice starts in it once"
+                        + " it is deployed at that context path (a typo?)");
+            }
+        }
         return record;
     }
 

@@ -48,14 +48,16 @@ public final class TomcatBase {
     private final String hostName;
     private final Optional<String> version;
     private final Optional<HttpConnector> httpConnector;
+    private final Path appBase;
 
     private TomcatBase(Path dir, String engineName, String hostName, Optional<String> version,
-            Optional<HttpConnector> httpConnector) {
+            Optional<HttpConnector> httpConnector, Path appBase) {
         this.dir = dir;
         this.engineName = engineName;
         this.hostName = hostName;
         this.version = version;
         this.httpConnector = httpConnector;
+        this.appBase = appBase;
     }
 
     /**
@@ -135,7 +137,22 @@ public final class TomcatBase {
             version = readVersion(home.toAbsolutePath().normalize().resolve("lib/catalina.jar"));
         }
         version.ifPresent(v -> checkVersion(base, v));
-        return new TomcatBase(base, engineName, hostName, version, httpConnector(engine));
+        return new TomcatBase(base, engineName, hostName, version, httpConnector(engine),
+                appBase(base, engine, hostName));
+    }
+
+    /** The default host's {@code appBase} ({@code webapps} unless server.xml says otherwise; relative: to the base). */
+    private static Path appBase(Path base, Element engine, String hostName) {
+        NodeList hosts = engine.getElementsByTagName("Host");
+        for (int i = 0; i < hosts.getLength(); i++) {
+            if (hosts.item(i) instanceof Element host && attribute(host, "name", "").equals(hostName)) {
+                String value = attribute(host, "appBase", "webapps");
+                if (!value.contains("${")) { // a property Tomcat would replace: not known here
+                    return base.resolve(value).normalize();
+                }
+            }
+        }
+        return base.resolve("webapps");
     }
 
     /**
@@ -258,6 +275,22 @@ public final class TomcatBase {
     /** {@code conf/<engine>/<host>}: context descriptors here are deployed by Tomcat at startup. */
     public Path contextDescriptorDir() {
         return dir.resolve("conf").resolve(engineName).resolve(hostName);
+    }
+
+    /**
+     * Whether the default host has an application at {@code contextPath} ({@code /shop}, {@code /} for ROOT, a
+     * nested {@code /a/b} as Tomcat names it, {@code a#b}): a folder or a WAR in its {@code appBase}, or a context
+     * descriptor. Applications deployed otherwise (a {@code <Context>} in server.xml, the manager) are not seen.
+     */
+    public boolean hasApplication(String contextPath) {
+        String name = contextPath.equals("/") ? "ROOT" : contextPath.substring(1).replace('/', '#');
+        return Files.isDirectory(appBase.resolve(name)) || Files.isRegularFile(appBase.resolve(name + ".war"))
+                || Files.isRegularFile(contextDescriptorDir().resolve(name + ".xml"));
+    }
+
+    /** The default host's application folder ({@code appBase}, {@code webapps} unless server.xml says otherwise). */
+    public Path appBase() {
+        return appBase;
     }
 
     /** The first HTTP/1.1 connector of the engine's service in server.xml, if it has one. */

@@ -267,6 +267,43 @@ class InstallerTest {
         assertThat(err).contains("--apps needs at least one context path, or * for every application; got ''");
     }
 
+    /** An empty shell variable (`--weave "$SCOPE"`): it installed without the agent and said no --weave was given. */
+    @Test
+    void shouldRefuseAnEmptyWeavingScope() {
+        assertThat(install("--weave", "")).isEqualTo(2);
+        assertThat(err).contains("--weave needs a package pattern such as com.acme..*; got ''");
+    }
+
+    /** A misspelt --apps path was taken in silence, and fairslice then started in no application at all. */
+    @Test
+    void shouldNoteAnApplicationThatIsNotDeployedUnderItsContextPath() throws Exception {
+        Files.createDirectories(base.resolve("webapps/shop"));
+        Files.writeString(base.resolve("webapps/reports.war"), "a WAR");
+        Files.createDirectories(base.resolve("conf/Catalina/localhost"));
+        Files.writeString(base.resolve("conf/Catalina/localhost/a#b.xml"), "<Context docBase=\"/srv/ab\"/>");
+
+        assertThat(install("--apps", "/shop,/reports,/a/b,/shp")).as(err).isZero();
+
+        assertThat(out).contains("note: --apps /shp: no such application in webapps/ or conf/Catalina/localhost/ now;"
+                        + " fairslice starts in it once it is deployed at that context path (a typo?)")
+                .doesNotContain("--apps /shop:", "--apps /reports:", "--apps /a/b:");
+        assertThat(install("--apps", "*")).as(err).isZero();
+        assertThat(out).doesNotContain("no such application");
+    }
+
+    @Test
+    void shouldLookForApplicationsInTheAppBaseOfServerXml() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("appBase=\"webapps\"", "appBase=\"apps\""));
+        Files.createDirectories(base.resolve("webapps/shop"));
+        Files.createDirectories(base.resolve("apps/ROOT"));
+
+        assertThat(install("--apps", "/shop,/")).as(err).isZero();
+
+        assertThat(out).contains("note: --apps /shop: no such application in apps/ or conf/Catalina/localhost/ now")
+                .doesNotContain("--apps /:");
+    }
+
     @Test
     void shouldRefuseCmdsSpecialCharactersInAWindowsPath() {
         org.assertj.core.api.Assertions.assertThatThrownBy(
