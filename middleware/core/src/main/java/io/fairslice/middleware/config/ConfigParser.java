@@ -117,7 +117,7 @@ public final class ConfigParser {
                 Duration.ofHours(1));
         boolean jmx = bool(JMX, true);
         Map<String, Map<String, String>> listenerSettings = listenerSettings(listeners);
-        rejectUnused();
+        rejectUnused(names);
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
                 lightBelow, alpha, minSamples, cpuSampleInterval, routePatterns, routesMax, maxPages, quantum, maxPark, linger, cpus,
                 turnBelow, chargeGc, sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
@@ -339,12 +339,57 @@ public final class ConfigParser {
         return false;
     }
 
-    private void rejectUnused() {
+    private void rejectUnused(List<String> classNames) {
         for (var e : keys.entrySet()) {
             if (!used.contains(e.getKey())) {
-                throw FairsliceConfigException.of(e.getKey(), "is not a fairslice configuration key "
+                String near = nearestKey(e.getKey(), classNames);
+                throw FairsliceConfigException.of(e.getKey(), "is not a fairslice configuration key"
+                        + (near == null ? " " : "; did you mean " + near + "? ")
                         + "(see docs/configuration.md; per-class keys need a configured class)", e.getValue());
             }
         }
+    }
+
+    /**
+     * The key of {@link ConfigKeys#ALL} (per-class keys for the configured classes) closest to {@code key} within two
+     * edits (a letter left out, added, changed or two swapped), or null: the likely intent of a misspelt key.
+     */
+    static String nearestKey(String key, List<String> classNames) {
+        String nearest = null;
+        int best = 3;
+        for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
+            List<String> candidates = spec.name().contains("<class>")
+                    ? classNames.stream().map(c -> spec.name().replace("<class>", c)).toList()
+                    : spec.name().contains("<") ? List.of() : List.of(spec.name());
+            for (String candidate : candidates) {
+                int d = edits(key, candidate);
+                if (d < best) {
+                    best = d;
+                    nearest = candidate;
+                }
+            }
+        }
+        return nearest;
+    }
+
+    /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+    private static int edits(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
     }
 }

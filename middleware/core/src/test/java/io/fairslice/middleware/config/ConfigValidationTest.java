@@ -22,7 +22,10 @@ class ConfigValidationTest {
     static Stream<Arguments> badValues() {
         return Stream.of(
                 // key, value, words of the rule, [other keys...]
-                Arguments.of("unknown key", "polcy", "share", "is not a fairslice configuration key", new String[0]),
+                Arguments.of("unknown key", "polcy", "share",
+                        "is not a fairslice configuration key; did you mean policy? (see", new String[0]),
+                Arguments.of("misspelt per-class key", "class.heavy.shares", "10",
+                        "is not a fairslice configuration key; did you mean class.heavy.share? (see", new String[0]),
                 Arguments.of("per-class key of no class", "class.medium.share", "10", "is not a fairslice", new String[0]),
                 Arguments.of("boolean", "enabled", "yes", "must be true or false", new String[0]),
                 Arguments.of("policy", "policy", "fair", "must be one of observe, sleep, share", new String[0]),
@@ -91,6 +94,17 @@ class ConfigValidationTest {
                 .isInstanceOf(FairsliceConfigException.class)
                 .hasMessageContaining(key).hasMessageContaining(words).hasMessageContaining("'" + value + "'")
                 .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo(key));
+    }
+
+    /** A suggestion only for a near miss: a key of something else entirely gets none. */
+    @Test
+    void shouldSuggestNoKeyForAKeyFarFromEveryKey() {
+        assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("maximum-threads", "200")))
+                .isInstanceOf(FairsliceConfigException.class)
+                .hasMessageContaining("maximum-threads is not a fairslice configuration key (see docs/configuration.md");
+        assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("classes", "light,normal,heavy",
+                "class.normal.queue-sise", "10")))
+                .hasMessageContaining("; did you mean class.normal.queue-size? (see");
     }
 
     @Test
