@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Installs fairslice into a Tomcat instance, updates an earlier installation, or removes it, keeping an
@@ -55,6 +57,35 @@ public final class Installation {
 
     // ---- install -------------------------------------------------------------------------------------------------
 
+    /** The {@code apps} line of the settings file an earlier install wrote, or null. */
+    private String lastApps() throws IOException {
+        Path settings = base.resolve(TomcatLayout.TOMCAT_SETTINGS);
+        if (!Files.isRegularFile(settings)) {
+            return null;
+        }
+        for (String line : Files.readAllLines(settings, StandardCharsets.UTF_8)) {
+            if (line.startsWith("apps=")) {
+                return line.substring("apps=".length()).strip();
+            }
+        }
+        return null;
+    }
+
+    /** The packages of the scope file an earlier install wrote ({@code --weave}), in order; none without one. */
+    private List<String> lastScope() throws IOException {
+        Path aop = base.resolve(TomcatLayout.AOP_XML);
+        List<String> scope = new ArrayList<>();
+        if (Files.isRegularFile(aop)) {
+            Matcher include = INCLUDE.matcher(Files.readString(aop, StandardCharsets.UTF_8));
+            while (include.find()) {
+                scope.add(include.group(1));
+            }
+        }
+        return scope;
+    }
+
+    private static final Pattern INCLUDE = Pattern.compile("<include within=\"([^\"]+)\"/>");
+
     /** Installs (or updates) according to {@code options}; returns the new record. */
     public InstallRecord install(InstallOptions options, Bundle bundle) throws IOException {
         InstallRecord previous = InstallRecord.read(base).orElse(new InstallRecord(version, List.of()));
@@ -69,6 +100,8 @@ public final class Installation {
     }
 
     private InstallRecord install(InstallOptions options, Bundle bundle, Writer w) throws IOException {
+        String appsBefore = lastApps();
+        List<String> scopeBefore = lastScope();
         for (Path jar : bundle.libJars()) {
             w.file("lib/" + jar.getFileName(), Files.readAllBytes(jar), false);
         }
@@ -96,6 +129,19 @@ public final class Installation {
         if (!weaving) {
             report.accept("note: no --weave given, so no weaving agent: yield points only where application code"
                     + " calls Fairslice.yieldPoint()");
+        }
+        String apps = String.join(",", options.apps());
+        if (appsBefore != null && !appsBefore.equals(apps)) {
+            report.accept("note: --apps is now " + apps + "; the last install's was " + appsBefore
+                    + " (give --apps " + appsBefore + " to keep it)");
+        }
+        if (!scopeBefore.isEmpty() && !scopeBefore.equals(options.weave())) {
+            String was = String.join(",", scopeBefore);
+            report.accept(options.weave().isEmpty()
+                    ? "note: no --weave, so the weaving agent of the last install (scope " + was + ") is removed"
+                            + " (give --weave " + was + " to keep it)"
+                    : "note: the weaving scope is now " + String.join(",", options.weave()) + "; the last install's"
+                            + " was " + was);
         }
         for (String app : options.apps()) {
             if (!app.equals("*") && !base.hasApplication(app)) {

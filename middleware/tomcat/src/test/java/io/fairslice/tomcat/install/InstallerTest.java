@@ -291,6 +291,25 @@ class InstallerTest {
         assertThat(out).doesNotContain("no such application");
     }
 
+    /** Running install again to upgrade, without the options of the first run, reset them without a word. */
+    @Test
+    void shouldSayWhatARerunWithoutTheLastOptionsChanges() throws Exception {
+        Files.createDirectories(base.resolve("webapps/shop"));
+        assertThat(install("--weave", "com.acme..*", "--apps", "/shop")).as(err).isZero();
+        assertThat(out).doesNotContain("the last install's");
+
+        assertThat(install()).as(err).isZero();
+
+        assertThat(out).contains("note: --apps is now *; the last install's was /shop (give --apps /shop to keep it)")
+                .contains("note: no --weave, so the weaving agent of the last install (scope com.acme..*) is removed"
+                        + " (give --weave com.acme..* to keep it)");
+        install("--weave", "com.acme..*,com.shop..*", "--apps", "/shop");
+        assertThat(out).contains("note: --apps is now /shop; the last install's was *").doesNotContain("weaving scope");
+        install("--weave", "com.acme..*", "--apps", "/shop");
+        assertThat(out).contains("note: the weaving scope is now com.acme..*; the last install's was"
+                + " com.acme..*,com.shop..*");
+    }
+
     @Test
     void shouldLookForApplicationsInTheAppBaseOfServerXml() throws Exception {
         Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
