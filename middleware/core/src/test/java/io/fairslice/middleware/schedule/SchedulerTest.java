@@ -190,6 +190,18 @@ class SchedulerTest {
         clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // past share.linger: idle again
     }
 
+    /**
+     * Light's mean CPU per request is 1 ms (cheap: it runs in turns); a light request waits while a heavy one runs
+     * 4 ms, after which light is owed and its turn starts with that request, which is returned (granted).
+     */
+    private Ticket lightsTurn() {
+        measure(LIGHT, MS);
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        finish(heavy, 4 * MS);
+        return light;
+    }
+
     @Test
     void shouldChargeEachRequestOfATurnItsClassMeanCpuAsItStarts() {
         scheduler(); // share.turn-below 2 ms: light's requests (1 and 3 ms) are cheap, heavy's 4 ms are not
@@ -229,10 +241,7 @@ class SchedulerTest {
     @Test
     void shouldChargeARequestOfATurnThatRunsPastAQuantumWhatItUsesBeyondItsClassMean() {
         scheduler("share.quantum", "5ms");
-        measure(LIGHT, MS); // light's mean CPU per request: 1 ms
-        Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS); // light's turn: light is owed 16 ms (4 ms x 80 / 20)
+        Ticket light = lightsTurn(); // light's turn: light is owed 16 ms (4 ms x 80 / 20)
         Ticket big = running(LIGHT); // a request of light's turn that turns out expensive, charged 1 ms as it joins
         Ticket heavy2 = queued(HEAVY);
         clock.advance(6 * MS, 6 * MS);
@@ -276,10 +285,7 @@ class SchedulerTest {
     @Test
     void shouldLetAnotherClassInBesideATurnWhenItsFirstWaiterFindsTheCpuIdle() {
         scheduler("class.heavy.queue-timeout", "60s");
-        measure(LIGHT, MS);
-        Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS); // light's turn: light is owed 15 ms of CPU
+        Ticket light = lightsTurn(); // light's turn: light is owed 15 ms of CPU
         Ticket heavy2 = queued(HEAVY);
         // light's requests wait on I/O: the turn starts few, and the CPU idles
         clock.advance(30 * MS, 0);
@@ -306,10 +312,7 @@ class SchedulerTest {
     @Test
     void shouldKeepASlotOpenedByAnIdleCpuForTheNextRequestWhileCapacityGoesUnused() {
         scheduler("class.heavy.queue-timeout", "60s");
-        measure(LIGHT, MS);
-        Ticket first = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(first, 4 * MS); // light's turn
+        Ticket light = lightsTurn(); // light's turn
         Ticket heavy = queued(HEAVY);
         Ticket next = queued(HEAVY);
         Ticket last = queued(HEAVY);
@@ -333,10 +336,7 @@ class SchedulerTest {
     @Test
     void shouldEndATurnWhenItsClassRunsNothingForAMoment() {
         scheduler();
-        measure(LIGHT, MS);
-        Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS);
+        Ticket light = lightsTurn();
         Ticket heavy2 = queued(HEAVY); // light is owed for about 15 ms
         finish(light, MS);
         assertThat(heavy2.granted).as("the turn waits a moment for light's next request").isFalse();
@@ -979,10 +979,7 @@ class SchedulerTest {
     @Test
     void shouldChargeARequestOfATurnThatDeclaresABlockingCallWhatItUsedBeyondItsClassMean() {
         scheduler("share.quantum", "5ms");
-        measure(LIGHT, MS); // light's mean CPU per request: 1 ms
-        Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS); // light's turn: light is owed 16 ms (4 ms x 80 / 20)
+        Ticket light = lightsTurn(); // light's turn: light is owed 16 ms (4 ms x 80 / 20)
         Ticket big = running(LIGHT); // charged 1 ms as it joins
         Ticket heavy2 = queued(HEAVY);
         clock.advance(18 * MS, 18 * MS);
@@ -1127,10 +1124,7 @@ class SchedulerTest {
     @Test
     void shouldMoveARunningRequestToItsNewClassAtItsNextYieldPointAndLetItWaitThere() {
         scheduler();
-        measure(LIGHT, MS); // light is cheap: it runs in turns
-        Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS); // light's turn: light is owed about 15 ms
+        Ticket light = lightsTurn(); // light's turn: light is owed about 15 ms
         Ticket page = running(LIGHT); // a new page's request, light until its route is decided: rides the turn
         Ticket heavy2 = queued(HEAVY);
         assertThat(scheduler.classState(LIGHT).running()).isEqualTo(2);
@@ -1172,10 +1166,7 @@ class SchedulerTest {
     @Test
     void shouldLetAMovedRequestThatYieldsGoOnBeforeTheRequestsThatMovedWithIt() {
         scheduler();
-        measure(LIGHT, MS);
-        Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT);
-        finish(heavy, 4 * MS); // light's turn
+        Ticket light = lightsTurn(); // light's turn
         Ticket a = running(LIGHT);
         Ticket b = running(LIGHT); // a new page's two requests, riding light's turn
         scheduler.reclassify(a, HEAVY);
