@@ -4,6 +4,8 @@ import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.tomcat.TomcatLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -84,6 +86,19 @@ final class Fragments {
     }
 
     /** XML comments may not contain "--": the installer's options are named without it in the files below. */
+    /** The packages of a scope file {@link #aopXml} wrote, in order. */
+    static List<String> aopXmlScope(String aopXml) {
+        List<String> scope = new ArrayList<>();
+        Matcher include = INCLUDE.matcher(aopXml);
+        while (include.find()) {
+            scope.add(include.group(1));
+        }
+        return scope;
+    }
+
+    /** An include element as {@link #aopXml} writes it. */
+    private static final Pattern INCLUDE = Pattern.compile("<include within=\"([^\"]+)\"/>");
+
     static byte[] aopXml(List<String> scope, boolean calls, boolean jdbc) {
         String includes = scope.stream().map(w -> "    <include within=\"" + w + "\"/>")
                 .collect(Collectors.joining("\n"));

@@ -1,6 +1,7 @@
 package io.fairslice.tomcat.install;
 
 import io.fairslice.tomcat.TomcatLayout;
+import io.fairslice.tomcat.TomcatSettings;
 import io.fairslice.tomcat.install.InstallRecord.Entry;
 import io.fairslice.tomcat.install.InstallRecord.Kind;
 import java.io.IOException;
@@ -19,8 +20,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Installs fairslice into a Tomcat instance, updates an earlier installation, or removes it, keeping an
@@ -57,34 +56,28 @@ public final class Installation {
 
     // ---- install -------------------------------------------------------------------------------------------------
 
-    /** The {@code apps} line of the settings file an earlier install wrote, or null. */
-    private String lastApps() throws IOException {
-        Path settings = base.resolve(TomcatLayout.TOMCAT_SETTINGS);
-        if (!Files.isRegularFile(settings)) {
+    /**
+     * The applications of the settings file an earlier install wrote, read as Tomcat reads them
+     * ({@link TomcatSettings#load}), comma-separated; null without one, or when it is not readable as such (it is
+     * written anew anyway).
+     */
+    private String lastApps() {
+        if (!Files.isRegularFile(base.resolve(TomcatLayout.TOMCAT_SETTINGS))) {
             return null;
         }
-        for (String line : Files.readAllLines(settings, StandardCharsets.UTF_8)) {
-            if (line.startsWith("apps=")) {
-                return line.substring("apps=".length()).strip();
-            }
+        try {
+            return String.join(",", TomcatSettings.load(base.dir()).apps());
+        } catch (IllegalArgumentException e) {
+            return null;
         }
-        return null;
     }
 
     /** The packages of the scope file an earlier install wrote ({@code --weave}), in order; none without one. */
     private List<String> lastScope() throws IOException {
         Path aop = base.resolve(TomcatLayout.AOP_XML);
-        List<String> scope = new ArrayList<>();
-        if (Files.isRegularFile(aop)) {
-            Matcher include = INCLUDE.matcher(Files.readString(aop, StandardCharsets.UTF_8));
-            while (include.find()) {
-                scope.add(include.group(1));
-            }
-        }
-        return scope;
+        return Files.isRegularFile(aop) ? Fragments.aopXmlScope(Files.readString(aop, StandardCharsets.UTF_8))
+                : List.of();
     }
-
-    private static final Pattern INCLUDE = Pattern.compile("<include within=\"([^\"]+)\"/>");
 
     /** Installs (or updates) according to {@code options}; returns the new record. */
     public InstallRecord install(InstallOptions options, Bundle bundle) throws IOException {
