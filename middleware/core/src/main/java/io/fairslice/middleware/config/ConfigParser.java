@@ -19,6 +19,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Turns a flat key/value map into a validated {@link FairsliceConfig}. Every key is consumed exactly once; a key
@@ -32,6 +34,8 @@ public final class ConfigParser {
     public static final int DEFAULT_QUEUE_SIZE = 1000;
     public static final Duration DEFAULT_QUEUE_TIMEOUT = Duration.ofSeconds(30);
     private static final String CLASS_NAME = "[a-z][a-z0-9_-]{0,31}";
+    /** A key that ends in a number, as rule.<n> and route.<n> do: the number, for a misspelt numbered key. */
+    private static final Pattern NUMBERED = Pattern.compile("\\.([0-9]{1,4})$");
 
     private final Map<String, String> keys;
     private final Set<String> used = new HashSet<>();
@@ -351,15 +355,18 @@ public final class ConfigParser {
     }
 
     /**
-     * The key of {@link ConfigKeys#ALL} (per-class keys for the configured classes) closest to {@code key} within two
-     * edits (a letter left out, added, changed or two swapped), or null: the likely intent of a misspelt key.
+     * The key of {@link ConfigKeys#ALL} (per-class keys for the configured classes, numbered keys with the key's own
+     * number) closest to {@code key} within two edits (a letter left out, added, changed or two swapped), or null: the likely intent of a misspelt key.
      */
     static String nearestKey(String key, List<String> classNames) {
+        Matcher numbered = NUMBERED.matcher(key);
+        String number = numbered.find() ? numbered.group(1) : null; // rules.3 -> rule.3
         String nearest = null;
         int best = 3;
         for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
             List<String> candidates = spec.name().contains("<class>")
                     ? classNames.stream().map(c -> spec.name().replace("<class>", c)).toList()
+                    : spec.name().contains("<n>") && number != null ? List.of(spec.name().replace("<n>", number))
                     : spec.name().contains("<") ? List.of() : List.of(spec.name());
             for (String candidate : candidates) {
                 int d = edits(key, candidate);

@@ -26,6 +26,8 @@ class ConfigValidationTest {
                         "is not a fairslice configuration key; did you mean policy? (see", new String[0]),
                 Arguments.of("misspelt per-class key", "class.heavy.shares", "10",
                         "is not a fairslice configuration key; did you mean class.heavy.share? (see", new String[0]),
+                Arguments.of("misspelt numbered key", "rules.2", "heavy path=/report*",
+                        "is not a fairslice configuration key; did you mean rule.2? (see", new String[0]),
                 Arguments.of("per-class key of no class", "class.medium.share", "10", "is not a fairslice", new String[0]),
                 Arguments.of("boolean", "enabled", "yes", "must be true or false", new String[0]),
                 Arguments.of("policy", "policy", "fair", "must be one of observe, sleep, share", new String[0]),
