@@ -184,8 +184,8 @@ public final class FairsliceFilter implements Filter {
         int ruled = classifier.ruleClass(config, path, method, request::getHeader);
         int cls = ruled >= 0 ? ruled : classifier.routeClass(config, route);
         // a request that teaches the route nothing is measured on its own, not as the route's sample
-        Ticket ticket = scheduler.newTicket(cls,
-                teaches ? route.cpuSample(now, config.cpuSampleInterval().toNanos()) : 1);
+        int cpuWeight = teaches ? route.cpuSample(now, config.cpuSampleInterval().toNanos()) : 1;
+        Ticket ticket = scheduler.newTicket(cls, cpuWeight);
         scheduler.beginDispatch(ticket);
         // while its route learns: watched from here to its end, and moved to the class the route's first decision
         // gives, unless a rule gave it its class
@@ -195,6 +195,9 @@ public final class FairsliceFilter implements Filter {
         if (admission != Scheduler.ADMITTED) {
             classifier.unwatch(watch);
             scheduler.endDispatch(ticket);
+            if (teaches) {
+                route.cpuSampleRejected(cpuWeight);
+            }
             if (admission == Scheduler.REJECTED_INTERRUPTED) {
                 // the interrupt cancelled the wait; left set, it makes the container's NIO write of the 503 fail
                 // and the client sees a dropped connection instead of an answer

@@ -478,6 +478,55 @@ class FairsliceFilterTest {
         }
     }
 
+    /** 20 ms of its thread's CPU, then, with {@code ?hold}, holds its thread until released. */
+    static final class ExpensiveThenHold extends HttpServlet {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException, ServletException {
+            new Expensive().doGet(req, resp);
+            if (req.getParameter("hold") != null) {
+                entered.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldNotCountRejectedRequestsAmongTheRequestsAMeasuredOneStandsFor() throws Exception {
+        ExpensiveThenHold page = new ExpensiveThenHold();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/sampled", Map.of("fairslice.rule.1", "heavy path=/page",
+                "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0",
+                "fairslice.cpu.sample-interval", "200ms"), registry).servlet("/page", page, false).start()) {
+            for (int i = 0; i < 10; i++) { // the route learns: every request measured, for itself
+                assertThat(t.get("/page").statusCode()).isEqualTo(200);
+            }
+            // the first request after the route's decision is measured; the next one 200 ms later at the earliest
+            CompletableFuture<HttpResponse<String>> held = CompletableFuture.supplyAsync(() -> get(t, "/page?hold"));
+            assertThat(page.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            long heldAt = System.nanoTime();
+            for (int i = 0; i < 20; i++) {
+                assertThat(t.get("/page").statusCode()).as("over the cap, no queue").isEqualTo(503);
+            }
+            page.release.countDown();
+            assertThat(held.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            Thread.sleep(Math.max(0, 250 - (System.nanoTime() - heldAt) / 1_000_000));
+            assertThat(t.get("/page").statusCode()).as("measured: stands for itself alone").isEqualTo(200);
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "heavy", "page", "/page",
+                    "outcome", "success").timer().count()).isEqualTo(12));
+            double cpu = registry.get("fairslice.requests.cpu").tags("class", "heavy", "page", "/page").counter()
+                    .count();
+            // twelve requests of 20 ms served; counted with the 20 rejected ones, the last alone would read 420 ms
+            assertThat(cpu).as("CPU seconds of the twelve served requests").isBetween(0.2, 0.36);
+        }
+    }
+
     @Test
     void shouldHoldAnAsyncRequestsPermitUntilItsAsyncCycleCompletes() throws Exception {
         Async async = new Async();

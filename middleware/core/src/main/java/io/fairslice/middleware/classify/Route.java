@@ -114,7 +114,23 @@ public final class Route {
                 || !nextSampleNanos.compareAndSet(next, nowNanos + intervalNanos)) {
             return 0;
         }
-        return (int) Math.min(sinceSample.getAndSet(0), Integer.MAX_VALUE);
+        // at least itself: a rejection given back meanwhile may have taken the count below it
+        return (int) Math.max(1, Math.min(sinceSample.getAndSet(0), Integer.MAX_VALUE));
+    }
+
+    /**
+     * A request that {@link #cpuSample} answered {@code cpuWeight} for was rejected at admission: it used no CPU, so it
+     * is none of the requests a measurement stands for. Not measured (0), it leaves the count; measured, the requests
+     * before it that its measurement stood for go back to the count, for the next measurement to stand for.
+     * Otherwise every 503 under overload made the next measured request stand for more requests than were served,
+     * and the class's CPU and its page's CPU meter read more than the server used.
+     */
+    public void cpuSampleRejected(int cpuWeight) {
+        if (cpuWeight == 0) {
+            sinceSample.decrementAndGet();
+        } else if (cpuWeight > 1) {
+            sinceSample.addAndGet(cpuWeight - 1);
+        }
     }
 
     /** Whether the adaptive classifier currently puts this route in its heavy class. */

@@ -269,6 +269,23 @@ class RouteTableTest {
         }
     }
 
+    @Test
+    void shouldLeaveRejectedRequestsOutOfTheRequestsAMeasurementStandsFor() {
+        long ms = 1_000_000L;
+        Route a = decided(new RouteTable(1000, 50).route("/a"));
+        assertThat(a.cpuSample(0, 100 * ms)).isEqualTo(1);
+        assertThat(a.cpuSample(ms, 100 * ms)).isZero();
+        a.cpuSampleRejected(0);
+        assertThat(a.cpuSample(2 * ms, 100 * ms)).isZero();
+        int measured = a.cpuSample(100 * ms, 100 * ms);
+        assertThat(measured).as("itself and the one served before it, not the rejected one").isEqualTo(2);
+        a.cpuSampleRejected(measured);
+        assertThat(a.cpuSample(200 * ms, 100 * ms)).as("rejected: the one before it goes to the next").isEqualTo(2);
+        a.cpuSampleRejected(0);
+        a.cpuSampleRejected(0);
+        assertThat(a.cpuSample(300 * ms, 100 * ms)).as("never less than itself").isEqualTo(1);
+    }
+
     /** The route after the adaptive classifier's first decision on it (ten requests of 1 ms measured). */
     private static Route decided(Route r) {
         for (int i = 0; i < 10; i++) {
