@@ -515,7 +515,7 @@ public final class Scheduler {
                 return ADMITTED;
             }
             RequestClassConfig cc = cfg.classes().get(c.index);
-            if (c.admissionQueue.size() >= cc.queueSize()) {
+            if (c.admissionQueue.size() >= queueBound(c, cc, cfg)) {
                 c.inflight--;
                 c.rejections[REJECTED_QUEUE_FULL].increment();
                 t.rejection = REJECTED_QUEUE_FULL; // finished: a move of its route no longer reaches it
@@ -534,6 +534,17 @@ public final class Scheduler {
         } finally {
             unlock();
         }
+    }
+
+    /**
+     * How many of the class's requests may wait at admission: its {@code queue-size}, but under share at least one
+     * while its cap is not what holds it back. A request that waits for its class's turn waits for the shares, not
+     * for a cap; with no queue at all (queue-size 0) a class could start a request only when it found a run slot free
+     * as it arrived, which a class running in turns never leaves: the class got nothing while the CPU went to the
+     * others, or sat idle beside a class that could not use it.
+     */
+    private static int queueBound(ClassState c, RequestClassConfig cc, FairsliceConfig cfg) {
+        return cfg.policy() == Policy.SHARE && capOk(c, cfg) ? Math.max(1, cc.queueSize()) : cc.queueSize();
     }
 
     private static boolean capOk(ClassState c, FairsliceConfig cfg) {

@@ -12,6 +12,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
@@ -200,6 +201,33 @@ class SchedulerTest {
         Ticket light = queued(LIGHT);
         finish(heavy, 4 * MS);
         return light;
+    }
+
+    @Test
+    void shouldLetOneRequestOfAClassWithNoQueueWaitForItsTurnButNotForItsCap() {
+        scheduler("class.heavy.queue-size", "0", "class.heavy.max-concurrency", "1");
+        Ticket light = lightsTurn(); // every run slot is light's
+        Ticket heavy = queued(HEAVY); // queue-size 0: it waits for its turn all the same
+        Ticket heavy2 = scheduler.newTicket(HEAVY);
+        scheduler.beginDispatch(heavy2);
+        assertThat(scheduler.tryAdmit(heavy2)).as("one waits; the next is rejected")
+                .isEqualTo(Scheduler.REJECTED_QUEUE_FULL);
+        List<Ticket> turn = new ArrayList<>(List.of(light));
+        while (true) { // light's requests join its turn, each charged light's mean, 1 ms, until light is past heavy
+            Ticket t = scheduler.newTicket(LIGHT);
+            scheduler.beginDispatch(t);
+            if (scheduler.tryAdmit(t) != Scheduler.ADMITTED) {
+                break;
+            }
+            turn.add(t);
+        }
+        assertThat(turn).as("light's turn: the request that started it and the ones that joined").hasSizeGreaterThan(10);
+        turn.forEach(t -> finish(t, 0));
+        assertThat(heavy.granted).as("light's turn over: heavy's request starts").isTrue();
+        Ticket heavy3 = scheduler.newTicket(HEAVY);
+        scheduler.beginDispatch(heavy3);
+        assertThat(scheduler.tryAdmit(heavy3)).as("its cap (1) is reached: no request waits for the cap")
+                .isEqualTo(Scheduler.REJECTED_QUEUE_FULL);
     }
 
     @Test
