@@ -175,6 +175,21 @@ class FairsliceFilterTest {
     }
 
     @Test
+    void shouldClassifyOneRouteByAParameterOfItsQueryString() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/query", Map.of("fairslice.rule.1",
+                "heavy path=/search query:scope=all"), registry).servlet("/search", new Hello(), false).start()) {
+            assertThat(t.get("/search?q=shoes&scope=all").statusCode()).isEqualTo(200);
+            assertThat(t.get("/search?q=shoes").statusCode()).isEqualTo(200);
+            assertThat(t.get("/search?q=shoes&scope=al%6C").statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("class", "heavy").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("scope=all, as sent and encoded").isEqualTo(2));
+            assertThat(registry.find("fairslice.requests").tags("class", "light").timers().stream()
+                    .mapToLong(Timer::count).sum()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void shouldChargeTheCollectorsPausesToTheClassWhosePagesMadeTheGarbage() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/gc", Map.of("fairslice.rule.1", "heavy path=/garbage",

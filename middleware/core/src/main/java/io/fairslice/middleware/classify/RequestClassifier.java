@@ -100,13 +100,14 @@ public final class RequestClassifier {
 
     /**
      * The class of the first rule that matches the request, or -1 when none does (then {@link #routeClass} gives it);
-     * {@code header} looks up request headers by name.
+     * {@code header} looks up request headers by name; {@code query} is the query string as sent (null: none).
      */
-    public int ruleClass(FairsliceConfig config, String path, String method, UnaryOperator<String> header) {
+    public int ruleClass(FairsliceConfig config, String path, String method, UnaryOperator<String> header,
+                         String query) {
         List<Rule> rules = config.rules();
         for (int i = 0; i < rules.size(); i++) {
             Rule rule = rules.get(i);
-            if (rule.matches(path, method, header)) {
+            if (rule.matches(path, method, header, query)) {
                 return rule.classIndex();
             }
         }

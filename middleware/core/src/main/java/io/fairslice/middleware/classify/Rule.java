@@ -1,6 +1,8 @@
 package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.FairsliceConfigException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -10,8 +12,10 @@ import java.util.Set;
  * One classification rule: {@code <class> <condition>...}; a request matches when every condition holds.
  * Conditions: {@code path=<glob>} (the path inside the web application; {@code *} matches within one segment,
  * {@code **} across segments), {@code method=GET|POST} (alternatives), {@code header:<Name>=<glob>} (where
- * {@code *} matches anything) and
- * {@code header:<Name>} (present). Example: {@code rule.10 = heavy path=/reports/** method=GET}.
+ * {@code *} matches anything), {@code header:<Name>} (present), and the same for a parameter of the query string:
+ * {@code query:<name>=<glob>} (any of its values, decoded) and {@code query:<name>} (present). The query string is
+ * read as it came, never a form body: reading that would take the body from the application. Example:
+ * {@code rule.10 = heavy path=/reports/** method=GET}; {@code rule.11 = heavy path=/search query:scope=all}.
  */
 public final class Rule {
 
@@ -22,10 +26,13 @@ public final class Rule {
     private final Set<String> methods;
     private final List<String> headerNames;
     private final List<Glob> headerValues;
+    private final List<String> queryNames;
+    private final List<Glob> queryValues;
     private final String text;
 
     private Rule(int order, String className, int classIndex, Glob path, Set<String> methods,
-                 List<String> headerNames, List<Glob> headerValues, String text) {
+                 List<String> headerNames, List<Glob> headerValues, List<String> queryNames, List<Glob> queryValues,
+                 String text) {
         this.order = order;
         this.className = className;
         this.classIndex = classIndex;
@@ -33,6 +40,8 @@ public final class Rule {
         this.methods = methods;
         this.headerNames = headerNames;
         this.headerValues = headerValues;
+        this.queryNames = queryNames;
+        this.queryValues = queryValues;
         this.text = text;
     }
 
@@ -41,7 +50,7 @@ public final class Rule {
         String[] words = value == null ? new String[0] : value.trim().split("\\s+");
         if (words.length < 2 || words[0].isEmpty()) {
             throw FairsliceConfigException.of(key, "must be '<class> <condition>...' with at least one condition "
-                    + "(path=<glob>, method=<M>|<M>, header:<Name>[=<glob>])", value);
+                    + "(path=<glob>, method=<M>|<M>, header:<Name>[=<glob>], query:<name>[=<glob>])", value);
         }
         int classIndex = classes.indexOf(words[0]);
         if (classIndex < 0) {
@@ -51,12 +60,19 @@ public final class Rule {
         Set<String> methods = null;
         List<String> headerNames = new ArrayList<>();
         List<Glob> headerValues = new ArrayList<>();
+        List<String> queryNames = new ArrayList<>();
+        List<Glob> queryValues = new ArrayList<>();
         for (int i = 1; i < words.length; i++) {
             String w = words[i];
             if (w.startsWith("path=") && path == null) {
                 String glob = w.substring(5);
                 if (!glob.startsWith("/")) {
                     throw FairsliceConfigException.of(key, "path glob must start with '/'", value);
+                }
+                int q = glob.indexOf('?');
+                if (q >= 0 && glob.indexOf('=', q) > q) { // '?' alone is a wildcard: one character
+                    throw FairsliceConfigException.of(key, "path glob must not hold a query string ('?' then '='):"
+                            + " the path is matched without it; use query:<name>=<glob> for a parameter", value);
                 }
                 path = Glob.path(glob);
             } else if (w.startsWith("method=") && methods == null) {
@@ -78,17 +94,37 @@ public final class Rule {
                 }
                 headerNames.add(name);
                 headerValues.add(eq < 0 ? null : Glob.value(h.substring(eq + 1)));
+            } else if (w.startsWith("query:") && w.length() > 6) {
+                String q = w.substring(6);
+                int eq = q.indexOf('=');
+                String name = eq < 0 ? q : q.substring(0, eq);
+                if (name.isEmpty() || name.indexOf('&') >= 0) {
+                    throw FairsliceConfigException.of(key, "query parameter name must be non-empty, without '&'",
+                            value);
+                }
+                queryNames.add(name);
+                queryValues.add(eq < 0 ? null : Glob.value(q.substring(eq + 1)));
             } else {
                 throw FairsliceConfigException.of(key, "has an unknown or repeated condition '" + w
-                        + "' (use path=<glob>, method=<M>|<M>, header:<Name>[=<glob>])", value);
+                        + "' (use path=<glob>, method=<M>|<M>, header:<Name>[=<glob>], query:<name>[=<glob>])", value);
             }
         }
         return new Rule(order, words[0], classIndex, path, methods, List.copyOf(headerNames),
-                java.util.Collections.unmodifiableList(headerValues), value.trim());
+                java.util.Collections.unmodifiableList(headerValues), List.copyOf(queryNames),
+                java.util.Collections.unmodifiableList(queryValues), value.trim());
     }
 
-    /** Whether a request with this path (inside the application), method and headers matches. */
+    /** Whether a request with this path (inside the application), method and headers, and no query string, matches. */
     public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header) {
+        return matches(requestPath, method, header, null);
+    }
+
+    /**
+     * Whether a request with this path (inside the application), method, headers and query string (as sent, without
+     * the '?'; null: none) matches.
+     */
+    public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header,
+                           String query) {
         if (methods != null && !methods.contains(method)) {
             return false;
         }
@@ -105,7 +141,47 @@ public final class Rule {
                 return false;
             }
         }
+        for (int i = 0; i < queryNames.size(); i++) {
+            if (!hasParameter(query, queryNames.get(i), queryValues.get(i))) {
+                return false;
+            }
+        }
         return true;
+    }
+
+    /** Whether the query string has the parameter, with a value the glob matches (null: any value, or none). */
+    private static boolean hasParameter(String query, String name, Glob value) {
+        if (query == null || query.isEmpty()) {
+            return false;
+        }
+        int start = 0;
+        while (start <= query.length()) {
+            int end = query.indexOf('&', start);
+            if (end < 0) {
+                end = query.length();
+            }
+            int eq = query.indexOf('=', start);
+            boolean hasValue = eq >= 0 && eq < end;
+            String n = decode(query.substring(start, hasValue ? eq : end));
+            if (n.equals(name) && (value == null || value.matches(hasValue ? decode(query.substring(eq + 1, end))
+                    : ""))) {
+                return true;
+            }
+            start = end + 1;
+        }
+        return false;
+    }
+
+    /** A query string's part decoded as a form's (+ is a space, %XX a UTF-8 byte); as sent where it is malformed. */
+    private static String decode(String part) {
+        if (part.indexOf('%') < 0 && part.indexOf('+') < 0) {
+            return part;
+        }
+        try {
+            return URLDecoder.decode(part, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return part;
+        }
     }
 
     public int order() {
