@@ -10,17 +10,29 @@ public final class FairsliceConfigException extends IllegalArgumentException {
     private final String key;
     private final String rule;
     private final String value;
+    private final boolean unknownKey;
 
-    private FairsliceConfigException(String key, String rule, String value) {
+    private FairsliceConfigException(String key, String rule, String value, boolean unknownKey) {
         super("fairslice configuration: " + key + " " + rule + ", got " + (value == null ? "nothing" : "'" + value + "'"));
         this.key = key;
         this.rule = rule;
         this.value = value;
+        this.unknownKey = unknownKey;
     }
 
     /** {@code key} broke {@code rule} (worded to follow the key: "must be 1..1000"); {@code value} as received. */
     public static FairsliceConfigException of(String key, String rule, String value) {
-        return new FairsliceConfigException(key, rule, value);
+        return new FairsliceConfigException(key, rule, value, false);
+    }
+
+    /** {@code key} is no configuration key at all (nor a setting of a request listener): a typo, say. */
+    public static FairsliceConfigException unknownKey(String key, String rule, String value) {
+        return new FairsliceConfigException(key, rule, value, true);
+    }
+
+    /** Whether the key itself is unknown, rather than its value wrong. */
+    public boolean unknownKey() {
+        return unknownKey;
     }
 
     public String key() {

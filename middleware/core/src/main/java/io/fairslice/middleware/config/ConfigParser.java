@@ -49,7 +49,7 @@ public final class ConfigParser {
         Map<String, String> trimmed = new LinkedHashMap<>();
         keys.forEach((k, v) -> {
             if (k == null) {
-                throw FairsliceConfigException.of("(a key that is null)", "is not a fairslice configuration key", v);
+                throw FairsliceConfigException.unknownKey("(a key that is null)", "is not a fairslice configuration key", v);
             }
             // an absent value (a parameter declared without one) is unset, like an empty one
             trimmed.put(k.trim(), v == null ? "" : v.trim());
@@ -317,7 +317,7 @@ public final class ConfigParser {
                 }
                 String setting = e.getKey().substring(prefix.length());
                 if (!declares(listener.getValue(), setting)) {
-                    throw FairsliceConfigException.of(e.getKey(), "is not a setting of the request listener '"
+                    throw FairsliceConfigException.unknownKey(e.getKey(), "is not a setting of the request listener '"
                             + listener.getKey() + "' (it declares " + new java.util.TreeSet<>(listener.getValue())
                             + ")", e.getValue());
                 }
@@ -347,7 +347,7 @@ public final class ConfigParser {
         for (var e : keys.entrySet()) {
             if (!used.contains(e.getKey())) {
                 String near = nearestKey(e.getKey(), classNames);
-                throw FairsliceConfigException.of(e.getKey(), "is not a fairslice configuration key"
+                throw FairsliceConfigException.unknownKey(e.getKey(), "is not a fairslice configuration key"
                         + (near == null ? " " : "; did you mean " + near + "? ")
                         + "(see docs/configuration.md; per-class keys need a configured class)", e.getValue());
             }

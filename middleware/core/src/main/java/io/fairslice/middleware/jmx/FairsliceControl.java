@@ -109,6 +109,15 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         try {
             for (var e : changes.entrySet()) {
                 if (e.getKey() == null || !changeable(e.getKey())) {
+                    if (e.getKey() != null && e.getValue() != null) {
+                        try {
+                            before.with(Map.of(e.getKey(), e.getValue()));
+                        } catch (FairsliceConfigException unknown) {
+                            if (unknown.unknownKey()) { // a typo: named as at startup, with the key it is closest to
+                                throw unknown;
+                            }
+                        }
+                    }
                     throw FairsliceConfigException.of(String.valueOf(e.getKey()), "cannot change at runtime (restart "
                             + "the application)", e.getValue());
                 }
