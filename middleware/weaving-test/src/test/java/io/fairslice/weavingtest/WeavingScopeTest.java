@@ -66,17 +66,19 @@ class WeavingScopeTest {
     }
 
     @Test
-    void shouldOnlyWarnWhenAJvmWideFileNamesAPackageThisApplicationLacks() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/>"
+    void shouldOnlyNoteWhenAJvmWideFileNamesAPackageThisApplicationLacks() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.other..*\"/>"
                 + "<include within=\"io.fairslice.weavingtest.shop..*\"/></weaver></aspectj>");
 
         WeavingScope scope = WeavingScope.inspect(loader, file);
 
         assertThat(scope.problems()).isEmpty();
-        assertThat(scope.warnings()).singleElement().asString().contains("io.fairslice.weavingtest.shp..*",
+        assertThat(scope.warnings()).as("another application's package: no warning in this one").isEmpty();
+        assertThat(scope.notes()).singleElement().asString().contains("io.fairslice.weavingtest.other..*",
                 "shared by the JVM");
         assertThat(scope.includes()).containsExactly("io.fairslice.weavingtest.shop..*");
-        assertThat(scope.summary()).contains("WARNING");
+        assertThat(scope.summary()).doesNotContain("WARNING").contains("not in this application",
+                "io.fairslice.weavingtest.other..*");
     }
 
     @Test
@@ -183,12 +185,13 @@ class WeavingScopeTest {
     }
 
     /**
-     * Tomcat's `--weave` with a misspelt package: one warning on one line of the log. It named Tomcat's web application
-     * loader over five lines (its own description, then its parents') and came with a second warning, that no file
-     * named the application's packages at all.
+     * Tomcat's `--weave` naming a package this application lacks (a misspelt one, or another application's): one note
+     * on one line of the log, no warning. It named Tomcat's web application loader over five lines (its own
+     * description, then its parents') and came with a second warning, that no file named the application's packages
+     * at all; and with the installer's default --apps * it was a warning in each of Tomcat's own applications.
      */
     @Test
-    void shouldWarnOnceAndOnOneLineWhenAJvmWideFilesOnlyPackageIsNotTheApplications() throws IOException {
+    void shouldNoteOnceAndOnOneLineWhenAJvmWideFilesOnlyPackageIsNotTheApplications() throws IOException {
         String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/></weaver>"
                 + "</aspectj>");
         try (URLClassLoader webapp = new URLClassLoader(new URL[0], loader) {
@@ -201,7 +204,8 @@ class WeavingScopeTest {
             WeavingScope scope = WeavingScope.inspect(webapp, file);
 
             assertThat(scope.problems()).isEmpty();
-            assertThat(scope.warnings()).singleElement().asString()
+            assertThat(scope.warnings()).isEmpty();
+            assertThat(scope.notes()).singleElement().asString()
                     .contains("io.fairslice.weavingtest.shp..*\"/> matches no class visible to"
                             + " ParallelWebappClassLoader, context: shop, delegate: false (no resource")
                     .doesNotContain("\n").doesNotContain("Parent Classloader");

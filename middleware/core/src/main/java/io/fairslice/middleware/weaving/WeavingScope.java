@@ -43,8 +43,8 @@ import org.xml.sax.SAXException;
  * <p>Rules: a declared {@code <aspect name="..."/>} must name a class the loader can see. An include of a package
  * and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class
  * ({@code com.acme.Checkout}) must not lie inside code that is never woven (the JDK, the container, AspectJ,
- * metrics libraries, fairslice), and must match at least one class the loader can see. That last rule is a
- * {@link #warnings() warning} instead when the include comes from a configuration shared by the whole JVM (a
+ * metrics libraries, fairslice), and must match at least one class the loader can see. That last rule gives a
+ * {@link #notes() note} instead when the include comes from a configuration shared by the whole JVM (a
  * {@code file:} entry, or an aop.xml the parent loader sees too): in a container with several web applications
  * such a file legitimately names packages of the others. Any other type pattern ({@code com.acme..*Service},
  * {@code Foo+}: an application's own aop.xml may have them for its own aspects) is valid for the weaver, which then
@@ -101,6 +101,7 @@ public final class WeavingScope {
     private final List<String> includes;
     private final List<String> problems;
     private final List<String> warnings;
+    private final List<String> notes;
 
     private WeavingScope(boolean agentActive, Findings findings) {
         this.agentActive = agentActive;
@@ -108,6 +109,7 @@ public final class WeavingScope {
         this.includes = List.copyOf(findings.includes);
         this.problems = List.copyOf(findings.problems);
         this.warnings = List.copyOf(findings.warnings);
+        this.notes = List.copyOf(findings.notes);
     }
 
     /** Reads the weaving configuration visible to {@code loader}, as the weaver does, and checks it. */
@@ -277,7 +279,7 @@ public final class WeavingScope {
             String miss = element + "matches no class visible to " + describe(findings.loader) + " (no resource "
                     + resource + ")";
             if (shared) {
-                findings.warnings.add(miss + "; the file is shared by the JVM, so it may name another application's"
+                findings.notes.add(miss + "; the file is shared by the JVM, so it may name another application's"
                         + " classes");
             } else {
                 findings.problems.add(miss + ": a typo?");
@@ -425,6 +427,7 @@ public final class WeavingScope {
         WeavingScope scope = inspect(ClassLoader.getSystemClassLoader(), configuration);
         List<String> all = new ArrayList<>(scope.problems());
         all.addAll(scope.warnings());
+        all.addAll(scope.notes());
         if (!all.isEmpty()) {
             System.err.println("fairslice weaving: the weaving configuration is not usable (docs/weaving.md):");
             all.forEach(problem -> System.err.println("  " + problem));
@@ -469,9 +472,19 @@ public final class WeavingScope {
         return problems;
     }
 
-    /** What may be intended but weaves nothing here (an empty scope, a shared file's include for another app). */
+    /** What may be intended but weaves nothing or less than meant (an empty scope, an exclude of nothing). */
     public List<String> warnings() {
         return warnings;
+    }
+
+    /**
+     * Includes of a file shared by the JVM that name no class of this application: in a container with several
+     * applications (the installer's {@code --apps *}: Tomcat's own manager and examples too) they are the other
+     * applications' packages, so they are worth a line in the log, not a warning in every other application. The
+     * installer checks its {@code --weave} patterns against the applications on disk, where a typo shows.
+     */
+    public List<String> notes() {
+        return notes;
     }
 
     /**
@@ -492,14 +505,15 @@ public final class WeavingScope {
                     + " class loader); yield points only where code calls Fairslice.yieldPoint()";
         }
         return "fairslice weaving: on, scope " + includes + " from " + sources + "; " + WovenClasses.count()
-                + " woven classes initialised so far" + (warnings.isEmpty() ? "" : "; WARNING: " + warnings)
+                + " woven classes initialised so far" + (notes.isEmpty() ? "" : "; not in this application: " + notes)
+                + (warnings.isEmpty() ? "" : "; WARNING: " + warnings)
                 + (problems.isEmpty() ? "" : "; problems: " + problems);
     }
 
     @Override
     public String toString() {
         return "WeavingScope[agentActive=" + agentActive + ", includes=" + includes + ", sources=" + sources
-                + ", problems=" + problems + ", warnings=" + warnings + "]";
+                + ", problems=" + problems + ", warnings=" + warnings + ", notes=" + notes + "]";
     }
 
     /** What a reading collects. */
@@ -531,6 +545,7 @@ public final class WeavingScope {
         final Set<String> includes = new LinkedHashSet<>();
         final List<String> problems = new ArrayList<>();
         final List<String> warnings = new ArrayList<>();
+        final List<String> notes = new ArrayList<>();
 
         Findings(ClassLoader loader) {
             this.loader = loader;

@@ -143,6 +143,14 @@ public final class Installation {
                         + " it is deployed at that context path (a typo?)");
             }
         }
+        List<Path> applications = ApplicationClasses.applications(base.appBase(), options.apps());
+        for (String pattern : applications.isEmpty() ? List.<String>of() : options.weave()) {
+            if (!ApplicationClasses.anyHolds(applications, pattern)) {
+                report.accept("note: --weave " + pattern + ": no class of it in " + applications.stream()
+                        .map(a -> a.getFileName().toString()).toList() + " in " + base.relative(base.appBase())
+                        + "/ now, so nothing is woven for it there (a typo?)");
+            }
+        }
         return record;
     }
 

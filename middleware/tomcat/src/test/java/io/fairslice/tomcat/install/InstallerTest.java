@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.tomcat.IpLiterals;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipOutputStream;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -289,6 +292,45 @@ class InstallerTest {
                 .doesNotContain("--apps /shop:", "--apps /reports:", "--apps /a/b:");
         assertThat(install("--apps", "*")).as(err).isZero();
         assertThat(out).doesNotContain("no such application");
+    }
+
+    /**
+     * A misspelt --weave package wove nothing, and said so only at runtime, where the installer's default --apps *
+     * also made a warning of it in each of Tomcat's own applications; the installer looks in the applications on disk.
+     */
+    @Test
+    void shouldNoteAWeavingPatternThatNoApplicationOnDiskHoldsAClassOf() throws Exception {
+        Path classes = base.resolve("webapps/shop/WEB-INF/classes/com/acme/shop");
+        Files.createDirectories(classes);
+        Files.write(classes.resolve("Cart.class"), new byte[] {1});
+        Files.createDirectories(base.resolve("webapps/api/WEB-INF/lib"));
+        Files.write(base.resolve("webapps/api/WEB-INF/lib/api.jar"), zip("com/example/api/Search.class", new byte[] {1}));
+        Files.write(base.resolve("webapps/legacy.war"), zip("WEB-INF/classes/com/war/Page.class", new byte[] {1},
+                "WEB-INF/lib/old.jar", zip("com/legacy/Old.class", new byte[] {1})));
+        Files.createDirectories(base.resolve("webapps/ROOT"));
+
+        assertThat(install("--weave", "com.acme..*,com.example.api..*,com.legacy.*,com.war.Page,com.acmee..*"))
+                .as(err).isZero();
+
+        assertThat(out).contains("note: --weave com.acmee..*: no class of it in [ROOT, api, legacy.war, shop] in"
+                + " webapps/ now, so nothing is woven for it there (a typo?)");
+        assertThat(out.lines().filter(l -> l.contains("note: --weave"))).as(out).hasSize(1);
+        install("--weave", "com.acme..*,com.example.api..*", "--apps", "/shop");
+        assertThat(out).contains("note: --weave com.example.api..*: no class of it in [shop] in webapps/ now")
+                .doesNotContain("--weave com.acme..*:");
+    }
+
+    /** A zip of name and content pairs. */
+    private static byte[] zip(Object... entries) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(bytes)) {
+            for (int i = 0; i < entries.length; i += 2) {
+                zip.putNextEntry(new ZipEntry((String) entries[i]));
+                zip.write((byte[]) entries[i + 1]);
+                zip.closeEntry();
+            }
+        }
+        return bytes.toByteArray();
     }
 
     /** Running install again to upgrade, without the options of the first run, reset them without a word. */

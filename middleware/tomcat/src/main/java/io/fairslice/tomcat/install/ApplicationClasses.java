@@ -1,0 +1,125 @@
+package io.fairslice.tomcat.install;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+import java.util.zip.ZipInputStream;
+
+/**
+ * Whether the web applications on disk hold classes of a {@code --weave} pattern: where the installer shows a
+ * misspelt package, once, at the terminal. At runtime each application sees only its own classes, and a JVM-wide
+ * scope naming another application's package is normal there (Tomcat's own applications under {@code --apps *}),
+ * so it is only noted in that application's log ({@code WeavingScope#notes}).
+ *
+ * <p>Looked for: {@code WEB-INF/classes/} and the jars in {@code WEB-INF/lib/} of each application folder and
+ * {@code .war} file in the host's {@code appBase}. A pattern {@code com.acme..*} or {@code com.acme.*} is held by
+ * an application with any class under {@code com/acme/}; {@code com.acme.Checkout} by one with
+ * {@code com/acme/Checkout.class}.
+ */
+final class ApplicationClasses {
+
+    private static final String CLASSES = "WEB-INF/classes/";
+    private static final String LIB = "WEB-INF/lib/";
+
+    private ApplicationClasses() {
+    }
+
+    /**
+     * The applications in {@code appBase} (folders and wars, by the name Tomcat deploys them under) that
+     * {@code contextPaths} select ({@code *}: all); empty when there is no such folder.
+     */
+    static List<Path> applications(Path appBase, List<String> contextPaths) throws IOException {
+        List<Path> found = new ArrayList<>();
+        if (!Files.isDirectory(appBase)) {
+            return found;
+        }
+        try (Stream<Path> entries = Files.list(appBase)) {
+            for (Path p : entries.sorted().toList()) {
+                String name = p.getFileName().toString();
+                boolean war = name.endsWith(".war") && Files.isRegularFile(p);
+                if (!war && !Files.isDirectory(p)) {
+                    continue;
+                }
+                String base = war ? name.substring(0, name.length() - 4) : name;
+                String path = base.equals("ROOT") ? "/" : "/" + base.replace('#', '/');
+                if (contextPaths.contains("*") || contextPaths.contains(path)) {
+                    found.add(p);
+                }
+            }
+        }
+        return found;
+    }
+
+    /** Whether one of {@code applications} holds a class of the {@code --weave} pattern. */
+    static boolean anyHolds(List<Path> applications, String pattern) {
+        String entry = entryOf(pattern);
+        for (Path app : applications) {
+            try {
+                if (Files.isDirectory(app) ? folderHolds(app, entry) : warHolds(app, entry)) {
+                    return true;
+                }
+            } catch (IOException | RuntimeException e) {
+                return true; // unreadable: no claim that it lacks the classes
+            }
+        }
+        return false;
+    }
+
+    /** The entry name a class of the pattern starts with: {@code com/acme/} or {@code com/acme/Checkout.class}. */
+    static String entryOf(String pattern) {
+        if (pattern.endsWith("..*")) {
+            return pattern.substring(0, pattern.length() - 3).replace('.', '/') + "/";
+        }
+        if (pattern.endsWith(".*")) {
+            return pattern.substring(0, pattern.length() - 2).replace('.', '/') + "/";
+        }
+        return pattern.replace('.', '/') + ".class";
+    }
+
+    private static boolean folderHolds(Path app, String entry) throws IOException {
+        if (Files.exists(app.resolve(CLASSES + entry))) {
+            return true;
+        }
+        Path lib = app.resolve(LIB);
+        if (!Files.isDirectory(lib)) {
+            return false;
+        }
+        try (Stream<Path> jars = Files.list(lib)) {
+            for (Path jar : jars.filter(j -> j.toString().endsWith(".jar")).toList()) {
+                try (ZipFile zip = new ZipFile(jar.toFile())) {
+                    if (zip.stream().anyMatch(e -> e.getName().startsWith(entry))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean warHolds(Path war, String entry) throws IOException {
+        try (ZipFile zip = new ZipFile(war.toFile())) {
+            for (ZipEntry e : zip.stream().toList()) {
+                String name = e.getName();
+                if (name.startsWith(CLASSES + entry)) {
+                    return true;
+                }
+                if (name.startsWith(LIB) && name.endsWith(".jar")) {
+                    try (InputStream in = zip.getInputStream(e); ZipInputStream jar = new ZipInputStream(in)) {
+                        for (ZipEntry j = jar.getNextEntry(); j != null; j = jar.getNextEntry()) {
+                            if (j.getName().startsWith(entry)) {
+                                return true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return false;
+    }
+}
