@@ -280,7 +280,9 @@ class RouteTableTest {
         int measured = a.cpuSample(100 * ms, 100 * ms);
         assertThat(measured).as("itself and the one served before it, not the rejected one").isEqualTo(2);
         a.cpuSampleRejected(measured);
-        assertThat(a.cpuSample(200 * ms, 100 * ms)).as("rejected: the one before it goes to the next").isEqualTo(2);
+        assertThat(a.cpuSample(101 * ms, 100 * ms)).as("rejected: the next request is measured, for the one before"
+                + " it too").isEqualTo(2);
+        assertThat(a.cpuSample(102 * ms, 100 * ms)).isZero();
         a.cpuSampleRejected(0);
         a.cpuSampleRejected(0);
         assertThat(a.cpuSample(300 * ms, 100 * ms)).as("never less than itself").isEqualTo(1);
