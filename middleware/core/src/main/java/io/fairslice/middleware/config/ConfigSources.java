@@ -114,17 +114,36 @@ public final class ConfigSources {
         } catch (CharacterCodingException notUtf8) {
             text = new String(bytes, StandardCharsets.ISO_8859_1);
         }
-        Properties p = new Properties();
+        Map<String, String> read = new LinkedHashMap<>();
+        Properties p = new Properties() {
+            @Override
+            public synchronized Object put(Object name, Object value) {
+                // the format keeps a repeated key's last value without a word: a second rule.1 pasted below the
+                // first would silently replace it
+                String key = unprefixed((String) name);
+                String before = read.putIfAbsent(key, (String) value);
+                if (before != null) {
+                    throw FairsliceConfigException.of(key, "is given twice in " + where + " ('" + before
+                            + "', then '" + value + "'): give each key once", (String) value);
+                }
+                return super.put(name, value);
+            }
+        };
         try {
             p.load(new StringReader(text));
         } catch (IllegalArgumentException e) {
+            if (e instanceof FairsliceConfigException repeated) {
+                throw repeated;
+            }
             // Properties.load throws this for a malformed unicode escape: name the file, not just the JDK's words
             throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be a valid properties file ("
                     + e.getMessage() + ")", where);
         }
-        for (String name : p.stringPropertyNames()) {
-            String key = name.startsWith(ConfigKeys.PREFIX) ? name.substring(ConfigKeys.PREFIX.length()) : name;
-            set(keys, key, p.getProperty(name));
-        }
+        read.forEach((key, value) -> set(keys, key, value));
+    }
+
+    /** A key of the file without the {@code fairslice.} prefix it may carry ({@code fairslice.policy} is policy). */
+    private static String unprefixed(String name) {
+        return name.startsWith(ConfigKeys.PREFIX) ? name.substring(ConfigKeys.PREFIX.length()) : name;
     }
 }

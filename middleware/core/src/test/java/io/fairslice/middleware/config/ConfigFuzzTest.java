@@ -69,7 +69,9 @@ class ConfigFuzzTest {
             keys = ConfigSources.merge(n -> null, List.of(), Map.of(),
                     p -> new ByteArrayInputStream(file), null, new Properties()).keys();
         } catch (FairsliceConfigException e) {
-            assertThat(e.key()).isEqualTo(ConfigKeys.CONFIG_FILE_PROPERTY);
+            if (!e.rule().startsWith("is given twice in")) { // else a key of the file, repeated: named with the file
+                assertThat(e.key()).isEqualTo(ConfigKeys.CONFIG_FILE_PROPERTY);
+            }
             assertThat(e.getMessage()).contains("/WEB-INF/fairslice.properties");
             return;
         } catch (RuntimeException e) {

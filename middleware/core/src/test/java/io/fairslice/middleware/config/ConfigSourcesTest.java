@@ -3,6 +3,7 @@ package io.fairslice.middleware.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fairslice.middleware.FairsliceConfigException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -76,5 +77,24 @@ class ConfigSourcesTest {
         assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system))
                 .hasMessageContaining("fairslice.config must name a readable file")
                 .hasMessageContaining("/no/such/fairslice.properties");
+    }
+
+    /** The properties format keeps a repeated key's last value without a word: a second rule.1 replaced the first. */
+    @Test
+    void shouldRefuseAKeyTheFileGivesTwice(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("fairslice.properties");
+        Files.writeString(f, "rule.1 = heavy path=/report/**\npolicy=share\nrule.1=heavy path=/export\n");
+        Properties system = new Properties();
+        system.setProperty("fairslice.config", f.toString());
+        assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system))
+                .isInstanceOf(FairsliceConfigException.class)
+                .hasMessageContaining("rule.1 is given twice in " + f + " ('heavy path=/report/**', then"
+                        + " 'heavy path=/export'): give each key once");
+        Files.writeString(f, "policy=share\nfairslice.policy=observe\n");
+        assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system))
+                .as("with and without the prefix: one key").hasMessageContaining("policy is given twice");
+        Files.writeString(f, "policy=share\nrule.1=heavy path=/a\n");
+        assertThat(ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system).keys())
+                .containsExactlyInAnyOrderEntriesOf(Map.of("policy", "share", "rule.1", "heavy path=/a"));
     }
 }
