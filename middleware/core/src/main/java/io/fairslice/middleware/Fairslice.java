@@ -58,6 +58,28 @@ public final class Fairslice {
         return new Blocking(ticket, Thread.currentThread());
     }
 
+    /**
+     * {@code work} as part of the current request, for another thread: a page that hands its work to an executor of
+     * its own ({@code startAsync()}, then {@code pool.execute(Fairslice.task(work))}) has that work's CPU counted as
+     * the request's: charged to its class under {@code share} (so the class's next requests wait for their share),
+     * in its page's CPU meter, and in what its route teaches the adaptive classifier. Without it fairslice sees only
+     * the microseconds of the dispatch that started the work. The task's yield points do not park it (no run slot is
+     * its): bound such work with a cap on its class ({@code class.<c>.max-concurrency}). Wrap where the request's
+     * thread submits the work; outside a request served through the filter, {@code work} is returned as it is.
+     */
+    public static Runnable task(Runnable work) {
+        Ticket ticket = YieldGate.current();
+        return ticket == null ? work : ticket.scheduler().task(ticket, work);
+    }
+
+    /**
+     * An executor that runs each command as a {@link #task} of the request that submits it (outside a request, as
+     * it is): {@code CompletableFuture.supplyAsync(supplier, Fairslice.executor(pool))}.
+     */
+    public static java.util.concurrent.Executor executor(java.util.concurrent.Executor executor) {
+        return command -> executor.execute(task(command));
+    }
+
     /** A declared blocking call ({@link #blocking()}); closing it ends the declaration. */
     public static final class Blocking implements AutoCloseable {
 

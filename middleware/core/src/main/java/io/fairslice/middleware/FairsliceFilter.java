@@ -126,6 +126,11 @@ public final class FairsliceFilter implements Filter {
             destroy();
             throw new ServletException(e.getMessage(), e);
         }
+        scheduler.onTaskCpu((ticket, cpu) -> { // Fairslice.task: its CPU in its request's page meters
+            if (ticket.meterKey() instanceof Route route) {
+                metrics.taskCpu(route, ticket.classIndex(), cpu);
+            }
+        });
         if (listeners.size() > 0) {
             scheduler.onMove(listeners::move); // a request moved at a yield point: its thread serves another class
         }
@@ -181,7 +186,7 @@ public final class FairsliceFilter implements Filter {
         boolean teaches = RequestClassifier.teaches(method);
         // read before the class: a decision on the route after this reaches the request through its watch
         boolean learning = teaches && config.adaptive() && !route.decided();
-        int ruled = classifier.ruleClass(config, path, method, request::getHeader, request.getQueryString());
+        int ruled = classifier.ruleClass(config, path, method, request::getHeader, request::getQueryString);
         int cls = ruled >= 0 ? ruled : classifier.routeClass(config, route);
         // a request that teaches the route nothing is measured on its own, not as the route's sample
         int cpuWeight = teaches ? route.cpuSample(now, config.cpuSampleInterval().toNanos()) : 1;
@@ -208,6 +213,7 @@ public final class FairsliceFilter implements Filter {
             return;
         }
         request.setAttribute(TICKET_ATTRIBUTE, ticket);
+        ticket.meterKey(route); // the page meters its tasks' CPU goes to (Fairslice.task)
         scheduler.moveIfDue(ticket); // its route decided while it was being admitted
         serve(ticket, request, response, chain, route, watch);
     }
@@ -272,7 +278,7 @@ public final class FairsliceFilter implements Filter {
         scheduler.complete(ticket);
         Route ended = classifier.end(route, method, status);
         if (cpu >= 0 && RequestClassifier.teaches(method)) {
-            classifier.learn(scheduler.config(), ended, cpu);
+            classifier.learn(scheduler.config(), ended, cpu + ticket.taskCpuNanos()); // its tasks' CPU too
         }
         metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
                 System.nanoTime() - ticket.startNanos(), cpu < 0 ? 0 : cpu * ticket.cpuWeight());
@@ -333,7 +339,7 @@ public final class FairsliceFilter implements Filter {
             done = true;
             int status = failedCommitted ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
                     ? r.getStatus() : 200;
-            finish(ticket, route, method, status);
+            ticket.whenTasksEnd(() -> finish(ticket, route, method, status)); // its Fairslice.task's CPU counted
         }
 
         @Override
@@ -360,7 +366,7 @@ public final class FairsliceFilter implements Filter {
             }
             if (dispatchFailed && !done) {
                 done = true;
-                finish(ticket, route, method, 500);
+                ticket.whenTasksEnd(() -> finish(ticket, route, method, 500));
             }
         }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.ClassState;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
@@ -19,6 +20,7 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -366,6 +368,66 @@ class FairsliceFilterTest {
                 assertThat(r.meters).as("route %s holds no meters of its own", p).isNull();
             }
             assertThat(classifier.routes().other().meters).isNotNull();
+        }
+    }
+
+    /** Hands 20 ms of CPU to a pool of its own, as a task of the request when {@code wrapped}, and completes there. */
+    static final class PooledWork extends HttpServlet {
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        private final boolean wrapped;
+
+        PooledWork(boolean wrapped) {
+            this.wrapped = wrapped;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext ac = req.startAsync();
+            Runnable work = () -> {
+                try {
+                    new Expensive().doGet((HttpServletRequest) ac.getRequest(), (HttpServletResponse) ac.getResponse());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                } finally {
+                    ac.complete();
+                }
+            };
+            (wrapped ? Fairslice.executor(pool) : pool).execute(work);
+        }
+    }
+
+    /**
+     * A page whose work ran on the application's own pool was measured at its dispatch's microseconds: learnt light,
+     * its CPU no class's. Wrapped with Fairslice.task (here through Fairslice.executor), its work is the request's.
+     */
+    @Test
+    void shouldCountTheCpuOfARequestsTasksOnTheApplicationsOwnThreads() throws Exception {
+        PooledWork wrapped = new PooledWork(true);
+        PooledWork plain = new PooledWork(false);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/tasks", Map.of("fairslice.cpu.sample-interval", "0ns"), registry)
+                .servlet("/wrapped", wrapped, true).servlet("/plain", plain, true).start()) {
+            for (int i = 0; i < 12; i++) {
+                assertThat(t.get("/wrapped").statusCode()).isEqualTo(200);
+                assertThat(t.get("/plain").statusCode()).isEqualTo(200);
+            }
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/plain").timers().stream()
+                    .mapToLong(Timer::count).sum()).isEqualTo(12));
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/wrapped").timers()
+                    .stream().mapToLong(Timer::count).sum()).isEqualTo(12));
+            double wrappedCpu = registry.find("fairslice.requests.cpu").tags("page", "/wrapped").counters().stream()
+                    .mapToDouble(Counter::count).sum();
+            double plainCpu = registry.find("fairslice.requests.cpu").tags("page", "/plain").counters().stream()
+                    .mapToDouble(Counter::count).sum();
+            assertThat(wrappedCpu).as("twelve tasks of 20 ms").isBetween(0.2, 0.6);
+            assertThat(plainCpu).as("the dispatches only").isLessThan(0.1);
+            assertThat(registry.find("fairslice.requests").tags("page", "/wrapped", "class", "heavy").timers())
+                    .as("learnt heavy from its tasks' CPU after ten requests").isNotEmpty();
+            assertThat(registry.find("fairslice.requests").tags("page", "/plain", "class", "heavy").timers())
+                    .as("learnt light from its dispatches").isEmpty();
+        } finally {
+            wrapped.pool.shutdownNow();
+            plain.pool.shutdownNow();
         }
     }
 

@@ -100,10 +100,11 @@ public final class RequestClassifier {
 
     /**
      * The class of the first rule that matches the request, or -1 when none does (then {@link #routeClass} gives it);
-     * {@code header} looks up request headers by name; {@code query} is the query string as sent (null: none).
+     * {@code header} looks up request headers by name; {@code query} gives the query string as sent (null: none),
+     * asked for only by a rule with a {@code query:} condition.
      */
     public int ruleClass(FairsliceConfig config, String path, String method, UnaryOperator<String> header,
-                         String query) {
+                         java.util.function.Supplier<String> query) {
         List<Rule> rules = config.rules();
         for (int i = 0; i < rules.size(); i++) {
             Rule rule = rules.get(i);

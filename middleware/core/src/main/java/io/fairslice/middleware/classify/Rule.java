@@ -116,15 +116,16 @@ public final class Rule {
 
     /** Whether a request with this path (inside the application), method and headers, and no query string, matches. */
     public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header) {
-        return matches(requestPath, method, header, null);
+        return matches(requestPath, method, header, () -> null);
     }
 
     /**
      * Whether a request with this path (inside the application), method, headers and query string (as sent, without
-     * the '?'; null: none) matches.
+     * the '?'; null: none) matches. The query string is asked for only by a rule with a {@code query:} condition
+     * whose other conditions hold.
      */
     public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header,
-                           String query) {
+                           java.util.function.Supplier<String> queryString) {
         if (methods != null && !methods.contains(method)) {
             return false;
         }
@@ -141,6 +142,7 @@ public final class Rule {
                 return false;
             }
         }
+        String query = queryNames.isEmpty() ? null : queryString.get();
         for (int i = 0; i < queryNames.size(); i++) {
             if (!hasParameter(query, queryNames.get(i), queryValues.get(i))) {
                 return false;

@@ -145,6 +145,14 @@ public final class FairsliceMetrics implements AutoCloseable {
         }
     }
 
+    /** Counts CPU a task of a request of the page used on another thread ({@code Fairslice.task}). */
+    public void taskCpu(Route route, int classIndex, long cpuNanos) {
+        Object[] m = meters(route, classIndex);
+        if (m != null && cpuNanos > 0) {
+            ((Counter) m[CPU_SLOT]).increment(cpuNanos / 1e9);
+        }
+    }
+
     /** Records the Retry-After given with a rejection. */
     public void retryAfter(int classIndex, long seconds) {
         retryAfter[classIndex].record(seconds);

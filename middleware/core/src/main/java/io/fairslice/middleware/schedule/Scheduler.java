@@ -148,6 +148,8 @@ public final class Scheduler {
     private int pendingMoves;
     /** Told on the request's thread when a dispatch goes on in another class ({@link #onMove}); never null. */
     private volatile BiConsumer<String, String> moveListener = (from, to) -> { };
+    /** Told the CPU of each task of a request ({@link #task}), with its ticket; never null. */
+    private volatile java.util.function.ObjLongConsumer<Ticket> taskCpuListener = (t, cpu) -> { };
 
     public Scheduler(FairsliceConfig config, Clock clock) {
         this.clock = clock;
@@ -181,6 +183,11 @@ public final class Scheduler {
      */
     public void onMove(BiConsumer<String, String> listener) {
         this.moveListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** Who to tell, on the task's thread, the CPU a task of a request used ({@link #task}): the filter's page meters. */
+    public void onTaskCpu(java.util.function.ObjLongConsumer<Ticket> listener) {
+        this.taskCpuListener = Objects.requireNonNull(listener, "listener");
     }
 
     /** Swaps the configuration (same classes); waiters are re-evaluated at once. */
@@ -1183,6 +1190,55 @@ public final class Scheduler {
         }
     }
 
+    // ---- work on other threads -----------------------------------------------------------------------------------
+
+    /**
+     * {@code work} as part of the ticket's request, to run on another thread (an executor of the application's): its
+     * thread's CPU is measured and, as it ends, charged to the request's class (the shares hold its next requests
+     * back as if its dispatch had used it), counted in the class's CPU and its page's CPU meter, and in what the request teaches its route and
+     * its class's mean (the request finishes as its async cycle completes and its running tasks have ended). Its
+     * yield points do not park it: no run slot is its.
+     */
+    public Runnable task(Ticket t, Runnable work) {
+        return () -> {
+            t.tasksRunning.incrementAndGet();
+            long start = clock.threadCpuNanos();
+            try {
+                work.run();
+            } finally {
+                try {
+                    taskRan(t, clock.threadCpuNanos() - start);
+                } finally {
+                    if (t.tasksRunning.decrementAndGet() == 0) {
+                        t.runAfterTasks(); // the request's async cycle completed while this task still ran
+                    }
+                }
+            }
+        };
+    }
+
+    /** A task of the ticket's request used {@code cpu} on another thread (see {@link #task}). */
+    void taskRan(Ticket t, long cpu) {
+        if (cpu <= 0) {
+            return;
+        }
+        t.taskCpu.addAndGet(cpu);
+        lock.lock();
+        try {
+            long now = clock.nanoTime();
+            FairsliceConfig cfg = config;
+            ClassState c = t.cls;
+            account(c, cpu, now);
+            if (cfg.policy() == Policy.SHARE && !cheap(c, cfg)) { // a class in turns pays through its mean instead
+                charge(c, cpu, now, cfg);
+                dispatch(now);
+            }
+        } finally {
+            unlock();
+        }
+        taskCpuListener.accept(t, cpu);
+    }
+
     // ---- completion ----------------------------------------------------------------------------------------------
 
     /** The request is finished (its async cycle too): releases its permit and settles its CPU. */
@@ -1225,8 +1281,9 @@ public final class Scheduler {
                 c.decayedRequests += t.cpuWeight; // the requests its CPU, settled above, stands for
                 // a measured request stands for cpuWeight requests: weigh it so in the class's mean
                 double w = 1 - Math.pow(0.9, t.cpuWeight);
-                c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? cpu
-                        : c.cpuPerRequestNanos + w * (cpu - c.cpuPerRequestNanos);
+                long perRequest = cpu + t.taskCpu.get(); // with its tasks on other threads
+                c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? perRequest
+                        : c.cpuPerRequestNanos + w * (perRequest - c.cpuPerRequestNanos);
             }
             c.yieldPoints.add(t.yieldPoints);
             if (c.lastCompletionNanos != 0) {

@@ -118,6 +118,14 @@ public final class Ticket {
     long lastClockRead;
     boolean completed;
     int rejection = -1;
+    /** CPU of the request's work on other threads ({@link Scheduler#task}), added as each task ends. */
+    final java.util.concurrent.atomic.AtomicLong taskCpu = new java.util.concurrent.atomic.AtomicLong();
+    /** What the filter counts the request's meters under (its route), for its tasks' CPU; null outside the filter. */
+    volatile Object meterKey;
+    /** The request's tasks running now, and what finishes the request once they have ended ({@link #whenTasksEnd}). */
+    final java.util.concurrent.atomic.AtomicInteger tasksRunning = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicReference<Runnable> afterTasks =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight) {
         this.scheduler = scheduler;
@@ -178,6 +186,39 @@ public final class Ticket {
     /** How many requests this one's measured CPU time stands for; 0 when it is not measured. */
     public int cpuWeight() {
         return cpuWeight;
+    }
+
+    /** CPU the request's tasks on other threads used so far (ns; {@link Scheduler#task}). */
+    public long taskCpuNanos() {
+        return taskCpu.get();
+    }
+
+    /**
+     * Runs {@code finish} now, or, while tasks of the request run ({@link Scheduler#task}), as the last of them ends: a
+     * task that completes the request's async cycle (the usual last line of one) has not yet counted its CPU then,
+     * and the request's CPU is what its route learns from.
+     */
+    public void whenTasksEnd(Runnable finish) {
+        afterTasks.set(finish);
+        if (tasksRunning.get() == 0) {
+            runAfterTasks();
+        }
+    }
+
+    void runAfterTasks() {
+        Runnable finish = afterTasks.getAndSet(null);
+        if (finish != null) {
+            finish.run();
+        }
+    }
+
+    /** What the filter counts the request's meters under (its route): where its tasks' CPU goes besides its class. */
+    public void meterKey(Object key) {
+        meterKey = key;
+    }
+
+    public Object meterKey() {
+        return meterKey;
     }
 
     /** Yield points this request reached while the scheduler was armed. */

@@ -231,6 +231,29 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldChargeATasksCpuOnAnotherThreadToItsRequestsClass() {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS); // heavy's requests are not cheap: charged as they run
+        measure(LIGHT, MS); // light's are: charged their mean as they start
+        Ticket heavy = running(HEAVY);
+        Ticket light = running(LIGHT);
+        double heavyBefore = scheduler.classState(HEAVY).vtime;
+        double lightBefore = scheduler.classState(LIGHT).vtime;
+
+        scheduler.task(heavy, () -> clock.advance(20 * MS, 20 * MS)).run(); // on the application's own thread
+        scheduler.task(light, () -> clock.advance(3 * MS, 3 * MS)).run();
+
+        assertThat((scheduler.classState(HEAVY).vtime - heavyBefore) * 20).as("heavy charged its task's 20 ms")
+                .isCloseTo(20.0 * MS, within(1.0));
+        assertThat(scheduler.classState(LIGHT).vtime).as("light pays through its mean").isEqualTo(lightBefore);
+        assertThat(heavy.taskCpuNanos()).isEqualTo(20 * MS);
+        finish(light, 0);
+        assertThat(scheduler.classState(LIGHT).cpuPerRequestNanos).as("its mean (EWMA 0.1) counts the task's 3 ms:"
+                + " 1 + 0.1 x (3 - 1) ms, not 0.9 ms").isCloseTo(1.2 * MS, within(1.0));
+        finish(heavy, 0);
+    }
+
+    @Test
     void shouldChargeEachRequestOfATurnItsClassMeanCpuAsItStarts() {
         scheduler(); // share.turn-below 2 ms: light's requests (1 and 3 ms) are cheap, heavy's 4 ms are not
         finish(running(LIGHT), MS);
