@@ -201,7 +201,7 @@ public final class FairsliceFilter implements Filter {
             classifier.unwatch(watch);
             scheduler.endDispatch(ticket);
             if (teaches) {
-                route.cpuSampleRejected(cpuWeight);
+                route.cpuSampleRejected(cpuWeight, now, config.cpuSampleInterval().toNanos());
             }
             if (admission == Scheduler.REJECTED_INTERRUPTED) {
                 // the interrupt cancelled the wait; left set, it makes the container's NIO write of the 503 fail
@@ -278,7 +278,10 @@ public final class FairsliceFilter implements Filter {
         scheduler.complete(ticket);
         Route ended = classifier.end(route, method, status);
         if (cpu >= 0 && RequestClassifier.teaches(method)) {
-            classifier.learn(scheduler.config(), ended, cpu + ticket.taskCpuNanos()); // its tasks' CPU too
+            // with its tasks' CPU (Fairslice.task): once those still running have ended, since a task's last line
+            // is often the one that completes the request (complete(), or the future a request thread joins)
+            FairsliceConfig config = scheduler.config();
+            ticket.whenTasksEnd(() -> classifier.learn(config, ended, cpu + ticket.taskCpuNanos()));
         }
         metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
                 System.nanoTime() - ticket.startNanos(), cpu < 0 ? 0 : cpu * ticket.cpuWeight());
@@ -339,7 +342,7 @@ public final class FairsliceFilter implements Filter {
             done = true;
             int status = failedCommitted ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
                     ? r.getStatus() : 200;
-            ticket.whenTasksEnd(() -> finish(ticket, route, method, status)); // its Fairslice.task's CPU counted
+            finish(ticket, route, method, status);
         }
 
         @Override
@@ -366,7 +369,7 @@ public final class FairsliceFilter implements Filter {
             }
             if (dispatchFailed && !done) {
                 done = true;
-                ticket.whenTasksEnd(() -> finish(ticket, route, method, 500));
+                finish(ticket, route, method, 500);
             }
         }
 

@@ -431,6 +431,70 @@ class FairsliceFilterTest {
         }
     }
 
+    /** Completes its request from a task of it, which then lingers until released (clean-up, a stream's loop). */
+    static final class Lingering extends HttpServlet {
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext ac = req.startAsync();
+            pool.execute(Fairslice.task(() -> {
+                ac.complete();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+    }
+
+    /** Joins 20 ms of CPU computed on a pool of its own: a request served in one dispatch that waits for its task. */
+    static final class Joining extends HttpServlet {
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            var threads = ManagementFactory.getThreadMXBean();
+            long x = CompletableFuture.supplyAsync(() -> {
+                long until = threads.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(20);
+                long y = 0;
+                while (threads.getCurrentThreadCpuTime() < until) {
+                    y += y ^ until;
+                }
+                return y;
+            }, Fairslice.executor(pool)).join();
+            resp.getWriter().write(Long.toString(x));
+        }
+    }
+
+    @Test
+    void shouldReleaseARequestsPermitAsItCompletesWhileATaskOfItStillRuns() throws Exception {
+        Lingering lingering = new Lingering();
+        Joining joining = new Joining();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/linger", Map.of("fairslice.rule.1", "heavy path=/linger",
+                "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0",
+                "fairslice.cpu.sample-interval", "0ns"), registry)
+                .servlet("/linger", lingering, true).servlet("/join", joining, false).start()) {
+            assertThat(t.get("/linger").statusCode()).isEqualTo(200);
+            assertThat(t.get("/linger").statusCode()).as("cap 1, no queue: the first's task lingers, its request"
+                    + " does not").isEqualTo(200);
+            eventually(() -> assertThat(t.filter().scheduler().classState(1).inflight()).as("in flight").isZero());
+            for (int i = 0; i < 12; i++) {
+                assertThat(t.get("/join").statusCode()).isEqualTo(200);
+            }
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/join", "class", "heavy")
+                    .timers()).as("learnt heavy from the task it joined, whose future completes before the task"
+                    + " has counted its CPU").isNotEmpty());
+        } finally {
+            lingering.release.countDown();
+            lingering.pool.shutdownNow();
+            joining.pool.shutdownNow();
+        }
+    }
+
     /**
      * A new page answered asynchronously joins the route table as its async cycle completes served; one answered 404
      * does not. Its route is held from the request's start to its completion on another thread.

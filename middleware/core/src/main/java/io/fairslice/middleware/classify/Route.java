@@ -121,17 +121,21 @@ public final class Route {
     /**
      * A request that {@link #cpuSample} answered {@code cpuWeight} for was rejected at admission: it used no CPU, so it
      * is none of the requests a measurement stands for. Not measured (0), it leaves the count; measured, the requests
-     * before it that its measurement stood for go back to the count, and the route's next request is measured in its
-     * place. Otherwise every 503 under overload made the next measured request stand for more requests than were
-     * served, and the class's CPU and its page's CPU meter read more than the server used; and with most requests
-     * rejected, most measurements fell on rejected ones, and the few served ones stood for many.
+     * before it that its measurement stood for go back to the count, and a request an eighth of
+     * {@code intervalNanos} later is measured in its place. Otherwise every 503 under overload made the next measured
+     * request stand for more requests than were served, and the class's CPU and its page's CPU meter read more than
+     * the server used; and with most requests rejected, most measurements fell on rejected ones, and the few served
+     * ones stood for many. An eighth: at most eight tries per interval, so that a route whose requests are nearly all
+     * rejected does not have every one measured.
      */
-    public void cpuSampleRejected(int cpuWeight) {
+    public void cpuSampleRejected(int cpuWeight, long nowNanos, long intervalNanos) {
         if (cpuWeight == 0) {
             sinceSample.decrementAndGet();
         } else {
             sinceSample.addAndGet(cpuWeight - 1);
-            nextSampleNanos.set(NO_SAMPLE_YET);
+            if (intervalNanos > 0 && decided) {
+                nextSampleNanos.set(nowNanos + intervalNanos / 8);
+            }
         }
     }
 

@@ -162,8 +162,11 @@ public final class Rule {
             if (end < 0) {
                 end = query.length();
             }
-            int eq = query.indexOf('=', start);
-            boolean hasValue = eq >= 0 && eq < end;
+            int eq = start;
+            while (eq < end && query.charAt(eq) != '=') { // within this parameter: linear in the query string
+                eq++;
+            }
+            boolean hasValue = eq < end;
             String n = decode(query.substring(start, hasValue ? eq : end));
             if (n.equals(name) && (value == null || value.matches(hasValue ? decode(query.substring(eq + 1, end))
                     : ""))) {

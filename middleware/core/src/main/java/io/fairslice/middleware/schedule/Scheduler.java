@@ -12,6 +12,8 @@ import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Decides who runs: admission of requests into the application (class caps, bounded wait queues, share gating)
@@ -1195,27 +1197,46 @@ public final class Scheduler {
     /**
      * {@code work} as part of the ticket's request, to run on another thread (an executor of the application's): its
      * thread's CPU is measured and, as it ends, charged to the request's class (the shares hold its next requests
-     * back as if its dispatch had used it), counted in the class's CPU and its page's CPU meter, and in what the request teaches its route and
-     * its class's mean (the request finishes as its async cycle completes and its running tasks have ended). Its
-     * yield points do not park it: no run slot is its.
+     * back as if its dispatch had used it), counted in the class's CPU and its page's CPU meter, and in what the
+     * request teaches its route (once its running tasks have ended; the request's permit is released as it completes,
+     * as without tasks). Its yield points do not park it: no run slot is its. Run on the thread that serves the
+     * request, or inside another task of it, it is not measured again.
      */
     public Runnable task(Ticket t, Runnable work) {
         return () -> {
+            if (YieldGate.current() == t || RUNNING_TASK.get() == t) {
+                // on the request's own thread (an executor that runs it in place, CallerRunsPolicy) its CPU is the
+                // dispatch's already; inside a task of the request (wrapped twice), the outer one's
+                work.run();
+                return;
+            }
+            RUNNING_TASK.set(t);
             t.tasksRunning.incrementAndGet();
             long start = clock.threadCpuNanos();
             try {
                 work.run();
             } finally {
+                RUNNING_TASK.remove();
                 try {
                     taskRan(t, clock.threadCpuNanos() - start);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "fairslice: counting a task's CPU failed", e);
                 } finally {
                     if (t.tasksRunning.decrementAndGet() == 0) {
-                        t.runAfterTasks(); // the request's async cycle completed while this task still ran
+                        try {
+                            t.runAfterTasks(); // what the request teaches its route, its tasks' CPU in
+                        } catch (RuntimeException e) {
+                            LOG.log(Level.WARNING, "fairslice: learning from a request's tasks failed", e);
+                        }
                     }
                 }
             }
         };
     }
+
+    /** The request whose task the current thread runs ({@link #task}), if any. */
+    private static final ThreadLocal<Ticket> RUNNING_TASK = new ThreadLocal<>();
+    private static final Logger LOG = Logger.getLogger(Scheduler.class.getName());
 
     /** A task of the ticket's request used {@code cpu} on another thread (see {@link #task}). */
     void taskRan(Ticket t, long cpu) {

@@ -122,7 +122,7 @@ public final class Ticket {
     final java.util.concurrent.atomic.AtomicLong taskCpu = new java.util.concurrent.atomic.AtomicLong();
     /** What the filter counts the request's meters under (its route), for its tasks' CPU; null outside the filter. */
     volatile Object meterKey;
-    /** The request's tasks running now, and what finishes the request once they have ended ({@link #whenTasksEnd}). */
+    /** The request's tasks running now, and what waits for them to end ({@link #whenTasksEnd}). */
     final java.util.concurrent.atomic.AtomicInteger tasksRunning = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicReference<Runnable> afterTasks =
             new java.util.concurrent.atomic.AtomicReference<>();
@@ -194,12 +194,12 @@ public final class Ticket {
     }
 
     /**
-     * Runs {@code finish} now, or, while tasks of the request run ({@link Scheduler#task}), as the last of them ends: a
-     * task that completes the request's async cycle (the usual last line of one) has not yet counted its CPU then,
-     * and the request's CPU is what its route learns from.
+     * Runs {@code action} now, or, while tasks of the request run ({@link Scheduler#task}), as the last of them ends
+     * (on its thread; once, whichever comes last): a task that completes the request (the usual last line of one) has
+     * not yet counted its CPU then, and the request's CPU with its tasks' is what its route learns from.
      */
-    public void whenTasksEnd(Runnable finish) {
-        afterTasks.set(finish);
+    public void whenTasksEnd(Runnable action) {
+        afterTasks.set(action);
         if (tasksRunning.get() == 0) {
             runAfterTasks();
         }

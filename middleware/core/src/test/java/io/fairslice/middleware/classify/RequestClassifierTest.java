@@ -47,7 +47,7 @@ class RequestClassifierTest {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive", "false",
                 "rule.1", "heavy path=/search query:scope=all*", "rule.2", "heavy path=/export query:full"));
         RequestClassifier k = new RequestClassifier(c);
-        for (String query : List.of("scope=all", "q=x&scope=allyears", "scope=a&scope=all", "q=%26&scope=al%6C",
+        for (String query : List.of("scope=all", "q=x&scope=all+years", "scope=a&scope=all", "q=%26&scope=al%6C",
                 "scope=all&")) {
             assertThat(k.ruleClass(c, "/search", "GET", NO_HEADERS, () -> query)).as(query).isEqualTo(1);
         }

@@ -275,16 +275,17 @@ class RouteTableTest {
         Route a = decided(new RouteTable(1000, 50).route("/a"));
         assertThat(a.cpuSample(0, 100 * ms)).isEqualTo(1);
         assertThat(a.cpuSample(ms, 100 * ms)).isZero();
-        a.cpuSampleRejected(0);
+        a.cpuSampleRejected(0, ms, 100 * ms);
         assertThat(a.cpuSample(2 * ms, 100 * ms)).isZero();
         int measured = a.cpuSample(100 * ms, 100 * ms);
         assertThat(measured).as("itself and the one served before it, not the rejected one").isEqualTo(2);
-        a.cpuSampleRejected(measured);
-        assertThat(a.cpuSample(101 * ms, 100 * ms)).as("rejected: the next request is measured, for the one before"
-                + " it too").isEqualTo(2);
-        assertThat(a.cpuSample(102 * ms, 100 * ms)).isZero();
-        a.cpuSampleRejected(0);
-        a.cpuSampleRejected(0);
+        a.cpuSampleRejected(measured, 100 * ms, 100 * ms);
+        assertThat(a.cpuSample(101 * ms, 100 * ms)).as("not at once: at most eight tries an interval").isZero();
+        assertThat(a.cpuSample(113 * ms, 100 * ms)).as("rejected: a request an eighth of the interval later is"
+                + " measured, for the two before it too").isEqualTo(3);
+        assertThat(a.cpuSample(114 * ms, 100 * ms)).isZero();
+        a.cpuSampleRejected(0, 114 * ms, 100 * ms);
+        a.cpuSampleRejected(0, 114 * ms, 100 * ms);
         assertThat(a.cpuSample(300 * ms, 100 * ms)).as("never less than itself").isEqualTo(1);
     }
 

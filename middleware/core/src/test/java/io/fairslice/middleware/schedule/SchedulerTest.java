@@ -254,6 +254,43 @@ class SchedulerTest {
     }
 
     @Test
+    void shouldMeasureATaskOnceOnTheRequestsOwnThreadOrInsideAnotherTaskOfIt() {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        Ticket heavy = running(HEAVY);
+        double before = scheduler.classState(HEAVY).vtime;
+        YieldGate.enter(heavy); // the thread that serves the request: an executor that runs the task in place
+        try {
+            scheduler.task(heavy, () -> clock.advance(20 * MS, 20 * MS)).run();
+        } finally {
+            YieldGate.exit();
+        }
+        assertThat(heavy.taskCpuNanos()).as("the dispatch's CPU already").isZero();
+        assertThat(scheduler.classState(HEAVY).vtime).isEqualTo(before);
+        scheduler.task(heavy, scheduler.task(heavy, () -> clock.advance(20 * MS, 20 * MS))).run(); // wrapped twice
+        assertThat(heavy.taskCpuNanos()).as("measured once").isEqualTo(20 * MS);
+        finish(heavy, 0);
+    }
+
+    @Test
+    void shouldRunWhatWaitsForARequestsTasksOnceAsTheLastOfThemEnds() {
+        scheduler("share.cpus", "2");
+        Ticket heavy = running(HEAVY);
+        java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        scheduler.task(heavy, () -> {
+            scheduler.task(heavy, () -> { }).run(); // a task of the same request inside it: measured by this one
+            heavy.whenTasksEnd(ran::incrementAndGet); // the request completes from its task's last line
+            assertThat(ran).as("not while the task runs: its CPU is not counted yet").hasValue(0);
+            clock.advance(5 * MS, 5 * MS);
+        }).run();
+        assertThat(ran).as("as it ends, with its CPU counted").hasValue(1);
+        assertThat(heavy.taskCpuNanos()).isEqualTo(5 * MS);
+        heavy.whenTasksEnd(ran::incrementAndGet);
+        assertThat(ran).as("no task running: at once").hasValue(2);
+        finish(heavy, 0);
+    }
+
+    @Test
     void shouldChargeEachRequestOfATurnItsClassMeanCpuAsItStarts() {
         scheduler(); // share.turn-below 2 ms: light's requests (1 and 3 ms) are cheap, heavy's 4 ms are not
         finish(running(LIGHT), MS);
