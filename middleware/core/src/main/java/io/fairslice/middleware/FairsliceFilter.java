@@ -68,7 +68,7 @@ public final class FairsliceFilter implements Filter {
         ServletContext context = filterConfig.getServletContext();
         FairsliceConfig config;
         List<RequestListener> found;
-        ConfigSources.Merged merged;
+        ConfigSources.Merged merged = null;
         try {
             found = GuardedListeners.discover(context.getClassLoader());
             Map<String, String> params = new LinkedHashMap<>();
@@ -79,7 +79,8 @@ public final class FairsliceFilter implements Filter {
                     params, context::getResourceAsStream, context.getClassLoader(), System.getProperties());
             config = FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(found));
         } catch (IllegalArgumentException e) {
-            throw new ServletException(e.getMessage(), e);
+            String origin = e instanceof FairsliceConfigException c && merged != null ? merged.originOf(c.key()) : null;
+            throw new ServletException(e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
         }
         String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
         if (!config.enabled()) {

@@ -591,7 +591,8 @@ class FairsliceFilterTest {
         FairsliceFilter filter = new FairsliceFilter();
         assertThatThrownBy(() -> filter.init(filterConfig(Map.of("class.heavy.share", "0"))))
                 .isInstanceOf(ServletException.class)
-                .hasMessage("fairslice configuration: class.heavy.share must be 1..1000, got '0'");
+                .hasMessage("fairslice configuration: class.heavy.share must be 1..1000, got '0' (set by filter init"
+                        + " parameter class.heavy.share)");
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -34,8 +35,20 @@ public final class ConfigSources {
     private ConfigSources() {
     }
 
-    /** Where the merged keys came from, for the startup log line. */
-    public record Merged(Map<String, String> keys, String file) {
+    /**
+     * The merged keys, the properties file read (null: none), and where each key's value came from, as a phrase
+     * ("in /opt/tomcat/conf/fairslice.properties", "by context parameter fairslice.policy"), for error messages.
+     */
+    public record Merged(Map<String, String> keys, String file, Map<String, String> origins) {
+
+        public Merged(Map<String, String> keys, String file) {
+            this(keys, file, Map.of());
+        }
+
+        /** Where {@code key}'s value came from, or null when no source set it. */
+        public String originOf(String key) {
+            return origins.get(key);
+        }
     }
 
     /**
@@ -50,6 +63,7 @@ public final class ConfigSources {
                                Map<String, String> filterParams, Function<String, InputStream> webInfFile,
                                ClassLoader loader, Properties system) {
         Map<String, String> keys = new LinkedHashMap<>();
+        Map<String, String> origins = new HashMap<>();
         String file = null;
         String named = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
         if (named == null) {
@@ -61,7 +75,7 @@ public final class ConfigSources {
                 throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file", named);
             }
             try (InputStream in = Files.newInputStream(p)) {
-                load(in, keys, named);
+                load(in, keys, named, origins);
             } catch (IOException e) {
                 throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file ("
                         + e.getMessage() + ")", named);
@@ -76,7 +90,7 @@ public final class ConfigSources {
             }
             if (in != null) {
                 try (InputStream closing = in) {
-                    load(closing, keys, file);
+                    load(closing, keys, file, origins);
                 } catch (IOException e) {
                     throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be readable ("
                             + e.getMessage() + ")", file);
@@ -85,27 +99,31 @@ public final class ConfigSources {
         }
         for (String name : contextParamNames) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                set(keys, name.substring(ConfigKeys.PREFIX.length()), contextParams.apply(name));
+                set(keys, name.substring(ConfigKeys.PREFIX.length()), contextParams.apply(name), origins,
+                        "by context parameter " + name);
             }
         }
-        filterParams.forEach((k, v) -> set(keys, k.startsWith(ConfigKeys.PREFIX) ? k.substring(ConfigKeys.PREFIX.length())
-                : k, v));
+        filterParams.forEach((k, v) -> set(keys, unprefixed(k), v, origins, "by filter init parameter " + k));
         for (String name : system.stringPropertyNames()) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                set(keys, name.substring(ConfigKeys.PREFIX.length()), system.getProperty(name));
+                set(keys, name.substring(ConfigKeys.PREFIX.length()), system.getProperty(name), origins,
+                        "by system property -D" + name);
             }
         }
-        return new Merged(keys, file);
+        return new Merged(keys, file, Map.copyOf(origins));
     }
 
     /** A later source's value wins, unless it is blank: then the earlier one (or the default) stands. */
-    private static void set(Map<String, String> keys, String key, String value) {
+    private static void set(Map<String, String> keys, String key, String value, Map<String, String> origins,
+                            String origin) {
         if (value != null && !value.isBlank()) {
             keys.put(key, value);
+            origins.put(key, origin);
         }
     }
 
-    private static void load(InputStream in, Map<String, String> keys, String where) throws IOException {
+    private static void load(InputStream in, Map<String, String> keys, String where, Map<String, String> origins)
+            throws IOException {
         byte[] bytes = in.readAllBytes();
         String text;
         try {
@@ -139,7 +157,7 @@ public final class ConfigSources {
             throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be a valid properties file ("
                     + e.getMessage() + ")", where);
         }
-        read.forEach((key, value) -> set(keys, key, value));
+        read.forEach((key, value) -> set(keys, key, value, origins, "in " + where));
     }
 
     /** A key of the file without the {@code fairslice.} prefix it may carry ({@code fairslice.policy} is policy). */

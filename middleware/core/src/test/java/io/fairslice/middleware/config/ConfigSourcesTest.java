@@ -97,4 +97,21 @@ class ConfigSourcesTest {
         assertThat(ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system).keys())
                 .containsExactlyInAnyOrderEntriesOf(Map.of("policy", "share", "rule.1", "heavy path=/a"));
     }
+
+    /** A bad value's message says which source set it: the file, a context parameter, a filter or system property. */
+    @Test
+    void shouldTellWhereEachKeysValueCameFrom(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("fairslice.properties");
+        Files.writeString(f, "policy=share\nshare.quantum=5ms\nclass.heavy.share=20\n");
+        Properties system = new Properties();
+        system.setProperty("fairslice.config", f.toString());
+        system.setProperty("fairslice.share.quantum", "4ms");
+        ConfigSources.Merged m = ConfigSources.merge(Map.of("fairslice.class.heavy.share", "0")::get,
+                List.of("fairslice.class.heavy.share"), Map.of("routes.max", "10"), p -> null, null, system);
+        assertThat(m.originOf("policy")).isEqualTo("in " + f);
+        assertThat(m.originOf("class.heavy.share")).isEqualTo("by context parameter fairslice.class.heavy.share");
+        assertThat(m.originOf("routes.max")).isEqualTo("by filter init parameter routes.max");
+        assertThat(m.originOf("share.quantum")).isEqualTo("by system property -Dfairslice.share.quantum");
+        assertThat(m.originOf("adaptive")).isNull();
+    }
 }
