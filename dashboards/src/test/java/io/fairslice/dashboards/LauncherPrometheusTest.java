@@ -57,8 +57,8 @@ class LauncherPrometheusTest {
 
             assertThat(targets.findValuesAsText("scrapeUrl")).containsExactly("http://" + target + "/metrics");
             assertThat(targets.findValuesAsText("job")).contains("fairslice");
-            assertThat(rules.findValuesAsText("name")).contains("FairsliceLightLatencyAboveSlo",
-                    "FairsliceLightShareBelowTarget", "FairsliceSustainedRejections",
+            assertThat(rules.findValuesAsText("name")).contains("FairsliceLatencyAboveSlo",
+                    "FairsliceShareBelowTarget", "FairsliceSustainedRejections",
                     "instance_page_le:fairslice_requests_seconds_bucket:rate1m");
             assertThat(config).as("the job scrapes at the interval given").containsPattern(
                     "(?s)job_name: fairslice\\n.*?scrape_interval: 1s\\n");
