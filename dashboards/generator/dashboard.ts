@@ -202,12 +202,12 @@ export function buildDashboard(): dashboard.Dashboard {
     )
     .withPanel(
       panel({
-        title: "Request CPU time per class",
+        title: "Request CPU time per class (cores)",
         description:
-          "CPU seconds per second spent by the threads serving each class (1 = one full core), from the threads' " +
+          "CPU seconds per second spent by the threads serving each class, in cores (1 = one full core), from the threads' " +
           "own CPU clocks; and the collector's pauses charged to each class by the bytes its requests allocated " +
           "(share.charge-gc), which the shares count beside the requests' own CPU.",
-        unit: "s",
+        unit: "short",
         min: 0,
         queries: [
           {
