@@ -41,10 +41,6 @@ public final class ConfigSources {
      */
     public record Merged(Map<String, String> keys, String file, Map<String, String> origins) {
 
-        public Merged(Map<String, String> keys, String file) {
-            this(keys, file, Map.of());
-        }
-
         /** Where {@code key}'s value came from, or null when no source set it. */
         public String originOf(String key) {
             return origins.get(key);
@@ -99,15 +95,13 @@ public final class ConfigSources {
         }
         for (String name : contextParamNames) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                set(keys, name.substring(ConfigKeys.PREFIX.length()), contextParams.apply(name), origins,
-                        "by context parameter " + name);
+                set(keys, unprefixed(name), contextParams.apply(name), origins, "by context parameter " + name);
             }
         }
         filterParams.forEach((k, v) -> set(keys, unprefixed(k), v, origins, "by filter init parameter " + k));
         for (String name : system.stringPropertyNames()) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                set(keys, name.substring(ConfigKeys.PREFIX.length()), system.getProperty(name), origins,
-                        "by system property -D" + name);
+                set(keys, unprefixed(name), system.getProperty(name), origins, "by system property -D" + name);
             }
         }
         return new Merged(keys, file, Map.copyOf(origins));
@@ -160,7 +154,7 @@ public final class ConfigSources {
         read.forEach((key, value) -> set(keys, key, value, origins, "in " + where));
     }
 
-    /** A key of the file without the {@code fairslice.} prefix it may carry ({@code fairslice.policy} is policy). */
+    /** A key without the {@code fairslice.} prefix it may carry ({@code fairslice.policy} is policy). */
     private static String unprefixed(String name) {
         return name.startsWith(ConfigKeys.PREFIX) ? name.substring(ConfigKeys.PREFIX.length()) : name;
     }

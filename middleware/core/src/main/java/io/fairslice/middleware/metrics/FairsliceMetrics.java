@@ -140,16 +140,20 @@ public final class FairsliceMetrics implements AutoCloseable {
             return;
         }
         ((Timer) m[outcome]).record(durationNanos, TimeUnit.NANOSECONDS);
-        if (cpuNanos > 0) {
-            ((Counter) m[CPU_SLOT]).increment(cpuNanos / 1e9);
-        }
+        countCpu(m, cpuNanos);
     }
 
     /** Counts CPU a task of a request of the page used on another thread ({@code Fairslice.task}). */
     public void taskCpu(Route route, int classIndex, long cpuNanos) {
         Object[] m = meters(route, classIndex);
-        if (m != null && cpuNanos > 0) {
-            ((Counter) m[CPU_SLOT]).increment(cpuNanos / 1e9);
+        if (m != null) {
+            countCpu(m, cpuNanos);
+        }
+    }
+
+    private static void countCpu(Object[] meters, long cpuNanos) {
+        if (cpuNanos > 0) {
+            ((Counter) meters[CPU_SLOT]).increment(cpuNanos / 1e9);
         }
     }
 

@@ -82,6 +82,9 @@ public final class Scheduler {
     public static final int REJECTED_QUEUE_TIMEOUT = 1;
     public static final int REJECTED_INTERRUPTED = 2;
     static final int QUEUED = -2;
+    private static final Logger LOG = Logger.getLogger(Scheduler.class.getName());
+    /** The request whose task the current thread runs ({@link #task}), if any. */
+    private static final ThreadLocal<Ticket> RUNNING_TASK = new ThreadLocal<>();
     /** How a request may start: not now, with a run slot, or in its class's turn. */
     private static final int WAIT = 0;
     private static final int WITH_SLOT = 1;
@@ -1233,10 +1236,6 @@ public final class Scheduler {
             }
         };
     }
-
-    /** The request whose task the current thread runs ({@link #task}), if any. */
-    private static final ThreadLocal<Ticket> RUNNING_TASK = new ThreadLocal<>();
-    private static final Logger LOG = Logger.getLogger(Scheduler.class.getName());
 
     /** A task of the ticket's request used {@code cpu} on another thread (see {@link #task}). */
     void taskRan(Ticket t, long cpu) {

@@ -326,8 +326,12 @@ public final class WeavingScope {
         return classPackage(within);
     }
 
-    /** The resource that proves a simple include form matches something: its package's folder, or its class. */
-    private static String resourceOf(String within) {
+    /**
+     * The resource that proves a simple include form ({@code com.acme..*}, {@code com.acme.*}, {@code com.acme.Checkout})
+     * matches something: its package's folder ({@code com/acme/}), or its class ({@code com/acme/Checkout.class}). The
+     * installer looks for it in the applications on disk.
+     */
+    public static String resourceOf(String within) {
         boolean packages = within.endsWith(".*");
         return packages ? packageOf(within).replace('.', '/') + "/" : within.replace('.', '/') + ".class";
     }

@@ -64,17 +64,14 @@ class ConfigSourcesTest {
     void shouldReadTheFileNamedByFairsliceConfig(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("f.properties");
         Files.writeString(f, "fairslice.policy=observe\n");
-        Properties system = new Properties();
-        system.setProperty("fairslice.config", f.toString());
-        ConfigSources.Merged m = ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system);
+        ConfigSources.Merged m = fileOnly(naming(f));
         assertThat(m.keys()).containsExactlyEntriesOf(Map.of("policy", "observe"));
     }
 
     @Test
     void shouldFailWhenTheNamedFileIsMissing() {
-        Properties system = new Properties();
-        system.setProperty("fairslice.config", "/no/such/fairslice.properties");
-        assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system))
+        Properties system = naming(Path.of("/no/such/fairslice.properties"));
+        assertThatThrownBy(() -> fileOnly(system))
                 .hasMessageContaining("fairslice.config must name a readable file")
                 .hasMessageContaining("/no/such/fairslice.properties");
     }
@@ -84,17 +81,16 @@ class ConfigSourcesTest {
     void shouldRefuseAKeyTheFileGivesTwice(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("fairslice.properties");
         Files.writeString(f, "rule.1 = heavy path=/report/**\npolicy=share\nrule.1=heavy path=/export\n");
-        Properties system = new Properties();
-        system.setProperty("fairslice.config", f.toString());
-        assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system))
+        Properties system = naming(f);
+        assertThatThrownBy(() -> fileOnly(system))
                 .isInstanceOf(FairsliceConfigException.class)
                 .hasMessageContaining("rule.1 is given twice in " + f + " ('heavy path=/report/**', then"
                         + " 'heavy path=/export'): give each key once");
         Files.writeString(f, "policy=share\nfairslice.policy=observe\n");
-        assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system))
+        assertThatThrownBy(() -> fileOnly(system))
                 .as("with and without the prefix: one key").hasMessageContaining("policy is given twice");
         Files.writeString(f, "policy=share\nrule.1=heavy path=/a\n");
-        assertThat(ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system).keys())
+        assertThat(fileOnly(system).keys())
                 .containsExactlyInAnyOrderEntriesOf(Map.of("policy", "share", "rule.1", "heavy path=/a"));
     }
 
@@ -103,8 +99,7 @@ class ConfigSourcesTest {
     void shouldTellWhereEachKeysValueCameFrom(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("fairslice.properties");
         Files.writeString(f, "policy=share\nshare.quantum=5ms\nclass.heavy.share=20\n");
-        Properties system = new Properties();
-        system.setProperty("fairslice.config", f.toString());
+        Properties system = naming(f);
         system.setProperty("fairslice.share.quantum", "4ms");
         ConfigSources.Merged m = ConfigSources.merge(Map.of("fairslice.class.heavy.share", "0")::get,
                 List.of("fairslice.class.heavy.share"), Map.of("routes.max", "10"), p -> null, null, system);
@@ -113,5 +108,17 @@ class ConfigSourcesTest {
         assertThat(m.originOf("routes.max")).isEqualTo("by filter init parameter routes.max");
         assertThat(m.originOf("share.quantum")).isEqualTo("by system property -Dfairslice.share.quantum");
         assertThat(m.originOf("adaptive")).isNull();
+    }
+
+    /** System properties that name {@code file} as the configuration file ({@code -Dfairslice.config}). */
+    private static Properties naming(Path file) {
+        Properties system = new Properties();
+        system.setProperty("fairslice.config", file.toString());
+        return system;
+    }
+
+    /** The merge of the file those properties name (and their own keys), without context or filter parameters. */
+    private static ConfigSources.Merged fileOnly(Properties system) {
+        return ConfigSources.merge(k -> null, List.of(), Map.of(), p -> null, null, system);
     }
 }

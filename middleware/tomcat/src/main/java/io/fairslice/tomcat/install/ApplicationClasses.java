@@ -1,5 +1,6 @@
 package io.fairslice.tomcat.install;
 
+import io.fairslice.middleware.weaving.WeavingScope;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -58,7 +59,7 @@ final class ApplicationClasses {
 
     /** Whether one of {@code applications} holds a class of the {@code --weave} pattern. */
     static boolean anyHolds(List<Path> applications, String pattern) {
-        String entry = entryOf(pattern);
+        String entry = WeavingScope.resourceOf(pattern); // as the middleware looks for it at runtime
         for (Path app : applications) {
             try {
                 if (Files.isDirectory(app) ? folderHolds(app, entry) : warHolds(app, entry)) {
@@ -69,17 +70,6 @@ final class ApplicationClasses {
             }
         }
         return false;
-    }
-
-    /** The entry name a class of the pattern starts with: {@code com/acme/} or {@code com/acme/Checkout.class}. */
-    static String entryOf(String pattern) {
-        if (pattern.endsWith("..*")) {
-            return pattern.substring(0, pattern.length() - 3).replace('.', '/') + "/";
-        }
-        if (pattern.endsWith(".*")) {
-            return pattern.substring(0, pattern.length() - 2).replace('.', '/') + "/";
-        }
-        return pattern.replace('.', '/') + ".class";
     }
 
     private static boolean folderHolds(Path app, String entry) throws IOException {
