@@ -43,6 +43,12 @@ final class EmbeddedTomcat implements AutoCloseable {
         return this;
     }
 
+    /** Serves every request on a virtual thread of its own (the connector's useVirtualThreads: Java 21+). */
+    EmbeddedTomcat virtualThreads() {
+        tomcat.getConnector().setProperty("useVirtualThreads", "true");
+        return this;
+    }
+
     /** A JNDI resource of the context (java:comp/env/...): switches Tomcat's naming on. */
     EmbeddedTomcat resource(ContextResource resource) {
         tomcat.enableNaming();

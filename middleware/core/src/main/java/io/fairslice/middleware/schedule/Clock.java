@@ -22,6 +22,13 @@ public interface Clock {
         return -1;
     }
 
+    /**
+     * The calling thread spent {@code nanos} parked by the scheduler or in a blocking call its request declared: a
+     * clock that stands wall time in for a thread's CPU time ({@link WallStandIn}) leaves it out. Others ignore it.
+     */
+    default void offCpu(long nanos) {
+    }
+
     /** Another thread's CPU time, ns; negative when unknown (not supported, or the thread has ended). */
     default long threadCpuNanos(Thread thread) {
         return -1;
@@ -41,8 +48,8 @@ public interface Clock {
 
     /**
      * The system clock: {@link System#nanoTime()} and the thread's own CPU clock from ThreadMXBean. Where the JVM
-     * cannot measure thread CPU time, wall time stands in (parked time then counts as used, which makes the share
-     * scheduler stricter, never looser).
+     * cannot measure a thread's CPU time (a virtual thread, up to Java 25 at least; a JVM without the clock), wall time
+     * stands in, less what the thread spent parked by the scheduler or in declared blocking calls ({@link WallStandIn}).
      */
     static Clock system() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -55,9 +62,7 @@ public interface Clock {
             }
         }
         if (!cpu) {
-            java.util.logging.Logger.getLogger(Clock.class.getName()).warning("fairslice: this JVM has no thread CPU"
-                    + " clock (ThreadMXBean); requests' CPU time is measured in wall time, which counts time queued,"
-                    + " parked and blocked: shares are charged and routes learnt by elapsed time instead of CPU");
+            WallStandIn.warn("this JVM has no thread CPU clock (ThreadMXBean)");
             return new Clock() {
                 @Override
                 public long nanoTime() {
@@ -66,7 +71,12 @@ public interface Clock {
 
                 @Override
                 public long threadCpuNanos() {
-                    return System.nanoTime();
+                    return WallStandIn.now();
+                }
+
+                @Override
+                public void offCpu(long nanos) {
+                    WallStandIn.offCpu(nanos);
                 }
             };
         }
@@ -81,7 +91,17 @@ public interface Clock {
 
             @Override
             public long threadCpuNanos() {
-                return threads.getCurrentThreadCpuTime();
+                long cpu = threads.getCurrentThreadCpuTime();
+                if (cpu >= 0) {
+                    return cpu;
+                }
+                WallStandIn.warnOnce();
+                return WallStandIn.now();
+            }
+
+            @Override
+            public void offCpu(long nanos) {
+                WallStandIn.offCpu(nanos);
             }
 
             @Override
@@ -100,6 +120,56 @@ public interface Clock {
                 return idle.idleSamples(cpus);
             }
         };
+    }
+
+    /**
+     * What stands in for a thread's CPU clock where the JVM has none for it: a virtual thread (ThreadMXBean answers -1
+     * for one, up to Java 25 at least: Tomcat's {@code useVirtualThreads="true"} serves every request on one), or a JVM
+     * without the clock. It is the wall time, less the time the thread spent parked by the scheduler (waiting for a run
+     * slot, at admission or at a yield point) and in the blocking calls its request declared ({@code
+     * Fairslice.blocking()}), both of which the scheduler reports ({@link Clock#offCpu}). It still counts the waits the
+     * thread's request did not declare (an undeclared query, a lock) and, for a virtual thread, the time it waited for a
+     * carrier thread: requests read dearer than they are, which makes the share scheduler stricter, not looser, and
+     * the adaptive classifier take waiting pages for heavy ones (classify them by rule, or declare their waits).
+     */
+    final class WallStandIn {
+        /** Per thread: the time it spent off the CPU as the scheduler reported it (ns). */
+        private static final ThreadLocal<long[]> OFF_CPU = ThreadLocal.withInitial(() -> new long[1]);
+        private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
+                new java.util.concurrent.atomic.AtomicBoolean();
+
+        private WallStandIn() {
+        }
+
+        static long now() {
+            return System.nanoTime() - OFF_CPU.get()[0];
+        }
+
+        static void offCpu(long nanos) {
+            if (nanos > 0) {
+                OFF_CPU.get()[0] += nanos;
+            }
+        }
+
+        /** Logs, once per JVM, that a thread's CPU time could not be read, naming the thread. */
+        static void warnOnce() {
+            if (!WARNED.get() && WARNED.compareAndSet(false, true)) {
+                Thread t = Thread.currentThread();
+                warn(OsThreads.isVirtual(t)
+                        ? "requests run on virtual threads (" + t + ": the connector's useVirtualThreads=\"true\"),"
+                                + " whose CPU time the JVM does not measure"
+                        : "the JVM does not measure the CPU time of thread '" + t.getName() + "'");
+            }
+        }
+
+        static void warn(String why) {
+            WARNED.set(true);
+            java.util.logging.Logger.getLogger(Clock.class.getName()).warning("fairslice: " + why + ": such"
+                    + " requests' CPU time is taken as their elapsed time less their parks in fairslice and their"
+                    + " declared blocking calls (Fairslice.blocking()), so waits they do not declare count as CPU: shares"
+                    + " are stricter and the adaptive classifier may take waiting pages for heavy ones (docs/configuration.md,"
+                    + " \"Virtual threads\")");
+        }
     }
 
     /** The JVM's per-thread allocation counter, switched on if it is off; null where there is none. */

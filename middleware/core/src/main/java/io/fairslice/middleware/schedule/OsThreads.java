@@ -80,7 +80,8 @@ final class OsThreads {
         }
     }
 
-    private static boolean isVirtual(Thread thread) {
+    /** Whether {@code thread} is a virtual thread (false before Java 21). */
+    static boolean isVirtual(Thread thread) {
         if (IS_VIRTUAL == null) {
             return false;
         }

@@ -1013,8 +1013,10 @@ public final class Scheduler {
             }
             left = nanos - (System.nanoTime() - start);
         }
+        long parked = System.nanoTime() - start;
+        clock.offCpu(parked);
         t.cls.parks[WHERE_YIELD].increment();
-        t.cls.parkedNanos[WHERE_YIELD].add(System.nanoTime() - start);
+        t.cls.parkedNanos[WHERE_YIELD].add(parked);
         t.burstStartWall = clock.nanoTime();
     }
 
@@ -1060,8 +1062,10 @@ public final class Scheduler {
                 Thread.currentThread().interrupt();
             }
         }
+        long parked = System.nanoTime() - started;
+        clock.offCpu(parked);
         t.cls.parks[where].increment();
-        t.cls.parkedNanos[where].add(System.nanoTime() - started);
+        t.cls.parkedNanos[where].add(parked);
         return ok;
     }
 
@@ -1116,8 +1120,11 @@ public final class Scheduler {
      * slot in its new class. Pair with {@link #blockingEnds}, on the same thread.
      */
     public void blockingBegins(Ticket t) {
-        if (t.blockingDepth++ > 0 || !t.dispatching || !t.holdsPermit || t.moveTo >= 0
-                || config.policy() != Policy.SHARE) {
+        if (t.blockingDepth++ > 0) {
+            return;
+        }
+        t.blockingSince = clock.nanoTime();
+        if (!t.dispatching || !t.holdsPermit || t.moveTo >= 0 || config.policy() != Policy.SHARE) {
             return; // under the other policies without the lock: a declaration changes nothing there
         }
         long cpu = t.cpuNanos();
@@ -1154,6 +1161,7 @@ public final class Scheduler {
         if (t.blockingDepth == 0 || --t.blockingDepth > 0) {
             return;
         }
+        clock.offCpu(clock.nanoTime() - t.blockingSince);
         ClassState from = t.awayFrom;
         if (blockingEnded(t)) {
             await(t, WHERE_YIELD);

@@ -61,6 +61,8 @@ public final class Ticket {
      */
     int blockingDepth;
     ClassState awayFrom;
+    /** When the outermost declared blocking call began (scheduler clock): its length is the thread's time off the CPU. */
+    long blockingSince;
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
     /** Whether the request's class has been charged for it as a request of a turn (once per request). */

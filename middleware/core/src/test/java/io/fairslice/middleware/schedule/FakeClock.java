@@ -7,6 +7,8 @@ final class FakeClock implements Clock {
     volatile long cpu;
     /** Bytes allocated (one counter for all threads, like {@link #cpu}). */
     volatile long allocated;
+    /** What the scheduler reported off the CPU ({@link #offCpu}), all threads together. */
+    volatile long offCpu;
     /** What {@link #idleSamples} answers: idle samples in a row. */
     volatile int idleSamples;
 
@@ -28,6 +30,11 @@ final class FakeClock implements Clock {
     @Override
     public long threadAllocatedBytes() {
         return allocated;
+    }
+
+    @Override
+    public synchronized void offCpu(long nanos) {
+        offCpu += nanos;
     }
 
     void advance(long wallNanos, long cpuNanos) {

@@ -1544,6 +1544,8 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
         assertThat(scheduler.totalRunning()).as("beyond the one slot: a park is bounded").isEqualTo(2);
         assertThat(scheduler.classState(HEAVY).parks(Scheduler.WHERE_YIELD)).isEqualTo(1);
+        assertThat(clock.offCpu).as("the park reported off the CPU (what a virtual thread's stand-in clock leaves out)")
+                .isGreaterThanOrEqualTo(100 * MS);
     }
 
     @Test
