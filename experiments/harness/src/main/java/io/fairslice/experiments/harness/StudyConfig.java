@@ -44,6 +44,8 @@ import java.util.TreeSet;
  * @param retries            re-runs of a point whose window another process disturbed
  * @param documentSize       the heavy page's XML document (2MB: ~25 ms of CPU; 10MB: ~120 ms)
  * @param maxThreads         Tomcat worker threads (above the client population)
+ * @param virtualThreads     every request on a virtual thread of its own (the connector's useVirtualThreads, Java 21+:
+ *                           run the study with such a JDK) instead of the {@code maxThreads} pool
  * @param serverJvmOptions   the server JVM's options (heap and GC per GUIDE section 2)
  * @param gatlingJvmOptions  the load generator JVM's options
  * @param realtimeThrottle   under SCHED_RR: {@code off} lifts Linux's realtime throttling while a realtime
@@ -61,13 +63,13 @@ import java.util.TreeSet;
 public record StudyConfig(String preset, List<Configuration> configurations, List<Integer> heavyUsers, int lightUsers,
                           String lightPaths, int repetitions, Duration warmUp, Duration measure, Duration jitWarmUp,
                           Duration jitSettle, Duration drainTimeout, int retries, String documentSize, int maxThreads,
-                          List<String> serverJvmOptions, List<String> gatlingJvmOptions, String realtimeThrottle,
+                          boolean virtualThreads, List<String> serverJvmOptions, List<String> gatlingJvmOptions, String realtimeThrottle,
                           String freshServer, Duration retryAfterDefault, Duration retryAfterMax) {
 
     /** The keys a --config file may set. */
     public static final Set<String> KEYS = Set.of("configurations", "heavyUsers", "lightUsers", "lightPaths",
             "repetitions", "warmUp", "measure", "jitWarmUp", "jitSettle", "drainTimeout", "retries", "documentSize",
-            "maxThreads",
+            "maxThreads", "virtualThreads",
             "serverJvmOptions", "gatlingJvmOptions", "realtimeThrottle", "freshServer", "retryAfterDefault",
             "retryAfterMax");
 
@@ -106,6 +108,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         require(maxThreads >= 1 && maxThreads <= 10_000, "maxThreads", "must be 1..10000", maxThreads);
         require(maxThreads > lightUsers + heavyUsers.stream().mapToInt(Integer::intValue).max().orElse(0),
                 "maxThreads", "must be above the largest client population (light + heavy users)", maxThreads);
+        require(!virtualThreads || Runtime.version().feature() >= 21, "virtualThreads",
+                "needs Java 21 or later (this is Java " + Runtime.version().feature() + ": set JAVA_HOME)", true);
         require(documentSize.matches("(?i)\\d+(KB|MB|GB)?"), "documentSize", "must be a size such as 2MB",
                 documentSize);
         require(REALTIME_THROTTLE.contains(realtimeThrottle), "realtimeThrottle", "must be one of "
@@ -201,7 +205,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 List.of(Configuration.parse("none@default"), Configuration.parse("share@default"),
                         Configuration.parse("none@rr-100ms"), Configuration.parse("share@rr-100ms")),
                 List.of(0, 40), 30, "/light", 1, Duration.ofSeconds(5), Duration.ofSeconds(12),
-                Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(15), 1, "2MB", 200,
+                Duration.ofSeconds(15), Duration.ofSeconds(30), Duration.ofSeconds(15), 1, "2MB", 200, false,
                 DEFAULT_SERVER_JVM_OPTIONS,
                 DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration", StudyParameters.DEFAULT_RETRY_AFTER,
                 StudyParameters.DEFAULT_RETRY_AFTER_MAX);
@@ -222,7 +226,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         }
         return new StudyConfig("full", all, List.of(0, 10, 20, 30, 40), 30, "/light", 3, Duration.ofSeconds(5),
                 Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(15), 1, "2MB",
-                200,
+                200, false,
                 DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration",
                 StudyParameters.DEFAULT_RETRY_AFTER, StudyParameters.DEFAULT_RETRY_AFTER_MAX);
     }
@@ -267,6 +271,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 values.containsKey("retries") ? parseInt("retries", values.get("retries")) : retries,
                 values.getOrDefault("documentSize", documentSize).trim(),
                 values.containsKey("maxThreads") ? parseInt("maxThreads", values.get("maxThreads")) : maxThreads,
+                values.containsKey("virtualThreads") ? parseBoolean("virtualThreads", values.get("virtualThreads"))
+                        : virtualThreads,
                 values.containsKey("serverJvmOptions") ? words(values.get("serverJvmOptions")) : serverJvmOptions,
                 values.containsKey("gatlingJvmOptions") ? words(values.get("gatlingJvmOptions")) : gatlingJvmOptions,
                 values.getOrDefault("realtimeThrottle", realtimeThrottle).trim(),
@@ -312,6 +318,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         m.put("retries", Integer.toString(retries));
         m.put("documentSize", documentSize);
         m.put("maxThreads", Integer.toString(maxThreads));
+        m.put("virtualThreads", Boolean.toString(virtualThreads));
         m.put("serverJvmOptions", String.join(" ", serverJvmOptions));
         m.put("gatlingJvmOptions", String.join(" ", gatlingJvmOptions));
         m.put("realtimeThrottle", realtimeThrottle);
@@ -343,6 +350,14 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
             }
         }
         return list;
+    }
+
+    private static boolean parseBoolean(String key, String value) {
+        String v = value.trim();
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new IllegalArgumentException(key + " must be true or false, got '" + value + "'");
+        }
+        return Boolean.parseBoolean(v);
     }
 
     private static int parseInt(String key, String text) {

@@ -56,6 +56,9 @@ final class StudyServerProcess implements AutoCloseable {
         command.addAll(List.of("-cp", classpath, "io.fairslice.experiments.server.StudyServer",
                 "--port", "0", "--max-threads", Integer.toString(config.maxThreads()),
                 "--document-size", config.documentSize()));
+        if (config.virtualThreads()) {
+            command.add("--virtual-threads");
+        }
         command.addAll(configuration.middleware().serverArguments());
         Files.createDirectories(log.getParent());
         Files.writeString(log.resolveSibling(log.getFileName() + ".cmd"), String.join(" ", command) + "\n");

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.io.TempDir;
 
 class StudyConfigTest {
@@ -310,6 +312,24 @@ class StudyConfigTest {
     void shouldRejectTooFewWorkerThreadsForTheClients() {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("maxThreads", "50")))
                 .hasMessage("maxThreads must be above the largest client population (light + heavy users), got 50");
+    }
+
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void shouldServeOnVirtualThreadsWhenAsked() {
+        StudyConfig config = StudyConfig.quick().with(Map.of("virtualThreads", "true"));
+        assertThat(config.virtualThreads()).isTrue();
+        assertThat(config.describe()).containsEntry("virtualThreads", "true");
+        assertThat(StudyConfig.quick().virtualThreads()).isFalse();
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("virtualThreads", "yes")))
+                .hasMessage("virtualThreads must be true or false, got 'yes'");
+    }
+
+    @Test
+    @EnabledForJreRange(max = JRE.JAVA_20)
+    void shouldRefuseVirtualThreadsBeforeJava21() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("virtualThreads", "true")))
+                .hasMessageStartingWith("virtualThreads needs Java 21 or later (this is Java 17");
     }
 
     @Test

@@ -12,10 +12,12 @@ import java.util.Map;
  * @param appSettings study application settings ({@code study.*}), passed as context parameters
  * @param policy      the middleware's policy, or {@code none} to run without the middleware at all
  * @param fairslice   further middleware configuration keys (without the {@code fairslice.} prefix)
+ * @param virtualThreads every request on a virtual thread of its own (the connector's {@code useVirtualThreads}; Java
+ *                    21+), instead of the pool of {@code maxThreads} platform threads
  * @param help        {@code --help} was given
  */
 public record ServerOptions(int port, String address, int maxThreads, Map<String, String> appSettings,
-                            String policy, Map<String, String> fairslice, boolean help) {
+                            String policy, Map<String, String> fairslice, boolean virtualThreads, boolean help) {
 
     public static final int DEFAULT_PORT = 8080;
     public static final int DEFAULT_MAX_THREADS = 200;
@@ -39,6 +41,7 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
               --port N            port to listen on (default 8080; 0 picks a free port)
               --address A         address to listen on (default 127.0.0.1)
               --max-threads N     Tomcat worker threads (default 200)
+              --virtual-threads   serve every request on a virtual thread of its own instead (Java 21+)
               --document-size S   size of /heavy's XML document, e.g. 2MB or 10MB (default 2MB)
               --policy P          fairslice policy: none (no middleware), observe, sleep, share (default share)
               --fairslice K=V     any middleware configuration key (docs/configuration.md), repeatable,
@@ -61,6 +64,10 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         if (POLICY_NONE.equals(policy) && !fairslice.isEmpty()) {
             throw new IllegalArgumentException("--fairslice needs a policy other than none, got " + fairslice.keySet());
         }
+        if (virtualThreads && Runtime.version().feature() < 21) {
+            throw new IllegalArgumentException("--virtual-threads needs Java 21 or later; this JVM is Java "
+                    + Runtime.version().feature() + " (set JAVA_HOME to a newer JDK)");
+        }
         if (fairslice.containsKey("policy")) { // both would set the context parameter fairslice.policy
             throw new IllegalArgumentException("--fairslice policy=" + fairslice.get("policy") + ": set the policy with"
                     + " --policy " + fairslice.get("policy"));
@@ -74,12 +81,12 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
 
     public static ServerOptions defaults() {
         return new ServerOptions(DEFAULT_PORT, "127.0.0.1", DEFAULT_MAX_THREADS, Map.of(), DEFAULT_POLICY, Map.of(),
-                false);
+                false, false);
     }
 
     /** These options with another policy and middleware keys (tests and the harness compare policies). */
     public ServerOptions withPolicy(String newPolicy, Map<String, String> keys) {
-        return new ServerOptions(port, address, maxThreads, appSettings, newPolicy, keys, help);
+        return new ServerOptions(port, address, maxThreads, appSettings, newPolicy, keys, virtualThreads, help);
     }
 
     public static ServerOptions parse(String... args) {
@@ -90,6 +97,7 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         boolean help = false;
         String policy = DEFAULT_POLICY;
         Map<String, String> fairslice = new LinkedHashMap<>();
+        boolean virtualThreads = false;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -107,11 +115,12 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
                     String key = kv.substring(0, eq).trim();
                     fairslice.put(key.startsWith("fairslice.") ? key.substring(10) : key, kv.substring(eq + 1));
                 }
+                case "--virtual-threads" -> virtualThreads = true;
                 case "--help", "-h" -> help = true;
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
             }
         }
-        return new ServerOptions(port, address, maxThreads, app, policy, fairslice, help);
+        return new ServerOptions(port, address, maxThreads, app, policy, fairslice, virtualThreads, help);
     }
 
     private static String value(String[] args, int i, String option) {

@@ -70,6 +70,9 @@ public final class StudyServer implements AutoCloseable {
         connector.setPort(options.port());
         connector.setProperty("address", options.address());
         connector.setProperty("maxThreads", Integer.toString(options.maxThreads()));
+        if (options.virtualThreads()) {
+            connector.setProperty("useVirtualThreads", "true");
+        }
         // the study's clients hammer with keep-alive connections and no think time
         connector.setProperty("maxKeepAliveRequests", "-1");
         connector.setProperty("acceptCount", "1000");

@@ -4,11 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 /** How the study server refuses what it cannot do, instead of running without serving. */
 class StudyServerTest {
@@ -33,6 +39,40 @@ class StudyServerTest {
         assertThatThrownBy(() -> ServerOptions.parse("--fairslice", "policy=observe"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--fairslice policy=observe: set the policy with --policy observe");
+    }
+
+    /** Tomcat serves each request on a virtual thread of its own; fairslice measures their CPU all the same. */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void shouldServeOnVirtualThreadsAndMeasureTheirCpu() throws Exception {
+        StudyServer server = new StudyServer(ServerOptions.parse("--port", "0", "--virtual-threads",
+                "--fairslice", "cpu.sample-interval=0ns")).start();
+        try {
+            HttpClient client = HttpClient.newHttpClient();
+            for (int i = 0; i < 20; i++) {
+                HttpResponse<String> response = client.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + server.port() + "/light")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).isEqualTo(200);
+            }
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            double cpu = 0;
+            while (cpu == 0 && System.nanoTime() < deadline) {
+                cpu = server.registry().find("fairslice.requests.cpu").tags("page", "/light").counters().stream()
+                        .mapToDouble(c -> c.count()).sum();
+                Thread.sleep(10);
+            }
+            assertThat(cpu).as("the light page's CPU, read on virtual threads").isPositive();
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    @EnabledForJreRange(max = JRE.JAVA_20)
+    void shouldRefuseVirtualThreadsBeforeJava21() {
+        assertThatThrownBy(() -> ServerOptions.parse("--virtual-threads"))
+                .hasMessageStartingWith("--virtual-threads needs Java 21 or later; this JVM is Java 17");
     }
 
     private static long tomcatFolders() throws Exception {
