@@ -59,6 +59,24 @@ public final class Fairslice {
     }
 
     /**
+     * Declares the current request's class where the application knows it better than the request's URL does: a front
+     * controller (one servlet behind every page of an MVC framework, {@code *.do}) that is about to forward to a cheap
+     * view or to an expensive report. Rules and routes see only the URL the client asked for, never a forward's or an
+     * include's target. The request moves to {@code className} at once (it may wait here for that class's turn, as at a
+     * yield point), its route's later decisions no longer move it, and its CPU teaches its route nothing; it is
+     * counted under its page and the declared class. Outside a request served through the filter it does nothing.
+     *
+     * @throws IllegalArgumentException when {@code className} is not one of the configured classes (the message
+     *                                  names them)
+     */
+    public static void classify(String className) {
+        Ticket ticket = YieldGate.current();
+        if (ticket != null) {
+            ticket.scheduler().declare(ticket, className);
+        }
+    }
+
+    /**
      * {@code work} as part of the current request, for another thread: a page that hands its work to an executor of
      * its own ({@code startAsync()}, then {@code pool.execute(Fairslice.task(work))}) has that work's CPU counted as
      * the request's: charged to its class under {@code share} (so the class's next requests wait for their share),

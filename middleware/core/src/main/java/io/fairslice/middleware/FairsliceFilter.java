@@ -1,6 +1,7 @@
 package io.fairslice.middleware;
 
 import io.fairslice.middleware.classify.RequestClassifier;
+import io.fairslice.middleware.classify.Rule;
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.ApplicationNames;
@@ -87,6 +88,7 @@ public final class FairsliceFilter implements Filter {
             LOG.info(() -> "fairslice[" + path + "]: disabled (enabled=false); requests pass through");
             return;
         }
+        warnContextPathRules(config, path);
         Object attribute = context.getAttribute("io.fairslice.meterRegistry");
         MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
         // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0
@@ -147,6 +149,27 @@ public final class FairsliceFilter implements Filter {
         String file = merged.file();
         LOG.info(() -> "fairslice[" + application + "]: started" + (file == null ? "" : " (file " + file + ")")
                 + ", " + config);
+    }
+
+    /**
+     * Warns of a rule whose path glob starts with the application's own context path: rules see the path inside the
+     * application ({@code /export/**} of {@code /shop/export/1}), so {@code path=/shop/export/**} matches only
+     * {@code /shop/shop/export/...}, which is seldom what was meant; not an error, as such paths can exist.
+     */
+    static void warnContextPathRules(FairsliceConfig config, String contextPath) {
+        if (contextPath.equals("/")) {
+            return;
+        }
+        for (Rule rule : config.rules()) {
+            String glob = rule.pathGlob();
+            if (glob != null && (glob.equals(contextPath) || glob.startsWith(contextPath + "/"))) {
+                String inside = glob.length() == contextPath.length() ? "/" : glob.substring(contextPath.length());
+                LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": path=" + glob + " starts with this"
+                        + " application's context path " + contextPath + ", but rules match the path inside the"
+                        + " application, so it matches " + contextPath + glob + " only; did you mean path=" + inside
+                        + "?");
+            }
+        }
     }
 
     /** The context's host ("Catalina/localhost": localhost), or "" where the container does not say. */
@@ -215,6 +238,9 @@ public final class FairsliceFilter implements Filter {
         }
         request.setAttribute(TICKET_ATTRIBUTE, ticket);
         ticket.meterKey(route); // the page meters its tasks' CPU goes to (Fairslice.task)
+        if (watch != null) {
+            ticket.onDeclared(() -> classifier.unwatch(watch)); // Fairslice.classify: no longer its route's to move
+        }
         scheduler.moveIfDue(ticket); // its route decided while it was being admitted
         serve(ticket, request, response, chain, route, watch);
     }
@@ -277,8 +303,8 @@ public final class FairsliceFilter implements Filter {
     private void finish(Ticket ticket, Route route, String method, int status) {
         long cpu = ticket.cpuNanos();
         scheduler.complete(ticket);
-        Route ended = classifier.end(route, method, status);
-        if (cpu >= 0 && RequestClassifier.teaches(method)) {
+        Route ended = classifier.end(scheduler.config(), route, method, status, cpu);
+        if (cpu >= 0 && RequestClassifier.teaches(method) && !ticket.declared()) {
             // with its tasks' CPU (Fairslice.task): once those still running have ended, since a task's last line
             // is often the one that completes the request (complete(), or the future a request thread joins)
             FairsliceConfig config = scheduler.config();

@@ -74,15 +74,60 @@ class FairsliceFilterTest {
     static final class Expensive extends HttpServlet {
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            var threads = ManagementFactory.getThreadMXBean();
-            long until = threads.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(20);
-            long x = 0;
-            while (threads.getCurrentThreadCpuTime() < until) {
-                for (int i = 0; i < 10_000; i++) {
-                    x += i ^ x;
-                }
+            resp.getWriter().write(Long.toString(burnCpu(20)));
+        }
+    }
+
+    /** Uses {@code millis} of the calling thread's CPU time. */
+    static long burnCpu(long millis) {
+        var threads = ManagementFactory.getThreadMXBean();
+        long until = threads.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        long x = 0;
+        while (threads.getCurrentThreadCpuTime() < until) {
+            for (int i = 0; i < 10_000; i++) {
+                x += i ^ x;
             }
-            resp.getWriter().write(Long.toString(x));
+        }
+        return x;
+    }
+
+    /** A report that throws at its end: 20 ms of its thread's CPU, then a 500. */
+    static final class FailsAfterItsWork extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            burnCpu(20);
+            resp.sendError(500);
+        }
+    }
+
+    /**
+     * A front controller: forwards to the view its {@code view} parameter names, declaring the request heavy first
+     * when the view is the report (20 ms of CPU); {@code view=unknown} declares a class that does not exist.
+     */
+    static final class FrontController extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException, ServletException {
+            String view = req.getParameter("view");
+            if ("unknown".equals(view)) {
+                try {
+                    Fairslice.classify("reports");
+                } catch (IllegalArgumentException e) {
+                    resp.getWriter().write(e.getMessage());
+                }
+                return;
+            }
+            if ("report".equals(view)) {
+                Fairslice.classify("heavy");
+            }
+            req.getRequestDispatcher("/views/" + view).forward(req, resp);
+        }
+    }
+
+    /** A view a front controller forwards to: the report uses 20 ms of CPU. */
+    static final class View extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.getWriter().write(req.getPathInfo().equals("/report") ? Long.toString(burnCpu(20)) : "view");
         }
     }
 
@@ -224,6 +269,75 @@ class FairsliceFilterTest {
      * for files that do not exist) before an expensive page is first reached: the page still gets a route of its own,
      * is learnt heavy and has its own page tag; the scan took no route.
      */
+    /**
+     * A page that fails on every request after 20 ms of work: before, it never joined the route table (no request
+     * served), stayed under {@code other}, which does not learn, and ran in the light class whatever it cost.
+     */
+    @Test
+    void shouldLearnAPageThatFailsAfterItsWorkAsHeavyUnderItsOwnPageTag() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/fails", Map.of("fairslice.adaptive.min-samples", "3"), registry)
+                .servlet("/report", new FailsAfterItsWork(), false).servlet("/missing", new NotFound(), false)
+                .start()) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(t.get("/report").statusCode()).isEqualTo(500);
+                assertThat(t.get("/missing").statusCode()).isEqualTo(404);
+            }
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/report", "class", "heavy",
+                    "outcome", "server_error").timer()).as("learnt heavy, under its own page").isNotNull());
+            assertThat(registry.find("fairslice.requests").tags("page", "/missing").timers())
+                    .as("a cheap failure still takes no place").isEmpty();
+        }
+    }
+
+    /**
+     * Rules and routes see the client's URL, never a forward's target: a front controller declares the class of the
+     * request it forwards to an expensive view (Fairslice.classify). Its route learns nothing from such requests, so
+     * the controller's cheap views stay light.
+     */
+    @Test
+    void shouldRunARequestInTheClassTheApplicationDeclaresAndNotLearnItsRouteFromIt() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/mvc", Map.of("fairslice.adaptive.min-samples", "3"), registry)
+                .servlet("/front", new FrontController(), false).servlet("/views/*", new View(), false).start()) {
+            for (int i = 0; i < 5; i++) {
+                assertThat(t.get("/front?view=report").statusCode()).isEqualTo(200);
+            }
+            for (int i = 0; i < 5; i++) {
+                assertThat(t.get("/front?view=list").body()).isEqualTo("view");
+            }
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("page", "/front", "class", "light",
+                    "outcome", "success").timer().count()).isEqualTo(5));
+            assertThat(registry.get("fairslice.requests").tags("page", "/front", "class", "heavy", "outcome", "success")
+                    .timer().count())
+                    .as("declared heavy, counted under the page the client asked for").isEqualTo(5);
+            assertThat(t.filter().classifier().route("/front").heavy())
+                    .as("its route learnt only from the five cheap views").isFalse();
+            assertThat(t.get("/front?view=unknown").body())
+                    .isEqualTo("Fairslice.classify(\"reports\"): no such class; the classes are [light, heavy]");
+        }
+    }
+
+    /** A rule written with the context path matches only paths that repeat it: said at startup, with the fix. */
+    @Test
+    void shouldWarnOfARulePathThatStartsWithTheApplicationsContextPath() {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
+            FairsliceConfig config = FairsliceConfig.parse(Map.of("rule.5", "heavy path=/shop/export/**",
+                    "rule.6", "heavy path=/export/**", "rule.7", "heavy path=/shop"));
+            FairsliceFilter.warnContextPathRules(config, "/shop");
+            FairsliceFilter.warnContextPathRules(config, "/");
+            logged = log.lines();
+        }
+        assertThat(logged).containsExactly("WARNING fairslice[/shop]: rule.5=heavy path=/shop/export/**:"
+                        + " path=/shop/export/** starts with this application's context path /shop, but rules match"
+                        + " the path inside the application, so it matches /shop/shop/export/** only; did you mean"
+                        + " path=/export/**?",
+                "WARNING fairslice[/shop]: rule.7=heavy path=/shop: path=/shop starts with this application's"
+                        + " context path /shop, but rules match the path inside the application, so it matches"
+                        + " /shop/shop only; did you mean path=/?");
+    }
+
     @Test
     void shouldLearnAPageFirstReachedAfterAScanOfNotFoundUrlsAndGiveItItsOwnPageTag() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

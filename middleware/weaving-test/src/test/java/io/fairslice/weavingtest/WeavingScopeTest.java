@@ -65,6 +65,23 @@ class WeavingScopeTest {
         }
     }
 
+    /**
+     * JSPs: Jasper compiles them at run time into org.apache.jsp, so no class of it exists before a JSP's first
+     * request. The Tomcat 10.1 walk-through saw the scope noted as matching nothing though it wove four JSPs.
+     */
+    @Test
+    void shouldTakeTheJspPackageAsItIsWithoutLookingForItsClasses() throws IOException {
+        String file = fragment("<aspectj><weaver><include within=\"org.apache.jsp..*\"/>"
+                + "<include within=\"io.fairslice.weavingtest.shop..*\"/></weaver></aspectj>");
+
+        WeavingScope scope = WeavingScope.inspect(loader, file);
+
+        assertThat(scope.problems()).isEmpty();
+        assertThat(scope.warnings()).isEmpty();
+        assertThat(scope.notes()).isEmpty();
+        assertThat(scope.includes()).containsExactly("org.apache.jsp..*", "io.fairslice.weavingtest.shop..*");
+    }
+
     @Test
     void shouldOnlyNoteWhenAJvmWideFileNamesAPackageThisApplicationLacks() throws IOException {
         String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.other..*\"/>"

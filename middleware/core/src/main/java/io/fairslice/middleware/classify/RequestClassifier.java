@@ -68,13 +68,31 @@ public final class RequestClassifier {
     }
 
     /**
+     * As {@link #end(Route, String, int)}, for a request whose CPU time was measured ({@code cpuNanos}, -1: not): one
+     * that was not served but cost at least {@code adaptive.heavy-above} (in adaptive mode) counts as served, so that
+     * its path joins the table and learns. A report that throws at its end, an upload rejected with 400 once parsed, a
+     * page that fails on every request after its work: before, they stayed under {@code other}, which does not learn,
+     * and ran in the default class whatever they cost (a page of 30 ms that always answered 500 took the light class's
+     * CPU: light pages fell from 2 670 to 44 req/s on Tomcat 10.1, docs/measurements/walkthrough-jsp-20261128). A scan
+     * of guessed URLs is answered in microseconds and stays out.
+     */
+    public Route end(FairsliceConfig config, Route route, String method, int status, long cpuNanos) {
+        return routes.end(route, served(method, status) || costly(config, method, cpuNanos));
+    }
+
+    /** Whether a request of {@code method} that used {@code cpuNanos} (-1: not measured) teaches its route as it fails. */
+    static boolean costly(FairsliceConfig config, String method, long cpuNanos) {
+        return config.adaptive() && teaches(method) && cpuNanos >= config.adaptiveHeavyAbove().toNanos();
+    }
+
+    /**
      * Whether a response shows its path is a page of the application, worth a place in the route table: a status
      * below 400, to a request of a method the container does not answer for every path. Redirects count: a POST that
      * answers 303 (post/redirect/get) is often a page's most expensive request, and 304 is a page the client has
      * cached. No 4xx counts: 404 and 405 are what a scan of guessed URLs gets, and 401/403 are what it gets from an
      * application that checks credentials before it looks the path up; a real page is served to someone allowed to see
-     * it soon enough. No 5xx either: some applications answer an unknown path with 500, and a page that only fails has
-     * no cost worth learning.
+     * it soon enough. No 5xx either: some applications answer an unknown path with 500. A request that failed after
+     * work worth learning counts all the same ({@link #end(FairsliceConfig, Route, String, int, long)}).
      *
      * <p>OPTIONS and TRACE never count: the servlet API answers them 200 for any path a servlet is mapped to
      * ({@code HttpServlet.doOptions} lists the methods, {@code doTrace} echoes the request, when the connector allows

@@ -233,6 +233,9 @@ public final class Route {
 
     /** A watched request of this route has ended (before its CPU is recorded): it no longer counts as running. */
     synchronized void endWatch(RequestClassifier.Watch w) {
+        if (w.ended) {
+            return; // ended before (Fairslice.classify stops watching a request before it ends)
+        }
         w.ended = true;
         inFlight.remove(w);
         if (w.above) {

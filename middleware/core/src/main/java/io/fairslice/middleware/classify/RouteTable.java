@@ -51,6 +51,8 @@ public final class RouteTable {
     private final AtomicInteger size = new AtomicInteger();
     private final Route other = new Route(MeterNames.PAGE_OTHER);
     private final LongAdder overflow = new LongAdder();
+    /** Whether the table's filling up has been logged (once: every later new page shares {@code other} as well). */
+    private final java.util.concurrent.atomic.AtomicBoolean fullLogged = new java.util.concurrent.atomic.AtomicBoolean();
 
     public RouteTable(int maxRoutes, int maxPages) {
         this(maxRoutes, maxPages, List.of());
@@ -115,6 +117,7 @@ public final class RouteTable {
         if (route == other) {
             if (served) {
                 overflow.increment();
+                logFull(null); // a new path once the table was full: route() gave it other at once
             }
             return other;
         }
@@ -141,10 +144,26 @@ public final class RouteTable {
                     return null; // in the table now, no longer a candidate
                 }
                 overflow.increment();
+                logFull(k);
             }
             return route.holders > 0 ? route : null;
         });
         return into[0];
+    }
+
+    /**
+     * Logs, once, that a served page found the table full: it and every new page after it are counted and classified as
+     * {@code other} until the application restarts (a crawl of slugs that all answer 200 fills it for good), which the
+     * {@code fairslice.routes.overflow} counter alone showed. {@code key}: the page, where known.
+     */
+    private void logFull(String key) {
+        if (!fullLogged.get() && fullLogged.compareAndSet(false, true)) {
+            java.util.logging.Logger.getLogger(RouteTable.class.getName()).warning(() -> "fairslice: the route table is"
+                    + " full (routes.max=" + maxRoutes + "): " + (key == null ? "a page served now" : key + ", served,")
+                    + " and every new page after it share page=\"other\", which is not learnt, until the application"
+                    + " restarts; raise routes.max, or give the paths of one page one route with route.<n>"
+                    + " (docs/configuration.md)");
+        }
     }
 
     /** Takes a slot in the table: its index, or -1 when the table is full. */

@@ -189,6 +189,11 @@ public final class Rule {
         }
     }
 
+    /** The rule's {@code path=} glob as written, or null when it has none. */
+    public String pathGlob() {
+        return path == null ? null : path.toString();
+    }
+
     public int order() {
         return order;
     }

@@ -208,7 +208,9 @@ public final class ConfigParser {
         }
         Policy p = Policy.ofValue(v);
         if (p == null) {
-            throw FairsliceConfigException.of(POLICY, "must be one of observe, sleep, share", v);
+            String off = v.trim().equalsIgnoreCase("none") || v.trim().equalsIgnoreCase("off")
+                    || v.trim().equalsIgnoreCase("disabled") ? " (to switch fairslice off, set enabled=false)" : "";
+            throw FairsliceConfigException.of(POLICY, "must be one of observe, sleep, share" + off, v);
         }
         return p;
     }

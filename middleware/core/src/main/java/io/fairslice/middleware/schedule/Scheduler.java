@@ -343,9 +343,48 @@ public final class Scheduler {
      * never refused.
      */
     public void reclassify(Ticket t, int classIndex) {
+        reclassify(t, classIndex, false);
+    }
+
+    /**
+     * The application declares the request's class ({@code Fairslice.classify}), on the request's own thread: it moves
+     * there at once, as {@link #reclassify} and {@link #moveIfDue} would move it (it may wait for the class's turn here,
+     * as at a yield point), and from now on its route's decisions no longer move it. Its CPU teaches its route nothing
+     * (the filter reads {@link Ticket#declared()}): the application, not the route, decides its class.
+     *
+     * @throws IllegalArgumentException naming the configured classes when {@code className} is none of them
+     */
+    public void declare(Ticket t, String className) {
+        List<String> names = config.classNames();
+        int index = names.indexOf(className);
+        if (index < 0) {
+            throw new IllegalArgumentException("Fairslice.classify(\"" + className + "\"): no such class; the classes"
+                    + " are " + names);
+        }
+        Runnable declared = t.onDeclared;
+        t.onDeclared = null;
+        if (declared != null) {
+            declared.run();
+        }
+        ClassState before = t.cls;
+        reclassify(t, index, true);
+        if (t.dispatching && t.holdsPermit && !YieldGate.inMonitor()) { // as at a yield point: no wait holding a lock
+            moveIfDue(t);
+        }
+        if (t.cls != before) {
+            moveListener.accept(before.name, t.cls.name);
+        }
+    }
+
+    private void reclassify(Ticket t, int classIndex, boolean declaring) {
         ClassState to = classes[classIndex];
         lock.lock();
         try {
+            if (declaring) {
+                t.declared = true;
+            } else if (t.declared) {
+                return; // the application said where it belongs: its route's decisions no longer move it
+            }
             if (closed || t.completed || t.rejection >= 0 || (t.cls == to && t.moveTo < 0)) {
                 return;
             }

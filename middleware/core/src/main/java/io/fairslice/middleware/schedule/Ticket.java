@@ -122,6 +122,13 @@ public final class Ticket {
     int rejection = -1;
     /** CPU of the request's work on other threads ({@link Scheduler#task}), added as each task ends. */
     final java.util.concurrent.atomic.AtomicLong taskCpu = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * Whether the application declared the request's class ({@code Fairslice.classify}; set under the scheduler's lock):
+     * its route's decisions no longer move it, and it teaches its route nothing.
+     */
+    volatile boolean declared;
+    /** What the filter does as the application declares the request's class (stops watching it for its route). */
+    Runnable onDeclared;
     /** What the filter counts the request's meters under (its route), for its tasks' CPU; null outside the filter. */
     volatile Object meterKey;
     /** The request's tasks running now, and what waits for them to end ({@link #whenTasksEnd}). */
@@ -212,6 +219,16 @@ public final class Ticket {
         if (finish != null) {
             finish.run();
         }
+    }
+
+    /** Whether the application declared the request's class ({@code Fairslice.classify}): then it teaches its route nothing. */
+    public boolean declared() {
+        return declared;
+    }
+
+    /** Run once, on the request's thread, if the application declares the request's class (before it moves). */
+    public void onDeclared(Runnable action) {
+        onDeclared = action;
     }
 
     /** What the filter counts the request's meters under (its route): where its tasks' CPU goes besides its class. */

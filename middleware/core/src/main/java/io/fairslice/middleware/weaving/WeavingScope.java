@@ -77,6 +77,9 @@ public final class WeavingScope {
             "org.aspectj", MICROMETER, PROMETHEUS, "io.fairslice.middleware", "io.fairslice.probe",
             "io.fairslice.tomcat", "io.fairslice.shaded");
 
+    /** The package Jasper, Tomcat's JSP compiler, puts every compiled JSP in (its default {@code jspPackage}). */
+    static final String JSP_PACKAGE = "org.apache.jsp";
+
     private static final String IDENTIFIER = "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
     private static final Pattern INCLUDE = Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")*(\\.\\.\\*|\\.\\*)?");
 
@@ -274,6 +277,10 @@ public final class WeavingScope {
                     + " AspectJ, metrics and fairslice code get no yield points)");
             return;
         }
+        if (compiledAtRunTime(within)) {
+            findings.includes.add(within); // JSPs: no class of them exists until Jasper compiles one
+            return;
+        }
         String resource = resourceOf(within);
         if (!visible(findings.loader, resource)) {
             String miss = element + "matches no class visible to " + describe(findings.loader) + " (no resource "
@@ -302,6 +309,16 @@ public final class WeavingScope {
             findings.warnings.add(source + ": <exclude within=\"" + within + "\"/> matches no class visible to "
                     + describe(findings.loader) + " (no resource " + resource + "), so it excludes nothing: a typo?");
         }
+    }
+
+    /**
+     * Whether a simple include form names JSPs: Jasper compiles each JSP at run time (into the host's work folder) to a
+     * class of {@code org.apache.jsp} (or a package below it), which no class loader can show before the JSP's first
+     * request, so neither the startup check nor the installer can look for it.
+     */
+    public static boolean compiledAtRunTime(String within) {
+        String packageName = packageOf(within);
+        return packageName.equals(JSP_PACKAGE) || packageName.startsWith(JSP_PACKAGE + ".");
     }
 
     /** The {@link #FENCED} package a simple include form lies in, or null. */

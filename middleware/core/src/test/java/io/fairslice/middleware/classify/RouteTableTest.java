@@ -2,6 +2,7 @@ package io.fairslice.middleware.classify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairslice.middleware.LogCapture;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -138,6 +139,30 @@ class RouteTableTest {
         assertThat(late).isNotSameAs(first).isNotSameAs(table.other());
         assertThat(late.page()).as("the third page served, beyond routes.max-pages").isEqualTo("other");
         assertThat(table.size()).isEqualTo(3);
+    }
+
+    /** A crawl of slugs fills the table for good: said once, naming the first page that did not fit. */
+    @Test
+    void shouldLogOnceThatTheTableIsFull() {
+        try (LogCapture log = LogCapture.of(RouteTable.class)) {
+            RouteTable table = new RouteTable(2, 2);
+            request(table, "/a", true);
+            Route cart = table.route("/cart"); // a candidate while the table has room
+            request(table, "/b", true);
+            assertThat(log.lines()).isEmpty();
+            assertThat(table.end(cart, true)).isSameAs(table.other());
+            assertThat(request(table, "/items", true)).isSameAs(table.other());
+            assertThat(log.lines()).singleElement().asString().startsWith("WARNING fairslice: the route table is full"
+                    + " (routes.max=2): /cart, served, and every new page after it share page=\"other\"");
+            RouteTable full = new RouteTable(1, 1);
+            request(full, "/a", true);
+            log.clear();
+            request(full, "/b", false);
+            assertThat(log.lines()).as("a 404 beyond the table: no page").isEmpty();
+            request(full, "/c", true);
+            assertThat(log.lines()).singleElement().asString()
+                    .contains("(routes.max=1): a page served now and every");
+        }
     }
 
     @Test

@@ -31,6 +31,8 @@ class ConfigValidationTest {
                 Arguments.of("per-class key of no class", "class.medium.share", "10", "is not a fairslice", new String[0]),
                 Arguments.of("boolean", "enabled", "yes", "must be true or false", new String[0]),
                 Arguments.of("policy", "policy", "fair", "must be one of observe, sleep, share", new String[0]),
+                Arguments.of("policy off", "policy", "none",
+                        "must be one of observe, sleep, share (to switch fairslice off, set enabled=false)", new String[0]),
                 Arguments.of("class name", "classes", "light,Heavy", "must be a comma-separated list", new String[0]),
                 Arguments.of("class repeated", "classes", "a,a", "must not repeat a name", new String[0]),
                 Arguments.of("at most 16 classes", "classes", "a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q", "at most 16",

@@ -1,5 +1,6 @@
 package io.fairslice.tomcat.install;
 
+import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.tomcat.TomcatLayout;
 import io.fairslice.tomcat.TomcatSettings;
 import io.fairslice.tomcat.install.InstallRecord.Entry;
@@ -145,7 +146,7 @@ public final class Installation {
         }
         List<Path> applications = ApplicationClasses.applications(base.appBase(), options.apps());
         for (String pattern : applications.isEmpty() ? List.<String>of() : options.weave()) {
-            if (!ApplicationClasses.anyHolds(applications, pattern)) {
+            if (!WeavingScope.compiledAtRunTime(pattern) && !ApplicationClasses.anyHolds(applications, pattern)) {
                 report.accept("note: --weave " + pattern + ": no class of it in " + applications.stream()
                         .map(a -> a.getFileName().toString()).toList() + " in " + base.relative(base.appBase())
                         + "/ now, so nothing is woven for it there (a typo?)");

@@ -309,7 +309,7 @@ class InstallerTest {
                 "WEB-INF/lib/old.jar", zip("com/legacy/Old.class", new byte[] {1})));
         Files.createDirectories(base.resolve("webapps/ROOT"));
 
-        assertThat(install("--weave", "com.acme..*,com.example.api..*,com.legacy.*,com.war.Page,com.acmee..*"))
+        assertThat(install("--weave", "com.acme..*,com.example.api..*,com.legacy.*,com.war.Page,com.acmee..*,org.apache.jsp..*"))
                 .as(err).isZero();
 
         assertThat(out).contains("note: --weave com.acmee..*: no class of it in [ROOT, api, legacy.war, shop] in"
