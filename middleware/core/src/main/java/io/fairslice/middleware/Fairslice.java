@@ -44,10 +44,11 @@ public final class Fairslice {
      * (waiting for it as at a yield point, for at most {@code share.max-park}) when the handle is closed. Without the
      * declaration, fairslice finds a request blocked only after looking at its thread twice, 2 ms apart (and, for a
      * socket read, only where the OS can be asked: Linux). Declarations may nest: only the outermost acts. Outside a
-     * request served through the filter, and under the other policies, it does nothing. The handle must be closed on
-     * the thread that opened it; closing it again does nothing. Without code changes, JDBC calls are declared this way
-     * by a data source wrapped in {@link io.fairslice.middleware.jdbc.BlockingDataSource}, or, in woven code, by the
-     * optional {@code BlockingCallAspect} (docs/weaving.md).
+     * request served through the filter it does nothing; under the other policies it only tells fairslice that the
+     * call's time is no CPU (which matters where the JVM cannot measure the thread's CPU: a virtual thread). The handle
+     * must be closed on the thread that opened it; closing it again does nothing. Without code changes, JDBC calls are
+     * declared this way by a data source wrapped in {@link io.fairslice.middleware.jdbc.BlockingDataSource}, or, in
+     * woven code, by the optional {@code BlockingCallAspect} (docs/weaving.md).
      */
     public static Blocking blocking() {
         Ticket ticket = YieldGate.current();
@@ -63,17 +64,19 @@ public final class Fairslice {
      * controller (one servlet behind every page of an MVC framework, {@code *.do}) that is about to forward to a cheap
      * view or to an expensive report. Rules and routes see only the URL the client asked for, never a forward's or an
      * include's target. The request moves to {@code className} at once (it may wait here for that class's turn, as at a
-     * yield point), its route's later decisions no longer move it, and its CPU teaches its route nothing; it is
-     * counted under its page and the declared class. Outside a request served through the filter it does nothing.
+     * yield point; inside a woven synchronized method, at its first yield point outside), its route's later decisions
+     * no longer move it, and its CPU teaches its route nothing; it is counted under its page and the declared class. It
+     * keeps the permit it was admitted with: the declared class's {@code max-concurrency} and {@code queue-size} do not
+     * apply to it, and each of its later parks is bounded by that class's {@code queue-timeout}, as for any request
+     * that moved. Only on the thread of a dispatch of the request (not in a {@link #task} or on another thread of the
+     * application's); elsewhere, and where fairslice is off, it does nothing and answers false.
      *
-     * @throws IllegalArgumentException when {@code className} is not one of the configured classes (the message
-     *                                  names them)
+     * @return whether the request now belongs to {@code className}; false (and one WARNING per name, naming the
+     *         configured classes) when it is none of them: a scheduling hint never fails the page
      */
-    public static void classify(String className) {
+    public static boolean classify(String className) {
         Ticket ticket = YieldGate.current();
-        if (ticket != null) {
-            ticket.scheduler().declare(ticket, className);
-        }
+        return ticket != null && ticket.scheduler().declare(ticket, className);
     }
 
     /**

@@ -91,12 +91,18 @@ class FairsliceFilterTest {
         return x;
     }
 
-    /** A report that throws at its end: 20 ms of its thread's CPU, then a 500. */
+    /** A report that throws at its end: 20 ms of its thread's CPU, then {@code status} (500 unless told). */
     static final class FailsAfterItsWork extends HttpServlet {
+        private final int status;
+
+        FailsAfterItsWork(int status) {
+            this.status = status;
+        }
+
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
             burnCpu(20);
-            resp.sendError(500);
+            resp.sendError(status);
         }
     }
 
@@ -109,11 +115,7 @@ class FairsliceFilterTest {
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException, ServletException {
             String view = req.getParameter("view");
             if ("unknown".equals(view)) {
-                try {
-                    Fairslice.classify("reports");
-                } catch (IllegalArgumentException e) {
-                    resp.getWriter().write(e.getMessage());
-                }
+                resp.getWriter().write(Boolean.toString(Fairslice.classify("reports")));
                 return;
             }
             if ("report".equals(view)) {
@@ -265,11 +267,6 @@ class FairsliceFilterTest {
     }
 
     /**
-     * A vulnerability scan (5 x routes.max distinct URLs that answer 404, as the container's default servlet does
-     * for files that do not exist) before an expensive page is first reached: the page still gets a route of its own,
-     * is learnt heavy and has its own page tag; the scan took no route.
-     */
-    /**
      * A page that fails on every request after 20 ms of work: before, it never joined the route table (no request
      * served), stayed under {@code other}, which does not learn, and ran in the light class whatever it cost.
      */
@@ -277,16 +274,20 @@ class FairsliceFilterTest {
     void shouldLearnAPageThatFailsAfterItsWorkAsHeavyUnderItsOwnPageTag() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/fails", Map.of("fairslice.adaptive.min-samples", "3"), registry)
-                .servlet("/report", new FailsAfterItsWork(), false).servlet("/missing", new NotFound(), false)
-                .start()) {
+                .servlet("/report", new FailsAfterItsWork(500), false).servlet("/missing", new NotFound(), false)
+                .servlet("/guarded/*", new FailsAfterItsWork(404), false).start()) {
             for (int i = 0; i < 5; i++) {
                 assertThat(t.get("/report").statusCode()).isEqualTo(500);
                 assertThat(t.get("/missing").statusCode()).isEqualTo(404);
+                assertThat(t.get("/guarded/slug-" + i).statusCode()).isEqualTo(404);
             }
             eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/report", "class", "heavy",
                     "outcome", "server_error").timer()).as("learnt heavy, under its own page").isNotNull());
             assertThat(registry.find("fairslice.requests").tags("page", "/missing").timers())
                     .as("a cheap failure still takes no place").isEmpty();
+            assertThat(t.filter().classifier().routes().size())
+                    .as("a 404 after 20 ms of work (a rendered not-found page) is no page either: a scan of slugs"
+                            + " takes no place").isEqualTo(1);
         }
     }
 
@@ -313,8 +314,14 @@ class FairsliceFilterTest {
                     .as("declared heavy, counted under the page the client asked for").isEqualTo(5);
             assertThat(t.filter().classifier().route("/front").heavy())
                     .as("its route learnt only from the five cheap views").isFalse();
-            assertThat(t.get("/front?view=unknown").body())
-                    .isEqualTo("Fairslice.classify(\"reports\"): no such class; the classes are [light, heavy]");
+            try (LogCapture log = LogCapture.of(io.fairslice.middleware.schedule.Scheduler.class)) {
+                assertThat(t.get("/front?view=unknown").body()).as("no such class: a hint, not a failure")
+                        .isEqualTo("false");
+                assertThat(t.get("/front?view=unknown").statusCode()).isEqualTo(200);
+                assertThat(log.lines()).as("said once").containsExactly("WARNING fairslice:"
+                        + " Fairslice.classify(\"reports\") names no class; the classes are [light, heavy]: the"
+                        + " request stays in light");
+            }
         }
     }
 
@@ -338,6 +345,11 @@ class FairsliceFilterTest {
                         + " /shop/shop only; did you mean path=/?");
     }
 
+    /**
+     * A vulnerability scan (5 x routes.max distinct URLs that answer 404, as the container's default servlet does
+     * for files that do not exist) before an expensive page is first reached: the page still gets a route of its own,
+     * is learnt heavy and has its own page tag; the scan took no route.
+     */
     @Test
     void shouldLearnAPageFirstReachedAfterAScanOfNotFoundUrlsAndGiveItItsOwnPageTag() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -329,7 +329,8 @@ class StudyConfigTest {
     @EnabledForJreRange(max = JRE.JAVA_20)
     void shouldRefuseVirtualThreadsBeforeJava21() {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("virtualThreads", "true")))
-                .hasMessageStartingWith("virtualThreads needs Java 21 or later (this is Java 17");
+                .hasMessageStartingWith("virtualThreads needs Java 21 or later (this is Java "
+                        + Runtime.version().feature());
     }
 
     @Test

@@ -72,7 +72,8 @@ class StudyServerTest {
     @EnabledForJreRange(max = JRE.JAVA_20)
     void shouldRefuseVirtualThreadsBeforeJava21() {
         assertThatThrownBy(() -> ServerOptions.parse("--virtual-threads"))
-                .hasMessageStartingWith("--virtual-threads needs Java 21 or later; this JVM is Java 17");
+                .hasMessageStartingWith("--virtual-threads needs Java 21 or later; this JVM is Java "
+                        + Runtime.version().feature());
     }
 
     private static long tomcatFolders() throws Exception {

@@ -69,21 +69,30 @@ public final class RequestClassifier {
 
     /**
      * As {@link #end(Route, String, int)}, for a request whose CPU time was measured ({@code cpuNanos}, -1: not): one
-     * that was not served but cost at least {@code adaptive.heavy-above} (in adaptive mode) counts as served, so that
-     * its path joins the table and learns. A report that throws at its end, an upload rejected with 400 once parsed, a
+     * that failed (a 5xx, a 400 or 422 after parsing, not a 401, 403, 404, 405, 410 or 501) but cost at least
+     * {@code adaptive.heavy-above} (in adaptive mode) counts as served, so that its path joins the table and learns. A report that throws at its end, an upload rejected with 400 once parsed, a
      * page that fails on every request after its work: before, they stayed under {@code other}, which does not learn,
      * and ran in the default class whatever they cost (a page of 30 ms that always answered 500 took the light class's
      * CPU: light pages fell from 2 670 to 44 req/s on Tomcat 10.1, docs/measurements/walkthrough-jsp-20261128). A scan
      * of guessed URLs is answered in microseconds and stays out.
      */
     public Route end(FairsliceConfig config, Route route, String method, int status, long cpuNanos) {
-        return routes.end(route, served(method, status) || costly(config, method, cpuNanos));
+        return routes.end(route, served(method, status) || costly(config, method, status, cpuNanos));
     }
 
-    /** Whether a request of {@code method} that used {@code cpuNanos} (-1: not measured) teaches its route as it fails. */
-    static boolean costly(FairsliceConfig config, String method, long cpuNanos) {
-        return config.adaptive() && teaches(method) && cpuNanos >= config.adaptiveHeavyAbove().toNanos();
+    /**
+     * Whether a request of {@code method} that failed with {@code status} after using {@code cpuNanos} (-1: not
+     * measured) teaches its route. Never for the answers a scan of guessed URLs or methods gets (401, 403, 404, 405,
+     * 410, 501), however long the application took to give them (a password hash checked before a 401, a rendered
+     * 404 page): a scan of slugs must not fill the table.
+     */
+    static boolean costly(FairsliceConfig config, String method, int status, long cpuNanos) {
+        return config.adaptive() && teaches(method) && cpuNanos >= config.adaptiveHeavyAbove().toNanos()
+                && !NOT_A_PAGE.contains(status);
     }
+
+    /** Statuses that say the path (or the method) is no page for this client: never costly ({@link #costly}). */
+    private static final java.util.Set<Integer> NOT_A_PAGE = java.util.Set.of(401, 403, 404, 405, 410, 501);
 
     /**
      * Whether a response shows its path is a page of the application, worth a place in the route table: a status

@@ -154,7 +154,7 @@ public final class RouteTable {
     /**
      * Logs, once, that a served page found the table full: it and every new page after it are counted and classified as
      * {@code other} until the application restarts (a crawl of slugs that all answer 200 fills it for good), which the
-     * {@code fairslice.routes.overflow} counter alone showed. {@code key}: the page, where known.
+     * {@code fairslice.classify.routes.overflow} counter alone showed. {@code key}: the page, where known.
      */
     private void logFull(String key) {
         if (!fullLogged.get() && fullLogged.compareAndSet(false, true)) {

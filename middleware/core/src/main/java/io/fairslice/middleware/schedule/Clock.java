@@ -155,20 +155,26 @@ public interface Clock {
         static void warnOnce() {
             if (!WARNED.get() && WARNED.compareAndSet(false, true)) {
                 Thread t = Thread.currentThread();
-                warn(OsThreads.isVirtual(t)
-                        ? "requests run on virtual threads (" + t + ": the connector's useVirtualThreads=\"true\"),"
-                                + " whose CPU time the JVM does not measure"
+                log(OsThreads.isVirtual(t)
+                        ? "requests run on virtual threads (" + t + "; Tomcat's useVirtualThreads=\"true\", or an"
+                                + " executor of virtual threads), whose CPU time the JVM does not measure"
                         : "the JVM does not measure the CPU time of thread '" + t.getName() + "'");
             }
         }
 
+        /** Logs, once per JVM, that this JVM has no thread CPU clock at all. */
         static void warn(String why) {
-            WARNED.set(true);
+            if (!WARNED.get() && WARNED.compareAndSet(false, true)) {
+                log(why);
+            }
+        }
+
+        private static void log(String why) {
             java.util.logging.Logger.getLogger(Clock.class.getName()).warning("fairslice: " + why + ": such"
                     + " requests' CPU time is taken as their elapsed time less their parks in fairslice and their"
-                    + " declared blocking calls (Fairslice.blocking()), so waits they do not declare count as CPU: shares"
-                    + " are stricter and the adaptive classifier may take waiting pages for heavy ones (docs/configuration.md,"
-                    + " \"Virtual threads\")");
+                    + " declared blocking calls (Fairslice.blocking()), so waits they do not declare (a slow client, a"
+                    + " query outside woven code, a collector pause) count as CPU: shares are stricter and the adaptive"
+                    + " classifier may take waiting pages for heavy ones (docs/configuration.md, \"Virtual threads\")");
         }
     }
 

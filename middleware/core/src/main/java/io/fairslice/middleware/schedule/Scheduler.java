@@ -153,6 +153,8 @@ public final class Scheduler {
     private int pendingMoves;
     /** Told on the request's thread when a dispatch goes on in another class ({@link #onMove}); never null. */
     private volatile BiConsumer<String, String> moveListener = (from, to) -> { };
+    /** Names given to {@link #declare} that are no class, each logged once (at most 100 kept). */
+    private final java.util.Set<String> unknownDeclared = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Told the CPU of each task of a request ({@link #task}), with its ticket; never null. */
     private volatile java.util.function.ObjLongConsumer<Ticket> taskCpuListener = (t, cpu) -> { };
 
@@ -352,14 +354,21 @@ public final class Scheduler {
      * as at a yield point), and from now on its route's decisions no longer move it. Its CPU teaches its route nothing
      * (the filter reads {@link Ticket#declared()}): the application, not the route, decides its class.
      *
-     * @throws IllegalArgumentException naming the configured classes when {@code className} is none of them
+     * A name that is no configured class changes nothing: logged once per name as a WARNING naming the classes (a
+     * scheduling hint must not fail the page, as it would after the classes were renamed in the shared configuration).
+     *
+     * @return whether {@code className} is a configured class
      */
-    public void declare(Ticket t, String className) {
+    public boolean declare(Ticket t, String className) {
         List<String> names = config.classNames();
         int index = names.indexOf(className);
         if (index < 0) {
-            throw new IllegalArgumentException("Fairslice.classify(\"" + className + "\"): no such class; the classes"
-                    + " are " + names);
+            if (unknownDeclared.add(String.valueOf(className)) && unknownDeclared.size() <= 100) {
+                java.util.logging.Logger.getLogger(Scheduler.class.getName()).warning("fairslice: Fairslice.classify(\""
+                        + className + "\") names no class; the classes are " + names + ": the request stays in "
+                        + t.cls.name);
+            }
+            return false;
         }
         Runnable declared = t.onDeclared;
         t.onDeclared = null;
@@ -371,9 +380,10 @@ public final class Scheduler {
         if (t.dispatching && t.holdsPermit && !YieldGate.inMonitor()) { // as at a yield point: no wait holding a lock
             moveIfDue(t);
         }
-        if (t.cls != before) {
+        if (t.cls != before && t.awayFrom == null) { // in a declared blocking call, blockingEnds tells the move
             moveListener.accept(before.name, t.cls.name);
         }
+        return true;
     }
 
     private void reclassify(Ticket t, int classIndex, boolean declaring) {
@@ -1053,7 +1063,9 @@ public final class Scheduler {
             left = nanos - (System.nanoTime() - start);
         }
         long parked = System.nanoTime() - start;
-        clock.offCpu(parked);
+        if (t.blockingDepth == 0) { // else within a declared blocking call, which reports its whole length
+            clock.offCpu(parked);
+        }
         t.cls.parks[WHERE_YIELD].increment();
         t.cls.parkedNanos[WHERE_YIELD].add(parked);
         t.burstStartWall = clock.nanoTime();
@@ -1102,7 +1114,9 @@ public final class Scheduler {
             }
         }
         long parked = System.nanoTime() - started;
-        clock.offCpu(parked);
+        if (t.blockingDepth == 0) { // else within a declared blocking call, which reports its whole length
+            clock.offCpu(parked);
+        }
         t.cls.parks[where].increment();
         t.cls.parkedNanos[where].add(parked);
         return ok;

@@ -301,8 +301,8 @@ public final class WeavingScope {
         if (!INCLUDE.matcher(within).matches()) {
             return; // a type pattern: the weaver's to match
         }
-        if (fenceAround(within) != null) {
-            return; // never woven anyway (fairslice's own excludes are all of this kind)
+        if (fenceAround(within) != null || compiledAtRunTime(within)) {
+            return; // never woven anyway (fairslice's own excludes are all of this kind), or JSPs not compiled yet
         }
         String resource = resourceOf(within);
         if (!visible(findings.loader, resource)) {

@@ -1041,6 +1041,51 @@ class SchedulerTest {
      * A request whose route's class changes while it waits in a declared call (a new page learnt heavy) moves at once:
      * it holds no slot. It takes its next one in the new class and tells the move listener, on its own thread.
      */
+    /**
+     * The application declares a request's class (Fairslice.classify): it moves at once, on its own thread; its route's
+     * later decisions leave it there; a name that is no class changes nothing.
+     */
+    @Test
+    void shouldMoveADeclaredRequestAtOnceAndKeepItFromItsRoutesDecisions() {
+        scheduler();
+        List<String> moves = new CopyOnWriteArrayList<>();
+        scheduler.onMove((from, to) -> moves.add(from + " -> " + to));
+        Ticket page = running(LIGHT);
+
+        assertThat(scheduler.declare(page, "heavy")).isTrue();
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(page.declared()).isTrue();
+        assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        assertThat(scheduler.classState(LIGHT).inflight()).isZero();
+        assertThat(moves).containsExactly("light -> heavy");
+
+        scheduler.reclassify(page, LIGHT); // its route decided light meanwhile
+        scheduler.moveIfDue(page);
+        assertThat(page.className()).as("the application's word stands").isEqualTo("heavy");
+        assertThat(scheduler.declare(page, "reports")).isFalse();
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(scheduler.declare(page, "light")).as("declared again: moves again").isTrue();
+        assertThat(page.className()).isEqualTo("light");
+        assertThat(moves).containsExactly("light -> heavy", "heavy -> light");
+    }
+
+    /** Declared inside a declared blocking call: the move is told once, as the call returns. */
+    @Test
+    void shouldTellADeclaredMoveInsideABlockingCallOnce() {
+        scheduler("share.cpus", "2");
+        List<String> moves = new CopyOnWriteArrayList<>();
+        scheduler.onMove((from, to) -> moves.add(from + " -> " + to));
+        Ticket page = running(LIGHT);
+        running(HEAVY);
+        scheduler.blockingBegins(page);
+
+        assertThat(scheduler.declare(page, "heavy")).isTrue();
+        assertThat(moves).isEmpty();
+        scheduler.blockingEnds(page);
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(moves).containsExactly("light -> heavy");
+    }
+
     @Test
     void shouldMoveARequestWhoseClassChangesDuringADeclaredBlockingCall() {
         scheduler("share.cpus", "2");
