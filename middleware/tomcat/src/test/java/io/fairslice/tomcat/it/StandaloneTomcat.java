@@ -48,6 +48,15 @@ final class StandaloneTomcat implements AutoCloseable {
 
     /** Makes a fresh CATALINA_BASE at {@code base} (deleted first) from the distribution at {@code home}. */
     static StandaloneTomcat create(Path home, Path base) throws IOException, InterruptedException {
+        return create(home, base, false);
+    }
+
+    /**
+     * ... with the HTTP connector serving every request on a virtual thread of its own ({@code useVirtualThreads},
+     * Java 21+) when {@code virtualThreads}.
+     */
+    static StandaloneTomcat create(Path home, Path base, boolean virtualThreads)
+            throws IOException, InterruptedException {
         deleteRecursively(base);
         Files.createDirectories(base.getParent());
         Process make = new ProcessBuilder("bash", home.resolve("bin/makebase.sh").toString(), base.toString())
@@ -57,17 +66,17 @@ final class StandaloneTomcat implements AutoCloseable {
             throw new IllegalStateException("makebase.sh failed: " + out);
         }
         StandaloneTomcat tomcat = new StandaloneTomcat(home, base);
-        tomcat.configure();
+        tomcat.configure(virtualThreads);
         return tomcat;
     }
 
-    private void configure() throws IOException {
+    private void configure(boolean virtualThreads) throws IOException {
         Path serverXml = base.resolve("conf/server.xml");
         String xml = Files.readString(serverXml);
         xml = replaceOnce(xml, "<Server port=\"8005\"", "<Server port=\"" + shutdownPort + "\"");
         xml = replaceOnce(xml, "<Connector port=\"8080\" protocol=\"HTTP/1.1\"",
                 "<Connector port=\"" + httpPort + "\" address=\"127.0.0.1\" protocol=\"HTTP/1.1\""
-                        + " maxKeepAliveRequests=\"-1\"");
+                        + " maxKeepAliveRequests=\"-1\"" + (virtualThreads ? " useVirtualThreads=\"true\"" : ""));
         xml = replaceOnce(xml, "<Engine name=\"Catalina\" defaultHost=\"localhost\">",
                 "<Engine name=\"Catalina\" defaultHost=\"localhost\" backgroundProcessorDelay=\"1\">");
         Files.writeString(serverXml, xml);

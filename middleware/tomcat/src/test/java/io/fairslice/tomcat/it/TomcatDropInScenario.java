@@ -88,6 +88,21 @@ abstract class TomcatDropInScenario {
     /** Which of the versions in system property tomcat.versions (index). */
     abstract int versionIndex();
 
+    /** Whether the connector serves every request on a virtual thread ({@code useVirtualThreads}, Java 21+). */
+    boolean virtualThreads() {
+        return false;
+    }
+
+    /** The version, and "-virtual" where virtual threads serve the requests: for file names. */
+    private String suffix() {
+        return version() + (virtualThreads() ? "-virtual" : "");
+    }
+
+    /** The version, and "(virtual threads)" where they serve the requests: for reports. */
+    private String label() {
+        return version() + (virtualThreads() ? " (virtual threads)" : "");
+    }
+
     String version() {
         return System.getProperty("tomcat.versions").split(",")[versionIndex()].strip();
     }
@@ -97,7 +112,7 @@ abstract class TomcatDropInScenario {
         Path home = Path.of(System.getProperty("tomcat.dir"), "apache-tomcat-" + version());
         assertThat(home.resolve("bin/catalina.sh")).as("the unpacked Tomcat distribution").exists();
         Path work = Path.of(System.getProperty("it.work"));
-        tomcat = StandaloneTomcat.create(home, work.resolve("tomcat-" + version()));
+        tomcat = StandaloneTomcat.create(home, work.resolve("tomcat-" + suffix()), virtualThreads());
 
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -226,7 +241,7 @@ abstract class TomcatDropInScenario {
     @Order(5)
     void shouldKeepLightPagesFlowingUnderOverloadWithShareAgainstObserve() throws Exception {
         ObjectName control = new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote(APP));
-        StringBuilder report = new StringBuilder("Tomcat " + version() + ", 10 light + 20 heavy closed-loop clients,"
+        StringBuilder report = new StringBuilder("Tomcat " + label() + ", 10 light + 20 heavy closed-loop clients,"
                 + " windows of 8 s (light/s, heavy/s, failed, heavy pages' part of the requests' CPU, their CPU per"
                 + " request)\n");
         double observeLight = 0;
@@ -270,7 +285,7 @@ abstract class TomcatDropInScenario {
         }
         double ratio = shareLight / Math.max(observeLight, 1e-9);
         report.append(String.format(Locale.ROOT, "light throughput share/observe: %.2f%n", ratio));
-        Path saved = Path.of(System.getProperty("it.work"), "overload-tomcat-" + version() + ".txt");
+        Path saved = Path.of(System.getProperty("it.work"), "overload-tomcat-" + suffix() + ".txt");
         Files.writeString(saved, report);
         System.out.print(report);
 
@@ -413,8 +428,8 @@ abstract class TomcatDropInScenario {
     /** Saves a thread dump and a class histogram of Tomcat's JVM for a failed leak check; says where. */
     private String saveLeakDiagnostics() throws Exception {
         Path dir = Path.of(System.getProperty("it.work"));
-        Path threads = dir.resolve("leak-threads-tomcat-" + version() + ".txt");
-        Path histogram = dir.resolve("leak-histogram-tomcat-" + version() + ".txt");
+        Path threads = dir.resolve("leak-threads-tomcat-" + suffix() + ".txt");
+        Path histogram = dir.resolve("leak-histogram-tomcat-" + suffix() + ".txt");
         jcmd(threads, "Thread.print", "-l");
         jcmd(histogram, "GC.class_histogram");
         return "\nthread dump: " + threads + "\nclass histogram: " + histogram;
