@@ -169,7 +169,8 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Class CPU share against target",
         description:
           "Each class's part of the CPU time used by all requests (solid), against its configured share (dashed). " +
-          "A light class far below its target while its requests wait is the unfairness fairslice exists to stop.",
+          "A class far below its target while its requests wait (the cheap pages' class, light by default) is the " +
+          "unfairness fairslice exists to stop.",
         unit: "percentunit",
         min: 0,
         max: 1,
@@ -226,19 +227,19 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Adaptive reclassifications per class",
         description:
           "Routes the adaptive classifier moved into each class (routes), and requests in flight that moved with " +
-          "them (requests in flight), per interval. When 'Throughput per page' holds steady but 'Throughput per " +
-          "class' shifts, a route changed class: a light page that turns slow under overload can be moved into the " +
-          "heavy class and throttled with it. A new expensive page shows as one route and the requests it had " +
-          "started as light, which move to heavy at their next yield point.",
-        unit: "short",
+          "them (requests in flight), per minute (the same at any zoom). When 'Throughput per page' holds steady but " +
+          "'Throughput per class' shifts, a route changed class: a page that turns expensive under overload moves " +
+          "into the adaptive class (heavy by default) and is throttled with it. A new expensive page shows as one " +
+          "route and the requests it had started in the default class, which move at their next yield point.",
+        unit: "opm",
         min: 0,
         queries: [
           {
-            expr: `sum by (application, class) (increase(${m.classifyReclassified}{${TARGET}}[$__rate_interval]))`,
+            expr: `60 * sum by (application, class) (rate(${m.classifyReclassified}{${TARGET}}[$__rate_interval]))`,
             legend: "{{application}} {{class}} routes",
           },
           {
-            expr: `sum by (application, class) (increase(${m.requestsMoved}{${TARGET}}[$__rate_interval]))`,
+            expr: `60 * sum by (application, class) (rate(${m.requestsMoved}{${TARGET}}[$__rate_interval]))`,
             legend: "{{application}} {{class}} requests in flight",
           },
         ],
@@ -392,7 +393,7 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Effective timeslice per class",
         description:
           "CPU time per dispatch of the worker threads serving each class: how long a thread runs once the OS " +
-          "puts it on a CPU. Long slices for heavy work are what starve light requests on a long-slice OS. " +
+          "puts it on a CPU. Long slices for expensive work are what starve cheap requests on a long-slice OS. " +
           "From the run-time and dispatch counters, so an instance where a class was idle leaves a gap, not a NaN " +
           "that hides every instance's line.",
         unit: "s",
