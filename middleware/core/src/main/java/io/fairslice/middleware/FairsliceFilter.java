@@ -303,11 +303,11 @@ public final class FairsliceFilter implements Filter {
     private void finish(Ticket ticket, Route route, String method, int status) {
         long cpu = ticket.cpuNanos();
         scheduler.complete(ticket);
-        Route ended = classifier.end(scheduler.config(), route, method, status, cpu);
+        FairsliceConfig config = scheduler.config();
+        Route ended = classifier.end(config, route, method, status, cpu);
         if (cpu >= 0 && RequestClassifier.teaches(method) && !ticket.declared()) {
             // with its tasks' CPU (Fairslice.task): once those still running have ended, since a task's last line
             // is often the one that completes the request (complete(), or the future a request thread joins)
-            FairsliceConfig config = scheduler.config();
             ticket.whenTasksEnd(() -> classifier.learn(config, ended, cpu + ticket.taskCpuNanos()));
         }
         metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),

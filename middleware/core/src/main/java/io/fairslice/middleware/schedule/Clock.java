@@ -151,25 +151,22 @@ public interface Clock {
             }
         }
 
-        /** Logs, once per JVM, that a thread's CPU time could not be read, naming the thread. */
+        /** Logs, once per JVM, that the calling thread's CPU time could not be read, naming the thread. */
         static void warnOnce() {
-            if (!WARNED.get() && WARNED.compareAndSet(false, true)) {
+            if (!WARNED.get()) {
                 Thread t = Thread.currentThread();
-                log(OsThreads.isVirtual(t)
+                warn(OsThreads.isVirtual(t)
                         ? "requests run on virtual threads (" + t + "; Tomcat's useVirtualThreads=\"true\", or an"
                                 + " executor of virtual threads), whose CPU time the JVM does not measure"
                         : "the JVM does not measure the CPU time of thread '" + t.getName() + "'");
             }
         }
 
-        /** Logs, once per JVM, that this JVM has no thread CPU clock at all. */
+        /** Logs, once per JVM (whichever of the two says it first), that thread CPU time stands in, and {@code why}. */
         static void warn(String why) {
-            if (!WARNED.get() && WARNED.compareAndSet(false, true)) {
-                log(why);
+            if (!WARNED.compareAndSet(false, true)) {
+                return;
             }
-        }
-
-        private static void log(String why) {
             java.util.logging.Logger.getLogger(Clock.class.getName()).warning("fairslice: " + why + ": such"
                     + " requests' CPU time is taken as their elapsed time less their parks in fairslice and their"
                     + " declared blocking calls (Fairslice.blocking()), so waits they do not declare (a slow client, a"

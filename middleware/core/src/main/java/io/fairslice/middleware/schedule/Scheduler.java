@@ -364,9 +364,8 @@ public final class Scheduler {
         int index = names.indexOf(className);
         if (index < 0) {
             if (unknownDeclared.add(String.valueOf(className)) && unknownDeclared.size() <= 100) {
-                java.util.logging.Logger.getLogger(Scheduler.class.getName()).warning("fairslice: Fairslice.classify(\""
-                        + className + "\") names no class; the classes are " + names + ": the request stays in "
-                        + t.cls.name);
+                LOG.warning("fairslice: Fairslice.classify(\"" + className + "\") names no class; the classes are "
+                        + names + ": the request stays in " + t.cls.name);
             }
             return false;
         }

@@ -317,19 +317,23 @@ public final class WeavingScope {
      * request, so neither the startup check nor the installer can look for it.
      */
     public static boolean compiledAtRunTime(String within) {
-        String packageName = packageOf(within);
-        return packageName.equals(JSP_PACKAGE) || packageName.startsWith(JSP_PACKAGE + ".");
+        return inPackage(packageOf(within), JSP_PACKAGE);
     }
 
     /** The {@link #FENCED} package a simple include form lies in, or null. */
     private static String fenceAround(String within) {
         String packageName = packageOf(within);
         for (String fenced : FENCED) {
-            if (packageName.equals(fenced) || packageName.startsWith(fenced + ".")) {
+            if (inPackage(packageName, fenced)) {
                 return fenced;
             }
         }
         return null;
+    }
+
+    /** Whether {@code packageName} is {@code outer} or a package below it. */
+    private static boolean inPackage(String packageName, String outer) {
+        return packageName.equals(outer) || packageName.startsWith(outer + ".");
     }
 
     /** The package of a simple include form: the pattern's package for com.acme..* and com.acme.*. */
