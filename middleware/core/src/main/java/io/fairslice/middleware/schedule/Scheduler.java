@@ -363,7 +363,7 @@ public final class Scheduler {
         List<String> names = config.classNames();
         int index = names.indexOf(className);
         if (index < 0) {
-            if (unknownDeclared.add(String.valueOf(className)) && unknownDeclared.size() <= 100) {
+            if (unknownDeclared.size() < 100 && unknownDeclared.add(String.valueOf(className))) {
                 LOG.warning("fairslice: Fairslice.classify(\"" + className + "\") names no class; the classes are "
                         + names + ": the request stays in " + t.cls.name);
             }
