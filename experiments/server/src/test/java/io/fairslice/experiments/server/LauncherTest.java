@@ -282,6 +282,31 @@ class LauncherTest {
         }
     }
 
+    /**
+     * Bash reads a script as it runs it: a launcher edited in place while a study runs (a `git pull`, an editor) must
+     * not go on at the old offset of the new text once the study ends (it reported a syntax error after a finished
+     * run, or would run a command twice). The stand-in harness puts lines before the launcher's text, in place, as
+     * an editor writing the file does, and ends.
+     */
+    @Test
+    void shouldEndWithTheStudyWhenItsOwnScriptIsEditedWhileItRuns(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Sandbox.executable(dir.resolve("stand-in-harness"), """
+                #!/usr/bin/env bash
+                echo run >> harness.log
+                edited="$(printf '# a line put before the launcher while it ran\\n%.0s' {1..20}; cat fairslice)"
+                printf '%s\\n' "$edited" > fairslice
+                """);
+
+        Result result = sandbox.run(Map.of(), "study", "--plan");
+
+        assertThat(result.stderr()).doesNotContain("syntax error").doesNotContain("command not found");
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(Files.readAllLines(dir.resolve("harness.log"))).as("the harness ran once").hasSize(1);
+        assertThat(Files.readString(dir.resolve("fairslice"))).as("the stand-in edited the launcher")
+                .startsWith("# a line put before the launcher while it ran");
+    }
+
     /** A /proc/sys file's value; read by line, as Files.readString reads only the first byte of one on JDK 17. */
     private static String kernelSetting(Path file) throws IOException {
         try (BufferedReader reader = Files.newBufferedReader(file)) {
