@@ -120,7 +120,7 @@ public final class FairsliceFilter implements Filter {
             LOG.warning(() -> "fairslice[" + application + "]: this JVM's collectors report no pauses; "
                     + "share.charge-gc charges nothing");
         }
-        classifier = new RequestClassifier(config, clock::threadCpuNanos);
+        classifier = new RequestClassifier(config, clock::threadCpuNanos, application);
         metrics = new FairsliceMetrics(registry, application, scheduler, classifier,
                 () -> scheduler.config().policy());
         try {

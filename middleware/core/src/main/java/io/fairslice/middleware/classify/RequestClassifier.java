@@ -41,8 +41,13 @@ public final class RequestClassifier {
      *                  {@link #check})
      */
     public RequestClassifier(FairsliceConfig config, ToLongFunction<Thread> threadCpu) {
+        this(config, threadCpu, null);
+    }
+
+    /** As {@link #RequestClassifier(FairsliceConfig, ToLongFunction)}, its log lines naming {@code application}. */
+    public RequestClassifier(FairsliceConfig config, ToLongFunction<Thread> threadCpu, String application) {
         this.threadCpu = threadCpu;
-        this.routes = new RouteTable(config.routesMax(), config.routesMaxPages(), config.routePatterns());
+        this.routes = new RouteTable(config.routesMax(), config.routesMaxPages(), config.routePatterns(), application);
         this.reclassified = new LongAdder[config.classes().size()];
         for (int i = 0; i < reclassified.length; i++) {
             reclassified[i] = new LongAdder();

@@ -53,6 +53,8 @@ public final class RouteTable {
     private final LongAdder overflow = new LongAdder();
     /** Whether the table's filling up has been logged (once: every later new page shares {@code other} as well). */
     private final java.util.concurrent.atomic.AtomicBoolean fullLogged = new java.util.concurrent.atomic.AtomicBoolean();
+    /** How the table's log lines name their application: {@code "fairslice[/shop]: "}, or {@code "fairslice: "}. */
+    private final String logPrefix;
 
     public RouteTable(int maxRoutes, int maxPages) {
         this(maxRoutes, maxPages, List.of());
@@ -60,6 +62,11 @@ public final class RouteTable {
 
     /** A table whose paths are keyed by the first of {@code patterns} that matches them, else by {@link #normalise}. */
     public RouteTable(int maxRoutes, int maxPages, List<RoutePattern> patterns) {
+        this(maxRoutes, maxPages, patterns, null);
+    }
+
+    /** As {@link #RouteTable(int, int, List)}, its log lines naming {@code application} (null: none). */
+    public RouteTable(int maxRoutes, int maxPages, List<RoutePattern> patterns, String application) {
         if (maxRoutes < 1 || maxPages < 1 || maxPages > maxRoutes) {
             throw new IllegalArgumentException("need 1 <= maxPages <= maxRoutes, got maxRoutes=" + maxRoutes
                     + ", maxPages=" + maxPages);
@@ -67,6 +74,7 @@ public final class RouteTable {
         this.maxRoutes = maxRoutes;
         this.maxPages = maxPages;
         this.patterns = List.copyOf(patterns);
+        this.logPrefix = application == null ? "fairslice: " : "fairslice[" + application + "]: ";
     }
 
     /**
@@ -125,6 +133,7 @@ public final class RouteTable {
             return route;
         }
         Route[] into = {other};
+        boolean[] full = {false};
         candidates.compute(route.key(), (k, c) -> {
             if (route.inTable()) { // another of its requests was served since
                 into[0] = route;
@@ -144,10 +153,13 @@ public final class RouteTable {
                     return null; // in the table now, no longer a candidate
                 }
                 overflow.increment();
-                logFull(k);
+                full[0] = true;
             }
             return route.holders > 0 ? route : null;
         });
+        if (full[0]) {
+            logFull(route.key()); // not inside compute: a handler that takes its time would hold the key's bin
+        }
         return into[0];
     }
 
@@ -158,7 +170,7 @@ public final class RouteTable {
      */
     private void logFull(String key) {
         if (!fullLogged.get() && fullLogged.compareAndSet(false, true)) {
-            java.util.logging.Logger.getLogger(RouteTable.class.getName()).warning(() -> "fairslice: the route table is"
+            java.util.logging.Logger.getLogger(RouteTable.class.getName()).warning(() -> logPrefix + "the route table is"
                     + " full (routes.max=" + maxRoutes + "): " + (key == null ? "a page served now" : key + ", served,")
                     + " and every new page after it share page=\"other\", which is not learnt, until the application"
                     + " restarts; raise routes.max, or give the paths of one page one route with route.<n>"

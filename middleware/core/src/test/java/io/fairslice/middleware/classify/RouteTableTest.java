@@ -154,14 +154,15 @@ class RouteTableTest {
             assertThat(request(table, "/items", true)).isSameAs(table.other());
             assertThat(log.lines()).singleElement().asString().startsWith("WARNING fairslice: the route table is full"
                     + " (routes.max=2): /cart, served, and every new page after it share page=\"other\"");
-            RouteTable full = new RouteTable(1, 1);
+            RouteTable full = new RouteTable(1, 1, java.util.List.of(), "/shop"); // which application, of several
             request(full, "/a", true);
             log.clear();
             request(full, "/b", false);
             assertThat(log.lines()).as("a 404 beyond the table: no page").isEmpty();
             request(full, "/c", true);
             assertThat(log.lines()).singleElement().asString()
-                    .contains("(routes.max=1): a page served now and every");
+                    .startsWith("WARNING fairslice[/shop]: the route table is full (routes.max=1): a page served now and"
+                            + " every");
         }
     }
 
