@@ -1,0 +1,148 @@
+package io.fairslice.spring;
+
+import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.FairsliceConfigException;
+import io.fairslice.middleware.FairsliceFilter;
+import io.fairslice.middleware.FairsliceInitializer;
+import io.fairslice.middleware.spi.RequestListener;
+import io.fairslice.middleware.config.ConfigSources;
+import io.fairslice.middleware.internal.GuardedListeners;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.DispatcherType;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.web.servlet.ServletContextInitializer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
+import org.springframework.core.env.PropertySource;
+
+/**
+ * fairslice in a Spring Boot application's embedded Tomcat. Boot does not run the servlet container initializers of
+ * the jars on its class path (the middleware's {@link FairsliceInitializer} registers the filter in a WAR), so this
+ * registers {@link FairsliceFilter} the way that initializer does: on {@code /*}, first, for REQUEST and ASYNC
+ * dispatches, async supported. Its settings are the application's {@code fairslice.*} properties
+ * ({@code application.properties} or {@code .yml}, profiles, {@code --fairslice.policy=observe} on the command line,
+ * system properties), passed to the filter as init parameters; a bad key or value stops the application's startup
+ * with a message naming it and the property source that set it. Its meters go to the application's {@link MeterRegistry}
+ * when it has one (Actuator's, which {@code /actuator/prometheus} exports), else to Micrometer's global registry.
+ * {@code fairslice.enabled=false} registers nothing.
+ */
+@AutoConfiguration
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnProperty(prefix = "fairslice", name = "enabled", havingValue = "true", matchIfMissing = true)
+public class FairsliceAutoConfiguration {
+
+    /** The filter registration's bean name; an application that declares a bean of this name replaces it. */
+    public static final String FILTER_BEAN = "fairsliceFilter";
+    /** The servlet context attribute the filter takes its meter registry from. */
+    static final String REGISTRY_ATTRIBUTE = "io.fairslice.meterRegistry";
+    private static final String PREFIX = "fairslice.";
+    /** Read by the filter from a system property or a context parameter, never from its init parameters. */
+    private static final String CONFIG_FILE = "fairslice.config";
+
+    @Bean(name = FILTER_BEAN)
+    @ConditionalOnMissingBean(name = FILTER_BEAN)
+    public FilterRegistrationBean<FairsliceFilter> fairsliceFilter(ConfigurableEnvironment environment) {
+        FilterRegistrationBean<FairsliceFilter> registration = new FilterRegistrationBean<>(new FairsliceFilter());
+        registration.setName(FairsliceInitializer.FILTER_NAME);
+        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        registration.setAsyncSupported(true);
+        registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
+        registration.addUrlPatterns("/*");
+        Map<String, String> settings = settings(environment);
+        settings.remove(CONFIG_FILE);
+        validate(environment, settings);
+        registration.setInitParameters(settings);
+        return registration;
+    }
+
+    /**
+     * Checks the settings as the filter will merge them (a {@code fairslice.properties} file first, these, system
+     * properties last), so that a bad key or value stops the application's startup with a message that names it and
+     * the property source that set it. The filter checks again as it starts; a failure there would only say that
+     * Tomcat failed to start, the reason in the log above it.
+     */
+    static void validate(ConfigurableEnvironment environment, Map<String, String> settings) {
+        ClassLoader loader = FairsliceAutoConfiguration.class.getClassLoader();
+        String file = environment.getProperty(CONFIG_FILE);
+        List<String> contextParams = file == null || file.isBlank() ? List.of() : List.of(CONFIG_FILE);
+        ConfigSources.Merged merged = null;
+        try {
+            List<RequestListener> listeners = GuardedListeners.discover(loader);
+            merged = ConfigSources.merge(name -> CONFIG_FILE.equals(name) ? file : null, contextParams, settings,
+                    name -> null, loader, System.getProperties());
+            FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(listeners));
+        } catch (IllegalArgumentException e) {
+            String origin = null;
+            if (e instanceof FairsliceConfigException c && merged != null) {
+                origin = merged.originOf(c.key());
+                String property = PREFIX + c.key();
+                if (settings.containsKey(property)) {
+                    origin = "by " + property + " in " + sourceOf(environment, property);
+                }
+            }
+            throw new IllegalStateException(e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
+        }
+    }
+
+    /** The name of the property source of highest precedence that lists {@code name}. */
+    private static String sourceOf(ConfigurableEnvironment environment, String name) {
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            if (source instanceof EnumerablePropertySource<?> enumerable && enumerable.containsProperty(name)) {
+                return source.getName();
+            }
+        }
+        return "the environment";
+    }
+
+    /**
+     * Before the filter starts: the application's meter registry for its meters, and {@code fairslice.config} (a
+     * properties file to read first) where the filter looks for it.
+     */
+    @Bean
+    public ServletContextInitializer fairsliceContext(ObjectProvider<MeterRegistry> registries,
+                                                      ConfigurableEnvironment environment) {
+        return context -> {
+            MeterRegistry registry = registries.getIfUnique();
+            if (registry != null) {
+                context.setAttribute(REGISTRY_ATTRIBUTE, registry);
+            }
+            String file = environment.getProperty(CONFIG_FILE);
+            if (file != null && !file.isBlank()) {
+                context.setInitParameter(CONFIG_FILE, file);
+            }
+        };
+    }
+
+    /**
+     * Every {@code fairslice.*} property the environment lists, by the name it was written with (class names in keys
+     * keep their case, which Boot's relaxed binding would fold), with the value the environment resolves for it
+     * (the source of highest precedence, placeholders resolved). Environment variables are not listed by these
+     * names: set {@code FAIRSLICE_...} keys as properties or {@code -Dfairslice....} system properties.
+     */
+    static Map<String, String> settings(ConfigurableEnvironment environment) {
+        Map<String, String> settings = new TreeMap<>();
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            if (source instanceof EnumerablePropertySource<?> enumerable) {
+                for (String name : enumerable.getPropertyNames()) {
+                    if (name.startsWith(PREFIX) && !settings.containsKey(name)) {
+                        String value = environment.getProperty(name);
+                        if (value != null) {
+                            settings.put(name, value);
+                        }
+                    }
+                }
+            }
+        }
+        return settings;
+    }
+}

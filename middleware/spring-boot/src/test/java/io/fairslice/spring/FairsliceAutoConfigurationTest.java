@@ -1,0 +1,270 @@
+package io.fairslice.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairslice.middleware.Fairslice;
+import io.fairslice.middleware.metrics.MeterNames;
+import io.fairslice.middleware.weaving.WeavingMetrics;
+import io.fairslice.middleware.weaving.WovenClasses;
+import io.fairslice.spring.shop.Reports;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * The auto-configuration in real Spring Boot applications: each test starts one on its embedded Tomcat (a random
+ * port) with the properties it names, sends real HTTP requests and reads fairslice's meters from the application's
+ * own registry.
+ */
+class FairsliceAutoConfigurationTest {
+
+    private ConfigurableApplicationContext application;
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @AfterEach
+    void stop() {
+        if (application != null) {
+            application.close();
+        }
+    }
+
+    @Test
+    void shouldClassifyByTheApplicationsPropertiesAndCountInItsRegistry() throws Exception {
+        start("fairslice.rule.1=heavy path=/reports/**", "fairslice.adaptive=false");
+
+        assertThat(get("/items/7")).isEqualTo("item 7");
+        assertThat(get("/reports/2024")).isEqualTo("report 2024");
+
+        MeterRegistry registry = application.getBean(MeterRegistry.class);
+        assertThat(requests(registry, "light")).as("the item, light by default").isEqualTo(1);
+        assertThat(requests(registry, "heavy")).as("the report, by the rule in the properties").isEqualTo(1);
+        assertThat(Metrics.globalRegistry.find(MeterNames.REQUESTS).meters()).as("not the global registry").isEmpty();
+    }
+
+    /** First in the chain: the application's own filters run inside a request fairslice has admitted. */
+    @Test
+    void shouldRunBeforeTheApplicationsFilters() throws Exception {
+        start("test.app-filter=true");
+
+        assertThat(get("/items/1")).isEqualTo("item 1");
+
+        assertThat(application.getBean(AppFilter.class).sawRequest).as("a fairslice request in the app's filter")
+                .isTrue();
+    }
+
+    /** Spring MVC's async requests (a Callable) come back through the ASYNC dispatch: counted once, as they end. */
+    @Test
+    void shouldCountAnAsyncRequestOnce() throws Exception {
+        start("fairslice.rule.1=heavy path=/export");
+
+        assertThat(get("/export")).isEqualTo("exported");
+
+        MeterRegistry registry = application.getBean(MeterRegistry.class);
+        assertThat(requests(registry, "heavy")).isEqualTo(1);
+        Thread.sleep(200); // a second count would come as soon
+        assertThat(registry.find(MeterNames.REQUESTS).timers().stream().filter(t -> t.count() > 0))
+                .singleElement().satisfies(timer -> {
+            assertThat(timer.count()).isEqualTo(1);
+            assertThat(timer.getId().getTag(MeterNames.TAG_CLASS)).isEqualTo("heavy");
+            assertThat(timer.getId().getTag("outcome")).isEqualTo(MeterNames.OUTCOME_SUCCESS);
+        });
+    }
+
+    @Test
+    void shouldStopTheApplicationsStartupOnABadSettingNamingItAndItsFile(@TempDir Path dir) throws IOException {
+        Path properties = dir.resolve("application.properties");
+        Files.writeString(properties, "fairslice.polcy=share\n");
+
+        assertThatThrownBy(() -> start("spring.config.location=file:" + properties)).satisfies(e -> assertThat(
+                messages(e)).anyMatch(m -> m.contains("polcy is not a fairslice configuration key; did you mean"
+                + " policy?") && m.contains("set by fairslice.polcy in ") && m.contains(properties.toString())));
+        assertThat(Files.readString(properties)).contains("polcy");
+    }
+
+    /** The same check the filter makes: what a fairslice.properties on the class path sets counts too. */
+    @Test
+    void shouldTakeAClassDeclaredOnlyByTheApplicationsPropertiesAsValid() throws Exception {
+        start("fairslice.classes=interactive,reports", "fairslice.class.reports.share=10",
+                "fairslice.rule.1=reports path=/reports/**");
+
+        assertThat(get("/reports/1999")).isEqualTo("report 1999");
+
+        assertThat(requests(application.getBean(MeterRegistry.class), "reports")).isEqualTo(1);
+    }
+
+    @Test
+    void shouldRegisterNothingWhenDisabled() throws Exception {
+        start("fairslice.enabled=false");
+
+        assertThat(get("/items/3")).isEqualTo("item 3");
+
+        assertThat(application.containsBean(FairsliceAutoConfiguration.FILTER_BEAN)).isFalse();
+        assertThat(application.getBean(MeterRegistry.class).find(MeterNames.REQUESTS).meters()).isEmpty();
+    }
+
+    /**
+     * Under the weaving agent (this module's test JVM runs with it), the application's own classes get yield points,
+     * by the scope in its META-INF/aop.xml, and Spring's do not.
+     */
+    @Test
+    void shouldReachTheYieldPointsWovenIntoTheApplicationsOwnCode() throws Exception {
+        start("fairslice.policy=observe"); // observe counts every yield point reached in a request
+
+        assertThat(get("/totals/1000")).startsWith("total ");
+
+        MeterRegistry registry = application.getBean(MeterRegistry.class);
+        assertThat(WovenClasses.sample()).contains(Reports.class.getName())
+                .allMatch(name -> name.startsWith("io.fairslice.spring.shop."), "the application's own");
+        assertThat(registry.get(WeavingMetrics.WOVEN_CLASSES).gauge().value()).isPositive();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (registry.get(MeterNames.YIELD_POINTS).functionCounters().stream().mapToDouble(c -> c.count()).sum() < 1000
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(registry.get(MeterNames.YIELD_POINTS).functionCounters().stream().mapToDouble(c -> c.count()).sum())
+                .as("a yield point per row, and one per call of total").isGreaterThanOrEqualTo(1001);
+    }
+
+    /** Keys keep the case they were written with; a placeholder resolves; command-line arguments win. */
+    @Test
+    void shouldPassEveryFairsliceSettingAsWritten() throws Exception {
+        start("fairslice.policy=${POLICY:observe}", "fairslice.class.heavy.share=25", "unrelated.key=1");
+        @SuppressWarnings("unchecked")
+        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
+                FilterRegistrationBean.class);
+
+        assertThat(filter.getInitParameters()).containsEntry("fairslice.policy", "observe")
+                .containsEntry("fairslice.class.heavy.share", "25").doesNotContainKey("unrelated.key");
+        assertThat(application.getBean(Environment.class).getProperty("fairslice.policy")).isEqualTo("observe");
+    }
+
+    private void start(String... properties) {
+        List<String> all = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1"));
+        all.addAll(List.of(properties));
+        application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+                .properties(all.toArray(String[]::new)).run();
+    }
+
+    private String get(String path) throws IOException, InterruptedException {
+        int port = application.getBean(Environment.class).getRequiredProperty("local.server.port", Integer.class);
+        HttpResponse<String> response = client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(path).isEqualTo(200);
+        return response.body();
+    }
+
+    /**
+     * The requests of {@code className} counted, once the count is at least one or 5 s have passed: a request is
+     * counted as its response completes, which the client may see first.
+     */
+    private static long requests(MeterRegistry registry, String className) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            long count = registry.find(MeterNames.REQUESTS).tag(MeterNames.TAG_CLASS, className).timers().stream()
+                    .mapToLong(Timer::count).sum();
+            if (count > 0 || System.nanoTime() > deadline) {
+                return count;
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private static List<String> messages(Throwable e) {
+        List<String> messages = new ArrayList<>();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            messages.add(String.valueOf(t.getMessage()));
+        }
+        return messages;
+    }
+
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class App {
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        @ConditionalOnProperty("test.app-filter")
+        AppFilter appFilter() {
+            return new AppFilter();
+        }
+
+        @Bean
+        Pages pages() {
+            return new Pages();
+        }
+    }
+
+    static final class AppFilter extends OncePerRequestFilter {
+
+        volatile boolean sawRequest;
+
+        @Override
+        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws ServletException, IOException {
+            sawRequest = Fairslice.classify("light"); // false outside a request fairslice serves
+            chain.doFilter(request, response);
+        }
+    }
+
+    @RestController
+    static class Pages {
+
+        @GetMapping("/items/{id}")
+        String item(@PathVariable("id") String id) {
+            return "item " + id;
+        }
+
+        @GetMapping("/reports/{year}")
+        String report(@PathVariable("year") String year) {
+            return "report " + year;
+        }
+
+        @GetMapping("/totals/{rows}")
+        String totals(@PathVariable("rows") int rows) {
+            return "total " + Reports.total(rows);
+        }
+
+        @GetMapping("/export")
+        Callable<String> export() {
+            return () -> "exported";
+        }
+    }
+}
