@@ -130,8 +130,11 @@ public final class FairsliceFilter implements Filter {
             throw new ServletException(e.getMessage(), e);
         }
         scheduler.onTaskCpu((ticket, cpu) -> { // Fairslice.task: its CPU in its request's page meters
-            if (ticket.meterKey() instanceof Route route) {
-                metrics.taskCpu(route, ticket.classIndex(), cpu);
+            // a new page's route is a candidate (page "other") until its first served request ends, which a task can
+            // end before: its CPU then waits to be counted with the request's (finish)
+            if (ticket.meterKey() instanceof Route route && (route.inTable() || !ticket.holdTaskCpu(cpu))
+                    && ticket.meterKey() instanceof Route ended) {
+                metrics.taskCpu(ended, ticket.classIndex(), cpu);
             }
         });
         if (listeners.size() > 0) {
@@ -310,8 +313,10 @@ public final class FairsliceFilter implements Filter {
             // is often the one that completes the request (complete(), or the future a request thread joins)
             ticket.whenTasksEnd(() -> classifier.learn(config, ended, cpu + ticket.taskCpuNanos()));
         }
+        ticket.meterKey(ended); // where the CPU of its tasks that end from now on goes
+        long tasksCpu = ticket.meteredWithTaskCpu(); // of those that ended before, while its page was not known
         metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
-                System.nanoTime() - ticket.startNanos(), cpu < 0 ? 0 : cpu * ticket.cpuWeight());
+                System.nanoTime() - ticket.startNanos(), (cpu < 0 ? 0 : cpu * ticket.cpuWeight()) + tasksCpu);
     }
 
     /** Answers 503; {@code route} is the one the request ended on ({@link RequestClassifier#end}). */

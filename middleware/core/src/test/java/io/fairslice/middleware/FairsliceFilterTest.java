@@ -595,6 +595,41 @@ class FairsliceFilterTest {
         }
     }
 
+    /**
+     * A new page's route is a candidate, its page {@code other}, until its first served request ends: a task that
+     * ended before that counted its CPU under {@code other} (a Spring MVC Callable's work, for one). Its CPU now waits
+     * for the request's and counts under the page the request joins.
+     */
+    @Test
+    void shouldCountTheCpuOfATaskThatEndsBeforeANewPagesFirstRequestUnderThatPage() throws Exception {
+        Joining joining = new Joining();
+        HttpServlet joinThenWait = new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                joining.doGet(req, resp);
+                try {
+                    Thread.sleep(200); // the task's wrapper has counted its CPU by now
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/first", Map.of(), registry)
+                .servlet("/report", joinThenWait, false).start()) {
+            assertThat(t.get("/report").statusCode()).isEqualTo(200);
+
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/report").timers().stream()
+                    .mapToLong(Timer::count).sum()).isEqualTo(1));
+            assertThat(registry.find("fairslice.requests.cpu").tags("page", "/report").counters().stream()
+                    .mapToDouble(Counter::count).sum()).as("its task's 20 ms").isGreaterThan(0.018);
+            assertThat(registry.find("fairslice.requests.cpu").tags("page", "other").counters().stream()
+                    .mapToDouble(Counter::count).sum()).as("under other").isLessThan(0.005);
+        } finally {
+            joining.pool.shutdownNow();
+        }
+    }
+
     @Test
     void shouldReleaseARequestsPermitAsItCompletesWhileATaskOfItStillRuns() throws Exception {
         Lingering lingering = new Lingering();

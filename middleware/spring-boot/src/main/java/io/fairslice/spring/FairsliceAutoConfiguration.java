@@ -1,5 +1,6 @@
 package io.fairslice.spring;
 
+import io.fairslice.middleware.Fairslice;
 import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.FairsliceConfigException;
 import io.fairslice.middleware.FairsliceFilter;
@@ -24,6 +25,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.task.TaskDecorator;
 
 /**
  * fairslice in a Spring Boot application's embedded Tomcat. Boot does not run the servlet container initializers of
@@ -34,7 +36,8 @@ import org.springframework.core.env.PropertySource;
  * system properties), passed to the filter as init parameters; a bad key or value stops the application's startup
  * with a message naming it and the property source that set it. Its meters go to the application's {@link MeterRegistry}
  * when it has one (Actuator's, which {@code /actuator/prometheus} exports), else to Micrometer's global registry.
- * {@code fairslice.enabled=false} registers nothing.
+ * Work handed to the application's task executor (a controller's {@code Callable}, {@code @Async}) counts as its
+ * request's ({@link #fairsliceTasks}). {@code fairslice.enabled=false} registers nothing.
  */
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -102,6 +105,20 @@ public class FairsliceAutoConfiguration {
             }
         }
         return "the environment";
+    }
+
+    /**
+     * Work that a request hands to the application's task executor, as a {@link Fairslice#task} of that request: Boot
+     * applies a single {@code TaskDecorator} bean to the executor it builds ({@code applicationTaskExecutor}), which
+     * Spring MVC runs a controller's {@code Callable} on and {@code @Async} methods use. Without it fairslice sees only
+     * the microseconds of the dispatch that started the work: the page is learnt light and its class is charged next
+     * to nothing, whatever the work costs. An application with a decorator of its own keeps it (Boot applies only a
+     * unique one): compose it with {@code Fairslice::task} there.
+     */
+    @Bean
+    @ConditionalOnMissingBean(TaskDecorator.class)
+    public TaskDecorator fairsliceTasks() {
+        return Fairslice::task;
     }
 
     /**

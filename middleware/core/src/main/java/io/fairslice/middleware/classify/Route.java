@@ -77,8 +77,11 @@ public final class Route {
         this.inTable = true;
     }
 
-    /** Whether the route is in the table, rather than a candidate (or the table's {@code other}). */
-    boolean inTable() {
+    /**
+     * Whether the route is in the table, rather than a candidate (or the table's {@code other}): a candidate's page
+     * is {@code other} until a request on it is served and it joins under its own.
+     */
+    public boolean inTable() {
         return inTable;
     }
 

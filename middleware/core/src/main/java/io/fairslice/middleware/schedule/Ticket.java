@@ -131,6 +131,9 @@ public final class Ticket {
     Runnable onDeclared;
     /** What the filter counts the request's meters under (its route), for its tasks' CPU; null outside the filter. */
     volatile Object meterKey;
+    /** Task CPU held until the request's meters are counted, and whether they are ({@link #holdTaskCpu}); by this. */
+    private long heldTaskCpu;
+    private boolean metered;
     /** The request's tasks running now, and what waits for them to end ({@link #whenTasksEnd}). */
     final java.util.concurrent.atomic.AtomicInteger tasksRunning = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicReference<Runnable> afterTasks =
@@ -229,6 +232,31 @@ public final class Ticket {
     /** Run once, on the request's thread, if the application declares the request's class (before it moves). */
     public void onDeclared(Runnable action) {
         onDeclared = action;
+    }
+
+    /**
+     * Holds a task's CPU ({@code Fairslice.task}) to be counted with the request's own as its meters are
+     * ({@link #meteredWithTaskCpu}): for a request whose page is not known yet (a new page's route joins the table as
+     * its first served request ends, and a task may end before it). False once the request's meters are counted:
+     * count the task's CPU at once, under {@link #meterKey}.
+     */
+    public synchronized boolean holdTaskCpu(long cpuNanos) {
+        if (metered) {
+            return false;
+        }
+        heldTaskCpu += cpuNanos;
+        return true;
+    }
+
+    /**
+     * The request's meters are being counted (set {@link #meterKey} to the route they go to first): the task CPU held
+     * for them, which from now on is held no more.
+     */
+    public synchronized long meteredWithTaskCpu() {
+        metered = true;
+        long held = heldTaskCpu;
+        heldTaskCpu = 0;
+        return held;
     }
 
     /** What the filter counts the request's meters under (its route): where its tasks' CPU goes besides its class. */
