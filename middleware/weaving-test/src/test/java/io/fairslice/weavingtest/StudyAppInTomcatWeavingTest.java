@@ -75,7 +75,7 @@ class StudyAppInTomcatWeavingTest {
         System.out.printf("yield points per /heavy request (2 MB document, method executions in"
                 + " io.fairslice.experiments.app): %d; page: %s%n", yieldPoints, page.replaceAll("<[^>]+>", " ")
                 .replaceAll("\\s+", " ").trim());
-        // doGet, parseAndTraverse, traverse, the Summary record's accessors, Pages.html: the XML parser is JDK
+        // doGet, parseAndTraverse, traverse, Pages.html (not the Summary record's accessors): the XML parser is JDK
         // code and holds none
         assertThat(yieldPoints).isGreaterThanOrEqualTo(3);
     }
