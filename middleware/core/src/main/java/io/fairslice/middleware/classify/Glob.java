@@ -10,9 +10,11 @@ import java.util.Arrays;
  * <p>In a path glob, {@code *} matches within one segment (no {@code /}), {@code **} across segments, {@code ?} one
  * character but {@code /}; as in Ant and Spring, {@code /**}{@code /} also matches a single {@code /} and a trailing
  * {@code /**} also matches nothing, so {@code /**}{@code /export} matches {@code /export} and {@code /report/**}
- * matches {@code /report}. In a value glob (a header's), {@code *} and {@code **} match anything and {@code ?} any
- * one character. Everything else is literal, and the wildcards match line breaks too, so that no encoding slips a
- * request past a rule.
+ * matches {@code /report}. A path variable written as the application's framework declares it is a wildcard too:
+ * {@code {id}} (also {@code {id:\d+}}) as {@code *}, {@code {*path}} as {@code **}, so that {@code /items/{id}} is the
+ * route {@code @GetMapping("/items/{id}")} serves. In a value glob (a header's), {@code *} and {@code **} match
+ * anything and {@code ?} any one character. Everything else is literal, and the wildcards match line breaks too, so
+ * that no encoding slips a request past a rule.
  *
  * <p>The glob is a row of tokens; matching keeps the set of positions in that row the input read so far can have
  * reached (a non-deterministic automaton run in step), one pass over the input.
@@ -72,6 +74,12 @@ final class Glob {
                 kinds[m] = MANY;
                 slash[m++] = true;
                 i++;
+            } else if (path && c == '{' && templateEnd(glob, i) > 0) {
+                // a framework's path variable, as the application declares its routes: {id} (Spring, JAX-RS, also
+                // with a pattern, {id:\d+}) is one segment, {*path} (Spring's capture of the rest) any number
+                kinds[m] = MANY;
+                slash[m++] = glob.charAt(i + 1) == '*';
+                i = templateEnd(glob, i);
             } else if (c == '*' || c == '?') {
                 kinds[m] = c == '*' ? MANY : ONE;
                 slash[m++] = !path;
@@ -81,6 +89,24 @@ final class Glob {
             }
         }
         return new Glob(glob, Arrays.copyOf(kinds, m), Arrays.copyOf(chars, m), Arrays.copyOf(slash, m));
+    }
+
+    /**
+     * Where the path variable that opens at {@code start} ({@code {}) closes: its {@code }}, or -1 when it is no
+     * variable (nothing inside, or a {@code /} before the close). A URL cannot hold a bare brace (RFC 3986: Tomcat
+     * refuses one in a request line), so a glob's brace was never a literal that matched.
+     */
+    private static int templateEnd(String glob, int start) {
+        for (int i = start + 1; i < glob.length(); i++) {
+            char c = glob.charAt(i);
+            if (c == '}') {
+                return i > start + 1 ? i : -1;
+            }
+            if (c == '/') {
+                return -1;
+            }
+        }
+        return -1;
     }
 
     /*

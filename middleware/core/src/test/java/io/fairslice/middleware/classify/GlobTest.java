@@ -90,6 +90,21 @@ class GlobTest {
      * admission control. The matcher reads each character once per glob position: microseconds here; the bound only
      * tells that apart from backtracking on a loaded machine.
      */
+    /** The application's route templates, as Spring and JAX-RS declare them, are globs as they are written. */
+    @Test
+    void shouldTakeAFrameworksPathVariablesAsWildcards() {
+        assertThat(Glob.path("/api/items/{id}").matches("/api/items/42")).isTrue();
+        assertThat(Glob.path("/api/items/{id}").matches("/api/items/42/reviews")).as("one segment").isFalse();
+        assertThat(Glob.path("/api/items/{id}").matches("/api/items/")).as("an empty segment, as *").isTrue();
+        assertThat(Glob.path("/orders/{id:\\d+}/lines").matches("/orders/7/lines")).isTrue();
+        assertThat(Glob.path("/files/{*path}").matches("/files/a/b/c.txt")).as("Spring's capture of the rest")
+                .isTrue();
+        assertThat(Glob.path("/a/{x}-{y}.pdf").matches("/a/2026-q1.pdf")).isTrue();
+        assertThat(Glob.path("/a/{}").matches("/a/{}")).as("no variable: literal").isTrue();
+        assertThat(Glob.path("/a/{b/c}").matches("/a/{b/c}")).as("a slash before the close: literal").isTrue();
+        assertThat(Glob.value("{id}").matches("42")).as("not in a header's value").isFalse();
+    }
+
     @Test
     void shouldMatchHostileLongPathsWithoutBacktracking() {
         String dots = "/files/" + ".".repeat(8000) + "/";

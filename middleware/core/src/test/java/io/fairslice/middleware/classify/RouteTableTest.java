@@ -166,6 +166,18 @@ class RouteTableTest {
         }
     }
 
+    /** A route written as the application's framework declares it is named by it and takes the page's paths. */
+    @Test
+    void shouldKeyPathsByARouteWrittenAsASpringTemplate() {
+        RouteTable table = new RouteTable(10, 10,
+                java.util.List.of(RoutePattern.parse("route.1", 1, "/api/items/{id}")));
+
+        Route item = request(table, "/api/items/blue-kettle", true);
+
+        assertThat(item.key()).isEqualTo("/api/items/{id}");
+        assertThat(request(table, "/api/items/red-kettle", true)).isSameAs(item);
+    }
+
     @Test
     void shouldShareOneCandidateAmongTheRequestsOfANewPageInFlight() {
         RouteTable table = new RouteTable(10, 10);
