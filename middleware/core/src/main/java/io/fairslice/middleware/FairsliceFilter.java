@@ -67,6 +67,7 @@ public final class FairsliceFilter implements Filter {
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
         ServletContext context = filterConfig.getServletContext();
+        String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
         FairsliceConfig config;
         List<RequestListener> found;
         ConfigSources.Merged merged = null;
@@ -81,9 +82,8 @@ public final class FairsliceFilter implements Filter {
             config = FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(found));
         } catch (IllegalArgumentException e) {
             String origin = e instanceof FairsliceConfigException c && merged != null ? merged.originOf(c.key()) : null;
-            throw new ServletException(e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
+            throw notStarted(path, e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
         }
-        String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
         if (!config.enabled()) {
             LOG.info(() -> "fairslice[" + path + "]: disabled (enabled=false); requests pass through");
             return;
@@ -96,7 +96,7 @@ public final class FairsliceFilter implements Filter {
         try {
             weaving.requireValid();
         } catch (IllegalStateException e) {
-            throw new ServletException(e.getMessage(), e);
+            throw notStarted(path, e.getMessage(), e);
         }
         LOG.log(weaving.warnings().isEmpty() ? Level.INFO : Level.WARNING, weaving::summary);
         // the application tag of every meter and the JMX control's name: in a standalone Tomcat all selected
@@ -127,7 +127,7 @@ public final class FairsliceFilter implements Filter {
             listeners = GuardedListeners.start(found, config, registry, application);
         } catch (IllegalArgumentException e) {
             destroy();
-            throw new ServletException(e.getMessage(), e);
+            throw notStarted(path, e.getMessage(), e);
         }
         scheduler.onTaskCpu((ticket, cpu) -> { // Fairslice.task: its CPU in its request's page meters
             // a new page's route is a candidate (page "other") until its first served request ends, which a task can
@@ -184,6 +184,16 @@ public final class FairsliceFilter implements Filter {
             return "";
         }
         return virtualServer == null ? "" : virtualServer.substring(virtualServer.lastIndexOf('/') + 1);
+    }
+
+    /**
+     * The failure that stops the application's startup, logged first under fairslice's own logger: Tomcat puts a
+     * filter's failure in the host's log (localhost.*.log) and says only "One or more Filters failed to start" in
+     * catalina.out, where an operator looks first.
+     */
+    private static ServletException notStarted(String path, String message, Exception cause) {
+        LOG.severe(() -> "fairslice[" + path + "]: not started, so the application does not start: " + message);
+        return new ServletException(message, cause);
     }
 
     @Override

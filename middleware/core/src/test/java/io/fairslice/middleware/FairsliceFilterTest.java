@@ -744,10 +744,14 @@ class FairsliceFilterTest {
 
     @Test
     void shouldFailApplicationStartupOnABadValueNamingKeyRuleAndValue() throws Exception {
-        try (EmbeddedTomcat t = new EmbeddedTomcat("/bad", Map.of("fairslice.class.heavy.share", "0"), null)
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/bad", Map.of("fairslice.class.heavy.share", "0"), null)
                 .servlet("/x", new Hello(), false)) {
             t.start();
             assertThat(t.context.getState()).isNotEqualTo(LifecycleState.STARTED);
+            // in fairslice's own log too, which reaches catalina.out: Tomcat logs the filter's failure to the host's
+            assertThat(log.lines()).anyMatch(line -> line.startsWith("SEVERE fairslice[/bad]: not started, so the"
+                    + " application does not start: fairslice configuration: class.heavy.share must be 1..1000"));
         }
         FairsliceFilter filter = new FairsliceFilter();
         assertThatThrownBy(() -> filter.init(filterConfig(Map.of("class.heavy.share", "0"))))
