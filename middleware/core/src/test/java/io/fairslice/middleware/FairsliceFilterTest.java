@@ -607,10 +607,12 @@ class FairsliceFilterTest {
             @Override
             protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
                 joining.doGet(req, resp);
-                try {
-                    Thread.sleep(200); // the task's wrapper has counted its CPU by now
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+                // the request ends only once its task's wrapper has counted the task's CPU
+                var ticket = (io.fairslice.middleware.schedule.Ticket) req.getAttribute(
+                        FairsliceFilter.TICKET_ATTRIBUTE);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (ticket.taskCpuNanos() == 0 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
                 }
             }
         };

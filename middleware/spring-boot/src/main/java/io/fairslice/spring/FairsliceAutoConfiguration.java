@@ -13,9 +13,12 @@ import jakarta.servlet.DispatcherType;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.logging.Logger;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWarDeployment;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -34,15 +37,20 @@ import org.springframework.core.task.TaskDecorator;
  * dispatches, async supported. Its settings are the application's {@code fairslice.*} properties
  * ({@code application.properties} or {@code .yml}, profiles, {@code --fairslice.policy=observe} on the command line,
  * system properties), passed to the filter as init parameters; a bad key or value stops the application's startup
- * with a message naming it and the property source that set it. Its meters go to the application's {@link MeterRegistry}
+ * with a message naming it and the property source that set it. A {@code -Dfairslice.<key>} system property wins over
+ * every other source, the command line's too, as the filter merges its sources. In a WAR deployed to a standalone
+ * Tomcat it does nothing: there the jar's servlet container initializer registers the filter. Its meters go to the application's {@link MeterRegistry}
  * when it has one (Actuator's, which {@code /actuator/prometheus} exports), else to Micrometer's global registry.
  * Work handed to the application's task executor (a controller's {@code Callable}, {@code @Async}) counts as its
  * request's ({@link #fairsliceTasks}). {@code fairslice.enabled=false} registers nothing.
  */
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnProperty(prefix = "fairslice", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnNotWarDeployment // a WAR in a standalone Tomcat: the jar's initializer, or the installer's bundle
+@ConditionalOnProperty(prefix = "fairslice", name = "enabled", matchIfMissing = true) // any value but false: checked
 public class FairsliceAutoConfiguration {
+
+    private static final Logger LOG = Logger.getLogger(FairsliceAutoConfiguration.class.getName());
 
     /** The filter registration's bean name; an application that declares a bean of this name replaces it. */
     public static final String FILTER_BEAN = "fairsliceFilter";
@@ -118,7 +126,26 @@ public class FairsliceAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(TaskDecorator.class)
     public TaskDecorator fairsliceTasks() {
-        return Fairslice::task;
+        return FAIRSLICE_TASKS;
+    }
+
+    private static final TaskDecorator FAIRSLICE_TASKS = Fairslice::task;
+
+    /**
+     * Says so when the executor's work will not be the requests' because the application has a decorator of its own
+     * (a tracing context's, say), or several, of which Boot applies none.
+     */
+    @Bean
+    public SmartInitializingSingleton fairsliceTasksCheck(ObjectProvider<TaskDecorator> decorators) {
+        return () -> {
+            List<TaskDecorator> all = decorators.orderedStream().toList();
+            if (all.size() != 1 || all.get(0) != FAIRSLICE_TASKS) {
+                LOG.info(() -> "fairslice: the application has " + (all.size() == 1 ? "a TaskDecorator of its own"
+                        : all.size() + " TaskDecorators") + ", so work that requests hand to Boot's task executor (a"
+                        + " Callable, @Async) is not counted as theirs; make the decorator return"
+                        + " Fairslice.task(...) of what it decorates (docs/user-guide.md, \"Spring Boot\")");
+            }
+        };
     }
 
     /**

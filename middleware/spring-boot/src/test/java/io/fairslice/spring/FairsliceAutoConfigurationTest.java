@@ -138,7 +138,7 @@ class FairsliceAutoConfigurationTest {
         assertThat(Files.readString(properties)).contains("polcy");
     }
 
-    /** The same check the filter makes: what a fairslice.properties on the class path sets counts too. */
+    /** The check takes the settings whole: classes the properties declare make their own keys valid. */
     @Test
     void shouldTakeAClassDeclaredOnlyByTheApplicationsPropertiesAsValid() throws Exception {
         start("fairslice.classes=interactive,reports", "fairslice.class.reports.share=10",
@@ -182,17 +182,66 @@ class FairsliceAutoConfigurationTest {
                 .as("a yield point per row, and one per call of total").isGreaterThanOrEqualTo(1001);
     }
 
-    /** Keys keep the case they were written with; a placeholder resolves; command-line arguments win. */
+    /**
+     * Every fairslice.* setting passes with the value of the source that wins: the command line over the
+     * properties; a placeholder resolved. Others do not pass.
+     */
     @Test
-    void shouldPassEveryFairsliceSettingAsWritten() throws Exception {
-        start("fairslice.policy=${POLICY:observe}", "fairslice.class.heavy.share=25", "unrelated.key=1");
+    void shouldPassEveryFairsliceSettingWithTheValueOfTheSourceThatWins() throws Exception {
+        application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+                .properties("server.port=0", "server.address=127.0.0.1", "fairslice.policy=share",
+                        "fairslice.class.heavy.share=${FAIRSLICE_TEST_NEVER_SET:25}", "unrelated.key=1")
+                .run("--fairslice.policy=observe");
         @SuppressWarnings("unchecked")
         FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
                 FilterRegistrationBean.class);
 
         assertThat(filter.getInitParameters()).containsEntry("fairslice.policy", "observe")
                 .containsEntry("fairslice.class.heavy.share", "25").doesNotContainKey("unrelated.key");
-        assertThat(application.getBean(Environment.class).getProperty("fairslice.policy")).isEqualTo("observe");
+    }
+
+    /** Not a silent off switch: anything but false is checked as the filter checks it. */
+    @Test
+    void shouldRefuseAnEnabledThatIsNeitherTrueNorFalse() {
+        assertThatThrownBy(() -> start("fairslice.enabled=yes")).satisfies(e -> assertThat(messages(e))
+                .anyMatch(m -> m.contains("enabled") && m.contains("'yes'")));
+    }
+
+    /** An application's own TaskDecorator wins, and fairslice says what that costs. */
+    @Test
+    void shouldSayWhenTheApplicationsTaskDecoratorLeavesItsTasksUncounted() {
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(
+                FairsliceAutoConfiguration.class.getName());
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            start("test.own-decorator=true");
+
+            assertThat(application.getBean(org.springframework.core.task.TaskDecorator.class))
+                    .isSameAs(application.getBean("ownDecorator"));
+            assertThat(lines).anyMatch(line -> line.startsWith("fairslice: the application has a TaskDecorator of"
+                    + " its own, so work that requests hand to Boot's task executor"));
+            application.close();
+            lines.clear();
+            start();
+            assertThat(lines).as("with fairslice's decorator").isEmpty();
+        } finally {
+            logger.removeHandler(handler);
+        }
     }
 
     private void start(String... properties) {
@@ -248,6 +297,12 @@ class FairsliceAutoConfigurationTest {
         @ConditionalOnProperty("test.app-filter")
         AppFilter appFilter() {
             return new AppFilter();
+        }
+
+        @Bean
+        @ConditionalOnProperty("test.own-decorator")
+        org.springframework.core.task.TaskDecorator ownDecorator() {
+            return runnable -> runnable; // a tracing context's, say
         }
 
         @Bean

@@ -66,7 +66,8 @@ class WovenSampleApplicationTest {
 
         products.sort(null); // compareTo
         products.sort(Product.BY_NAME_LENGTH); // a comparator's compare
-        java.util.Set<Product> distinct = new java.util.HashSet<>(products); // hashCode, equals
+        java.util.Set<Product> distinct = new java.util.HashSet<>(products); // hashCode
+        boolean found = distinct.contains(new Product(products.get(7).getName())); // hashCode, equals
         for (Product p : products) {
             p.setActive(!p.isActive());
             p.setName(p.getName());
@@ -74,6 +75,7 @@ class WovenSampleApplicationTest {
         long units = new Item("sku", 250, 3).unitCents(); // a record's accessor
 
         assertThat(distinct).hasSize(100);
+        assertThat(found).isTrue();
         assertThat(units).isEqualTo(250);
         assertThat(YieldPointCounter.count() - before).as("yield points in accessors, hashCode, equals, compare")
                 .isZero();

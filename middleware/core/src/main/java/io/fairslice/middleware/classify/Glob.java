@@ -11,8 +11,8 @@ import java.util.Arrays;
  * character but {@code /}; as in Ant and Spring, {@code /**}{@code /} also matches a single {@code /} and a trailing
  * {@code /**} also matches nothing, so {@code /**}{@code /export} matches {@code /export} and {@code /report/**}
  * matches {@code /report}. A path variable written as the application's framework declares it is a wildcard too:
- * {@code {id}} (also {@code {id:\d+}}) as {@code *}, {@code {*path}} as {@code **}, so that {@code /items/{id}} is the
- * route {@code @GetMapping("/items/{id}")} serves. In a value glob (a header's), {@code *} and {@code **} match
+ * {@code {id}} (also {@code {id:\d+}}) as {@code *}, {@code {*path}} as {@code **} (a trailing {@code /{*path}} also
+ * matches nothing, as in Spring), so that {@code /items/{id}} is the route {@code @GetMapping("/items/{id}")} serves. In a value glob (a header's), {@code *} and {@code **} match
  * anything and {@code ?} any one character. Everything else is literal, and the wildcards match line breaks too, so
  * that no encoding slips a request past a rule.
  *
@@ -62,7 +62,10 @@ final class Glob {
         int m = 0;
         for (int i = 0; i < n; i++) {
             char c = glob.charAt(i);
-            if (path && glob.startsWith("/**/", i)) {
+            if (path && glob.startsWith("/{*", i) && templateEnd(glob, i + 1) == n - 1) {
+                kinds[m++] = TAIL; // a trailing /{*path}: Spring's capture of the rest, which may be nothing
+                i = n - 1;
+            } else if (path && glob.startsWith("/**/", i)) {
                 kinds[m] = LITERAL;
                 chars[m++] = '/';
                 kinds[m++] = DIRS;
@@ -96,17 +99,42 @@ final class Glob {
      * variable (nothing inside, or a {@code /} before the close). A URL cannot hold a bare brace (RFC 3986: Tomcat
      * refuses one in a request line), so a glob's brace was never a literal that matched.
      */
-    private static int templateEnd(String glob, int start) {
+    static int templateEnd(String glob, int start) {
+        int depth = 0; // braces of the variable's pattern: {id:\d{3}}
         for (int i = start + 1; i < glob.length(); i++) {
             char c = glob.charAt(i);
-            if (c == '}') {
+            if (c == '{') {
+                depth++;
+            } else if (c == '}' && depth > 0) {
+                depth--;
+            } else if (c == '}') {
                 return i > start + 1 ? i : -1;
-            }
-            if (c == '/') {
+            } else if (c == '/') {
                 return -1;
             }
         }
         return -1;
+    }
+
+    /**
+     * Why {@code glob}, a path glob, holds a brace that opens no path variable (nothing inside, a {@code /} before its
+     * close, no close), or null: such a brace could only stand for itself, which a client sends as {@code %7B}
+     * at most, so the glob is a mistake (a regular expression with a {@code /}, a variable left open).
+     */
+    static String braceProblem(String glob) {
+        for (int i = 0; i < glob.length(); i++) {
+            char c = glob.charAt(i);
+            if (c == '{') {
+                int end = templateEnd(glob, i);
+                if (end < 0) {
+                    return "'{' at " + i + " opens no path variable ({id}, {id:\\d+} or {*rest}, within one segment)";
+                }
+                i = end;
+            } else if (c == '}') {
+                return "'}' at " + i + " closes no path variable";
+            }
+        }
+        return null;
     }
 
     /*

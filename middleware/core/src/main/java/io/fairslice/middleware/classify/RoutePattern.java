@@ -26,6 +26,10 @@ public final class RoutePattern {
             throw FairsliceConfigException.of(key, "must be one path glob starting with '/' (e.g. /products/*)",
                     value);
         }
+        String brace = Glob.braceProblem(glob);
+        if (brace != null) {
+            throw FairsliceConfigException.of(key, "must be a path glob: " + brace, value);
+        }
         return new RoutePattern(order, Glob.path(glob));
     }
 

@@ -74,6 +74,10 @@ public final class Rule {
                     throw FairsliceConfigException.of(key, "path glob must not hold a query string ('?' then '='):"
                             + " the path is matched without it; use query:<name>=<glob> for a parameter", value);
                 }
+                String brace = Glob.braceProblem(glob);
+                if (brace != null) {
+                    throw FairsliceConfigException.of(key, "path glob: " + brace, value);
+                }
                 path = Glob.path(glob);
             } else if (w.startsWith("method=") && methods == null) {
                 // -1: an empty alternative (GET|) is a mistake to report, not one to drop

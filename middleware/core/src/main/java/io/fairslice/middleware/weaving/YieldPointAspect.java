@@ -52,15 +52,18 @@ public class YieldPointAspect {
 
     /**
      * Methods that the JDK's collections, sorts, streams and serialisers call at very high rates and that do
-     * almost nothing: a record's accessors (its methods without parameters), JavaBeans getters and setters,
+     * almost nothing: a record's accessors (its instance methods without parameters), JavaBeans getters and setters
+     * (instance methods, by their names: a {@code getReport()} that computes loses its own yield point, not those
+     * of the methods it calls),
      * {@code hashCode}, {@code equals}, {@code compareTo} and a comparator's {@code compare}. A yield point there is
      * reached thousands of times per request (a sort of 200 records by two fields calls the accessors some 6 000
      * times) for nothing: a request is sliced at the methods around them, which keep theirs. Woven, a Spring MVC
      * shop's record accessors made 23 600 yield points per cheap request, and its cheap pages kept 47 % of their
      * throughput under overload instead of 83 % (docs/weaving.md, "Choosing the scope").
      */
-    @Pointcut("execution(* java.lang.Record+.*()) || execution(!void get*()) || execution(boolean is*())"
-            + " || execution(void set*(*)) || execution(int hashCode()) || execution(boolean equals(Object))"
+    @Pointcut("execution(!static * java.lang.Record+.*()) || execution(!static !void get*())"
+            + " || execution(!static boolean is*()) || execution(!static void set*(*))"
+            + " || execution(int hashCode()) || execution(boolean equals(Object))"
             + " || execution(int compareTo(*)) || execution(int compare(*, *))")
     void tinyAndHot() {
     }

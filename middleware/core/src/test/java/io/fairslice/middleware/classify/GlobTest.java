@@ -84,12 +84,6 @@ class GlobTest {
         assertThat(Glob.value("").matches("x")).isFalse();
     }
 
-    /**
-     * Paths a client chooses, up to Tomcat's 8 KB request line, against globs with several wildcards: the regular
-     * expression took 0.1-0.3 s for two wildcards on 8 KB, 5 s for three on 2 KB and minutes on 8 KB, before
-     * admission control. The matcher reads each character once per glob position: microseconds here; the bound only
-     * tells that apart from backtracking on a loaded machine.
-     */
     /** The application's route templates, as Spring and JAX-RS declare them, are globs as they are written. */
     @Test
     void shouldTakeAFrameworksPathVariablesAsWildcards() {
@@ -103,8 +97,29 @@ class GlobTest {
         assertThat(Glob.path("/a/{}").matches("/a/{}")).as("no variable: literal").isTrue();
         assertThat(Glob.path("/a/{b/c}").matches("/a/{b/c}")).as("a slash before the close: literal").isTrue();
         assertThat(Glob.value("{id}").matches("42")).as("not in a header's value").isFalse();
+        assertThat(Glob.path("/codes/{id:[a-z]{2}}/x").matches("/codes/ab/x")).as("braces in its pattern").isTrue();
+        assertThat(Glob.path("/files/{*path}").matches("/files")).as("a trailing capture of the rest: also nothing")
+                .isTrue();
+        assertThat(Glob.path("/files/{*path}").matches("/filesx")).isFalse();
     }
 
+    /** A brace that opens no variable could only stand for itself, which a client cannot send: a mistake to name. */
+    @Test
+    void shouldNameABraceThatOpensNoPathVariable() {
+        assertThat(Glob.braceProblem("/api/items/{id}/x{n:\\d{2}}")).isNull();
+        assertThat(Glob.braceProblem("/files/{*path}")).isNull();
+        assertThat(Glob.braceProblem("/a/{}")).startsWith("'{' at 3 opens no path variable");
+        assertThat(Glob.braceProblem("/a/{p:.+/.+}")).startsWith("'{' at 3 opens no path variable");
+        assertThat(Glob.braceProblem("/a/{id")).startsWith("'{' at 3 opens no path variable");
+        assertThat(Glob.braceProblem("/a/id}")).isEqualTo("'}' at 5 closes no path variable");
+    }
+
+    /**
+     * Paths a client chooses, up to Tomcat's 8 KB request line, against globs with several wildcards: the regular
+     * expression took 0.1-0.3 s for two wildcards on 8 KB, 5 s for three on 2 KB and minutes on 8 KB, before
+     * admission control. The matcher reads each character once per glob position: microseconds here; the bound only
+     * tells that apart from backtracking on a loaded machine.
+     */
     @Test
     void shouldMatchHostileLongPathsWithoutBacktracking() {
         String dots = "/files/" + ".".repeat(8000) + "/";
