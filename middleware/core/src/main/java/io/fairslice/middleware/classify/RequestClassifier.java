@@ -75,15 +75,43 @@ public final class RequestClassifier {
     /**
      * As {@link #end(Route, String, int)}, for a request whose CPU time was measured ({@code cpuNanos}, -1: not): one
      * that failed (a 5xx, a 400 or 422 after parsing, not a 401, 403, 404, 405, 410 or 501) but cost at least
-     * {@code adaptive.heavy-above} (in adaptive mode) counts as served, so that its path joins the table and learns. A report that throws at its end, an upload rejected with 400 once parsed, a
+     * {@code adaptive.heavy-above} (in adaptive mode) counts as served, so that its path joins the table and learns,
+     * from the path's second such failure on ({@link #costlyAgain}). A report that throws at its end, an upload
+     * rejected with 400 once parsed, a
      * page that fails on every request after its work: before, they stayed under {@code other}, which does not learn,
      * and ran in the default class whatever they cost (a page of 30 ms that always answered 500 took the light class's
      * CPU: light pages fell from 2 670 to 44 req/s on Tomcat 10.1, docs/measurements/walkthrough-jsp-20261128). A scan
      * of guessed URLs is answered in microseconds and stays out.
      */
     public Route end(FairsliceConfig config, Route route, String method, int status, long cpuNanos) {
-        return routes.end(route, served(method, status) || costly(config, method, status, cpuNanos));
+        return routes.end(route, served(method, status)
+                || costly(config, method, status, cpuNanos) && costlyAgain(route));
     }
+
+    /**
+     * Whether a costly failure on {@code route} lets it join the table: at the second such failure of a path not in
+     * it. The first request of a cold JVM's path loads classes and runs interpreted, so one costly failure says little
+     * (a page that answers every unknown path with a 500 would otherwise take a route per path a scan sends while the
+     * JVM is cold); a page that fails after its work fails again. The paths seen once are bounded, and forgotten
+     * whole when {@link #COSTLY_ONCE_MAX} is reached.
+     */
+    private boolean costlyAgain(Route route) {
+        if (route.inTable() || route == routes.other()) {
+            return true; // nothing to decide: the table's route stays, other stays other
+        }
+        if (costlyOnce.remove(route.key())) {
+            return true;
+        }
+        if (costlyOnce.size() >= COSTLY_ONCE_MAX) {
+            costlyOnce.clear();
+        }
+        costlyOnce.add(route.key());
+        return false;
+    }
+
+    /** Paths not in the table whose request has failed costly once ({@link #costlyAgain}). */
+    private final Set<String> costlyOnce = ConcurrentHashMap.newKeySet();
+    static final int COSTLY_ONCE_MAX = 10_000;
 
     /**
      * Whether a request of {@code method} that failed with {@code status} after using {@code cpuNanos} (-1: not

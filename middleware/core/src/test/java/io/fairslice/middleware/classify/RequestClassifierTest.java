@@ -29,6 +29,31 @@ class RequestClassifierTest {
         return ruled >= 0 ? ruled : k.routeClass(c, k.route(path));
     }
 
+    /**
+     * A failure after adaptive.heavy-above of CPU lets its path join the table at the path's second such failure: a
+     * cold JVM's first request of a path is slow once, and a scan of paths that all answer 500 sends each once.
+     */
+    @Test
+    void shouldLetAPathJoinAtItsSecondCostlyFailureNotItsFirst() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of());
+        RequestClassifier classifier = new RequestClassifier(c);
+        long costly = c.adaptiveHeavyAbove().toNanos();
+
+        for (int i = 0; i < 50; i++) { // a scan: each path once (words, not numbers: each its own key), a slow 500
+            String word = "" + (char) ('a' + i % 26) + (char) ('a' + i / 26);
+            classifier.end(c, classifier.route("/scan/" + word), "GET", 500, costly);
+        }
+        Route first = classifier.end(c, classifier.route("/report"), "GET", 500, costly);
+        Route second = classifier.end(c, classifier.route("/report"), "GET", 500, costly);
+
+        assertThat(first.page()).as("one costly failure").isEqualTo("other");
+        assertThat(second.key()).isEqualTo("/report");
+        assertThat(second.page()).as("the second joins, under its own page").isEqualTo("/report");
+        assertThat(classifier.routes().size()).as("the scan took no place").isEqualTo(1);
+        assertThat(classifier.end(c, classifier.route("/cheap"), "GET", 500, 0).page())
+                .isEqualTo(classifier.end(c, classifier.route("/cheap"), "GET", 500, 0).page()).isEqualTo("other");
+    }
+
     @Test
     void shouldApplyTheFirstMatchingRuleInNumericOrder() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("classes", "a,b,c", "adaptive", "false",
