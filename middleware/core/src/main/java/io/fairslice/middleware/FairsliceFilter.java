@@ -49,6 +49,11 @@ public final class FairsliceFilter implements Filter {
 
     /** The request attribute that carries the request's ticket across async dispatches. */
     public static final String TICKET_ATTRIBUTE = FairsliceFilter.class.getName() + ".ticket";
+    /**
+     * The servlet context attribute the filter takes its Micrometer registry from, if set before it starts (an
+     * embedded server's, Spring Boot's, the Tomcat bundle's); otherwise Micrometer's global registry.
+     */
+    public static final String METER_REGISTRY_ATTRIBUTE = "io.fairslice.meterRegistry";
     /** The request attribute holding an async request's {@link Completion}. */
     private static final String COMPLETION_ATTRIBUTE = FairsliceFilter.class.getName() + ".completion";
 
@@ -89,7 +94,7 @@ public final class FairsliceFilter implements Filter {
             return;
         }
         warnContextPathRules(config, path);
-        Object attribute = context.getAttribute("io.fairslice.meterRegistry");
+        Object attribute = context.getAttribute(METER_REGISTRY_ATTRIBUTE);
         MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
         // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0
         WeavingScope weaving = WeavingScope.inspect(context.getClassLoader());

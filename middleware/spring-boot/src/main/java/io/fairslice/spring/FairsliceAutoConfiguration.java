@@ -6,6 +6,7 @@ import io.fairslice.middleware.FairsliceConfigException;
 import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.FairsliceInitializer;
 import io.fairslice.middleware.spi.RequestListener;
+import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.GuardedListeners;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,8 +40,9 @@ import org.springframework.core.task.TaskDecorator;
  * system properties), passed to the filter as init parameters; a bad key or value stops the application's startup
  * with a message naming it and the property source that set it. A {@code -Dfairslice.<key>} system property wins over
  * every other source, the command line's too, as the filter merges its sources. In a WAR deployed to a standalone
- * Tomcat it does nothing: there the jar's servlet container initializer registers the filter. Its meters go to the application's {@link MeterRegistry}
- * when it has one (Actuator's, which {@code /actuator/prometheus} exports), else to Micrometer's global registry.
+ * Tomcat it does nothing: there the jar's servlet container initializer registers the filter. Its meters go to the
+ * application's {@link MeterRegistry} when it has one (Actuator's, which {@code /actuator/prometheus} exports), else
+ * to Micrometer's global registry.
  * Work handed to the application's task executor (a controller's {@code Callable}, {@code @Async}) counts as its
  * request's ({@link #fairsliceTasks}). {@code fairslice.enabled=false} registers nothing.
  */
@@ -54,11 +56,9 @@ public class FairsliceAutoConfiguration {
 
     /** The filter registration's bean name; an application that declares a bean of this name replaces it. */
     public static final String FILTER_BEAN = "fairsliceFilter";
-    /** The servlet context attribute the filter takes its meter registry from. */
-    static final String REGISTRY_ATTRIBUTE = "io.fairslice.meterRegistry";
-    private static final String PREFIX = "fairslice.";
+    private static final String PREFIX = ConfigKeys.PREFIX;
     /** Read by the filter from a system property or a context parameter, never from its init parameters. */
-    private static final String CONFIG_FILE = "fairslice.config";
+    private static final String CONFIG_FILE = ConfigKeys.CONFIG_FILE_PROPERTY;
 
     @Bean(name = FILTER_BEAN)
     @ConditionalOnMissingBean(name = FILTER_BEAN)
@@ -158,7 +158,7 @@ public class FairsliceAutoConfiguration {
         return context -> {
             MeterRegistry registry = registries.getIfUnique();
             if (registry != null) {
-                context.setAttribute(REGISTRY_ATTRIBUTE, registry);
+                context.setAttribute(FairsliceFilter.METER_REGISTRY_ATTRIBUTE, registry);
             }
             String file = environment.getProperty(CONFIG_FILE);
             if (file != null && !file.isBlank()) {
@@ -168,10 +168,10 @@ public class FairsliceAutoConfiguration {
     }
 
     /**
-     * Every {@code fairslice.*} property the environment lists, by the name it was written with (class names in keys
-     * keep their case, which Boot's relaxed binding would fold), with the value the environment resolves for it
-     * (the source of highest precedence, placeholders resolved). Environment variables are not listed by these
-     * names: set {@code FAIRSLICE_...} keys as properties or {@code -Dfairslice....} system properties.
+     * Every {@code fairslice.*} property the environment lists, by the name it was written with (not folded by Boot's
+     * relaxed binding, which would also turn a rule's number or a listener's setting into map keys of its own), with
+     * the value the environment resolves for it (the source of highest precedence, placeholders resolved; an
+     * environment variable {@code FAIRSLICE_POLICY} too, but only for a key another source lists).
      */
     static Map<String, String> settings(ConfigurableEnvironment environment) {
         Map<String, String> settings = new TreeMap<>();

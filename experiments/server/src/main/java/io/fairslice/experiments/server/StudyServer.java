@@ -26,7 +26,8 @@ import org.apache.catalina.startup.Tomcat;
 public final class StudyServer implements AutoCloseable {
 
     /** The context attribute under which the server hands its meter registry to the web application. */
-    public static final String METER_REGISTRY_ATTRIBUTE = "io.fairslice.meterRegistry";
+    public static final String METER_REGISTRY_ATTRIBUTE =
+            io.fairslice.middleware.FairsliceFilter.METER_REGISTRY_ATTRIBUTE;
 
     private final ServerOptions options;
     private final PrometheusMeterRegistry registry;

@@ -12,9 +12,10 @@ import java.util.Arrays;
  * {@code /**} also matches nothing, so {@code /**}{@code /export} matches {@code /export} and {@code /report/**}
  * matches {@code /report}. A path variable written as the application's framework declares it is a wildcard too:
  * {@code {id}} (also {@code {id:\d+}}) as {@code *}, {@code {*path}} as {@code **} (a trailing {@code /{*path}} also
- * matches nothing, as in Spring), so that {@code /items/{id}} is the route {@code @GetMapping("/items/{id}")} serves. In a value glob (a header's), {@code *} and {@code **} match
- * anything and {@code ?} any one character. Everything else is literal, and the wildcards match line breaks too, so
- * that no encoding slips a request past a rule.
+ * matches nothing, as in Spring), so that {@code /items/{id}} is the route {@code @GetMapping("/items/{id}")}
+ * serves. In a value glob (a header's), {@code *} and {@code **} match anything and {@code ?} any one character.
+ * Everything else is literal, and the wildcards match line breaks too, so that no encoding slips a request past a
+ * rule.
  *
  * <p>The glob is a row of tokens; matching keeps the set of positions in that row the input read so far can have
  * reached (a non-deterministic automaton run in step), one pass over the input.
