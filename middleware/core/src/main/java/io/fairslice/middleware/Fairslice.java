@@ -18,7 +18,7 @@ public final class Fairslice {
      * A cooperative yield point. Returns at once (one volatile read, no lock, no allocation) unless some
      * web application's scheduler is armed, that is, classes compete or the policy wants a look; then it finds the
      * current thread's request and lets its scheduler decide, which may park the thread for a bounded time.
-     * Outside a request (no filter on this thread) it always returns at once.
+     * Outside a request or a {@link #task} of one (no filter on this thread) it always returns at once.
      */
     public static void yieldPoint() {
         if (!YieldGate.armed()) {
@@ -43,12 +43,13 @@ public final class Fairslice {
      * <p>Under the {@code share} policy the request gives its run slot to the next request at once, and takes one again
      * (waiting for it as at a yield point, for at most {@code share.max-park}) when the handle is closed. Without the
      * declaration, fairslice finds a request blocked only after looking at its thread twice, 2 ms apart (and, for a
-     * socket read, only where the OS can be asked: Linux). Declarations may nest: only the outermost acts. Outside a
-     * request served through the filter it does nothing; under the other policies it only tells fairslice that the
-     * call's time is no CPU (which matters where the JVM cannot measure the thread's CPU: a virtual thread). The handle
-     * must be closed on the thread that opened it; closing it again does nothing. Without code changes, JDBC calls are
-     * declared this way by a data source wrapped in {@link io.fairslice.middleware.jdbc.BlockingDataSource}, or, in
-     * woven code, by the optional {@code BlockingCallAspect} (docs/weaving.md).
+     * socket read, only where the OS can be asked: Linux). Declarations may nest: only the outermost acts. In a
+     * {@link #task} it declares the task's call, and the task gives its run slot up the same way. Outside a request
+     * served through the filter (or a task of one) it does nothing; under the other policies it only tells fairslice
+     * that the call's time is no CPU (which matters where the JVM cannot measure the thread's CPU: a virtual thread).
+     * The handle must be closed on the thread that opened it; closing it again does nothing. Without code changes, JDBC
+     * calls are declared this way by a data source wrapped in {@link io.fairslice.middleware.jdbc.BlockingDataSource},
+     * or, in woven code, by the optional {@code BlockingCallAspect} (docs/weaving.md).
      */
     public static Blocking blocking() {
         Ticket ticket = YieldGate.current();
@@ -68,8 +69,9 @@ public final class Fairslice {
      * no longer move it, and its CPU teaches its route nothing; it is counted under its page and the declared class. It
      * keeps the permit it was admitted with: the declared class's {@code max-concurrency} and {@code queue-size} do not
      * apply to it, and each of its later parks is bounded by that class's {@code queue-timeout}, as for any request
-     * that moved. Only on the thread of a dispatch of the request (not in a {@link #task} or on another thread of the
-     * application's); elsewhere, and where fairslice is off, it does nothing and answers false.
+     * that moved. Only on the thread of a dispatch of the request (not in a {@link #task}: a task stays in its
+     * request's class as it started; nor on another thread of the application's); elsewhere, and where fairslice is
+     * off, it does nothing and answers false.
      *
      * @return whether the request now belongs to {@code className}; false (and one WARNING per name, naming the
      *         configured classes) when it is none of them: a scheduling hint never fails the page
@@ -81,12 +83,18 @@ public final class Fairslice {
 
     /**
      * {@code work} as part of the current request, for another thread: a page that hands its work to an executor of
-     * its own ({@code startAsync()}, then {@code pool.execute(Fairslice.task(work))}) has that work's CPU counted as
-     * the request's: charged to its class under {@code share} (so the class's next requests wait for their share),
-     * in its page's CPU meter, and in what its route teaches the adaptive classifier. Without it fairslice sees only
-     * the microseconds of the dispatch that started the work. The task's yield points do not park it (no run slot is
-     * its): bound such work with a cap on its class ({@code class.<c>.max-concurrency}). Wrap where the request's
-     * thread submits the work; outside a request served through the filter, {@code work} is returned as it is.
+     * its own ({@code startAsync()}, then {@code pool.execute(Fairslice.task(work))}) has that work scheduled and
+     * counted as the request's. Under {@code share} the task runs as a request of the request's class would: it
+     * starts when its class may run (it waits for a run slot, or its class's turn, for at most {@code share.max-park}),
+     * parks at its yield points while its class has had its share and another class waits, gives its slot up in a
+     * {@link #blocking()} call, and is charged its thread's CPU; its CPU counts in its page's CPU meter and in what its
+     * route teaches the adaptive classifier. Without it fairslice sees only the microseconds of the dispatch that
+     * started the work, and the work's yield points find no request. The task stays in the class its request had as
+     * it started, needs no permit of its own (the request's covers it: {@code class.<c>.max-concurrency} counts
+     * requests), and may submit tasks of the same request in turn. Wrap where the request's thread submits the work;
+     * outside a request served through the filter, {@code work} is returned as it is. A task that the request's
+     * dispatch waits for ({@code future.join()}) waits for a run slot only while another class is owed, until a look
+     * finds the dispatch blocked (2-4 ms) and lends it its slot.
      */
     public static Runnable task(Runnable work) {
         Ticket ticket = YieldGate.current();

@@ -101,7 +101,8 @@ public final class MeterNames {
     public static final String REQUESTS_INFLIGHT = "fairslice.requests.inflight";
 
     /**
-     * Gauge, tag class: requests of the class running now (admitted and not parked).
+     * Gauge, tag class: requests of the class running now (admitted and not parked), and their tasks running now
+     * ({@code Fairslice.task}).
      * Prometheus: {@code fairslice_requests_running}.
      */
     public static final String REQUESTS_RUNNING = "fairslice.requests.running";
@@ -195,7 +196,8 @@ public final class MeterNames {
     public static final String YIELD_PARKED = "fairslice.yield.parked";
 
     /**
-     * Gauge, tag class: requests waiting now (queued for admission or parked at a yield point).
+     * Gauge, tag class: requests waiting now (queued for admission or parked at a yield point), and their tasks
+     * waiting to start or parked ({@code Fairslice.task}).
      * Prometheus: {@code fairslice_requests_waiting}.
      */
     public static final String REQUESTS_WAITING = "fairslice.requests.waiting";

@@ -16,6 +16,11 @@ public final class ClassState {
     /** Of {@link #inflight}: async requests between dispatches ({@link Scheduler#detach}), run by no thread. */
     int detached;
     volatile int running;
+    /**
+     * Tasks of the class's requests that run now on other threads ({@link Scheduler#task}), parked or not: the class's
+     * work, not requests in flight.
+     */
+    int tasks;
     volatile int permits;
     volatile int waitingAdmission;
     volatile int waitingYield;
@@ -44,6 +49,11 @@ public final class ClassState {
 
     /** Decayed actual CPU use, for the share gauge and {@link #meanCpuNanos}. */
     volatile double decayedCpu;
+    /**
+     * Of {@link #decayedCpu}: the tasks' CPU ({@link Scheduler#task}), which they are charged as they run, so not part
+     * of the class's mean CPU per request.
+     */
+    double decayedTaskCpu;
     /** Decayed collector time charged to the class ({@code share.charge-gc}), decayed with {@link #decayedCpu}. */
     volatile double decayedGc;
     /**
@@ -82,7 +92,8 @@ public final class ClassState {
      * {@link #cpuPerRequestNanos} until a measured request has completed.
      */
     double meanCpuNanos() {
-        return decayedCpu > 0 && decayedRequests > 0 ? decayedCpu / decayedRequests : cpuPerRequestNanos;
+        double requests = decayedCpu - decayedTaskCpu;
+        return requests > 0 && decayedRequests > 0 ? requests / decayedRequests : cpuPerRequestNanos;
     }
 
     public String name() {
@@ -98,12 +109,12 @@ public final class ClassState {
         return inflight;
     }
 
-    /** Requests admitted and not parked. */
+    /** Requests admitted and not parked, and tasks of the class's requests started and not parked. */
     public int running() {
         return running;
     }
 
-    /** Requests queued for admission or parked at a yield point. */
+    /** Requests queued for admission or parked at a yield point, and tasks waiting to start or parked. */
     public int waiting() {
         return waitingAdmission + waitingYield;
     }

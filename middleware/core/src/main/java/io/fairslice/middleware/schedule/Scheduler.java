@@ -68,6 +68,14 @@ import java.util.logging.Logger;
  * quantum waits at the front of its class's yield queue, not at the end: the moved requests then end one after
  * another at the class's share, rather than all together after taking turns for as long as all of them need.
  *
+ * <p><b>Tasks.</b> Work a request hands to a thread of the application's ({@link #task}: a servlet's executor after
+ * {@code startAsync()}, Spring MVC's {@code Callable}s) runs under a ticket of its own in the request's class, as a
+ * request of the class would: it waits for a run slot or its class's turn as it starts (at most {@code share.max-park},
+ * as at a yield point; it needs no permit, its request's covers it), parks at its yield points, and is charged its
+ * thread's CPU. Charged only as it ended and never parked, an export class's tasks took 71 % of the CPU against a
+ * share of 10 % (measurements/walkthrough-spring-20261128). A task that waits for a slot while its request's dispatch
+ * joins it gets the dispatch's slot once a look finds the dispatch blocked ({@link #blockedHolder}).
+ *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
 public final class Scheduler {
@@ -83,8 +91,6 @@ public final class Scheduler {
     public static final int REJECTED_INTERRUPTED = 2;
     static final int QUEUED = -2;
     private static final Logger LOG = Logger.getLogger(Scheduler.class.getName());
-    /** The request whose task the current thread runs ({@link #task}), if any. */
-    private static final ThreadLocal<Ticket> RUNNING_TASK = new ThreadLocal<>();
     /** How a request may start: not now, with a run slot, or in its class's turn. */
     private static final int WAIT = 0;
     private static final int WITH_SLOT = 1;
@@ -360,6 +366,9 @@ public final class Scheduler {
      * @return whether {@code className} is a configured class
      */
     public boolean declare(Ticket t, String className) {
+        if (t.isTask()) {
+            return false; // a task stays in its request's class (see task)
+        }
         List<String> names = config.classNames();
         int index = names.indexOf(className);
         if (index < 0) {
@@ -673,7 +682,7 @@ public final class Scheduler {
      * their class's mean CPU per request, which their measured samples include.
      */
     private void markCpu(Ticket t) {
-        if (t.holdsSlot && t.thread == Thread.currentThread() && !cheap(t.cls, config)) {
+        if (t.holdsSlot && t.thread == Thread.currentThread() && (!cheap(t.cls, config) || t.isTask())) {
             long cpu = clock.threadCpuNanos();
             if (t.waitMark >= 0) {
                 t.waitCpu += Math.max(0, cpu - t.waitMark);
@@ -760,7 +769,8 @@ public final class Scheduler {
         }
         if (!t.chargedInTurn) {
             t.chargedInTurn = true;
-            t.turnCharged = (long) t.cls.meanCpuNanos();
+            // a task pays what it uses (at its yield points past a quantum and as it ends): the mean is a request's
+            t.turnCharged = t.isTask() ? 0 : (long) t.cls.meanCpuNanos();
             t.turnCpuBase = t.accounted; // its CPU as last settled: what it uses from here is what the charge covers
             charge(t.cls, t.turnCharged, now, cfg);
         } else { // back in a turn after a park: what it used so far has been charged (at the park, or with a slot)
@@ -909,7 +919,7 @@ public final class Scheduler {
 
     private void yieldOrMove(Ticket t) {
         t.yieldPoints++;
-        if (!t.dispatching || !t.holdsPermit) {
+        if (!t.dispatching || !t.admitted()) {
             return;
         }
         if (t.moveTo >= 0) {
@@ -1176,7 +1186,7 @@ public final class Scheduler {
             return;
         }
         t.blockingSince = clock.nanoTime();
-        if (!t.dispatching || !t.holdsPermit || t.moveTo >= 0 || config.policy() != Policy.SHARE) {
+        if (!t.dispatching || !t.admitted() || t.moveTo >= 0 || config.policy() != Policy.SHARE) {
             return; // under the other policies without the lock: a declaration changes nothing there
         }
         long cpu = t.cpuNanos();
@@ -1258,65 +1268,144 @@ public final class Scheduler {
     // ---- work on other threads -----------------------------------------------------------------------------------
 
     /**
-     * {@code work} as part of the ticket's request, to run on another thread (an executor of the application's): its
-     * thread's CPU is measured and, as it ends, charged to the request's class (the shares hold its next requests
-     * back as if its dispatch had used it), counted in the class's CPU and its page's CPU meter, and in what the
-     * request teaches its route (once its running tasks have ended; the request's permit is released as it completes,
-     * as without tasks). Its yield points do not park it: no run slot is its. Run on the thread that serves the
-     * request, or inside another task of it, it is not measured again.
+     * {@code work} as part of the ticket's request, to run on another thread (an executor of the application's), as
+     * a request of its class would run: it starts when the policy lets a request of the class start (it waits for a
+     * run slot, or its class's turn, as at a yield point, for at most {@code share.max-park}), parks at its yield
+     * points when its class has had its share while another waits, gives its slot up in a declared blocking call, and
+     * is charged its thread's CPU as it runs. Its CPU also counts in its request's page meter and in what the request
+     * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the
+     * request's permit is released as the request completes, as without tasks). It stays in the class its request had
+     * as it started. On the thread that serves the request (an executor that runs it in place), or inside another task
+     * of it, {@code work} runs as it is: its CPU is measured there already.
      */
     public Runnable task(Ticket t, Runnable work) {
+        Ticket request = t.request != null ? t.request : t;
         return () -> {
-            if (YieldGate.current() == t || RUNNING_TASK.get() == t) {
-                // on the request's own thread (an executor that runs it in place, CallerRunsPolicy) its CPU is the
-                // dispatch's already; inside a task of the request (wrapped twice), the outer one's
+            Ticket current = YieldGate.current();
+            if (current == request || (current != null && current.request == request)) {
                 work.run();
                 return;
             }
-            RUNNING_TASK.set(t);
-            t.tasksRunning.incrementAndGet();
-            long start = clock.threadCpuNanos();
+            request.tasksRunning.incrementAndGet();
             try {
-                work.run();
-            } finally {
-                RUNNING_TASK.remove();
+                Ticket task = startTask(request);
+                YieldGate.enter(task);
                 try {
-                    taskRan(t, clock.threadCpuNanos() - start);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "fairslice: counting a task's CPU failed", e);
+                    work.run();
                 } finally {
-                    if (t.tasksRunning.decrementAndGet() == 0) {
-                        try {
-                            t.runAfterTasks(); // what the request teaches its route, its tasks' CPU in
-                        } catch (RuntimeException e) {
-                            LOG.log(Level.WARNING, "fairslice: learning from a request's tasks failed", e);
-                        }
+                    if (current != null) {
+                        YieldGate.enter(current);
+                    } else {
+                        YieldGate.exit();
+                    }
+                    endTask(task);
+                }
+            } finally {
+                if (request.tasksRunning.decrementAndGet() == 0) {
+                    try {
+                        request.runAfterTasks(); // what the request teaches its route, its tasks' CPU in
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "fairslice: learning from a request's tasks failed", e);
                     }
                 }
             }
         };
     }
 
-    /** A task of the ticket's request used {@code cpu} on another thread (see {@link #task}). */
-    void taskRan(Ticket t, long cpu) {
-        if (cpu <= 0) {
-            return;
-        }
-        t.taskCpu.addAndGet(cpu);
+    /**
+     * On the task's thread: a ticket for a task of {@code request}, in the request's class, started as a request of
+     * the class that starts now would be (with a run slot, in the class's turn, or after a wait in its yield queue).
+     */
+    Ticket startTask(Ticket request) {
+        Ticket k;
+        boolean waits;
         lock.lock();
         try {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            ClassState c = t.cls;
-            account(c, cpu, now);
-            if (cfg.policy() == Policy.SHARE && !cheap(c, cfg)) { // a class in turns pays through its mean instead
-                charge(c, cpu, now, cfg);
-                dispatch(now);
+            ClassState c = request.cls;
+            k = new Ticket(this, c, now, 1, request);
+            k.thread = Thread.currentThread();
+            k.osThread = OsThreads.currentId();
+            if (!active(c, now, cfg)) {
+                catchUp(c, now, cfg);
             }
+            c.tasks++;
+            c.lastActiveNanos = now;
+            int start = closed || cfg.policy() != Policy.SHARE || YieldGate.inMonitor() ? WITH_SLOT
+                    : startMode(c, now, cfg);
+            waits = goOn(k, start, now, cfg, false);
+            if (waits) {
+                dispatch(now);
+                k.napUntil = wakeAt(k, now);
+            }
+            updateArmed();
+            waits &= !k.granted;
         } finally {
             unlock();
         }
-        taskCpuListener.accept(t, cpu);
+        k.cpuDispatchStart = clock.threadCpuNanos(); // outside the lock: a system call
+        k.allocDispatchStart = clock.threadAllocatedBytes();
+        k.waitMark = k.cpuDispatchStart;
+        k.dispatching = true;
+        if (waits) {
+            await(k, WHERE_YIELD);
+        }
+        markCpu(k);
+        k.burstStartWall = clock.nanoTime();
+        return k;
+    }
+
+    /**
+     * On the task's thread, as its work ends: the task gives up its run slot or leaves its class's turn, charged what
+     * it used, and its CPU counts for its request ({@link Ticket#taskCpuNanos}, the page meters).
+     */
+    void endTask(Ticket k) {
+        long cpu = -1;
+        try {
+            cpu = k.cpuNanos();
+            long allocated = k.allocatedBytes();
+            lock.lock();
+            try {
+                long now = clock.nanoTime();
+                FairsliceConfig cfg = config;
+                ClassState c = k.cls;
+                k.completed = true;
+                k.awayFrom = null;
+                settleCpu(k, cpu, now);
+                if (k.riding) {
+                    if (cfg.policy() == Policy.SHARE) {
+                        chargeBeyondMean(k, cpu, now, cfg);
+                    }
+                    leaveTurn(k, now);
+                }
+                if (k.holdsSlot) {
+                    releaseSlot(k, now, cfg);
+                }
+                if (allocated > 0) {
+                    c.allocatedBytes += allocated;
+                }
+                c.yieldPoints.add(k.yieldPoints);
+                c.tasks--;
+                c.lastActiveNanos = now;
+                dispatch(now);
+                updateArmed();
+            } finally {
+                unlock();
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "fairslice: ending a task failed", e);
+        } finally {
+            k.dispatching = false;
+        }
+        if (cpu > 0) {
+            k.request.taskCpu.addAndGet(cpu);
+            try {
+                taskCpuListener.accept(k.request, cpu);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "fairslice: counting a task's CPU failed", e);
+            }
+        }
     }
 
     // ---- completion ----------------------------------------------------------------------------------------------
@@ -1361,7 +1450,10 @@ public final class Scheduler {
                 c.decayedRequests += t.cpuWeight; // the requests its CPU, settled above, stands for
                 // a measured request stands for cpuWeight requests: weigh it so in the class's mean
                 double w = 1 - Math.pow(0.9, t.cpuWeight);
-                long perRequest = cpu + t.taskCpu.get(); // with its tasks on other threads
+                // with its tasks' CPU: whether the class is cheap enough for turns depends on all the work a request
+                // brings (an export whose dispatch only starts its task is not), though its tasks are charged as they
+                // run, not through the class's mean (ClassState.meanCpuNanos)
+                long perRequest = cpu + t.taskCpu.get();
                 c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? perRequest
                         : c.cpuPerRequestNanos + w * (perRequest - c.cpuPerRequestNanos);
             }
@@ -1462,7 +1554,7 @@ public final class Scheduler {
 
     private boolean active(ClassState c, long now, FairsliceConfig cfg) {
         // an async request between dispatches is in flight, but no thread runs it: it competes for nothing
-        return c.inflight > c.detached || now - c.lastActiveNanos < cfg.shareLinger().toNanos();
+        return c.inflight - c.detached + c.tasks > 0 || now - c.lastActiveNanos < cfg.shareLinger().toNanos();
     }
 
     /** Whether a class other than {@code c} is active: then run slots are shared. */
@@ -1675,7 +1767,11 @@ public final class Scheduler {
     /** Counts the ticket's CPU since the last count (a sample stands for {@link Ticket#cpuWeight} requests). */
     private void settleCpu(Ticket t, long cpu, long now) {
         if (cpu >= 0) {
-            account(t.cls, (cpu - t.accounted) * t.cpuWeight, now);
+            long x = (cpu - t.accounted) * t.cpuWeight;
+            account(t.cls, x, now);
+            if (t.isTask() && x > 0) {
+                t.cls.decayedTaskCpu += x; // decayed by account's decay just now, with the rest
+            }
             t.accounted = cpu;
         }
     }
@@ -1700,6 +1796,7 @@ public final class Scheduler {
         for (ClassState k : classes) {
             k.decayedCpu *= decay;
             k.decayedGc *= decay;
+            k.decayedTaskCpu *= decay;
             k.decayedRequests *= decay;
         }
     }
@@ -1804,7 +1901,7 @@ public final class Scheduler {
             switch (cfg.policy()) {
                 case OBSERVE -> {
                     for (ClassState c : classes) {
-                        want |= c.inflight > 0;
+                        want |= c.inflight + c.tasks > 0;
                     }
                 }
                 case SLEEP -> {
@@ -1816,7 +1913,7 @@ public final class Scheduler {
                 case SHARE -> {
                     int busy = 0;
                     for (ClassState c : classes) {
-                        busy += c.inflight > 0 ? 1 : 0;
+                        busy += c.inflight + c.tasks > 0 ? 1 : 0;
                     }
                     want |= busy >= 2;
                 }

@@ -8,6 +8,11 @@ package io.fairslice.middleware.schedule;
 public final class Ticket {
 
     final Scheduler scheduler;
+    /**
+     * For a task's ticket ({@link Scheduler#task}: work of a request on another thread, scheduled like a request), the
+     * request's; null for a request's.
+     */
+    final Ticket request;
     /** The request's class: changes only when the request moves to another class (under the scheduler's lock). */
     ClassState cls;
     final long startNanos;
@@ -140,10 +145,28 @@ public final class Ticket {
             new java.util.concurrent.atomic.AtomicReference<>();
 
     Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight) {
+        this(scheduler, cls, startNanos, cpuWeight, null);
+    }
+
+    Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight, Ticket request) {
         this.scheduler = scheduler;
         this.cls = cls;
         this.startNanos = startNanos;
         this.cpuWeight = cpuWeight;
+        this.request = request;
+    }
+
+    /** Whether this is a task's ticket ({@link Scheduler#task}), not a request's. */
+    public boolean isTask() {
+        return request != null;
+    }
+
+    /**
+     * Whether the ticket may run under the policy's decisions: a request once admitted (it holds its permit), a task
+     * once started (its request's permit covers it).
+     */
+    boolean admitted() {
+        return holdsPermit || request != null;
     }
 
     public Scheduler scheduler() {

@@ -231,26 +231,128 @@ class SchedulerTest {
     }
 
     @Test
-    void shouldChargeATasksCpuOnAnotherThreadToItsRequestsClass() {
-        scheduler("share.cpus", "2");
-        measure(HEAVY, 10 * MS); // heavy's requests are not cheap: charged as they run
-        measure(LIGHT, MS); // light's are: charged their mean as they start
+    void shouldChargeATaskItsThreadsCpuAsItRunsInItsRequestsClass() {
+        scheduler("share.cpus", "3"); // a slot free beside the two requests
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS); // neither class is cheap: no turns
         Ticket heavy = running(HEAVY);
         Ticket light = running(LIGHT);
         double heavyBefore = scheduler.classState(HEAVY).vtime;
         double lightBefore = scheduler.classState(LIGHT).vtime;
+        long heavyCpuBefore = scheduler.classState(HEAVY).cpuNanos();
 
-        scheduler.task(heavy, () -> clock.advance(20 * MS, 20 * MS)).run(); // on the application's own thread
-        scheduler.task(light, () -> clock.advance(3 * MS, 3 * MS)).run();
+        scheduler.task(heavy, () -> clock.advance(20 * MS, 20 * MS)).run(); // on a thread of the application's
+        scheduler.task(light, () -> clock.advance(MS, MS)).run();
 
         assertThat((scheduler.classState(HEAVY).vtime - heavyBefore) * 20).as("heavy charged its task's 20 ms")
                 .isCloseTo(20.0 * MS, within(1.0));
-        assertThat(scheduler.classState(LIGHT).vtime).as("light pays through its mean").isEqualTo(lightBefore);
+        assertThat((scheduler.classState(LIGHT).vtime - lightBefore) * 80).as("light charged its task's 1 ms")
+                .isCloseTo(1.0 * MS, within(1.0));
+        assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpuBefore).as("the class's CPU").isEqualTo(20 * MS);
         assertThat(heavy.taskCpuNanos()).isEqualTo(20 * MS);
+        assertThat(scheduler.totalRunning()).as("each task gave its slot up as it ended").isEqualTo(2);
         finish(light, 0);
-        assertThat(scheduler.classState(LIGHT).cpuPerRequestNanos).as("its mean (EWMA 0.1) counts the task's 3 ms:"
-                + " 1 + 0.1 x (3 - 1) ms, not 0.9 ms").isCloseTo(1.2 * MS, within(1.0));
+        assertThat(scheduler.classState(LIGHT).cpuPerRequestNanos).as("what decides turns (EWMA 0.1) counts the"
+                + " task's 1 ms: 3 + 0.1 x (1 - 3) ms, not 2.7").isCloseTo(2.8 * MS, within(1.0));
+        assertThat(scheduler.classState(LIGHT).meanCpuNanos()).as("a turn's charge per request does not, its task"
+                + " charged as it ran: the two requests' 3 and 0 ms, the first decayed over the 0.22 s since, (3 x 0.89"
+                + " + 0) / (0.89 + 1) ms; with the task's 1 ms, 1.94 ms").isCloseTo(1.42 * MS, within(0.01 * MS));
         finish(heavy, 0);
+    }
+
+    @Test
+    void shouldStartATaskWhenItsClassMayRunNotBefore() throws Exception {
+        scheduler(); // one run slot
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket heavy = running(HEAVY);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy); // async: its work goes on in a task
+        Ticket light = running(LIGHT); // light takes the slot
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+            ran.set(true);
+            clock.advance(5 * MS, 5 * MS);
+        }));
+        awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0);
+        settled();
+        assertThat(ran).as("it waits for a run slot, as a request of its class would").isFalse();
+        assertThat(scheduler.classState(HEAVY).inflight()).as("a task is no request in flight").isEqualTo(1);
+
+        clock.advance(2 * MS, 0); // light's 2 ms on its own thread (the one fake CPU clock is the task's)
+        scheduler.endDispatch(light);
+        scheduler.complete(light); // the slot is free: heavy's task, its only waiter, starts
+        task.get(5, TimeUnit.SECONDS);
+        assertThat(ran).isTrue();
+        assertThat(heavy.taskCpuNanos()).isEqualTo(5 * MS);
+        assertThat(scheduler.classState(HEAVY).parks(Scheduler.WHERE_YIELD)).isEqualTo(1);
+        scheduler.complete(heavy);
+    }
+
+    @Test
+    void shouldParkATaskAtItsYieldPointWhenAnotherClassIsOwed() throws Exception {
+        scheduler("share.quantum", "1ms");
+        measure(HEAVY, 4 * MS);
+        Ticket heavy = running(HEAVY);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch lightWaits = new CountDownLatch(1);
+        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+            taskTicket.set(YieldGate.current());
+            running.countDown(); // heavy alone: it started at once, with the slot
+            await(lightWaits);
+            clock.advance(2 * MS, 2 * MS);
+            io.fairslice.middleware.Fairslice.yieldPoint(); // past its quantum with light owed: parks
+            clock.advance(MS, MS);
+        }));
+        await(running);
+        assertThat(taskTicket.get().isTask()).as("the task's thread runs under a ticket of its own").isTrue();
+        Ticket light = queued(LIGHT);
+        lightWaits.countDown();
+        awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0);
+        settled();
+        assertThat(light.granted).as("the task gave light its slot").isTrue();
+        assertThat(task).isNotDone();
+        clock.advance(MS, 0); // light's request, on its own thread
+        scheduler.endDispatch(light);
+        scheduler.complete(light);
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0); // light (cheap now) has no next request: the task goes on
+        task.get(5, TimeUnit.SECONDS);
+        assertThat(heavy.taskCpuNanos()).isEqualTo(3 * MS);
+        assertThat(YieldGate.current()).isNull();
+        scheduler.complete(heavy);
+    }
+
+    @Test
+    void shouldLetATaskGiveItsSlotUpForADeclaredBlockingCallButNotDeclareAClass() throws Exception {
+        scheduler();
+        measure(HEAVY, 4 * MS);
+        Ticket heavy = running(HEAVY);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch callReturns = new CountDownLatch(1);
+        AtomicReference<Boolean> declared = new AtomicReference<>();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+            declared.set(io.fairslice.middleware.Fairslice.classify("light"));
+            try (io.fairslice.middleware.Fairslice.Blocking ignored = io.fairslice.middleware.Fairslice.blocking()) {
+                inCall.countDown();
+                await(callReturns); // a query
+            }
+        }));
+        await(inCall);
+        settled();
+        assertThat(declared.get()).as("a task stays in its request's class").isFalse();
+        Ticket light = running(LIGHT); // the one slot is free while the task waits in its call
+        callReturns.countDown();
+        awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0); // back from the call: waits for the slot
+        finish(light, MS);
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        task.get(5, TimeUnit.SECONDS);
+        assertThat(scheduler.classState(HEAVY).slotsLentDeclared()).isEqualTo(1);
+        scheduler.complete(heavy);
     }
 
     @Test
@@ -608,8 +710,10 @@ class SchedulerTest {
                 .isCloseTo(5.0 * MS / 20, within(1.0));
     }
 
-    /** Polls until another thread has brought the scheduler where {@code done} says (a request queued, parked). */
-    /** Waits until {@code done} holds; fails the test if it does not within 10 s. */
+    /**
+     * Polls until another thread has brought the scheduler where {@code done} says (a request queued, parked); fails
+     * the test if it does not within 10 s.
+     */
     private static void awaitUntil(BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!done.getAsBoolean()) {
