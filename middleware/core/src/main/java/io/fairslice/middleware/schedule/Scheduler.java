@@ -74,7 +74,8 @@ import java.util.logging.Logger;
  * as at a yield point; it needs no permit, its request's covers it), parks at its yield points, and is charged its
  * thread's CPU. Charged only as it ended and never parked, an export class's tasks took 71 % of the CPU against a
  * share of 10 % (measurements/walkthrough-spring-20261128). A task that waits for a slot while its request's dispatch
- * joins it gets the dispatch's slot once a look finds the dispatch blocked ({@link #blockedHolder}).
+ * joins it gets the dispatch's slot once two looks 2 ms apart have found the dispatch blocked ({@link #blockedHolder});
+ * it wakes on its own for them ({@link #requestLook}).
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
@@ -871,7 +872,7 @@ public final class Scheduler {
                     at = Math.min(at, end);
                 }
             }
-            at = Math.min(at, nextLook(now));
+            at = Math.min(at, Math.min(nextLook(now), requestLook(t, now)));
         } else if (turn != t.cls) { // another class's turn ends
             long end = turnEnd(config);
             if (end != Long.MAX_VALUE) {
@@ -900,6 +901,21 @@ public final class Scheduler {
             }
         }
         return next == Long.MAX_VALUE ? next : Math.max(next, now + WAKE_SLACK_NANOS);
+    }
+
+    /**
+     * When a task that waits for a run slot should look at its own request's dispatch, which holds one while every
+     * slot is held: a dispatch that joins its task ({@code future.join()}) is blocked until the task has run, and its
+     * slot is lent once two looks have found it so ({@link #blockedHolder}). Without yield points of its own (an
+     * unwoven controller) it would be looked at only on other requests' events, or at the waiter's 50 ms re-check.
+     * {@code Long.MAX_VALUE} when no look is due.
+     */
+    private long requestLook(Ticket t, long now) {
+        Ticket r = t.request;
+        if (r == null || !r.holdsSlot || r.blocked || holders.size() < config.cpus()) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(r.lookedAt + BLOCKED_LOOK_NANOS + WAKE_SLACK_NANOS, now + WAKE_SLACK_NANOS);
     }
 
     // ---- yield points --------------------------------------------------------------------------------------------

@@ -961,6 +961,48 @@ class SchedulerTest {
     }
 
     /**
+     * A dispatch that joins its own task ({@code future.join()}) holds the run slot the task waits for: the task, its
+     * class's first waiter, wakes on its own for the looks at the dispatch, 2 ms apart, and gets the slot at the
+     * second, though the dispatch reached no yield point (an unwoven controller), rather than at its 50 ms re-check.
+     */
+    @Test
+    void shouldLendATaskTheSlotOfItsRequestsDispatchThatJoinsIt() throws Exception {
+        scheduler();
+        Ticket light = running(LIGHT);
+        scheduler.endDispatch(light);
+        scheduler.detach(light); // light is active (it lingers) but waits for nothing: heavy's task is the only waiter
+        AtomicReference<Ticket> holding = new AtomicReference<>();
+        CountDownLatch submitted = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread dispatch = holder(holding, 0, () -> {
+            CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(holding.get(), () -> ran.set(true)));
+            submitted.countDown();
+            task.join();
+        });
+        try {
+            await(submitted);
+            awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0 && dispatch.getState() == Thread.State.WAITING);
+            settled();
+            Ticket task = scheduler.classState(HEAVY).yieldWaiters.peek();
+            long firstNap = task.napUntil;
+            assertThat(firstNap - clock.now).as("the first look at its request's dispatch is due 2 ms after it took"
+                    + " its slot").isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
+            clock.advance(firstNap - clock.now, 0);
+            awaitUntil(() -> task.napUntil != firstNap); // it looked (blocked once) and naps until the next look
+            settled();
+            assertThat(ran).as("one look is not enough").isFalse();
+            clock.advance(task.napUntil - clock.now, 0);
+            dispatch.join(5_000);
+            assertThat(ran).as("blocked at both looks: lent to the task, with no other event").isTrue();
+            assertThat(scheduler.slotsLent()).isEqualTo(1);
+        } finally {
+            dispatch.join(5_000);
+            scheduler.complete(holding.get());
+            scheduler.complete(light);
+        }
+    }
+
+    /**
      * A holder in unwoven code (no yield point yet) would be read from /proc at every look while it computes: the
      * first waiter does not wake for the looks at it, only at its usual re-check (events still look at the holder).
      */
