@@ -70,14 +70,14 @@ import java.util.logging.Logger;
  *
  * <p><b>Tasks.</b> Work a request hands to a thread of the application's ({@link #task}: a servlet's executor after
  * {@code startAsync()}, Spring MVC's {@code Callable}s) runs under a ticket of its own in the request's class, as a
- * request of the class would: it waits for a run slot or its class's turn as it starts, parks at its yield points,
- * and is charged its thread's CPU (in a turn, what it uses rather than its class's mean). It needs no permit (its
- * request's covers it), so nothing bounds how many tasks wait: each of their waits is bounded by the class's queue
- * timeout, as a moved request's (above), not by {@code share.max-park}, which would release every waiting task for
- * another quantum each 500 ms whatever the class's share. Charged only as it ended and never parked, an export class's tasks took 71 % of the CPU against a
- * share of 10 % (measurements/walkthrough-spring-20261128). A task that waits for a slot while its request's dispatch
- * joins it gets the dispatch's slot once two looks 2 ms apart have found the dispatch blocked ({@link #blockedHolder});
- * it wakes on its own for them ({@link #requestLook}).
+ * request of the class would: it waits for a run slot or its class's turn as it starts, parks at its yield points, and
+ * is charged its thread's CPU (in a turn, what it uses rather than its class's mean). It needs no permit (its request's
+ * covers it), so nothing bounds how many tasks wait: each of their waits is bounded by the class's queue timeout, as a
+ * moved request's (above), not by {@code share.max-park}, which would release every waiting task for another quantum
+ * each 500 ms whatever the class's share. Charged only as it ended and never parked, an export class's tasks took 71 %
+ * of the CPU against a share of 10 % (measurements/walkthrough-spring-20261128). A task that waits for a slot while its
+ * request's dispatch joins it gets the dispatch's slot once two looks 2 ms apart have found the dispatch blocked
+ * ({@link #blockedHolder}); it wakes on its own for them ({@link #requestLook}).
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */

@@ -1,9 +1,10 @@
 package io.fairslice.middleware.schedule;
 
 /**
- * One request's scheduling state, created by the filter when the request enters and handed to the scheduler at
- * every decision; or one task's of a request ({@link Scheduler#task}), created on the task's thread as it starts. Written by the thread serving the request; the fields the scheduler's dispatcher writes from
- * other threads ({@link #granted}) are volatile or guarded by the scheduler's lock.
+ * One request's scheduling state, created by the filter when the request enters and handed to the scheduler at every
+ * decision; or one task's of a request ({@link Scheduler#task}), created on the task's thread as it starts. Written by
+ * the thread serving the request; the fields the scheduler's dispatcher writes from other threads ({@link #granted})
+ * are volatile or guarded by the scheduler's lock.
  */
 public final class Ticket {
 

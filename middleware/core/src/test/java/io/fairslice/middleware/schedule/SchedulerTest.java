@@ -67,6 +67,14 @@ class SchedulerTest {
         return t;
     }
 
+    /** Admits a request of the class and ends its dispatch: an async request whose work goes on in its tasks. */
+    private Ticket detached(int cls) {
+        Ticket t = running(cls);
+        scheduler.endDispatch(t);
+        scheduler.detach(t);
+        return t;
+    }
+
     /** Enters the admission queue without parking (fails the test if it would be admitted at once). */
     private Ticket queued(int cls) {
         Ticket t = scheduler.newTicket(cls);
@@ -265,9 +273,7 @@ class SchedulerTest {
         scheduler(); // one run slot
         measure(HEAVY, 10 * MS);
         measure(LIGHT, 3 * MS);
-        Ticket heavy = running(HEAVY);
-        scheduler.endDispatch(heavy);
-        scheduler.detach(heavy); // async: its work goes on in a task
+        Ticket heavy = detached(HEAVY); // async: its work goes on in a task
         Ticket light = running(LIGHT); // light takes the slot
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
         CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
@@ -293,17 +299,15 @@ class SchedulerTest {
     }
 
     /**
-     * A task whose last line completes its request (a Spring MVC {@code Callable}, {@code async.complete()}) may lose the
-     * race to the container thread that completes the request: the class's CPU per request, which decides whether it
-     * is cheap enough for turns, learns the request as its last task ends, with the tasks' CPU.
+     * A task whose last line completes its request (a Spring MVC {@code Callable}, {@code async.complete()}) may lose
+     * the race to the container thread that completes the request: the class's CPU per request, which decides whether
+     * it is cheap enough for turns, learns the request as its last task ends, with the tasks' CPU.
      */
     @Test
     void shouldLearnARequestsCpuWithItsTasksWhenItCompletesBeforeTheLastOfThemEnds() throws Exception {
         scheduler("share.cpus", "2");
         measure(HEAVY, 10 * MS);
-        Ticket heavy = running(HEAVY);
-        scheduler.endDispatch(heavy);
-        scheduler.detach(heavy);
+        Ticket heavy = detached(HEAVY);
         CountDownLatch completed = new CountDownLatch(1);
         CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
             await(completed); // its request completed on another thread meanwhile
@@ -328,9 +332,7 @@ class SchedulerTest {
         scheduler(); // one run slot
         measure(HEAVY, 10 * MS);
         measure(LIGHT, 3 * MS);
-        Ticket heavy = running(HEAVY);
-        scheduler.endDispatch(heavy);
-        scheduler.detach(heavy);
+        Ticket heavy = detached(HEAVY);
         Ticket light = running(LIGHT); // light holds the one slot, on this thread
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
         assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> { // on a thread of its own
@@ -351,9 +353,7 @@ class SchedulerTest {
     void shouldParkATaskAtItsYieldPointWhenAnotherClassIsOwed() throws Exception {
         scheduler("share.quantum", "1ms");
         measure(HEAVY, 4 * MS);
-        Ticket heavy = running(HEAVY);
-        scheduler.endDispatch(heavy);
-        scheduler.detach(heavy);
+        Ticket heavy = detached(HEAVY);
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch lightWaits = new CountDownLatch(1);
         AtomicReference<Ticket> taskTicket = new AtomicReference<>();
@@ -387,9 +387,7 @@ class SchedulerTest {
     void shouldLetATaskGiveItsSlotUpForADeclaredBlockingCallButNotDeclareAClass() throws Exception {
         scheduler();
         measure(HEAVY, 4 * MS);
-        Ticket heavy = running(HEAVY);
-        scheduler.endDispatch(heavy);
-        scheduler.detach(heavy);
+        Ticket heavy = detached(HEAVY);
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch callReturns = new CountDownLatch(1);
         AtomicReference<Boolean> declared = new AtomicReference<>();
@@ -1026,14 +1024,13 @@ class SchedulerTest {
     @Test
     void shouldLendATaskTheSlotOfItsRequestsDispatchThatJoinsIt() throws Exception {
         scheduler();
-        Ticket light = running(LIGHT);
-        scheduler.endDispatch(light);
-        scheduler.detach(light); // light is active (it lingers) but waits for nothing: heavy's task is the only waiter
+        Ticket light = detached(LIGHT); // active (it lingers), waiting for nothing: heavy's task is the only waiter
         AtomicReference<Ticket> holding = new AtomicReference<>();
         CountDownLatch submitted = new CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
         Thread dispatch = holder(holding, 0, () -> {
-            CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(holding.get(), () -> ran.set(true)));
+            Runnable work = scheduler.task(holding.get(), () -> ran.set(true));
+            CompletableFuture<Void> task = CompletableFuture.runAsync(work);
             submitted.countDown();
             task.join();
         });
@@ -1604,9 +1601,7 @@ class SchedulerTest {
     @Test
     void shouldNotLetAnAsyncRequestBetweenDispatchesHoldOtherClassesBack() {
         scheduler();
-        Ticket heavy = running(HEAVY);
-        scheduler.endDispatch(heavy);
-        scheduler.detach(heavy);
+        Ticket heavy = detached(HEAVY);
         clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0);
         Ticket light = running(LIGHT);
         Ticket light2 = running(LIGHT); // heavy runs nothing, waits for nothing: light is alone
