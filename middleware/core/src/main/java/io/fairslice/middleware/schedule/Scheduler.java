@@ -76,8 +76,9 @@ import java.util.logging.Logger;
  * moved request's (above), not by {@code share.max-park}, which would release every waiting task for another quantum
  * each 500 ms whatever the class's share. Charged only as it ended and never parked, an export class's tasks took 71 %
  * of the CPU against a share of 10 % (measurements/walkthrough-spring-20261128). A task that waits for a slot while its
- * request's dispatch joins it gets the dispatch's slot once two looks 2 ms apart have found the dispatch blocked
- * ({@link #blockedHolder}); it wakes on its own for them ({@link #requestLook}).
+ * request's dispatch (or the task of the request that submitted it) joins it gets the joiner's slot once two looks
+ * 2 ms apart have found the joiner blocked ({@link #blockedHolder}); it wakes on its own for them
+ * ({@link #requestLook}).
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
@@ -909,14 +910,14 @@ public final class Scheduler {
     }
 
     /**
-     * When a task that waits for a run slot should look at its own request's dispatch, which holds one while every
-     * slot is held: a dispatch that joins its task ({@code future.join()}) is blocked until the task has run, and its
-     * slot is lent once two looks have found it so ({@link #blockedHolder}). Without yield points of its own (an
-     * unwoven controller) it would be looked at only on other requests' events, or at the waiter's 50 ms re-check.
-     * {@code Long.MAX_VALUE} when no look is due.
+     * When a task that waits for a run slot should look at what submitted it (its request's dispatch, or another task
+     * of the request), which holds one while every slot is held: a dispatch or task that joins the task
+     * ({@code future.join()}) is blocked until the task has run, and its slot is lent once two looks have found it so
+     * ({@link #blockedHolder}). Without yield points of its own (an unwoven controller) it would be looked at only on
+     * other requests' events, or at the waiter's 50 ms re-check. {@code Long.MAX_VALUE} when no look is due.
      */
     private long requestLook(Ticket t, long now) {
-        Ticket r = t.request;
+        Ticket r = t.submitter;
         if (r == null || !r.holdsSlot || r.blocked || holders.size() < config.cpus()) {
             return Long.MAX_VALUE;
         }
@@ -1313,7 +1314,7 @@ public final class Scheduler {
                 try {
                     // on a thread that serves another request (an executor that runs work in place) it must not
                     // wait: that request's run slot would wait with it
-                    task = startTask(request, current != null);
+                    task = startTask(request, t, current != null);
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "fairslice: starting a task failed; it runs unscheduled", e);
                     work.run();
@@ -1344,11 +1345,11 @@ public final class Scheduler {
     }
 
     /**
-     * On the task's thread: a ticket for a task of {@code request}, in the request's class, started as a request of
-     * the class that starts now would be (with a run slot, in the class's turn, or after a wait in its yield queue),
-     * or, {@code atOnce}, with a run slot.
+     * On the task's thread: a ticket for a task of {@code request} that {@code submitter}'s thread submitted, in the
+     * request's class, started as a request of the class that starts now would be (with a run slot, in the class's
+     * turn, or after a wait in its yield queue), or, {@code atOnce}, with a run slot.
      */
-    Ticket startTask(Ticket request, boolean atOnce) {
+    Ticket startTask(Ticket request, Ticket submitter, boolean atOnce) {
         Thread thread = Thread.currentThread();
         int osThread = OsThreads.currentId(); // outside the lock: a thread's first reads /proc
         Ticket k;
@@ -1358,7 +1359,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             ClassState c = request.cls;
-            k = new Ticket(this, c, now, 1, request);
+            k = new Ticket(this, c, now, 1, request, submitter);
             k.thread = thread;
             k.osThread = osThread;
             if (!active(c, now, cfg)) {

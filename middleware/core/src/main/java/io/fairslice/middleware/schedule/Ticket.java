@@ -14,6 +14,12 @@ public final class Ticket {
      * request's; null for a request's.
      */
     final Ticket request;
+    /**
+     * For a task's ticket, the ticket of the thread that submitted the task: its request's dispatch, or another task of
+     * the request (a task that fans out in turn); the one that may join it (Scheduler#requestLook). Null for a
+     * request's.
+     */
+    final Ticket submitter;
     /** The request's class: changes only when the request moves to another class (under the scheduler's lock). */
     ClassState cls;
     final long startNanos;
@@ -151,15 +157,16 @@ public final class Ticket {
             new java.util.concurrent.atomic.AtomicReference<>();
 
     Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight) {
-        this(scheduler, cls, startNanos, cpuWeight, null);
+        this(scheduler, cls, startNanos, cpuWeight, null, null);
     }
 
-    Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight, Ticket request) {
+    Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight, Ticket request, Ticket submitter) {
         this.scheduler = scheduler;
         this.cls = cls;
         this.startNanos = startNanos;
         this.cpuWeight = cpuWeight;
         this.request = request;
+        this.submitter = submitter;
     }
 
     /** Whether this is a task's ticket ({@link Scheduler#task}), not a request's. */

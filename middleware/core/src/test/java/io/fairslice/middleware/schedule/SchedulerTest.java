@@ -1057,6 +1057,44 @@ class SchedulerTest {
         }
     }
 
+    /** The same for a task that fans out in turn: the task it joins gets its slot at the second look. */
+    @Test
+    void shouldLendATaskTheSlotOfAnotherTaskOfItsRequestThatJoinsIt() throws Exception {
+        scheduler();
+        Ticket light = detached(LIGHT); // active (it lingers), waiting for nothing
+        Ticket heavy = detached(HEAVY);
+        AtomicReference<Ticket> outer = new AtomicReference<>();
+        CountDownLatch submitted = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<Void> first = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+            outer.set(YieldGate.current()); // it took the one slot: nothing else waited
+            Runnable inner = scheduler.task(YieldGate.current(), () -> ran.set(true)); // submitted by this task
+            CompletableFuture<Void> second = new CompletableFuture<>();
+            new Thread(() -> {
+                inner.run();
+                second.complete(null);
+            }).start();
+            submitted.countDown();
+            second.join();
+        }));
+        await(submitted);
+        awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0
+                && outer.get().thread.getState() == Thread.State.WAITING);
+        settled();
+        Ticket task = scheduler.classState(HEAVY).yieldWaiters.peek();
+        long firstNap = task.napUntil;
+        assertThat(firstNap - clock.now).as("the first look at the task that submitted it, 2 ms after that took its"
+                + " slot").isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
+        clock.advance(firstNap - clock.now, 0);
+        awaitUntil(() -> task.napUntil != firstNap);
+        settled();
+        clock.advance(task.napUntil - clock.now, 0);
+        first.get(5, TimeUnit.SECONDS);
+        assertThat(ran).isTrue();
+        scheduler.complete(heavy);
+        scheduler.complete(light);
+    }
+
     /**
      * A holder in unwoven code (no yield point yet) would be read from /proc at every look while it computes: the
      * first waiter does not wake for the looks at it, only at its usual re-check (events still look at the holder).
