@@ -519,6 +519,21 @@ public final class Scheduler {
         return start == WAIT;
     }
 
+    /**
+     * {@link #goOn}, for a ticket that starts to run again on its own thread (a declared blocking call returned, a task
+     * starts): when it is to wait, free slots go where they are owed and its nap is timed. True when it waits and has
+     * not been granted meanwhile.
+     */
+    private boolean goOnOrWait(Ticket t, int start, long now, FairsliceConfig cfg, boolean first) {
+        boolean waits = goOn(t, start, now, cfg, first);
+        if (waits) {
+            dispatch(now);
+            t.napUntil = wakeAt(t, now);
+        }
+        updateArmed();
+        return waits && !t.granted;
+    }
+
     /** Moves the ticket's counts (in flight, permit) from its class to {@code to}, under the lock. */
     private void switchClass(Ticket t, ClassState to, long now, FairsliceConfig cfg) {
         ClassState from = t.cls;
@@ -1275,13 +1290,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             int start = closed || YieldGate.inMonitor() ? WITH_SLOT : startMode(t.cls, now, cfg);
-            boolean waits = goOn(t, start, now, cfg, t.withoutAdmission());
-            if (waits) {
-                dispatch(now);
-                t.napUntil = wakeAt(t, now);
-            }
-            updateArmed();
-            return waits && !t.granted;
+            return goOnOrWait(t, start, now, cfg, t.withoutAdmission());
         } finally {
             unlock();
         }
@@ -1304,7 +1313,7 @@ public final class Scheduler {
         Ticket request = t.request != null ? t.request : t;
         return () -> {
             Ticket current = YieldGate.current();
-            if (current == request || (current != null && current.request == request)) {
+            if (current != null && current.ofRequest() == request) {
                 work.run();
                 return;
             }
@@ -1369,13 +1378,7 @@ public final class Scheduler {
             c.lastActiveNanos = now;
             int start = atOnce || closed || cfg.policy() != Policy.SHARE || YieldGate.inMonitor() ? WITH_SLOT
                     : startMode(c, now, cfg);
-            waits = goOn(k, start, now, cfg, false);
-            if (waits) {
-                dispatch(now);
-                k.napUntil = wakeAt(k, now);
-            }
-            updateArmed();
-            waits &= !k.granted;
+            waits = goOnOrWait(k, start, now, cfg, false);
         } finally {
             unlock();
         }
@@ -1408,15 +1411,10 @@ public final class Scheduler {
                 k.completed = true;
                 k.awayFrom = null;
                 settleCpu(k, cpu, now);
-                if (k.riding) {
-                    if (cfg.policy() == Policy.SHARE) {
-                        chargeBeyondMean(k, cpu, now, cfg);
-                    }
-                    leaveTurn(k, now);
+                if (k.riding && cfg.policy() == Policy.SHARE) {
+                    chargeBeyondMean(k, cpu, now, cfg); // what it used in the turn, as at a yield point
                 }
-                if (k.holdsSlot) {
-                    releaseSlot(k, now, cfg);
-                }
+                stopRunning(k, now, cfg);
                 if (allocated > 0) {
                     c.allocatedBytes += allocated;
                 }
