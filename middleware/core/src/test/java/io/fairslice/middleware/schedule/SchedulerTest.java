@@ -498,6 +498,57 @@ class SchedulerTest {
         assertThat(heavy2.granted).isTrue();
     }
 
+    /**
+     * A turn whose class has gone past a class that waits stops its running requests at their next yield point, within
+     * their quantum: the waiting class starts as the last of them reaches one, not as the last ends (the clients of the
+     * requests that ended would send their next ones at once, each waking the container's threads to park at
+     * admission). They wait first in their class's yield queue and go on in its next turn, before its later requests.
+     */
+    @Test
+    void shouldStopTheRequestsOfAClosingTurnAtTheirNextYieldPoint() throws Exception {
+        scheduler("share.quantum", "5ms");
+        Ticket first = lightsTurn(); // light's turn: light is owed 16 ms (4 ms x 80 / 20), its mean 1 ms a request
+        Ticket heavy2 = queued(HEAVY);
+        java.util.List<Ticket> riders = new java.util.ArrayList<>(java.util.List.of(first));
+        Ticket late = null;
+        while (late == null && riders.size() < 100) {
+            Ticket next = admitOrQueue(scheduler.newTicket(LIGHT, 0));
+            if (next.granted) {
+                riders.add(next);
+            } else {
+                late = next; // the turn has put light past heavy: it is closing
+            }
+        }
+        assertThat(late).isNotNull();
+        clock.advance(MS / 10, MS / 10); // the riders have run 0.1 ms each: within their quantum
+        java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool();
+        java.util.List<CompletableFuture<Void>> stopped = new java.util.ArrayList<>();
+        for (Ticket rider : riders.subList(0, riders.size() - 1)) {
+            stopped.add(CompletableFuture.runAsync(() -> scheduler.yieldPoint(rider), threads));
+        }
+        awaitUntil(() -> scheduler.classState(LIGHT).waitingYield == riders.size() - 1);
+        settled();
+        assertThat(heavy2.granted).as("one request of the turn still runs").isFalse();
+        Ticket last = riders.get(riders.size() - 1);
+        stopped.add(CompletableFuture.runAsync(() -> scheduler.yieldPoint(last), threads));
+        awaitUntil(() -> heavy2.granted);
+        assertThat(scheduler.classState(LIGHT).waitingYield).as("every request of the turn stopped")
+                .isEqualTo(riders.size());
+        assertThat(stopped).noneMatch(CompletableFuture::isDone);
+
+        finish(heavy2, 4 * MS); // light is owed again: its next turn starts with the stopped requests
+        for (CompletableFuture<Void> f : stopped) {
+            f.get(5, TimeUnit.SECONDS);
+        }
+        assertThat(riders).allMatch(t -> t.granted);
+        for (Ticket rider : riders) {
+            finish(rider, 0);
+        }
+        assertThat(late.granted).as("the turn's later request after them").isTrue();
+        finish(late, 0);
+        threads.shutdown();
+    }
+
     @Test
     void shouldChargeARequestThatJoinsATurnOnceNotForItsSlotToo() {
         scheduler();
