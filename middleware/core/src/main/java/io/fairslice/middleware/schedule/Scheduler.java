@@ -1050,6 +1050,9 @@ public final class Scheduler {
             }
             ClassState rival = mostOwedWaiter(now, cfg);
             if (rival == null || rival == c || rival.vtime >= c.vtime) {
+                if (closingTurn == c) {
+                    closingTurn = null; // the class it closed for no longer waits: the turn's requests run to their end
+                }
                 return false;
             }
             stopRunning(t, now, cfg); // its slot, if it held one, charges nothing more: slotSince is now

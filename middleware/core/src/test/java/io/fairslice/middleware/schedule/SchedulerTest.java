@@ -549,6 +549,38 @@ class SchedulerTest {
         threads.shutdown();
     }
 
+    /**
+     * A closing turn whose waiting class no longer waits (its request gave up) lets its requests run to their end:
+     * they do not go to the scheduler's lock at every clock read of their yield points until they do.
+     */
+    @Test
+    void shouldLetTheRequestsOfAClosingTurnRunOnOnceNoOtherClassWaits() {
+        scheduler("share.quantum", "100ms", "class.heavy.queue-timeout", "20ms");
+        lightsTurn();
+        Ticket heavy2 = queued(HEAVY);
+        Ticket rider = null;
+        Ticket late = null;
+        for (int i = 0; late == null && i < 100; i++) {
+            Ticket next = admitOrQueue(scheduler.newTicket(LIGHT, 0));
+            if (next.granted) {
+                rider = next;
+            } else {
+                late = next; // the turn is closing for heavy
+            }
+        }
+        assertThat(late).isNotNull();
+        clock.advance(25 * MS, 0);
+        assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).as("heavy's request gives up: 503").isFalse();
+        Ticket r = rider;
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(r),
+                "no class further behind waits: the rider runs on");
+        long looked = r.burstStartWall;
+        clock.advance(MS, MS);
+        scheduler.yieldPoint(r);
+        assertThat(r.burstStartWall).as("its next yield point, within its quantum, returns before the scheduler's check")
+                .isEqualTo(looked);
+    }
+
     @Test
     void shouldChargeARequestThatJoinsATurnOnceNotForItsSlotToo() {
         scheduler();
