@@ -41,13 +41,10 @@ import java.util.logging.Logger;
  * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a
  * handover per request for its run slot: a park, a wake-up and two context switches for a request of a few hundred
  * microseconds. Instead, once it holds every run slot it has a <em>turn</em>: its requests start as they come, without
- * a slot each, and the OS runs them side by side as it would without fairslice. The turn closes when its charges put
- * its class past a class that waits (later requests wait; those still running stop at their next yield point, where
- * they wait first in their class's yield queue, and those that reach none finish), or when none of its requests has
- * run for {@link #TURN_ANTICIPATION_NANOS}; the first waiter of the other classes is granted by the event that ends
- * it. Stopping the running ones spares the container's threads a round of work that preempts the other class's
- * holder: each request that ended would have its client's next one arrive at once, wake the poller and a worker, and
- * park at admission. A free slot is held for the same short
+ * a slot each, and the OS runs them side by side as it would without fairslice. The turn ends when its charges put
+ * its class past a class that waits (its requests still running finish first: later ones wait), or when none of its
+ * requests has run for {@link #TURN_ANTICIPATION_NANOS}; the first waiter of the other classes is granted by the
+ * event that ends it. A free slot is held for the same short
  * moment for a cheap class further behind that is active but whose next request has not reached the scheduler yet
  * (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class would run
  * ahead of its share. While a turn is on, a request of another class is let in beyond the run slots only when CPU
@@ -157,11 +154,6 @@ public final class Scheduler {
     private ClassState turn;
     /** The turn is over but requests in it still run: no more join, the slots stay the class's until they end. */
     private boolean turnClosing;
-    /**
-     * The class of a closing turn, else null: its riders read it without the lock at their yield points' clock reads
-     * and stop there, so that the turn ends as they reach one rather than as their requests end.
-     */
-    private volatile ClassState closingTurn;
     private long turnClosingSince;
     /** Since when no request of the turn's class has run in it ({@link #NEVER} while one does). */
     private long turnEmptySince = NEVER;
@@ -824,9 +816,8 @@ public final class Scheduler {
     /**
      * Decides whether the turn goes on: true when it is over (closing or ended). A turn is over when a class further
      * behind waits, when its class has run nothing for {@link #TURN_ANTICIPATION_NANOS}, or when competition has
-     * ended; it ends when its last request has ended or stopped at a yield point (they stop when a class further behind
-     * waits: {@link #closingTurn}), or {@code share.max-park} after it closed (requests still running then run on
-     * beside the next holder, like a slot holder silent that long).
+     * ended; it ends when its last request has ended, or {@code share.max-park} after it closed (requests still
+     * running then run on beside the next holder, like a slot holder silent that long).
      */
     private boolean turnOver(long now, FairsliceConfig cfg) {
         ClassState c = turn;
@@ -834,13 +825,10 @@ public final class Scheduler {
             ClassState rival = mostOwedWaiterBut(c, cfg);
             boolean lapsed = c.riders == 0 && turnEmptySince != NEVER
                     && now - turnEmptySince >= TURN_ANTICIPATION_NANOS;
-            boolean owed = rival != null && rival.vtime < c.vtime;
-            if (owed || lapsed || closed || cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
+            if ((rival != null && rival.vtime < c.vtime) || lapsed || closed || cfg.policy() != Policy.SHARE
+                    || !competing(c, now, cfg)) {
                 turnClosing = true;
                 turnClosingSince = now;
-                if (owed) {
-                    closingTurn = c; // its riders stop at their next yield point: a class further behind waits
-                }
                 if (lapsed) {
                     anticipatingSince = turnEmptySince; // its next request was waited for already
                 }
@@ -849,7 +837,6 @@ public final class Scheduler {
         if (turnClosing && (c.riders == 0 || now - turnClosingSince >= cfg.shareMaxPark().toNanos())) {
             turn = null;
             turnClosing = false;
-            closingTurn = null;
             turnEmptySince = NEVER;
         }
         return turnClosing || turn == null;
@@ -1010,7 +997,7 @@ public final class Scheduler {
             }
             return;
         }
-        if (now - t.burstStartWall < cfg.shareQuantum().toNanos() && !(t.riding && closingTurn == t.cls)) {
+        if (now - t.burstStartWall < cfg.shareQuantum().toNanos()) {
             return;
         }
         if (parkAtYield(t)) {
@@ -1050,9 +1037,6 @@ public final class Scheduler {
             }
             ClassState rival = mostOwedWaiter(now, cfg);
             if (rival == null || rival == c || rival.vtime >= c.vtime) {
-                if (closingTurn == c) {
-                    closingTurn = null; // the class it closed for no longer waits: the turn's requests run to their end
-                }
                 return false;
             }
             stopRunning(t, now, cfg); // its slot, if it held one, charges nothing more: slotSince is now
@@ -1606,7 +1590,6 @@ public final class Scheduler {
             closed = true;
             turn = null;
             turnClosing = false;
-            closingTurn = null;
             for (ClassState c : classes) {
                 while (!c.yieldWaiters.isEmpty()) {
                     resume(c.yieldWaiters.poll(), clock.nanoTime(), false);
