@@ -1310,7 +1310,7 @@ public final class Scheduler {
      * of it, {@code work} runs as it is: its CPU is measured there already.
      */
     public Runnable task(Ticket t, Runnable work) {
-        Ticket request = t.request != null ? t.request : t;
+        Ticket request = t.ofRequest();
         return () -> {
             Ticket current = YieldGate.current();
             if (current != null && current.ofRequest() == request) {

@@ -1037,16 +1037,8 @@ class SchedulerTest {
         try {
             await(submitted);
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0 && dispatch.getState() == Thread.State.WAITING);
-            settled();
-            Ticket task = scheduler.classState(HEAVY).yieldWaiters.peek();
-            long firstNap = task.napUntil;
-            assertThat(firstNap - clock.now).as("the first look at its request's dispatch is due 2 ms after it took"
-                    + " its slot").isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
-            clock.advance(firstNap - clock.now, 0);
-            awaitUntil(() -> task.napUntil != firstNap); // it looked (blocked once) and naps until the next look
-            settled();
-            assertThat(ran).as("one look is not enough").isFalse();
-            clock.advance(task.napUntil - clock.now, 0);
+            lookTwice(HEAVY, "the first look at its request's dispatch is due 2 ms after it took its slot",
+                    () -> assertThat(ran).as("one look is not enough").isFalse());
             dispatch.join(5_000);
             assertThat(ran).as("blocked at both looks: lent to the task, with no other event").isTrue();
             assertThat(scheduler.slotsLent()).isEqualTo(1);
@@ -1055,6 +1047,24 @@ class SchedulerTest {
             scheduler.complete(holding.get());
             scheduler.complete(light);
         }
+    }
+
+    /**
+     * Takes the task first in the class's yield queue through its two looks at what submitted it: checks that the
+     * first is due 2 ms after that took its slot ({@code firstLook} says what is looked at), lets the clock reach it,
+     * runs {@code afterFirstLook} once the task naps until the second, and lets the clock reach that.
+     */
+    private void lookTwice(int cls, String firstLook, Runnable afterFirstLook) throws InterruptedException {
+        settled();
+        Ticket task = scheduler.classState(cls).yieldWaiters.peek();
+        long firstNap = task.napUntil;
+        assertThat(firstNap - clock.now).as(firstLook)
+                .isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
+        clock.advance(firstNap - clock.now, 0);
+        awaitUntil(() -> task.napUntil != firstNap); // it looked (blocked once) and naps until the next look
+        settled();
+        afterFirstLook.run();
+        clock.advance(task.napUntil - clock.now, 0);
     }
 
     /** The same for a task that fans out in turn: the task it joins gets its slot at the second look. */
@@ -1080,15 +1090,7 @@ class SchedulerTest {
         await(submitted);
         awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0
                 && outer.get().thread.getState() == Thread.State.WAITING);
-        settled();
-        Ticket task = scheduler.classState(HEAVY).yieldWaiters.peek();
-        long firstNap = task.napUntil;
-        assertThat(firstNap - clock.now).as("the first look at the task that submitted it, 2 ms after that took its"
-                + " slot").isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
-        clock.advance(firstNap - clock.now, 0);
-        awaitUntil(() -> task.napUntil != firstNap);
-        settled();
-        clock.advance(task.napUntil - clock.now, 0);
+        lookTwice(HEAVY, "the first look at the task that submitted it, 2 ms after that took its slot", () -> { });
         first.get(5, TimeUnit.SECONDS);
         assertThat(ran).isTrue();
         scheduler.complete(heavy);
