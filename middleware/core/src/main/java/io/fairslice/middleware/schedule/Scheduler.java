@@ -41,14 +41,18 @@ import java.util.logging.Logger;
  * <p><b>Turns.</b> A class whose requests are cheap (mean measured CPU below {@code share.turn-below}) would pay a
  * handover per request for its run slot: a park, a wake-up and two context switches for a request of a few hundred
  * microseconds. Instead, once it holds every run slot it has a <em>turn</em>: its requests start as they come, without
- * a slot each, and the OS runs them side by side as it would without fairslice. The turn ends when its charges put
- * its class past a class that waits (its requests still running finish first: later ones wait), or when none of its
- * requests has run for {@link #TURN_ANTICIPATION_NANOS}; the first waiter of the other classes is granted by the
- * event that ends it. A free slot is held for the same short
- * moment for a cheap class further behind that is active but whose next request has not reached the scheduler yet
- * (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class would run
- * ahead of its share. While a turn is on, a request of another class is let in beyond the run slots only when CPU
- * capacity goes unused, as that class's first waiter, looking again on its own, found.
+ * a slot each, and the OS runs them side by side as it would without fairslice. The turn closes when its charges put
+ * its class past a class that waits (later requests wait; those still running stop at their next yield point, where
+ * they wait first in their class's yield queue, and those that reach none finish, for at most {@link #closingBound}),
+ * or when none of its requests has run for {@link #TURN_ANTICIPATION_NANOS}; the first waiter of the other classes is
+ * granted by the event that ends it. A request stopped so paid its class's mean for its whole run as it joined: what it
+ * has not used of that pays for its next run first ({@link Ticket#prepaid}). Stopping the running ones spares the
+ * container's threads a round of work that preempts the other class's holder: each request that ended would have its
+ * client's next one arrive at once, wake the poller and a worker, and park at admission. A free slot is held for the
+ * same short moment for a cheap class further behind that is active but whose next request has not reached the
+ * scheduler yet (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class
+ * would run ahead of its share. While a turn is on, a request of another class is let in beyond the run slots only when
+ * CPU capacity goes unused, as that class's first waiter, looking again on its own, found.
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
  * and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders blocked on I/O, say, or a class
@@ -152,8 +156,18 @@ public final class Scheduler {
     private int idleAllowance;
     /** The class whose turn it is (it has every run slot; its requests run as they come), or null. */
     private ClassState turn;
-    /** The turn is over but requests in it still run: no more join, the slots stay the class's until they end. */
+    /**
+     * The turn is over but requests in it still run: no more join, the slots stay the class's until they end or stop,
+     * or until {@link #closingBound} has passed.
+     */
     private boolean turnClosing;
+    /**
+     * The class of a closing turn, else null: its riders read it without the lock at their yield points' clock reads
+     * and stop there, so that the turn ends as they reach one rather than as their requests end.
+     */
+    private volatile ClassState closingTurn;
+    /** How many requests of the closing turn have stopped at a yield point ({@link #closingBound}). */
+    private int turnStops;
     private long turnClosingSince;
     /** Since when no request of the turn's class has run in it ({@link #NEVER} while one does). */
     private long turnEmptySince = NEVER;
@@ -554,6 +568,7 @@ public final class Scheduler {
         }
         t.cls = to;
         t.chargedInTurn = false; // a turn of its new class charges it as it joins
+        t.prepaid = 0;
         t.moved |= t.holdsPermit; // it started without its new class's admission (see waitAtYield)
         to.movedIn.increment();
     }
@@ -682,19 +697,24 @@ public final class Scheduler {
      * that was measured (a request of a class that does not run in turns, on its own thread), plus what the thread
      * used waiting for the slot ({@link Ticket#waitCpu}); else the wall time. The container's work for other requests
      * that runs on the slot's CPU meanwhile (parsing the next requests of a class that will wait, the JIT compiler)
-     * is not the holder's.
+     * is not the holder's. What is left of a charge its request prepaid in a turn ({@link Ticket#prepaid}) pays first.
      */
     private long slotCharge(Ticket t, long now) {
         long wall = now - t.slotSince;
+        long cost;
         if (t.cpuMark < 0 || t.thread != Thread.currentThread()) {
-            return wall;
+            cost = wall;
+        } else {
+            long cpu = clock.threadCpuNanos();
+            long used = cpu - t.cpuMark;
+            t.cpuMark = cpu;
+            long waited = t.waitCpu;
+            t.waitCpu = 0;
+            cost = Math.max(0, Math.min(wall, used)) + waited;
         }
-        long cpu = clock.threadCpuNanos();
-        long used = cpu - t.cpuMark;
-        t.cpuMark = cpu;
-        long waited = t.waitCpu;
-        t.waitCpu = 0;
-        return Math.max(0, Math.min(wall, used)) + waited;
+        long paid = Math.min(cost, t.prepaid); // a request that left its turn early paid for its run as it joined
+        t.prepaid -= paid;
+        return cost - paid;
     }
 
     /**
@@ -783,6 +803,9 @@ public final class Scheduler {
      * class's mean CPU per request for it.
      */
     private void joinTurn(Ticket t, long now, FairsliceConfig cfg) {
+        if (cfg.policy() == Policy.SHARE) {
+            t.burstStartWall = now; // its quantum starts as it joins, not with a wait for its turn
+        }
         t.riding = true;
         t.cls.riders++;
         t.cls.running++;
@@ -797,7 +820,8 @@ public final class Scheduler {
             charge(t.cls, t.turnCharged, now, cfg);
         } else { // back in a turn after a park: what it used so far has been charged (at the park, or with a slot)
             t.turnCpuBase = t.accounted;
-            t.turnCharged = 0;
+            t.turnCharged = t.prepaid; // it left a turn early: the rest of what it prepaid there still covers it
+            t.prepaid = 0;
         }
     }
 
@@ -816,40 +840,83 @@ public final class Scheduler {
     /**
      * Decides whether the turn goes on: true when it is over (closing or ended). A turn is over when a class further
      * behind waits, when its class has run nothing for {@link #TURN_ANTICIPATION_NANOS}, or when competition has
-     * ended; it ends when its last request has ended, or {@code share.max-park} after it closed (requests still
-     * running then run on beside the next holder, like a slot holder silent that long).
+     * ended; it ends when its last request has ended or stopped at a yield point (they stop when a class further behind
+     * waits: {@link #closingTurn}), or {@link #closingBound} after it closed (requests still running then run on
+     * beside the next holder, like a slot holder silent that long). A turn that closed for a class that waits no more
+     * (its request gave up, moved, or was let in beside the turn) opens again, and the requests it stopped go on in it.
      */
     private boolean turnOver(long now, FairsliceConfig cfg) {
         ClassState c = turn;
+        ClassState rival = mostOwedWaiterBut(c, cfg);
+        boolean owed = rival != null && rival.vtime < c.vtime;
+        if (turnClosing && closingTurn == c && !owed) { // the class it closed for waits no more
+            closingTurn = null; // its requests no longer stop
+            turnStops = 0;
+            if (c.riders > 0 && !closed && cfg.policy() == Policy.SHARE && competing(c, now, cfg)) {
+                turnClosing = false; // it goes on, and the requests it stopped go on in it (turnGoesOn)
+            }
+        }
         if (!turnClosing) {
-            ClassState rival = mostOwedWaiterBut(c, cfg);
             boolean lapsed = c.riders == 0 && turnEmptySince != NEVER
                     && now - turnEmptySince >= TURN_ANTICIPATION_NANOS;
-            if ((rival != null && rival.vtime < c.vtime) || lapsed || closed || cfg.policy() != Policy.SHARE
-                    || !competing(c, now, cfg)) {
+            if (owed || lapsed || closed || cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
                 turnClosing = true;
                 turnClosingSince = now;
+                if (owed) {
+                    closingTurn = c; // its riders stop at their next yield point: a class further behind waits
+                }
                 if (lapsed) {
                     anticipatingSince = turnEmptySince; // its next request was waited for already
                 }
             }
         }
-        if (turnClosing && (c.riders == 0 || now - turnClosingSince >= cfg.shareMaxPark().toNanos())) {
+        if (turnClosing && (c.riders == 0 || now - turnClosingSince >= closingBound(c, cfg))) {
             turn = null;
             turnClosing = false;
+            closingTurn = null;
+            turnStops = 0;
             turnEmptySince = NEVER;
         }
         return turnClosing || turn == null;
     }
 
     /**
+     * Whether {@code c} has a turn that goes on ({@link #turnOver}). When it has just opened again, the requests it
+     * stopped go on in it first: dispatched here, before the caller's request joins or its yield point returns.
+     */
+    private boolean turnGoesOn(ClassState c, long now, FairsliceConfig cfg) {
+        if (turn != c) {
+            return false;
+        }
+        boolean wasClosing = turnClosing;
+        if (turnOver(now, cfg)) {
+            return false;
+        }
+        if (wasClosing) {
+            dispatch(now);
+        }
+        return true;
+    }
+
+    /**
+     * How long a closing turn of {@code c} waits for its requests still running: {@code share.max-park}, or only
+     * {@code share.quantum} (if shorter) once one has stopped at a yield point for a class further behind. Those that reach
+     * none by then are blocked (in a call, or on a lock) or in unwoven code; the stopped ones would wait behind them,
+     * and the CPU could idle, while the class they stopped for waits too.
+     */
+    private long closingBound(ClassState c, FairsliceConfig cfg) {
+        long maxPark = cfg.shareMaxPark().toNanos();
+        return closingTurn == c && turnStops > 0 ? Math.min(cfg.shareQuantum().toNanos(), maxPark) : maxPark;
+    }
+
+    /**
      * When the current turn will be over by the clock (Long.MAX_VALUE: only an event can end it), for a waiter of
-     * another class to wake then: when it lapses, or {@code share.max-park} after it closed. A turn ends otherwise on
+     * another class to wake then: when it lapses, or {@link #closingBound} after it closed. A turn ends otherwise on
      * the events that charge it and end its requests, and those grant the waiter themselves.
      */
     private long turnEnd(FairsliceConfig cfg) {
         if (turnClosing) {
-            return turnClosingSince + cfg.shareMaxPark().toNanos();
+            return turnClosingSince + closingBound(turn, cfg);
         }
         return turn.riders == 0 && turnEmptySince != NEVER ? turnEmptySince + TURN_ANTICIPATION_NANOS : Long.MAX_VALUE;
     }
@@ -997,7 +1064,7 @@ public final class Scheduler {
             }
             return;
         }
-        if (now - t.burstStartWall < cfg.shareQuantum().toNanos()) {
+        if (now - t.burstStartWall < cfg.shareQuantum().toNanos() && !(t.riding && closingTurn == t.cls)) {
             return;
         }
         if (parkAtYield(t)) {
@@ -1026,7 +1093,7 @@ public final class Scheduler {
                 // one that runs past a quantum (it reached this check) pays what it used beyond its class's mean
                 chargeBeyondMean(t, cpu, now, cfg);
                 // a request of a turn runs on while the turn does; once it is over it yields like a slot holder
-                if (turn == c && !turnOver(now, cfg)) {
+                if (turnGoesOn(c, now, cfg)) {
                     return false;
                 }
             } else if (t.holdsSlot) {
@@ -1039,14 +1106,29 @@ public final class Scheduler {
             if (rival == null || rival == c || rival.vtime >= c.vtime) {
                 return false;
             }
+            boolean firstStop = t.riding && closingTurn == c && turnStops++ == 0;
             stopRunning(t, now, cfg); // its slot, if it held one, charges nothing more: slotSince is now
             waitAtYield(t, now, cfg, t.withoutAdmission());
             dispatch(now);
+            if (firstStop && turn == c) {
+                wakeOthersFirstWaiters(c); // the turn now ends a quantum after it closed at the latest: nap to that
+            }
             t.napUntil = wakeAt(t, now);
             return true;
         } finally {
             unlock();
         }
+    }
+
+    /**
+     * What a request that leaves its turn before its end (stopped at a yield point, or in a declared blocking call) has
+     * not used of what its class was charged for it in the turn ({@link Ticket#turnCharged}: its whole request's mean,
+     * and what it used beyond), its CPU as last settled. One whose CPU is not measured is taken to have used none:
+     * its request is then charged the mean or its run slot's charges after it left, whichever is more, never both
+     * ({@link #slotCharge}).
+     */
+    private static long unusedTurnCharge(Ticket t) {
+        return t.cpuWeight == 0 ? t.turnCharged : Math.max(0, t.turnCharged - (t.accounted - t.turnCpuBase));
     }
 
     /**
@@ -1069,6 +1151,7 @@ public final class Scheduler {
      */
     private void stopRunning(Ticket t, long now, FairsliceConfig cfg) {
         if (t.riding) {
+            t.prepaid = unusedTurnCharge(t);
             leaveTurn(t, now);
         } else if (t.holdsSlot) {
             releaseSlot(t, now, cfg);
@@ -1590,6 +1673,8 @@ public final class Scheduler {
             closed = true;
             turn = null;
             turnClosing = false;
+            closingTurn = null;
+            turnStops = 0;
             for (ClassState c : classes) {
                 while (!c.yieldWaiters.isEmpty()) {
                     resume(c.yieldWaiters.poll(), clock.nanoTime(), false);
@@ -1633,7 +1718,7 @@ public final class Scheduler {
             return WITH_SLOT;
         }
         if (turn != null) {
-            if (turn == c && !turnOver(now, cfg)) {
+            if (turnGoesOn(c, now, cfg)) {
                 return IN_TURN;
             }
             if (turn != null) {

@@ -86,6 +86,12 @@ public final class Ticket {
     long turnCharged;
     long turnCpuBase;
     /**
+     * What is left of its turn's charge after it left the turn before its end (stopped at a yield point, or in a
+     * declared blocking call; Scheduler#unusedTurnCharge): its class paid for its whole request as it joined, so its
+     * next run pays from this first, whether in a turn or with a run slot of its own.
+     */
+    long prepaid;
+    /**
      * The holder thread's CPU clock when it last started running with its slot (-1: not read; see
      * Scheduler#slotCharge).
      */

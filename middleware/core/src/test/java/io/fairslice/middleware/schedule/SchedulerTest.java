@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -496,6 +498,297 @@ class SchedulerTest {
         assertThat(scheduler.parkAtYield(big)).as("18 ms charged: light past heavy, the turn is over").isTrue();
         finish(light, 0);
         assertThat(heavy2.granted).isTrue();
+    }
+
+    /**
+     * Admits unmeasured light requests into light's turn until one has to wait: the turn has put light past the heavy
+     * request that waits, and is closing. Returns the turn's requests, the one that waits last.
+     */
+    private List<Ticket> closeLightsTurn() {
+        List<Ticket> tickets = new ArrayList<>();
+        while (tickets.isEmpty() || tickets.get(tickets.size() - 1).granted) {
+            assertThat(tickets).as("light's turn closes within 100 requests").hasSizeLessThan(100);
+            tickets.add(admitOrQueue(scheduler.newTicket(LIGHT, 0)));
+        }
+        return tickets;
+    }
+
+    /** Starts a yield point of each ticket on a thread of {@code threads}: those that park stay parked. */
+    private static List<CompletableFuture<Void>> yieldPoints(Scheduler scheduler, List<Ticket> tickets,
+            ExecutorService threads) {
+        List<CompletableFuture<Void>> calls = new ArrayList<>();
+        for (Ticket t : tickets) {
+            calls.add(CompletableFuture.runAsync(() -> scheduler.yieldPoint(t), threads));
+        }
+        return calls;
+    }
+
+    /**
+     * A turn whose class has gone past a class that waits stops its running requests at their next yield point, within
+     * their quantum: the waiting class starts as the last of them reaches one, not as the last ends (the clients of the
+     * requests that ended would send their next ones at once, each waking the container's threads to park at
+     * admission). They wait first in their class's yield queue and go on in its next turn, before its later requests.
+     */
+    @Test
+    void shouldStopTheRequestsOfAClosingTurnAtTheirNextYieldPoint() throws Exception {
+        scheduler("share.quantum", "5ms");
+        Ticket first = lightsTurn(); // light's turn: light is owed 16 ms (4 ms x 80 / 20), its mean 1 ms a request
+        Ticket heavy2 = queued(HEAVY);
+        List<Ticket> riders = closeLightsTurn();
+        riders.add(0, first);
+        Ticket late = riders.remove(riders.size() - 1);
+        clock.advance(MS / 10, MS / 10); // the riders have run 0.1 ms each: within their quantum
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            List<CompletableFuture<Void>> stopped =
+                    yieldPoints(scheduler, riders.subList(0, riders.size() - 1), threads);
+            awaitUntil(() -> scheduler.classState(LIGHT).waitingYield == riders.size() - 1);
+            settled();
+            assertThat(heavy2.granted).as("one request of the turn still runs").isFalse();
+            stopped.addAll(yieldPoints(scheduler, riders.subList(riders.size() - 1, riders.size()), threads));
+            awaitUntil(() -> heavy2.granted);
+            assertThat(scheduler.classState(LIGHT).waitingYield).as("every request of the turn stopped")
+                    .isEqualTo(riders.size());
+            assertThat(stopped).noneMatch(CompletableFuture::isDone);
+
+            finish(heavy2, 4 * MS); // light is owed again: its next turn starts with the stopped requests
+            for (CompletableFuture<Void> f : stopped) {
+                f.get(5, TimeUnit.SECONDS);
+            }
+            assertThat(riders).allMatch(t -> t.granted);
+            for (Ticket rider : riders) {
+                finish(rider, 0);
+            }
+            assertThat(late.granted).as("the turn's later request after them").isTrue();
+            finish(late, 0);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * A closing turn whose waiting class no longer waits (its request gave up) opens again: its requests run on, and
+     * do not go to the scheduler's lock at every clock read of their yield points.
+     */
+    @Test
+    void shouldLetTheRequestsOfAClosingTurnRunOnOnceNoOtherClassWaits() {
+        scheduler("share.quantum", "100ms", "class.heavy.queue-timeout", "20ms");
+        lightsTurn();
+        Ticket heavy2 = queued(HEAVY);
+        List<Ticket> tickets = closeLightsTurn();
+        Ticket rider = tickets.get(tickets.size() - 2);
+        clock.advance(25 * MS, 0);
+        assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).as("heavy's request gives up: 503").isFalse();
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(rider),
+                "no class further behind waits: the rider runs on");
+        long looked = rider.burstStartWall;
+        clock.advance(MS, MS);
+        scheduler.yieldPoint(rider);
+        assertThat(rider.burstStartWall)
+                .as("its next yield point, within its quantum, returns before the scheduler's check").isEqualTo(looked);
+    }
+
+    /**
+     * A closing turn whose waiting class gives up opens again: the requests it stopped go on in it, and so does the
+     * request that waited at admission as it closed, while the one that never stopped runs on.
+     */
+    @Test
+    void shouldReopenAClosingTurnWhoseWaitingClassGivesUp() throws Exception {
+        scheduler("share.quantum", "100ms", "class.heavy.queue-timeout", "20ms");
+        Ticket first = lightsTurn();
+        Ticket heavy2 = queued(HEAVY);
+        List<Ticket> riders = closeLightsTurn();
+        riders.add(0, first);
+        Ticket late = riders.remove(riders.size() - 1);
+        Ticket running = riders.remove(riders.size() - 1); // between yield points all along
+        clock.advance(MS / 10, MS / 10);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            List<CompletableFuture<Void>> stopped = yieldPoints(scheduler, riders, threads);
+            awaitUntil(() -> scheduler.classState(LIGHT).waitingYield == riders.size());
+            settled();
+            assertThat(stopped).noneMatch(CompletableFuture::isDone);
+            clock.advance(25 * MS, 0);
+            assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).as("heavy's request gives up: 503").isFalse();
+            assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(running),
+                    "the turn is open again: the request runs on");
+            for (CompletableFuture<Void> f : stopped) {
+                f.get(5, TimeUnit.SECONDS);
+            }
+            assertThat(riders).as("the stopped requests go on in the turn").allMatch(t -> t.granted && t.riding);
+            assertThat(late.granted && late.riding).as("and so does the one that waited as it closed").isTrue();
+            for (Ticket t : riders) {
+                finish(t, 0);
+            }
+            finish(running, 0);
+            finish(late, 0);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * The requests that stopped as their turn closed do not wait behind one of the turn that reaches no yield point (a
+     * call that blocks, unwoven code): once one has stopped, the first waiter of the class they stopped for naps only
+     * until a quantum after the turn closed (the first stop wakes it to re-time its nap; here its own 50 ms re-check
+     * would do as well), and is granted then, beside the one still running.
+     */
+    @Test
+    void shouldEndAClosingTurnAQuantumAfterItClosedWhenOneOfItsRequestsReachesNoYieldPoint() throws Exception {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        Ticket first = lightsTurn();
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            Ticket heavy2 = scheduler.newTicket(HEAVY);
+            CompletableFuture<Integer> heavy2Admitted = CompletableFuture.supplyAsync(() -> {
+                scheduler.beginDispatch(heavy2);
+                return scheduler.admit(heavy2);
+            }, threads);
+            awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission == 1);
+            settled();
+            List<Ticket> riders = closeLightsTurn();
+            long closedAt = clock.now;
+            riders.add(0, first);
+            Ticket late = riders.remove(riders.size() - 1);
+            Ticket blocked = riders.remove(riders.size() - 1); // in a call: it reaches no yield point
+            assertThat(heavy2.napUntil).as("before any stops: the turn may close for share.max-park")
+                    .isGreaterThan(closedAt + 10 * MS);
+            clock.advance(MS / 10, MS / 10);
+            List<CompletableFuture<Void>> stopped = yieldPoints(scheduler, riders, threads);
+            awaitUntil(() -> scheduler.classState(LIGHT).waitingYield == riders.size());
+            awaitUntil(() -> heavy2.napUntil <= closedAt + 6 * MS);
+            settled();
+            assertThat(heavy2.granted).as("the turn waits for its last request a moment").isFalse();
+            clock.advance(5 * MS, 0);
+            assertThat(heavy2Admitted.get(5, TimeUnit.SECONDS)).as("granted a quantum after the turn closed")
+                    .isEqualTo(Scheduler.ADMITTED);
+            assertThat(stopped).noneMatch(CompletableFuture::isDone);
+            finish(heavy2, 4 * MS);
+            for (CompletableFuture<Void> f : stopped) {
+                f.get(5, TimeUnit.SECONDS);
+            }
+            for (Ticket t : riders) {
+                finish(t, 0);
+            }
+            finish(blocked, 0);
+            finish(late, 0);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * A closing turn none of whose requests reaches a yield point (a page that is not woven) waits for them to end, for
+     * up to {@code share.max-park}, as before stops existed: the quantum's bound is for requests that stopped.
+     */
+    @Test
+    void shouldLetAClosingTurnWhoseRequestsReachNoYieldPointEndAsTheyEnd() {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        Ticket first = lightsTurn();
+        Ticket heavy2 = queued(HEAVY);
+        List<Ticket> riders = closeLightsTurn();
+        riders.add(0, first);
+        Ticket late = riders.remove(riders.size() - 1);
+        clock.advance(6 * MS, 0);
+        Ticket later = admitOrQueue(scheduler.newTicket(LIGHT, 0)); // an event past a quantum after the turn closed
+        assertThat(heavy2.granted).as("its requests still run").isFalse();
+        for (Ticket t : riders) {
+            finish(t, 0);
+        }
+        assertThat(heavy2.granted).as("granted as the last of them ends").isTrue();
+        finish(heavy2, 4 * MS);
+        finish(late, 0);
+        finish(later, 0);
+    }
+
+    /**
+     * A request stopped as its turn closed paid its class's mean for its whole run as it joined: back in its class's
+     * next turn, what it has not used of that covers it first, and only what it uses beyond is charged.
+     */
+    @Test
+    void shouldChargeARequestStoppedAsItsTurnClosedOnlyBeyondWhatItPrepaidWhenItGoesOnInATurn() throws Exception {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        Ticket first = lightsTurn(); // light's mean: 1 ms a request
+        Ticket heavy2 = queued(HEAVY);
+        Ticket measured = admitOrQueue(scheduler.newTicket(LIGHT, 1)); // charged the 1 ms mean as it joins
+        assertThat(measured.granted).isTrue();
+        List<Ticket> others = closeLightsTurn();
+        Ticket late = others.remove(others.size() - 1);
+        finish(first, 0);
+        for (Ticket t : others) {
+            finish(t, 0);
+        }
+        measured.cpuDispatchStart = clock.cpu - 3 * MS / 10; // it has used 0.3 ms
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            CompletableFuture<Void> stop = CompletableFuture.runAsync(() -> scheduler.yieldPoint(measured), threads);
+            awaitUntil(() -> heavy2.granted);
+            assertThat(stop).isNotDone();
+            finish(heavy2, 4 * MS); // light is owed: its next turn starts with the stopped request
+            stop.get(5, TimeUnit.SECONDS);
+            assertThat(measured.riding).isTrue();
+            double before = scheduler.classState(LIGHT).vtime;
+            measured.cpuDispatchStart = clock.cpu - 13 * MS / 10; // 1 ms more since it went on
+            clock.advance(6 * MS, 0); // past its quantum: its yield point settles what it used beyond its charge
+            scheduler.yieldPoint(measured);
+            assertThat((scheduler.classState(LIGHT).vtime - before) * 80)
+                    .as("the 1 ms it used less the 0.7 ms left of the mean it prepaid")
+                    .isCloseTo(0.3 * MS, within(1.0));
+            finish(measured, 0);
+            finish(late, 0);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * With more than one run slot, a request stopped as its turn closed may go on with a slot of its own (the class it
+     * stopped for holds the other, so no turn can start): its class paid its mean for it as it joined the turn, and
+     * its slot's wall time pays from that first, so that it is charged the larger of the two, not both.
+     */
+    @Test
+    void shouldChargeARequestStoppedAsItsTurnClosedOnceWhenItGoesOnWithASlot() throws Exception {
+        scheduler("share.cpus", "2", "share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        measure(LIGHT, MS); // light's mean: 1 ms a request
+        Ticket heavy = running(HEAVY);
+        Ticket heavy1 = running(HEAVY); // both slots heavy's
+        Ticket holder = queued(LIGHT);
+        finish(heavy, 4 * MS); // light takes the free slot
+        assertThat(holder.granted).isTrue();
+        Ticket heavy2 = queued(HEAVY);
+        finish(heavy1, 4 * MS); // light is owed: its next request fills the slots, and its turn starts
+        List<Ticket> riders = closeLightsTurn();
+        Ticket late = riders.remove(riders.size() - 1);
+        finish(holder, 0); // it joined the turn with its slot, measured: it ends rather than stops
+        clock.advance(MS / 10, MS / 10);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            List<CompletableFuture<Void>> stopped = yieldPoints(scheduler, riders, threads);
+            awaitUntil(() -> heavy2.granted);
+            awaitUntil(() -> riders.stream().filter(t -> t.granted).count() == 1);
+            settled();
+            Ticket resumed = riders.stream().filter(t -> t.granted).findFirst().orElseThrow();
+            stopped.get(riders.indexOf(resumed)).get(5, TimeUnit.SECONDS); // its thread is back from its yield point
+            assertThat(resumed.riding).as("no turn beside heavy's slot: a slot of its own").isFalse();
+            double before = scheduler.classState(LIGHT).vtime;
+            clock.advance(3 * MS, 0);
+            scheduler.endDispatch(resumed);
+            scheduler.complete(resumed);
+            assertThat((scheduler.classState(LIGHT).vtime - before) * 80)
+                    .as("its 3 ms slot less the 1 ms mean paid as it joined the turn").isCloseTo(2.0 * MS, within(1.0));
+            finish(heavy2, 0);
+            for (CompletableFuture<Void> f : stopped) {
+                f.get(5, TimeUnit.SECONDS);
+            }
+            for (Ticket t : riders) {
+                if (t != resumed) {
+                    finish(t, 0);
+                }
+            }
+            finish(late, 0);
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     @Test
