@@ -742,6 +742,30 @@ class SchedulerTest {
     }
 
     /**
+     * A request of a turn that leaves it for a declared blocking call keeps what it has not used of the mean its class
+     * paid for it as it joined: back in the turn, it is charged only what it uses beyond that.
+     */
+    @Test
+    void shouldChargeARequestBackFromADeclaredBlockingCallOnlyBeyondWhatItPrepaid() {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        lightsTurn(); // light's mean: 1 ms a request
+        Ticket page = admitOrQueue(scheduler.newTicket(LIGHT, 1)); // joins the turn, charged the 1 ms mean
+        assertThat(page.riding).isTrue();
+        page.cpuDispatchStart = clock.cpu - 3 * MS / 10; // it has used 0.3 ms
+        scheduler.blockingBegins(page);
+        assertThat(page.riding).as("off the CPU in its call: out of the turn").isFalse();
+        scheduler.blockingEnds(page);
+        assertThat(page.riding).as("the turn goes on: it joins it again").isTrue();
+        double before = scheduler.classState(LIGHT).vtime;
+        page.cpuDispatchStart = clock.cpu - 13 * MS / 10; // 1 ms more since the call
+        clock.advance(6 * MS, 0); // past its quantum: its yield point settles what it used beyond its charge
+        scheduler.yieldPoint(page);
+        assertThat((scheduler.classState(LIGHT).vtime - before) * 80)
+                .as("the 1 ms it used less the 0.7 ms left of the mean it prepaid")
+                .isCloseTo(0.3 * MS, within(1.0));
+    }
+
+    /**
      * With more than one run slot, a request stopped as its turn closed may go on with a slot of its own (the class it
      * stopped for holds the other, so no turn can start): its class paid its mean for it as it joined the turn, and
      * its slot's wall time pays from that first, so that it is charged the larger of the two, not both.
