@@ -847,19 +847,19 @@ public final class Scheduler {
      */
     private boolean turnOver(long now, FairsliceConfig cfg) {
         ClassState c = turn;
-        ClassState rival = mostOwedWaiterBut(c, cfg);
-        boolean owed = rival != null && rival.vtime < c.vtime;
-        if (turnClosing && closingTurn == c && !owed) { // the class it closed for waits no more
-            closingTurn = null; // its requests no longer stop
-            turnStops = 0;
-            if (c.riders > 0 && !closed && cfg.policy() == Policy.SHARE && competing(c, now, cfg)) {
-                turnClosing = false; // it goes on, and the requests it stopped go on in it (turnGoesOn)
-            }
-        }
-        if (!turnClosing) {
+        if (!turnClosing || closingTurn == c) { // open, or closed for a class that waited (it may wait no more)
+            ClassState rival = mostOwedWaiterBut(c, cfg);
+            boolean owed = rival != null && rival.vtime < c.vtime;
             boolean lapsed = c.riders == 0 && turnEmptySince != NEVER
                     && now - turnEmptySince >= TURN_ANTICIPATION_NANOS;
-            if (owed || lapsed || closed || cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
+            boolean over = owed || lapsed || closed || cfg.policy() != Policy.SHARE || !competing(c, now, cfg);
+            if (turnClosing) {
+                if (!owed) { // the class it closed for waits no more: its requests no longer stop
+                    closingTurn = null;
+                    turnStops = 0;
+                    turnClosing = over || c.riders == 0; // else it goes on, the stopped ones in it (turnGoesOn)
+                }
+            } else if (over) {
                 turnClosing = true;
                 turnClosingSince = now;
                 if (owed) {
