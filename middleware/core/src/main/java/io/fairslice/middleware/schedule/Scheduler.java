@@ -46,13 +46,15 @@ import java.util.logging.Logger;
  * they wait first in their class's yield queue, and those that reach none finish, for at most {@link #closingBound}),
  * or when none of its requests has run for {@link #TURN_ANTICIPATION_NANOS}; the first waiter of the other classes is
  * granted by the event that ends it. A request stopped so paid its class's mean for its whole run as it joined: what it
- * has not used of that pays for its next run first ({@link Ticket#prepaid}). Stopping the running ones spares the
- * container's threads a round of work that preempts the other class's holder: each request that ended would have its
- * client's next one arrive at once, wake the poller and a worker, and park at admission. A free slot is held for the
- * same short moment for a cheap class further behind that is active but whose next request has not reached the
- * scheduler yet (under SCHED_RR it is still behind the thread that freed the slot); without that a more expensive class
- * would run ahead of its share. While a turn is on, a request of another class is let in beyond the run slots only when
- * CPU capacity goes unused, as that class's first waiter, looking again on its own, found.
+ * has not used of that pays for its next run first ({@link Ticket#prepaid}; so too in a declared blocking call and
+ * between async dispatches), and a measured one pays what it used beyond the mean as it leaves ({@link #stopRunning}).
+ * Stopping the running ones spares the container's threads a round of work that preempts the other class's holder: each
+ * request that ended would have its client's next one arrive at once, wake the poller and a worker, and park at
+ * admission. A free slot is held for the same short moment for a cheap class further behind that is active but whose
+ * next request has not reached the scheduler yet (under SCHED_RR it is still behind the thread that freed the slot);
+ * without that a more expensive class would run ahead of its share. While a turn is on, a request of another class is
+ * let in beyond the run slots only when CPU capacity goes unused, as that class's first waiter, looking again on its
+ * own, found.
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
  * and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders blocked on I/O, say, or a class
@@ -319,6 +321,7 @@ public final class Scheduler {
      * but gives up its run slot, since no thread runs it while it waits.
      */
     public void detach(Ticket t) {
+        long cpu = t.cpuNanos();
         lock.lock();
         try {
             if (t.completed) {
@@ -326,8 +329,9 @@ public final class Scheduler {
             }
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            if (t.riding) {
-                leaveTurn(t, now);
+            if (t.riding) { // what it has not used of its turn's charge pays for its next dispatch's slot first
+                settleCpu(t, cpu, now);
+                stopRunning(t, cpu, now, cfg);
             }
             if (t.holdsSlot) {
                 releaseSlot(t, now, cfg);
@@ -501,7 +505,7 @@ public final class Scheduler {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             settleCpu(t, cpu, now);
-            stopRunning(t, now, cfg);
+            stopRunning(t, cpu, now, cfg); // a request of a turn pays its old class what it used there beyond the mean
             ClassState to = classes[index];
             switchClass(t, to, now, cfg);
             int start = closed || cfg.policy() != Policy.SHARE ? WITH_SLOT : startMode(to, now, cfg);
@@ -1107,7 +1111,7 @@ public final class Scheduler {
                 return false;
             }
             boolean firstStop = t.riding && closingTurn == c && turnStops++ == 0;
-            stopRunning(t, now, cfg); // its slot, if it held one, charges nothing more: slotSince is now
+            stopRunning(t, cpu, now, cfg); // its slot, if it held one, charges nothing more: slotSince is now
             waitAtYield(t, now, cfg, t.withoutAdmission());
             dispatch(now);
             if (firstStop && turn == c) {
@@ -1121,11 +1125,11 @@ public final class Scheduler {
     }
 
     /**
-     * What a request that leaves its turn before its end (stopped at a yield point, or in a declared blocking call) has
-     * not used of what its class was charged for it in the turn ({@link Ticket#turnCharged}: its whole request's mean,
-     * and what it used beyond), its CPU as last settled. One whose CPU is not measured is taken to have used none:
-     * its request is then charged the mean or its run slot's charges after it left, whichever is more, never both
-     * ({@link #slotCharge}).
+     * What a request that leaves its turn before its end (stopped at a yield point, in a declared blocking call, or
+     * between async dispatches) has not used of what its class was charged for it in the turn
+     * ({@link Ticket#turnCharged}: its whole request's mean, and what it used beyond), its CPU as last settled. One whose
+     * CPU is not measured is taken to have used none: its request is then charged the mean or its run slot's charges
+     * after it left, whichever is more, never both ({@link #slotCharge}).
      */
     private static long unusedTurnCharge(Ticket t) {
         return t.cpuWeight == 0 ? t.turnCharged : Math.max(0, t.turnCharged - (t.accounted - t.turnCpuBase));
@@ -1145,12 +1149,16 @@ public final class Scheduler {
     }
 
     /**
-     * The running request, on its own thread, leaves its class's turn or gives its run slot up, under the lock; a slot's
-     * holder then counts what its thread uses until it runs again from the CPU clock its slot's charge read (or -1):
-     * the park and wake-up are charged with its next slot.
+     * The running request leaves its class's turn or gives its run slot up, under the lock, its CPU settled at
+     * {@code cpu} (-1 if not measured). One of a turn pays what it used beyond its class's mean and keeps what it has not
+     * used of that ({@link Ticket#prepaid}) for its next run: it stops at a yield point, moves to another class, waits in
+     * a declared blocking call, or goes asynchronous. A slot's holder (on its own thread) then counts what its thread
+     * uses until it runs again from the CPU clock its slot's charge read (or -1): the park and wake-up are charged with
+     * its next slot.
      */
-    private void stopRunning(Ticket t, long now, FairsliceConfig cfg) {
+    private void stopRunning(Ticket t, long cpu, long now, FairsliceConfig cfg) {
         if (t.riding) {
+            chargeBeyondMean(t, cpu, now, cfg);
             t.prepaid = unusedTurnCharge(t);
             leaveTurn(t, now);
         } else if (t.holdsSlot) {
@@ -1318,12 +1326,10 @@ public final class Scheduler {
             }
             long now = clock.nanoTime();
             settleCpu(t, cpu, now);
-            if (t.riding) {
-                chargeBeyondMean(t, cpu, now, cfg); // as at a yield point: it leaves the turn with its cost paid
-            } else if (!t.blocked) {
+            if (!t.riding && !t.blocked) {
                 t.cls.slotsLentDeclared.increment();
             }
-            stopRunning(t, now, cfg);
+            stopRunning(t, cpu, now, cfg); // one of a turn leaves it with its cost beyond the mean paid
             t.awayFrom = t.cls;
             dispatch(now);
             updateArmed();
@@ -1494,10 +1500,7 @@ public final class Scheduler {
                 k.completed = true;
                 k.awayFrom = null;
                 settleCpu(k, cpu, now);
-                if (k.riding && cfg.policy() == Policy.SHARE) {
-                    chargeBeyondMean(k, cpu, now, cfg); // what it used in the turn, as at a yield point
-                }
-                stopRunning(k, now, cfg);
+                stopRunning(k, cpu, now, cfg); // in a turn: charged what it used there (its charge as it joined: 0)
                 if (allocated > 0) {
                     c.allocatedBytes += allocated;
                 }

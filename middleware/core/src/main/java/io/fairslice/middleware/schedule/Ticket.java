@@ -86,9 +86,10 @@ public final class Ticket {
     long turnCharged;
     long turnCpuBase;
     /**
-     * What is left of its turn's charge after it left the turn before its end (stopped at a yield point, or in a
-     * declared blocking call; Scheduler#unusedTurnCharge): its class paid for its whole request as it joined, so its
-     * next run pays from this first, whether in a turn or with a run slot of its own.
+     * What is left of its turn's charge after it left the turn before its end (stopped at a yield point, in a declared
+     * blocking call, or between the dispatches of an async request; Scheduler#unusedTurnCharge): its class paid for its
+     * whole request as it joined, so its next run pays from this first, whether in a turn or with a run slot of its
+     * own. A request that moves to another class drops it (its new class charges it afresh).
      */
     long prepaid;
     /**

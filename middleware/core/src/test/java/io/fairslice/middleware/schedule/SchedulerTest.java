@@ -815,6 +815,81 @@ class SchedulerTest {
         }
     }
 
+    /**
+     * An async request of a turn leaves it as its first dispatch ends: what it has not used of the mean its class paid
+     * for it as it joined pays for its next dispatch's run slot first, so that the whole request is charged the larger
+     * of the two, not both.
+     */
+    @Test
+    void shouldChargeAnAsyncRequestOfATurnOnlyBeyondWhatItPrepaidWhenItsNextDispatchRuns() {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        lightsTurn(); // light's mean: 1 ms a request
+        Ticket page = admitOrQueue(scheduler.newTicket(LIGHT, 1)); // joins the turn, charged the 1 ms mean
+        assertThat(page.riding).isTrue();
+        page.cpuDispatchStart = clock.cpu - 3 * MS / 10; // its first dispatch used 0.3 ms
+        scheduler.endDispatch(page);
+        scheduler.detach(page);
+        assertThat(page.riding).as("no thread runs it while it waits: out of the turn").isFalse();
+        scheduler.beginDispatch(page); // its async cycle goes on: a run slot at once, charged its wall time (cheap)
+        double before = scheduler.classState(LIGHT).vtime;
+        clock.advance(MS, MS);
+        scheduler.endDispatch(page);
+        scheduler.complete(page);
+        assertThat((scheduler.classState(LIGHT).vtime - before) * 80)
+                .as("its 1 ms slot less the 0.7 ms left of the mean it prepaid").isCloseTo(0.3 * MS, within(1.0));
+    }
+
+    /**
+     * A request of a turn that moves to another class (a new page learnt heavy while its first requests ran in a cheap
+     * class's turn) pays its old class what it used there beyond the mean charged as it joined.
+     */
+    @Test
+    void shouldChargeARequestThatMovesOutOfATurnWhatItUsedThereBeyondItsClassMean() {
+        scheduler();
+        lightsTurn(); // light's mean: 1 ms a request
+        Ticket page = running(scheduler.newTicket(LIGHT, 1)); // a new page's request: joins the turn, charged 1 ms
+        assertThat(page.riding).isTrue();
+        double before = scheduler.classState(LIGHT).vtime;
+        scheduler.reclassify(page, HEAVY); // its route is learnt heavy
+        page.cpuDispatchStart = clock.cpu - 3 * MS; // it has used 3 ms as a light request
+        scheduler.move(page); // at its next yield point
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat((scheduler.classState(LIGHT).vtime - before) * 80)
+                .as("light's: the 3 ms it used there less the 1 ms mean paid as it joined")
+                .isCloseTo(2.0 * MS, within(1.0));
+    }
+
+    /**
+     * A closing turn whose waiting class stops waiting without a decision of the scheduler's (its request, parked at a
+     * yield point, runs on once {@code share.max-park} has passed) opens again at the next event of the turn: here a
+     * yield point of its request still running, which goes on, and the requests the turn stopped go on in it with it.
+     */
+    @Test
+    void shouldLetTheRequestsAClosingTurnStoppedGoOnWhenItOpensAgainAtAYieldPoint() {
+        scheduler("share.quantum", "100ms", "share.max-park", "20ms");
+        measure(LIGHT, MS); // light's mean: 1 ms a request
+        Ticket heavy = running(HEAVY);
+        Ticket first = queued(LIGHT);
+        clock.advance(6 * MS, 6 * MS);
+        assertThat(scheduler.parkAtYield(heavy)).as("light is owed: heavy waits at its yield point, 20 ms at most")
+                .isTrue();
+        assertThat(first.granted && first.riding).as("light's turn").isTrue();
+        clock.advance(MS, 0);
+        List<Ticket> riders = closeLightsTurn(); // light past heavy: the turn closes for heavy
+        riders.add(0, first);
+        Ticket late = riders.remove(riders.size() - 1);
+        Ticket running = riders.remove(riders.size() - 1); // between yield points all along
+        for (Ticket t : riders) {
+            assertThat(scheduler.parkAtYield(t)).as("stopped at its yield point").isTrue();
+        }
+        clock.advance(19 * MS + MS / 2, 0); // heavy's park has lasted share.max-park; the turn's bound ends at 20 ms
+        assertThat(scheduler.await(heavy, Scheduler.WHERE_YIELD)).as("heavy runs on anyway").isTrue();
+        assertThat(riders).noneMatch(t -> t.granted);
+        assertThat(scheduler.parkAtYield(running)).as("nothing further behind waits: the turn is open again").isFalse();
+        assertThat(riders).as("the stopped requests go on in it").allMatch(t -> t.granted && t.riding);
+        assertThat(late.granted && late.riding).as("and so does the one that waited as it closed").isTrue();
+    }
+
     @Test
     void shouldChargeARequestThatJoinsATurnOnceNotForItsSlotToo() {
         scheduler();
