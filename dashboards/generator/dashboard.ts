@@ -245,6 +245,29 @@ export function buildDashboard(): dashboard.Dashboard {
         ],
       }),
     )
+    .withPanel(
+      panel({
+        title: "CPU per request per page",
+        description:
+          "Mean CPU time of a request of each page, in the class it ran in: its serving threads' own CPU clocks (a " +
+          "sample of requests, each counted for those it stands for; its tasks included) over the requests served. " +
+          "This is what the adaptive classifier learns from: a page above adaptive.heavy-above (5 ms by default) " +
+          "is learnt heavy, and light again below adaptive.light-below (2 ms). A page whose cost swings across " +
+          "them flaps between classes: give it a rule.",
+        unit: "s",
+        min: 0,
+        width: 24,
+        queries: [
+          {
+            expr:
+              `sum by (application, page, class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))` +
+              ` / sum by (application, page, class) ` +
+              `(rate(${m.requestsCount}{${PAGES}, outcome!="rejected"}[$__rate_interval]))`,
+            legend: "{{application}} {{page}} ({{class}})",
+          },
+        ],
+      }),
+    )
 
     .withRow(row("Latency"))
     .withPanel(
