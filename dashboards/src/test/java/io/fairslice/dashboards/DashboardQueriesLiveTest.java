@@ -109,8 +109,8 @@ class DashboardQueriesLiveTest {
     /**
      * The panel that shows what the adaptive classifier learns from: it must tell the pages apart as the classifier
      * would, a request of the heavy page (a 1 MB document) costing many times one of a light page. In this test's cold
-     * server (no warm-up, the weaving agent on) the light pages cost 1-6 ms a request and the heavy one 24-52 ms (on
-     * a warm study server about 0.2 ms, and 14 ms for a 2 MB document), so the factor checked is only 2.
+     * server (no warm-up, the weaving agent on) the light pages cost 1-6 ms a request and the heavy one 24-52 ms
+     * (after a 15 s warm-up: 0.5 ms, and 31 ms for a 2 MB document; docs/dashboards.md), so the factor checked is 2.
      */
     private static final String COST_PANEL = "CPU per request per page";
 
