@@ -63,6 +63,7 @@ final class Glob {
         int m = 0;
         for (int i = 0; i < n; i++) {
             char c = glob.charAt(i);
+            int variableEnd = path && c == '{' ? templateEnd(glob, i) : -1;
             if (path && glob.startsWith("/{*", i) && templateEnd(glob, i + 1) == n - 1) {
                 kinds[m++] = TAIL; // a trailing /{*path}: Spring's capture of the rest, which may be nothing
                 i = n - 1;
@@ -78,12 +79,12 @@ final class Glob {
                 kinds[m] = MANY;
                 slash[m++] = true;
                 i++;
-            } else if (path && c == '{' && templateEnd(glob, i) > 0) {
+            } else if (variableEnd > 0) {
                 // a framework's path variable, as the application declares its routes: {id} (Spring, JAX-RS, also
                 // with a pattern, {id:\d+}) is one segment, {*path} (Spring's capture of the rest) any number
                 kinds[m] = MANY;
                 slash[m++] = glob.charAt(i + 1) == '*';
-                i = templateEnd(glob, i);
+                i = variableEnd;
             } else if (c == '*' || c == '?') {
                 kinds[m] = c == '*' ? MANY : ONE;
                 slash[m++] = !path;
