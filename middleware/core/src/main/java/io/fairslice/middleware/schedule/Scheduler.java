@@ -329,8 +329,7 @@ public final class Scheduler {
             }
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            if (t.riding) { // what it has not used of its turn's charge pays for its next dispatch's slot first
-                settleCpu(t, cpu, now);
+            if (t.riding) { // the rest of its turn's charge pays for its next dispatch's slot first (unless it moves)
                 stopRunning(t, cpu, now, cfg);
             }
             if (t.holdsSlot) {
@@ -504,7 +503,6 @@ public final class Scheduler {
             pendingMoves--;
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            settleCpu(t, cpu, now);
             stopRunning(t, cpu, now, cfg); // a request of a turn pays its old class what it used there beyond the mean
             ClassState to = classes[index];
             switchClass(t, to, now, cfg);
@@ -1127,9 +1125,9 @@ public final class Scheduler {
     /**
      * What a request that leaves its turn before its end (stopped at a yield point, in a declared blocking call, or
      * between async dispatches) has not used of what its class was charged for it in the turn
-     * ({@link Ticket#turnCharged}: its whole request's mean, and what it used beyond), its CPU as last settled. One whose
-     * CPU is not measured is taken to have used none: its request is then charged the mean or its run slot's charges
-     * after it left, whichever is more, never both ({@link #slotCharge}).
+     * ({@link Ticket#turnCharged}: its whole request's mean, and what it used beyond), its CPU as last settled. One
+     * whose CPU is not measured is taken to have used none: its request is then charged the mean or its run slot's
+     * charges after it left, whichever is more, never both ({@link #slotCharge}).
      */
     private static long unusedTurnCharge(Ticket t) {
         return t.cpuWeight == 0 ? t.turnCharged : Math.max(0, t.turnCharged - (t.accounted - t.turnCpuBase));
@@ -1149,14 +1147,15 @@ public final class Scheduler {
     }
 
     /**
-     * The running request leaves its class's turn or gives its run slot up, under the lock, its CPU settled at
-     * {@code cpu} (-1 if not measured). One of a turn pays what it used beyond its class's mean and keeps what it has not
-     * used of that ({@link Ticket#prepaid}) for its next run: it stops at a yield point, moves to another class, waits in
-     * a declared blocking call, or goes asynchronous. A slot's holder (on its own thread) then counts what its thread
-     * uses until it runs again from the CPU clock its slot's charge read (or -1): the park and wake-up are charged with
-     * its next slot.
+     * The running request leaves its class's turn or gives its run slot up, under the lock, its CPU ({@code cpu}, -1
+     * if not measured) settled first. One of a turn pays what it used beyond its class's mean and keeps what it has
+     * not used of that ({@link Ticket#prepaid}) for its next run: it stops at a yield point, waits in a declared
+     * blocking call, or goes asynchronous (a move to another class, and a task's end, drop that rest). A slot's holder
+     * (on its own thread) then counts what its thread uses until it runs again from the CPU clock its slot's charge
+     * read (or -1): the park and wake-up are charged with its next slot.
      */
     private void stopRunning(Ticket t, long cpu, long now, FairsliceConfig cfg) {
+        settleCpu(t, cpu, now); // a no-op when the caller settled it already
         if (t.riding) {
             chargeBeyondMean(t, cpu, now, cfg);
             t.prepaid = unusedTurnCharge(t);
@@ -1325,7 +1324,6 @@ public final class Scheduler {
                 return;
             }
             long now = clock.nanoTime();
-            settleCpu(t, cpu, now);
             if (!t.riding && !t.blocked) {
                 t.cls.slotsLentDeclared.increment();
             }
@@ -1499,7 +1497,6 @@ public final class Scheduler {
                 ClassState c = k.cls;
                 k.completed = true;
                 k.awayFrom = null;
-                settleCpu(k, cpu, now);
                 stopRunning(k, cpu, now, cfg); // in a turn: charged what it used there (its charge as it joined: 0)
                 if (allocated > 0) {
                     c.allocatedBytes += allocated;

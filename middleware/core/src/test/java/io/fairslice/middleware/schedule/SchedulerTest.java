@@ -824,19 +824,50 @@ class SchedulerTest {
     void shouldChargeAnAsyncRequestOfATurnOnlyBeyondWhatItPrepaidWhenItsNextDispatchRuns() {
         scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
         lightsTurn(); // light's mean: 1 ms a request
-        Ticket page = admitOrQueue(scheduler.newTicket(LIGHT, 1)); // joins the turn, charged the 1 ms mean
+        assertThat(chargedForAnAsyncRequestOfLightsTurn(1, 3 * MS / 10))
+                .as("nothing as its first dispatch ends; its 1 ms slot less the 0.7 ms left of the mean it prepaid")
+                .containsExactly(new double[] {0, 0.3 * MS}, within(1.0));
+    }
+
+    /** One that used more than its class's mean in its first dispatch pays the rest as it leaves the turn. */
+    @Test
+    void shouldChargeAnAsyncRequestOfATurnWhatItsFirstDispatchUsedBeyondItsClassMean() {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        lightsTurn(); // light's mean: 1 ms a request
+        assertThat(chargedForAnAsyncRequestOfLightsTurn(1, 3 * MS))
+                .as("the 2 ms beyond the mean as its first dispatch ends; then its 1 ms slot in full")
+                .containsExactly(new double[] {2.0 * MS, 1.0 * MS}, within(1.0));
+    }
+
+    /** One whose CPU is not measured is taken to have used none of the mean: it covers its next slot. */
+    @Test
+    void shouldChargeAnUnmeasuredAsyncRequestOfATurnItsClassMeanOrItsLaterSlotsWhicheverIsMore() {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        lightsTurn(); // light's mean: 1 ms a request
+        assertThat(chargedForAnAsyncRequestOfLightsTurn(0, 3 * MS / 10))
+                .as("nothing as its first dispatch ends; its 1 ms slot is covered by the 1 ms mean it prepaid")
+                .containsExactly(new double[] {0, 0}, within(1.0));
+    }
+
+    /**
+     * In light's turn, an async request (measured when {@code cpuWeight} is 1) joins, its first dispatch uses
+     * {@code firstDispatch} of CPU and ends, and its second runs 1 ms with a run slot and completes. Returns what light
+     * was charged as the first dispatch ended and for the second, in ns.
+     */
+    private double[] chargedForAnAsyncRequestOfLightsTurn(int cpuWeight, long firstDispatch) {
+        Ticket page = admitOrQueue(scheduler.newTicket(LIGHT, cpuWeight)); // joins the turn, charged the 1 ms mean
         assertThat(page.riding).isTrue();
-        page.cpuDispatchStart = clock.cpu - 3 * MS / 10; // its first dispatch used 0.3 ms
+        page.cpuDispatchStart = clock.cpu - firstDispatch;
+        double start = scheduler.classState(LIGHT).vtime;
         scheduler.endDispatch(page);
         scheduler.detach(page);
         assertThat(page.riding).as("no thread runs it while it waits: out of the turn").isFalse();
+        double detached = scheduler.classState(LIGHT).vtime;
         scheduler.beginDispatch(page); // its async cycle goes on: a run slot at once, charged its wall time (cheap)
-        double before = scheduler.classState(LIGHT).vtime;
         clock.advance(MS, MS);
         scheduler.endDispatch(page);
         scheduler.complete(page);
-        assertThat((scheduler.classState(LIGHT).vtime - before) * 80)
-                .as("its 1 ms slot less the 0.7 ms left of the mean it prepaid").isCloseTo(0.3 * MS, within(1.0));
+        return new double[] {(detached - start) * 80, (scheduler.classState(LIGHT).vtime - detached) * 80};
     }
 
     /**
@@ -852,11 +883,14 @@ class SchedulerTest {
         double before = scheduler.classState(LIGHT).vtime;
         scheduler.reclassify(page, HEAVY); // its route is learnt heavy
         page.cpuDispatchStart = clock.cpu - 3 * MS; // it has used 3 ms as a light request
+        double heavyBefore = scheduler.classState(HEAVY).vtime;
         scheduler.move(page); // at its next yield point
         assertThat(page.className()).isEqualTo("heavy");
         assertThat((scheduler.classState(LIGHT).vtime - before) * 80)
                 .as("light's: the 3 ms it used there less the 1 ms mean paid as it joined")
                 .isCloseTo(2.0 * MS, within(1.0));
+        assertThat(scheduler.classState(HEAVY).vtime).as("none of it heavy's").isEqualTo(heavyBefore);
+        assertThat(page.prepaid).as("its new class charges it afresh").isZero();
     }
 
     /**
