@@ -239,11 +239,14 @@ class LauncherTest {
                 echo -1 > %s
                 sleep 600 &
                 echo $! > server.pid
-                echo $$ > harness.pid
+                echo $$ > harness.pid.new
+                mv harness.pid.new harness.pid
                 wait
                 """.formatted(RR_TIMESLICE, RT_RUNTIME));
         Process launcher = sandbox.start("study", "--quick");
         try {
+            // harness.pid appears whole (renamed into place), after server.pid: `echo > file` creates the file before
+            // it writes, and the test once read it empty in between
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!Files.exists(dir.resolve("harness.pid")) && System.nanoTime() < deadline && launcher.isAlive()) {
                 Thread.sleep(20);
