@@ -822,8 +822,6 @@ class SchedulerTest {
      */
     @Test
     void shouldChargeAnAsyncRequestOfATurnOnlyBeyondWhatItPrepaidWhenItsNextDispatchRuns() {
-        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
-        lightsTurn(); // light's mean: 1 ms a request
         assertThat(chargedForAnAsyncRequestOfLightsTurn(1, 3 * MS / 10))
                 .as("nothing as its first dispatch ends; its 1 ms slot less the 0.7 ms left of the mean it prepaid")
                 .containsExactly(new double[] {0, 0.3 * MS}, within(1.0));
@@ -832,8 +830,6 @@ class SchedulerTest {
     /** One that used more than its class's mean in its first dispatch pays the rest as it leaves the turn. */
     @Test
     void shouldChargeAnAsyncRequestOfATurnWhatItsFirstDispatchUsedBeyondItsClassMean() {
-        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
-        lightsTurn(); // light's mean: 1 ms a request
         assertThat(chargedForAnAsyncRequestOfLightsTurn(1, 3 * MS))
                 .as("the 2 ms beyond the mean as its first dispatch ends; then its 1 ms slot in full")
                 .containsExactly(new double[] {2.0 * MS, 1.0 * MS}, within(1.0));
@@ -842,19 +838,19 @@ class SchedulerTest {
     /** One whose CPU is not measured is taken to have used none of the mean: it covers its next slot. */
     @Test
     void shouldChargeAnUnmeasuredAsyncRequestOfATurnItsClassMeanOrItsLaterSlotsWhicheverIsMore() {
-        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
-        lightsTurn(); // light's mean: 1 ms a request
         assertThat(chargedForAnAsyncRequestOfLightsTurn(0, 3 * MS / 10))
                 .as("nothing as its first dispatch ends; its 1 ms slot is covered by the 1 ms mean it prepaid")
                 .containsExactly(new double[] {0, 0}, within(1.0));
     }
 
     /**
-     * In light's turn, an async request (measured when {@code cpuWeight} is 1) joins, its first dispatch uses
-     * {@code firstDispatch} of CPU and ends, and its second runs 1 ms with a run slot and completes. Returns what light
-     * was charged as the first dispatch ended and for the second, in ns.
+     * In light's turn (light's mean: 1 ms a request), an async request (measured when {@code cpuWeight} is 1) joins,
+     * its first dispatch uses {@code firstDispatch} of CPU and ends, and its second runs 1 ms with a run slot and
+     * completes. Returns what light was charged as the first dispatch ended and for the second, in ns.
      */
     private double[] chargedForAnAsyncRequestOfLightsTurn(int cpuWeight, long firstDispatch) {
+        scheduler("share.quantum", "5ms", "class.heavy.queue-timeout", "60s");
+        lightsTurn();
         Ticket page = admitOrQueue(scheduler.newTicket(LIGHT, cpuWeight)); // joins the turn, charged the 1 ms mean
         assertThat(page.riding).isTrue();
         page.cpuDispatchStart = clock.cpu - firstDispatch;
