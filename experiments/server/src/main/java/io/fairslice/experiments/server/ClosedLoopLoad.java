@@ -167,9 +167,14 @@ final class ClosedLoopLoad implements AutoCloseable {
         return errors;
     }
 
+    /** Stops sending: each client ends as its response in flight comes, or as the server closes its connection. */
+    void stop() {
+        stop.set(true);
+    }
+
     @Override
     public void close() throws InterruptedException {
-        stop.set(true);
+        stop();
         long deadline = System.currentTimeMillis() + 5_000;
         for (Thread t : threads) {
             t.join(Math.max(1, deadline - System.currentTimeMillis())); // daemons: the server's stop ends the rest
