@@ -1394,7 +1394,8 @@ public final class Scheduler {
      * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the
      * request's permit is released as the request completes, as without tasks). It stays in the class its request had
      * as it started. On the thread that serves the request (an executor that runs it in place), or inside another task
-     * of it, {@code work} runs as it is: its CPU is measured there already.
+     * of it, {@code work} runs as it is: its CPU is measured there already. On a thread that serves another request it
+     * starts at once and that request's measures leave it out.
      */
     public Runnable task(Ticket t, Runnable work) {
         Ticket request = t.ofRequest();
@@ -1425,7 +1426,7 @@ public final class Scheduler {
                     } else {
                         YieldGate.exit();
                     }
-                    endTask(task);
+                    endTask(task, current);
                 }
             } finally {
                 if (request.tasksRunning.decrementAndGet() == 0) {
@@ -1483,9 +1484,11 @@ public final class Scheduler {
 
     /**
      * On the task's thread, as its work ends: the task gives up its run slot or leaves its class's turn, charged what
-     * it used, and its CPU counts for its request ({@link Ticket#taskCpuNanos}, the page meters).
+     * it used, and its CPU counts for its request ({@link Ticket#taskCpuNanos}, the page meters). When it ran in
+     * place on a thread serving {@code host} (another request's dispatch or task; null on a thread of its own), the
+     * host's measures leave out what the task used ({@link Ticket#leaveOut}): one CPU time, one class charged.
      */
-    void endTask(Ticket k) {
+    void endTask(Ticket k, Ticket host) {
         long cpu = -1;
         try {
             cpu = k.cpuNanos();
@@ -1495,6 +1498,9 @@ public final class Scheduler {
                 long now = clock.nanoTime();
                 FairsliceConfig cfg = config;
                 ClassState c = k.cls;
+                if (host != null) {
+                    host.leaveOut(cpu, allocated, now - k.startNanos);
+                }
                 k.completed = true;
                 k.awayFrom = null;
                 stopRunning(k, cpu, now, cfg); // in a turn: charged what it used there (its charge as it joined: 0)

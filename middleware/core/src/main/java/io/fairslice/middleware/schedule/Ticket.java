@@ -176,6 +176,33 @@ public final class Ticket {
         this.submitter = submitter;
     }
 
+    /**
+     * Another request's task ran in place on this one's thread, measured and charged as that request's own: this
+     * dispatch's CPU and allocation leave out its {@code cpu} ns and {@code allocated} bytes (-1: not measured), and
+     * its run slot's time and quantum the task's {@code wall} ns, so that neither its page nor its class pays for the
+     * task again. On the thread that serves this ticket, as the task ends there, under the scheduler's lock.
+     */
+    void leaveOut(long cpu, long allocated, long wall) {
+        if (cpu > 0) {
+            cpuDispatchStart += cpu;
+            if (cpuMark >= 0) {
+                cpuMark += cpu;
+            }
+            if (waitMark >= 0) {
+                waitMark += cpu;
+            }
+        }
+        if (allocated > 0 && allocDispatchStart >= 0) {
+            allocDispatchStart += allocated;
+        }
+        if (wall > 0) {
+            burstStartWall += wall;
+            if (holdsSlot) {
+                slotSince += wall;
+            }
+        }
+    }
+
     /** Whether this is a task's ticket ({@link Scheduler#task}), not a request's. */
     public boolean isTask() {
         return request != null;

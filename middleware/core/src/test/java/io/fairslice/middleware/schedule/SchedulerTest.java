@@ -351,6 +351,43 @@ class SchedulerTest {
         scheduler.complete(heavy);
     }
 
+    /**
+     * A task run in place on a thread that serves another request is measured as its own request's: the request the
+     * thread serves is not measured or charged for it as well (its page's CPU, its class's CPU, allocation and slot).
+     */
+    @Test
+    void shouldLeaveATaskRunInPlaceOutOfTheMeasuresOfTheRequestItsThreadServes() {
+        scheduler(); // one run slot
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS); // not cheap: it holds a run slot, charged the CPU its thread uses
+        Ticket heavy = detached(HEAVY);
+        Ticket light = running(LIGHT);
+        ClassState lightClass = scheduler.classState(LIGHT);
+        long cpuBefore = lightClass.cpuNanos();
+        long allocatedBefore = lightClass.allocatedBytes();
+        double vtimeBefore = lightClass.vtime;
+        YieldGate.enter(light);
+        try {
+            scheduler.task(heavy, () -> {
+                clock.advance(20 * MS, 20 * MS);
+                clock.allocated += 50_000_000;
+            }).run();
+        } finally {
+            YieldGate.exit();
+        }
+        clock.advance(MS, MS); // light's own work
+        clock.allocated += 1_000_000;
+        scheduler.endDispatch(light);
+        scheduler.complete(light);
+        assertThat(lightClass.vtime - vtimeBefore).as("light's slot charged its 1 ms at its share of 80")
+                .isCloseTo(MS / 80.0, within(1e-6));
+        assertThat(heavy.taskCpuNanos()).as("the task's CPU, its request's").isEqualTo(20 * MS);
+        assertThat(light.cpuNanos()).as("light's dispatch without the task").isEqualTo(MS);
+        assertThat(lightClass.cpuNanos() - cpuBefore).isEqualTo(MS);
+        assertThat(lightClass.allocatedBytes() - allocatedBefore).isEqualTo(1_000_000);
+        scheduler.complete(heavy);
+    }
+
     @Test
     void shouldParkATaskAtItsYieldPointWhenAnotherClassIsOwed() throws Exception {
         scheduler("share.quantum", "1ms");
