@@ -147,7 +147,7 @@ public final class FairsliceFilter implements Filter {
             scheduler.onMove(listeners::move); // a request moved at a yield point: its thread serves another class
         }
         if (config.jmx()) {
-            control = new FairsliceControl(scheduler, application);
+            control = new FairsliceControl(scheduler, classifier, application);
             try {
                 control.register();
             } catch (javax.management.JMException e) {

@@ -284,6 +284,13 @@ public final class RouteTable {
         return other;
     }
 
+    /** The routes in the table now, by key (candidates and {@code other} left out). */
+    public List<Route> routes() {
+        List<Route> list = new java.util.ArrayList<>(routes.values());
+        list.sort(java.util.Comparator.comparing(Route::key));
+        return list;
+    }
+
     public int maxRoutes() {
         return maxRoutes;
     }

@@ -3,6 +3,9 @@ package io.fairslice.middleware.jmx;
 import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.FairsliceConfigException;
 import io.fairslice.middleware.RequestClassConfig;
+import io.fairslice.middleware.classify.RequestClassifier;
+import io.fairslice.middleware.classify.Route;
+import io.fairslice.middleware.classify.RouteTable;
 import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.Durations;
 import io.fairslice.middleware.schedule.ClassState;
@@ -22,11 +25,13 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     private static final Logger LOG = Logger.getLogger(FairsliceControl.class.getName());
 
     private final Scheduler scheduler;
+    private final RequestClassifier classifier;
     private final String application;
     private ObjectName name;
 
-    public FairsliceControl(Scheduler scheduler, String application) {
+    public FairsliceControl(Scheduler scheduler, RequestClassifier classifier, String application) {
         this.scheduler = scheduler;
+        this.classifier = classifier;
         this.application = application;
     }
 
@@ -248,6 +253,21 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
                     c.name(), c.inflight(), c.running(), c.waiting(), c.balanceNanos() / 1e6,
                     scheduler.cpuShare(c.index()), scheduler.targetShare(c.index())));
         }
+        return j.toString();
+    }
+
+    @Override
+    public String getRoutes() {
+        FairsliceConfig config = scheduler.config();
+        RouteTable table = classifier.routes();
+        StringJoiner j = new StringJoiner("; ");
+        for (Route route : table.routes()) {
+            j.add(String.format(java.util.Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s", route.key(),
+                    config.classes().get(classifier.routeClass(config, route)).name(),
+                    route.expectedCpuNanos() / 1e6, route.samples(), route.decided() ? "" : " learning"));
+        }
+        j.add(String.format(java.util.Locale.ROOT, "table: %d of %d routes, %d requests overflowed to other%s",
+                table.size(), table.maxRoutes(), table.overflowCount(), config.adaptive() ? "" : " (adaptive off)"));
         return j.toString();
     }
 }

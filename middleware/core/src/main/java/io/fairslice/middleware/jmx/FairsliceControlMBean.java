@@ -39,4 +39,11 @@ public interface FairsliceControlMBean {
 
     /** Per class: in flight, running, waiting, balance, CPU share against target. */
     String getState();
+
+    /**
+     * Per route of the adaptive classifier's table: the class its requests get where no rule names one, its CPU per
+     * request as the classifier sees it (the EWMA; while it learns, the cheapest so far), the requests measured, and
+     * whether it still learns; then how full the table is.
+     */
+    String getRoutes();
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.Policy;
+import io.fairslice.middleware.classify.RequestClassifier;
+import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.Clock;
 import io.fairslice.middleware.schedule.Scheduler;
 import java.lang.management.ManagementFactory;
@@ -48,6 +50,7 @@ class JmxControlTest {
     };
     private final Logger logger = Logger.getLogger(FairsliceControl.class.getName());
     private Scheduler scheduler;
+    private RequestClassifier classifier;
     private FairsliceControl control;
     private ObjectName name;
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -55,8 +58,10 @@ class JmxControlTest {
     @BeforeEach
     void start() throws Exception {
         logger.addHandler(capture);
-        scheduler = new Scheduler(FairsliceConfig.parse(Map.of("class.heavy.share", "30")), Clock.system());
-        control = new FairsliceControl(scheduler, "/jmx-test");
+        FairsliceConfig config = FairsliceConfig.parse(Map.of("class.heavy.share", "30"));
+        scheduler = new Scheduler(config, Clock.system());
+        classifier = new RequestClassifier(config);
+        control = new FairsliceControl(scheduler, classifier, "/jmx-test");
         name = control.register();
     }
 
@@ -115,6 +120,26 @@ class JmxControlTest {
         assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Shares", "light=70,heavy=0")))
                 .rootCause().hasMessageContaining("class.heavy.share must be 1..1000");
         assertThat(scheduler.config().classes().get(0).share()).isEqualTo(60);
+    }
+
+    /** What an operator reads to see why a page runs in its class: the adaptive classifier's table, route by route. */
+    @Test
+    void shouldShowEachRoutesClassAndCpuPerRequestAsTheAdaptiveClassifierLearnsThem() throws Exception {
+        FairsliceConfig config = scheduler.config();
+        for (int i = 0; i < 10; i++) { // adaptive.min-samples: the tenth request decides
+            served(config, "/orders/" + i + "/report", 20_000_000L + i);
+            served(config, "/home", 400_000L);
+        }
+        served(config, "/search", 9_000_000L); // one request: still learning, in the default class meanwhile
+        assertThat(server.getAttribute(name, "Routes")).isEqualTo("/home: class=light cpu=0.400ms samples=10; "
+                + "/orders/{n}/report: class=heavy cpu=20.000ms samples=10; "
+                + "/search: class=light cpu=9.000ms samples=1 learning; "
+                + "table: 3 of 1000 routes, 0 requests overflowed to other");
+    }
+
+    private void served(FairsliceConfig config, String path, long cpuNanos) {
+        Route route = classifier.end(classifier.route(path), "GET", 200);
+        classifier.learn(config, route, cpuNanos);
     }
 
     @Test
