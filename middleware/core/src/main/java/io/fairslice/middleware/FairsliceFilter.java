@@ -288,19 +288,26 @@ public final class FairsliceFilter implements Filter {
             clientGone = response.isCommitted();
             throw e;
         } finally {
+            boolean async = false;
             try {
-                classifier.unwatch(watch);
+                async = request.isAsyncStarted();
+                if (async) {
+                    // its thread no longer serves it, but it follows its route's class to its end (its tasks start in
+                    // the class it has then)
+                    classifier.detach(watch);
+                } else {
+                    classifier.unwatch(watch);
+                }
                 listeners.exit(ticket.className()); // its class now: it may have moved (Scheduler.onMove)
             } finally { // even when the JVM fails in a listener: the request's permit and slot, and its count
                 YieldGate.exit();
                 scheduler.endDispatch(ticket);
-                boolean async = request.isAsyncStarted();
                 if (async) {
                     scheduler.detach(ticket); // no thread runs it while it waits: its run slot goes to others
                 }
                 if (route != null) {
                     if (async) {
-                        Completion completion = new Completion(ticket, route, request.getMethod());
+                        Completion completion = new Completion(ticket, route, request.getMethod(), watch);
                         completion.dispatchFailed = failed;
                         request.setAttribute(COMPLETION_ATTRIBUTE, completion);
                         request.getAsyncContext().addListener(completion);
@@ -366,6 +373,8 @@ public final class FairsliceFilter implements Filter {
         private final Ticket ticket;
         private final Route route;
         private final String method;
+        /** Its route's watch while the route learns (null: none), ended as the request finishes. */
+        private final RequestClassifier.Watch watch;
         /** A dispatch of this async cycle failed after the response was committed: its status cannot say so. */
         private boolean failedCommitted;
         /**
@@ -376,10 +385,16 @@ public final class FairsliceFilter implements Filter {
         /** Finished: once, at onComplete or at the onError of a failed dispatch; later dispatches pass through. */
         volatile boolean done;
 
-        Completion(Ticket ticket, Route route, String method) {
+        Completion(Ticket ticket, Route route, String method, RequestClassifier.Watch watch) {
             this.ticket = ticket;
             this.route = route;
             this.method = method;
+            this.watch = watch;
+        }
+
+        private void end(int status) {
+            classifier.unwatch(watch);
+            finish(ticket, route, method, status);
         }
 
         @Override
@@ -390,7 +405,7 @@ public final class FairsliceFilter implements Filter {
             done = true;
             int status = failedCommitted ? 500 : event.getSuppliedResponse() instanceof HttpServletResponse r
                     ? r.getStatus() : 200;
-            finish(ticket, route, method, status);
+            end(status);
         }
 
         @Override
@@ -417,7 +432,7 @@ public final class FairsliceFilter implements Filter {
             }
             if (dispatchFailed && !done) {
                 done = true;
-                finish(ticket, route, method, 500);
+                end(500);
             }
         }
 

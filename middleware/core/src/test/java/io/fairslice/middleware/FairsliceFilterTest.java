@@ -557,6 +557,75 @@ class FairsliceFilterTest {
         }
     }
 
+    /**
+     * Starts async and completes from a task of 20 ms of CPU on a pool of its own; with {@code ?hold} the task starts
+     * only once released: an async request that waits (a long poll, a queued job) while its new page is learnt.
+     */
+    static final class HeldAsyncWork extends HttpServlet {
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        final CountDownLatch held = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            AsyncContext ac = req.startAsync();
+            Runnable work = Fairslice.task(() -> { // the request's, in the class it has as the task starts
+                try {
+                    new Expensive().doGet((HttpServletRequest) ac.getRequest(), (HttpServletResponse) ac.getResponse());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                } finally {
+                    ac.complete();
+                }
+            });
+            if (req.getParameter("hold") == null) {
+                pool.execute(work);
+                return;
+            }
+            pool.execute(() -> {
+                held.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                work.run();
+            });
+        }
+    }
+
+    /**
+     * An async request of a new page, waiting between its dispatches as the page is learnt heavy, follows its route
+     * to heavy (before, its watch ended with its dispatch and it stayed light), and the task it starts after that runs
+     * there.
+     */
+    @Test
+    void shouldMoveAnAsyncRequestBetweenDispatchesToTheClassItsNewPageIsLearntIn() throws Exception {
+        HeldAsyncWork page = new HeldAsyncWork();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/held", Map.of("fairslice.cpu.sample-interval", "0ns"), registry)
+                .servlet("/report", page, true).start()) {
+            CompletableFuture<HttpResponse<String>> held = CompletableFuture.supplyAsync(() -> get(t, "/report?hold"));
+            assertThat(page.held.await(10, TimeUnit.SECONDS)).isTrue(); // the page's first request, light, no thread
+            for (int i = 0; i < 10; i++) { // adaptive.min-samples: the tenth decides
+                assertThat(t.get("/report").statusCode()).isEqualTo(200);
+            }
+            eventually(() -> assertThat(t.filter().classifier().routes().routes()).singleElement()
+                    .satisfies(r -> assertThat(r.heavy()).as("learnt heavy from its tasks").isTrue()));
+            page.release.countDown();
+            assertThat(held.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/report", "class", "heavy")
+                    .timers().stream().mapToLong(Timer::count).sum()).as("the held request, ended in heavy")
+                    .isEqualTo(1));
+            assertThat(registry.find("fairslice.requests.cpu").tags("page", "/report", "class", "heavy").counters()
+                    .stream().mapToDouble(Counter::count).sum()).as("its task's 20 ms, run in heavy")
+                    .isGreaterThan(0.015);
+        } finally {
+            page.release.countDown();
+            page.pool.shutdownNow();
+        }
+    }
+
     /** Completes its request from a task of it, which then lingers until released (clean-up, a stream's loop). */
     static final class Lingering extends HttpServlet {
         final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);

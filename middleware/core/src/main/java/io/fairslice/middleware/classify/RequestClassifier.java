@@ -228,7 +228,8 @@ public final class RequestClassifier {
      * rule gave its class: it stays). A request whose route's class is not the request's as the watch begins (it
      * changed since the request was classified) gets {@code moveTo} called at once. Returns null (nothing to watch)
      * when the adaptive mode is off, the route has been decided, or the request is neither measured nor follows its
-     * route. Pair with {@link #unwatch} on the same thread before it serves anything else.
+     * route. Pair with {@link #unwatch} on the same thread before it serves anything else, or with {@link #detach}
+     * there and {@link #unwatch} as its async cycle ends.
      */
     public Watch watch(FairsliceConfig config, Route route, int requestClass, long cpuStart, long nowNanos,
                        IntConsumer moveTo) {
@@ -256,7 +257,17 @@ public final class RequestClassifier {
         return w;
     }
 
-    /** The watched request's thread stops serving it (its dispatch ends); null is ignored. */
+    /**
+     * The watched request goes on asynchronously: its thread no longer serves it, so its CPU is no longer read
+     * ({@link #check}), but it still follows its route's class until {@link #unwatch} as it ends. Null is ignored.
+     */
+    public void detach(Watch w) {
+        if (w != null) {
+            watched.remove(w);
+        }
+    }
+
+    /** The watched request ends (its dispatch, or its async cycle after {@link #detach}); null is ignored. */
     public void unwatch(Watch w) {
         if (w != null) {
             watched.remove(w);
