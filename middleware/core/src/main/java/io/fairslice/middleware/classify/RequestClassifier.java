@@ -263,6 +263,7 @@ public final class RequestClassifier {
      */
     public void detach(Watch w) {
         if (w != null) {
+            w.detached = true; // a check reading its thread now reads another request's CPU: the route ignores it
             watched.remove(w);
         }
     }
@@ -343,6 +344,8 @@ public final class RequestClassifier {
         final IntConsumer moveTo;
         /** Not read again before this (wall, ns): until then it cannot have passed the bound. */
         volatile long readAfterNanos;
+        /** Its thread no longer serves it ({@link #detach}): a read of the thread's CPU is not its. */
+        volatile boolean detached;
         /** Guarded by the route's lock. */
         boolean ended;
         boolean above;

@@ -195,10 +195,10 @@ public final class Route {
      * requests take seconds each, and the page ran in the cheap class until ten of them had finished. The route stays
      * undecided (and its requests watched) until {@code minSamples} have finished: a finished one that cost less ends
      * this heavy ({@link #record}). Returns +1 when the route just became heavy, else 0; nothing once the request has
-     * ended ({@link #endWatch}).
+     * ended ({@link #endWatch}) or its thread no longer serves it (an async request, {@link RequestClassifier#detach}).
      */
     synchronized int provenAbove(RequestClassifier.Watch w, int minSamples, long heavyAbove) {
-        if (w.ended || w.above) {
+        if (w.ended || w.above || w.detached) {
             return 0;
         }
         w.above = true;

@@ -11,7 +11,9 @@ import io.fairslice.middleware.config.Durations;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
 import java.lang.management.ManagementFactory;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.logging.Logger;
@@ -23,6 +25,9 @@ import javax.management.ObjectName;
 public final class FairsliceControl implements FairsliceControlMBean, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(FairsliceControl.class.getName());
+
+    /** Routes {@link #getRoutes} lists at most, the most expensive first: the table holds up to 100 000. */
+    static final int MAX_ROUTES_SHOWN = 200;
 
     private final Scheduler scheduler;
     private final RequestClassifier classifier;
@@ -261,10 +266,15 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         FairsliceConfig config = scheduler.config();
         RouteTable table = classifier.routes();
         StringJoiner j = new StringJoiner("; ");
-        for (Route route : table.routes()) {
+        List<Route> routes = table.routes();
+        routes.sort(Comparator.comparingLong(Route::expectedCpuNanos).reversed()); // stable: by key within
+        for (Route route : routes.subList(0, Math.min(routes.size(), MAX_ROUTES_SHOWN))) {
             j.add(String.format(java.util.Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s", route.key(),
                     config.classes().get(classifier.routeClass(config, route)).name(),
                     route.expectedCpuNanos() / 1e6, route.samples(), route.decided() ? "" : " learning"));
+        }
+        if (routes.size() > MAX_ROUTES_SHOWN) {
+            j.add((routes.size() - MAX_ROUTES_SHOWN) + " cheaper routes not shown");
         }
         j.add(String.format(java.util.Locale.ROOT, "table: %d of %d routes, %d requests overflowed to other%s",
                 table.size(), table.maxRoutes(), table.overflowCount(), config.adaptive() ? "" : " (adaptive off)"));

@@ -43,7 +43,7 @@ public interface FairsliceControlMBean {
     /**
      * Per route of the adaptive classifier's table: the class its requests get where no rule names one, its CPU per
      * request as the classifier sees it (the EWMA; while it learns, the cheapest so far), the requests measured, and
-     * whether it still learns; then how full the table is.
+     * whether it still learns, the most expensive first (at most 200); then how full the table is.
      */
     String getRoutes();
 }

@@ -705,7 +705,7 @@ public final class Scheduler {
         long wall = now - t.slotSince;
         long cost;
         if (t.cpuMark < 0 || t.thread != Thread.currentThread()) {
-            cost = wall;
+            cost = Math.max(0, wall);
         } else {
             long cpu = clock.threadCpuNanos();
             long used = cpu - t.cpuMark;
@@ -1490,17 +1490,15 @@ public final class Scheduler {
      */
     void endTask(Ticket k, Ticket host) {
         long cpu = -1;
+        long allocated = -1;
         try {
             cpu = k.cpuNanos();
-            long allocated = k.allocatedBytes();
+            allocated = k.allocatedBytes();
             lock.lock();
             try {
                 long now = clock.nanoTime();
                 FairsliceConfig cfg = config;
                 ClassState c = k.cls;
-                if (host != null) {
-                    host.leaveOut(cpu, allocated, now - k.startNanos);
-                }
                 k.completed = true;
                 k.awayFrom = null;
                 stopRunning(k, cpu, now, cfg); // in a turn: charged what it used there (its charge as it joined: 0)
@@ -1520,6 +1518,14 @@ public final class Scheduler {
         } finally {
             k.dispatching = false;
         }
+        if (host != null) {
+            try { // what its thread used for it, tasks run in place inside it too, which it left out of its own
+                host.scheduler.leaveOut(host, cpu < 0 ? -1 : cpu + k.leftOutCpu,
+                        allocated < 0 ? -1 : allocated + k.leftOutBytes, k.startNanos);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "fairslice: leaving a task out of the request its thread serves failed", e);
+            }
+        }
         if (cpu > 0) {
             k.request.taskCpu.addAndGet(cpu);
             try {
@@ -1527,6 +1533,21 @@ public final class Scheduler {
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "fairslice: counting a task's CPU failed", e);
             }
+        }
+    }
+
+    /**
+     * A task that started at {@code since} (wall) ran in place on the thread that serves {@code host}, a ticket of
+     * this scheduler's, and used {@code cpu} ns and {@code allocated} bytes there (-1: not measured): the host's
+     * measures leave them out ({@link Ticket#leaveOut}). Under this scheduler's lock, which guards the host: the task
+     * may be another application's (the jar in Tomcat's lib, one thread serving both).
+     */
+    void leaveOut(Ticket host, long cpu, long allocated, long since) {
+        lock.lock();
+        try {
+            host.leaveOut(cpu, allocated, since, clock.nanoTime());
+        } finally {
+            unlock();
         }
     }
 

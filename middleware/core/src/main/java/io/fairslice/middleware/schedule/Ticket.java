@@ -177,14 +177,17 @@ public final class Ticket {
     }
 
     /**
-     * Another request's task ran in place on this one's thread, measured and charged as that request's own: this
-     * dispatch's CPU and allocation leave out its {@code cpu} ns and {@code allocated} bytes (-1: not measured), and
-     * its run slot's time and quantum the task's {@code wall} ns, so that neither its page nor its class pays for the
-     * task again. On the thread that serves this ticket, as the task ends there, under the scheduler's lock.
+     * Another request's task ran in place on this one's thread from {@code since} to {@code now} (wall), measured and
+     * charged as that request's own: this dispatch's CPU and allocation leave out its {@code cpu} ns and
+     * {@code allocated} bytes (-1: not measured), and its run slot's time and quantum the task's wall time, so that
+     * neither its page nor its class pays for the task again. A check-in while the task ran (another class arrived,
+     * a turn started) restarted the slot's time or the quantum within it: they move no later than {@code now}. On
+     * the thread that serves this ticket, as the task ends there, under the scheduler's lock.
      */
-    void leaveOut(long cpu, long allocated, long wall) {
+    void leaveOut(long cpu, long allocated, long since, long now) {
         if (cpu > 0) {
             cpuDispatchStart += cpu;
+            leftOutCpu += cpu;
             if (cpuMark >= 0) {
                 cpuMark += cpu;
             }
@@ -192,16 +195,27 @@ public final class Ticket {
                 waitMark += cpu;
             }
         }
-        if (allocated > 0 && allocDispatchStart >= 0) {
-            allocDispatchStart += allocated;
+        if (allocated > 0) {
+            leftOutBytes += allocated;
+            if (allocDispatchStart >= 0) {
+                allocDispatchStart += allocated;
+            }
         }
+        long wall = now - since;
         if (wall > 0) {
-            burstStartWall += wall;
+            burstStartWall = Math.min(burstStartWall + wall, now);
             if (holdsSlot) {
-                slotSince += wall;
+                slotSince = Math.min(slotSince + wall, now);
             }
         }
     }
+
+    /**
+     * CPU (ns) and bytes of other requests' tasks that ran in place on this ticket's thread, left out of its own
+     * ({@link #leaveOut}): a task run in place inside a task run in place is left out of the outer host too.
+     */
+    long leftOutCpu;
+    long leftOutBytes;
 
     /** Whether this is a task's ticket ({@link Scheduler#task}), not a request's. */
     public boolean isTask() {

@@ -131,10 +131,17 @@ class JmxControlTest {
             served(config, "/home", 400_000L);
         }
         served(config, "/search", 9_000_000L); // one request: still learning, in the default class meanwhile
-        assertThat(server.getAttribute(name, "Routes")).isEqualTo("/home: class=light cpu=0.400ms samples=10; "
-                + "/orders/{n}/report: class=heavy cpu=20.000ms samples=10; "
+        assertThat(server.getAttribute(name, "Routes")).isEqualTo(
+                "/orders/{n}/report: class=heavy cpu=20.000ms samples=10; "
                 + "/search: class=light cpu=9.000ms samples=1 learning; "
+                + "/home: class=light cpu=0.400ms samples=10; "
                 + "table: 3 of 1000 routes, 0 requests overflowed to other");
+        for (int i = 0; i < FairsliceControl.MAX_ROUTES_SHOWN; i++) {
+            served(config, "/page-" + (char) ('a' + i % 26) + "/" + (char) ('a' + i / 26), 100_000L);
+        }
+        assertThat(control.getRoutes()).as("the most expensive 200 of 203 (by key among equals), then how many not")
+                .startsWith("/orders/{n}/report: class=heavy").contains("/home: ", "/page-z/d: ")
+                .doesNotContain("/page-z/e: ", "/page-z/g: ").endsWith("; 3 cheaper routes not shown; table: 203 of 1000 routes, 0 requests overflowed to other");
     }
 
     private void served(FairsliceConfig config, String path, long cpuNanos) {

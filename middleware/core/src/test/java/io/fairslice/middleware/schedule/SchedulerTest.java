@@ -361,6 +361,7 @@ class SchedulerTest {
         measure(HEAVY, 10 * MS);
         measure(LIGHT, 3 * MS); // not cheap: it holds a run slot, charged the CPU its thread uses
         Ticket heavy = detached(HEAVY);
+        Ticket nested = detached(HEAVY);
         Ticket light = running(LIGHT);
         ClassState lightClass = scheduler.classState(LIGHT);
         long cpuBefore = lightClass.cpuNanos();
@@ -371,6 +372,7 @@ class SchedulerTest {
             scheduler.task(heavy, () -> {
                 clock.advance(20 * MS, 20 * MS);
                 clock.allocated += 50_000_000;
+                scheduler.task(nested, () -> clock.advance(5 * MS, 5 * MS)).run(); // in place inside it
             }).run();
         } finally {
             YieldGate.exit();
@@ -382,10 +384,42 @@ class SchedulerTest {
         assertThat(lightClass.vtime - vtimeBefore).as("light's slot charged its 1 ms at its share of 80")
                 .isCloseTo(MS / 80.0, within(1e-6));
         assertThat(heavy.taskCpuNanos()).as("the task's CPU, its request's").isEqualTo(20 * MS);
+        assertThat(nested.taskCpuNanos()).as("the nested task's, its request's").isEqualTo(5 * MS);
         assertThat(light.cpuNanos()).as("light's dispatch without the task").isEqualTo(MS);
         assertThat(lightClass.cpuNanos() - cpuBefore).isEqualTo(MS);
         assertThat(lightClass.allocatedBytes() - allocatedBefore).isEqualTo(1_000_000);
         scheduler.complete(heavy);
+        scheduler.complete(nested);
+    }
+
+    /**
+     * The slot of the request a task ran in place beside checked in while the task ran (another class arrived): what
+     * the task's time is taken from starts no later than the task's end, so the request's own run after it is charged.
+     */
+    @Test
+    void shouldChargeTheRequestATaskRanInPlaceBesideForItsOwnRunAfterACheckInDuringTheTask() {
+        scheduler(); // one run slot
+        measure(LIGHT, 3 * MS); // not cheap: its run slot is charged the CPU its thread uses
+        Ticket other = detached(LIGHT); // the task's request, of the same class
+        Ticket light = running(LIGHT); // alone: the scheduler is not armed yet
+        YieldGate.enter(light);
+        try {
+            scheduler.task(other, () -> {
+                clock.advance(10 * MS, 10 * MS);
+                queued(HEAVY); // competition: the slot holders check in
+                clock.advance(10 * MS, 10 * MS);
+            }).run();
+        } finally {
+            YieldGate.exit();
+        }
+        assertThat(light.slotSince).as("no later than now").isLessThanOrEqualTo(clock.now);
+        double before = scheduler.classState(LIGHT).vtime;
+        clock.advance(3 * MS, 3 * MS); // light's own work
+        scheduler.endDispatch(light);
+        scheduler.complete(light);
+        assertThat((scheduler.classState(LIGHT).vtime - before) * 80).as("its own 3 ms")
+                .isCloseTo(3.0 * MS, within(1.0));
+        scheduler.complete(other);
     }
 
     @Test
