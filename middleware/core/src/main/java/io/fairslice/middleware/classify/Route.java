@@ -58,7 +58,8 @@ public final class Route {
      * Requests of this route in flight that began while it learnt (watched, {@link RequestClassifier#watch}): at most
      * the requests the server serves at once, none once they have ended after the route's first decision.
      */
-    private final List<RequestClassifier.Watch> inFlight = new ArrayList<>();
+    // a set: an async request is watched until its cycle ends, and a learning route may have thousands in flight
+    private final java.util.Set<RequestClassifier.Watch> inFlight = new java.util.LinkedHashSet<>();
     /** Requests of this route since the last CPU sample, and when the next one may be taken (see cpuSample). */
     private final AtomicLong sinceSample = new AtomicLong();
     private final AtomicLong nextSampleNanos = new AtomicLong(NO_SAMPLE_YET);
