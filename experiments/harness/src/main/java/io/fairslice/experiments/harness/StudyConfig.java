@@ -197,7 +197,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
     }
 
     /**
-     * The default run, about 7 minutes: the baseline and fairslice's share policy, with no heavy clients and with
+     * The default run (planned 6m42s; 8-13 minutes, as the JIT compiler settles): the baseline and fairslice's share policy, with no heavy clients and with
      * 40, under the default scheduler and the long-slice SCHED_RR emulation.
      */
     public static StudyConfig quick() {
