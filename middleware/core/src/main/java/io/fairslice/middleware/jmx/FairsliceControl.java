@@ -267,7 +267,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         RouteTable table = classifier.routes();
         StringJoiner j = new StringJoiner("; ");
         List<Route> routes = table.routes();
-        routes.sort(Comparator.comparingLong(Route::expectedCpuNanos).reversed()); // stable: by key within
+        routes.sort(Comparator.comparingLong(Route::expectedCpuNanos).reversed().thenComparing(Route::key));
         for (Route route : routes.subList(0, Math.min(routes.size(), MAX_ROUTES_SHOWN))) {
             j.add(String.format(java.util.Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s", route.key(),
                     config.classes().get(classifier.routeClass(config, route)).name(),

@@ -128,6 +128,12 @@ public final class Ticket {
      */
     long allocDone;
     long allocDispatchStart = -1;
+    /**
+     * CPU (ns) and bytes of other requests' tasks that ran in place on this ticket's thread, left out of its own
+     * ({@link #leaveOut}): a task run in place inside a task run in place is left out of the outer host too.
+     */
+    long leftOutCpu;
+    long leftOutBytes;
     /** CPU already counted as the class's actual use (metrics). */
     long accounted;
     /** Wall time at the start of the current burst (since the dispatch began, the last park or the last check). */
@@ -209,13 +215,6 @@ public final class Ticket {
             }
         }
     }
-
-    /**
-     * CPU (ns) and bytes of other requests' tasks that ran in place on this ticket's thread, left out of its own
-     * ({@link #leaveOut}): a task run in place inside a task run in place is left out of the outer host too.
-     */
-    long leftOutCpu;
-    long leftOutBytes;
 
     /** Whether this is a task's ticket ({@link Scheduler#task}), not a request's. */
     public boolean isTask() {

@@ -141,7 +141,8 @@ class JmxControlTest {
         }
         assertThat(control.getRoutes()).as("the most expensive 200 of 203 (by key among equals), then how many not")
                 .startsWith("/orders/{n}/report: class=heavy").contains("/home: ", "/page-z/d: ")
-                .doesNotContain("/page-z/e: ", "/page-z/g: ").endsWith("; 3 cheaper routes not shown; table: 203 of 1000 routes, 0 requests overflowed to other");
+                .doesNotContain("/page-z/e: ", "/page-z/g: ")
+                .endsWith("; 3 cheaper routes not shown; table: 203 of 1000 routes, 0 requests overflowed to other");
     }
 
     private void served(FairsliceConfig config, String path, long cpuNanos) {
