@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * servers start together on every core, where the memory allows (13 s on a slow host, against 9 s each one after the
  * other: touching the 4 GB heap is most of it), and move to CPU 1 as their load starts; the first is killed as its
  * window ends, so that the second is measured on a core of its own without waiting for a graceful stop (up to 5 s for
- * the requests in flight).
+ * the requests in flight). Times: docs/measurements/overload-test-20261202.
  */
 class OverloadTest {
 
