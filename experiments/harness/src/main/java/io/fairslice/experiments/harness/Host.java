@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.server.Taskset;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
@@ -82,16 +83,8 @@ final class Host implements AutoCloseable {
 
     /** Keeps the harness's own threads (the /proc sampler, process control) off the server's core. */
     private void pinSelf() {
-        try {
-            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", Integer.toString(loadCore()),
-                    Long.toString(ProcessHandle.current().pid())).redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            p.waitFor(5, TimeUnit.SECONDS);
-        } catch (IOException e) {
-            // not fatal: the harness is mostly asleep; the CPU share check would show it if it mattered
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        // not fatal if it fails (Taskset says why): the harness is mostly asleep; the CPU share check would show it
+        Taskset.pin(ProcessHandle.current().pid(), Integer.toString(loadCore()));
     }
 
     /** The core the server runs on and the one Gatling runs on (the server gets 1, as GUIDE section 2 did). */

@@ -75,7 +75,7 @@ final class ForkedServer implements AutoCloseable {
 
     /** Pins every thread of this JVM (the load) to {@code cpus}, e.g. "0"; returns whether it worked. */
     static boolean pinThisJvm(String cpus) {
-        return pin(ProcessHandle.current().pid(), cpus);
+        return Taskset.pin(ProcessHandle.current().pid(), cpus);
     }
 
     /**
@@ -83,21 +83,7 @@ final class ForkedServer implements AutoCloseable {
      * whether it worked. For a server started unpinned, so that its start-up can use every core.
      */
     boolean pinTo(String cpus) {
-        return pin(pid(), cpus);
-    }
-
-    private static boolean pin(long pid, String cpus) {
-        try {
-            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
-                    .redirectErrorStream(true).start();
-            p.getInputStream().readAllBytes();
-            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return Taskset.pin(pid(), cpus);
     }
 
     /** Starts the server with {@code args}, pinned to {@code cpu} when not null; returns once it listens. */

@@ -1,0 +1,102 @@
+package io.fairslice.experiments.server;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.BitSet;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Moves a running process to other CPUs with util-linux's {@code taskset}: the tests and benchmarks that start a
+ * server on every core and then serve on one, and the study's harness, which keeps its own threads off the server's
+ * core. (A process started under {@code taskset -c} needs none of this: its threads inherit the set.)
+ */
+public final class Taskset {
+
+    private static final int PIN_ATTEMPTS = 20;
+
+    private Taskset() {
+    }
+
+    /**
+     * Moves every thread of process {@code pid} to {@code cpus} and checks that each is there. {@code taskset -a}
+     * walks the process's threads one by one: it gives up at the first that ends meanwhile (a JIT compiler or GC
+     * thread the JVM retires, an idle pool thread), leaving the rest where they were, and a thread started meanwhile
+     * by one not yet moved keeps the old set. So it is repeated until every thread in /proc/PID/task is on
+     * {@code cpus} (where there is no /proc, taskset's exit status is all there is).
+     */
+    public static boolean pin(long pid, String cpus) {
+        BitSet wanted = cpuList(cpus);
+        String lastOutput = "";
+        for (int attempt = 1; attempt <= PIN_ATTEMPTS; attempt++) {
+            try {
+                Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
+                        .redirectErrorStream(true).start();
+                lastOutput = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+                if (p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 && threadsOutside(pid, wanted).isEmpty()) {
+                    return true;
+                }
+            } catch (IOException e) {
+                lastOutput = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        System.err.printf("could not pin process %d to CPUs %s in %d attempts; taskset said: %s; threads elsewhere: %s%n",
+                pid, cpus, PIN_ATTEMPTS, lastOutput, threadsOutside(pid, wanted));
+        return false;
+    }
+
+    /** The threads of {@code pid} whose allowed CPUs are not {@code wanted} (thread id to its list); none without /proc. */
+    static Map<String, String> threadsOutside(long pid, BitSet wanted) {
+        Map<String, String> outside = new TreeMap<>();
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        try (Stream<Path> threads = Files.list(tasks)) {
+            for (Path thread : (Iterable<Path>) threads::iterator) {
+                String cpus = allowedCpus(thread.resolve("status"));
+                if (cpus != null && !cpuList(cpus).equals(wanted)) { // null: the thread ended as it was read
+                    outside.put(thread.getFileName().toString(), cpus);
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // no /proc, or the process ended
+        }
+        return outside;
+    }
+
+    /** A CPU list as taskset and /proc write it ("0-2,5") as a set. */
+    static BitSet cpuList(String list) {
+        BitSet set = new BitSet();
+        for (String part : list.trim().split(",")) {
+            String[] range = part.split("-", 2);
+            try {
+                int from = Integer.parseInt(range[0].trim());
+                int to = range.length == 2 ? Integer.parseInt(range[1].trim()) : from;
+                set.set(from, to + 1);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a CPU list (like 0-2,5): " + list, e);
+            }
+        }
+        return set;
+    }
+
+    /** A thread's allowed CPUs from its status file; null if it ended (or there is no such file). */
+    private static String allowedCpus(Path status) {
+        try {
+            for (String line : Files.readAllLines(status)) {
+                if (line.startsWith("Cpus_allowed_list:")) {
+                    return line.substring("Cpus_allowed_list:".length()).trim();
+                }
+            }
+        } catch (IOException e) {
+            // the thread ended as it was read
+        }
+        return null;
+    }
+}
