@@ -70,7 +70,7 @@ public final class Fairslice {
      * keeps the permit it was admitted with: the declared class's {@code max-concurrency} and {@code queue-size} do not
      * apply to it, and each of its later parks is bounded by that class's {@code queue-timeout}, as for any request
      * that moved. Only on the thread of a dispatch of the request (not in a {@link #task}: a task stays in its
-     * request's class as it started; nor on another thread of the application's); elsewhere, and where fairslice is
+     * request's class, and moves with it; nor on another thread of the application's); elsewhere, and where fairslice is
      * off, it does nothing and answers false.
      *
      * @return whether the request now belongs to {@code className}; false (and one WARNING per name, naming the
@@ -89,14 +89,14 @@ public final class Fairslice {
      * {@code queue-timeout}), parks at its yield points while its class has had its share and another class waits,
      * gives its slot up in a {@link #blocking()} call, and is charged its thread's CPU; its CPU counts in its page's
      * CPU meter and in what its route teaches the adaptive classifier. Without it fairslice sees only the microseconds
-     * of the dispatch that started the work, and the work's yield points find no request. The task stays in the class
-     * its request had as it started, needs no permit of its own (the request's covers it:
-     * {@code class.<c>.max-concurrency} counts requests), and may submit tasks of the same request in turn. Wrap where
-     * the request's thread submits the work; outside a request served through the filter, {@code work} is returned as
-     * it is. A task that the request's dispatch waits for ({@code future.join()}) may wait for a run slot while the
-     * classes compete, until two looks 2 ms apart find the dispatch blocked and lend its slot. In code that is not
-     * woven a task has no yield point: it is held only as it starts, then runs whole; weave the code it runs, or cap
-     * its class.
+     * of the dispatch that started the work, and the work's yield points find no request. The task moves with its
+     * request (a page learnt heavy, a declared class: at once while it waits, at its next yield point while it runs),
+     * needs no permit of its own (the request's covers it: {@code class.<c>.max-concurrency} counts requests), and may
+     * submit tasks of the same request in turn. Wrap where the request's thread submits the work; outside a request
+     * served through the filter, {@code work} is returned as it is. A task that the request's dispatch waits for
+     * ({@code future.join()}) may wait for a run slot while the classes compete, until two looks 2 ms apart find the
+     * dispatch blocked and lend its slot. In code that is not woven a task has no yield point: it is held only as it
+     * starts, then runs whole (and ends in the class it started in); weave the code it runs, or cap its class.
      */
     public static Runnable task(Runnable work) {
         Ticket ticket = YieldGate.current();

@@ -84,7 +84,8 @@ import java.util.logging.Logger;
  * of the CPU against a share of 10 % (measurements/walkthrough-spring-20261128). A task that waits for a slot while its
  * request's dispatch (or the task of the request that submitted it) joins it gets the joiner's slot once two looks
  * 2 ms apart have found the joiner blocked ({@link #blockedHolder}); it wakes on its own for them
- * ({@link #requestLook}).
+ * ({@link #requestLook}). A task moves with its request (a new page learnt heavy, a declared class) as a request
+ * would: at once while it waits, at its next yield point while it runs; one that reaches none ends in its class.
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
@@ -391,7 +392,7 @@ public final class Scheduler {
      */
     public boolean declare(Ticket t, String className) {
         if (t.isTask()) {
-            return false; // a task stays in its request's class (see task)
+            return false; // a task belongs to its request's class (see task): the request's dispatch declares it
         }
         List<String> names = config.classNames();
         int index = names.indexOf(className);
@@ -419,7 +420,6 @@ public final class Scheduler {
     }
 
     private void reclassify(Ticket t, int classIndex, boolean declaring) {
-        ClassState to = classes[classIndex];
         lock.lock();
         try {
             if (declaring) {
@@ -427,48 +427,63 @@ public final class Scheduler {
             } else if (t.declared) {
                 return; // the application said where it belongs: its route's decisions no longer move it
             }
-            if (closed || t.completed || t.rejection >= 0 || (t.cls == to && t.moveTo < 0)) {
+            if (closed || t.completed || t.rejection >= 0) {
                 return;
             }
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            if (t.moveTo >= 0) { // a move left for it before: this one replaces it
-                t.moveTo = -1;
-                pendingMoves--;
-            }
-            if (t.cls == to) { // told back before it moved
-                updateArmed();
-                return;
-            }
-            if (t.queuedForAdmission || t.parkedAtYield) {
-                boolean admission = t.queuedForAdmission;
-                leaveQueue(t.cls, t, admission);
-                switchClass(t, to, now, cfg);
-                if (admission) {
-                    to.waitingAdmission++;
-                    to.admissionQueue.add(t);
-                } else {
-                    to.waitingYield++;
-                    to.yieldWaiters.add(t);
-                }
-                dispatch(now);
-                if (!t.granted) {
-                    t.napUntil = wakeAt(t, now);
-                    wake(t.thread); // to time its nap to its new class
-                }
-            } else if (t.holdsSlot || t.riding) {
-                t.moveTo = classIndex; // applied on its own thread at its next yield point
-                pendingMoves++;
-            } else if (t.holdsPermit) { // an async request between dispatches: no slot, no queue
-                switchClass(t, to, now, cfg);
-                dispatch(now);
-            } else { // not admitted yet: admission counts it in its class
-                t.cls = to;
-                to.movedIn.increment();
+            sendTo(t, classIndex, now, cfg);
+            for (Ticket task : t.runningTasks()) { // its work on other threads moves with it
+                sendTo(task, classIndex, now, cfg);
             }
             updateArmed();
         } finally {
             unlock();
+        }
+    }
+
+    /**
+     * Moves a request, or a running task of one, to class {@code classIndex}, under the lock: at once while it waits
+     * (in its new class's queue), between an async request's dispatches or in a declared blocking call; a running one
+     * on its own thread at its next yield point ({@link #moveIfDue}); one not admitted yet is admitted in the new class.
+     */
+    private void sendTo(Ticket t, int classIndex, long now, FairsliceConfig cfg) {
+        ClassState to = classes[classIndex];
+        if (t.completed || (t.cls == to && t.moveTo < 0)) {
+            return;
+        }
+        if (t.moveTo >= 0) { // a move left for it before: this one replaces it
+            t.moveTo = -1;
+            pendingMoves--;
+        }
+        if (t.cls == to) { // told back before it moved
+            return;
+        }
+        if (t.queuedForAdmission || t.parkedAtYield) {
+            boolean admission = t.queuedForAdmission;
+            leaveQueue(t.cls, t, admission);
+            switchClass(t, to, now, cfg);
+            if (admission) {
+                to.waitingAdmission++;
+                to.admissionQueue.add(t);
+            } else {
+                to.waitingYield++;
+                to.yieldWaiters.add(t);
+            }
+            dispatch(now);
+            if (!t.granted) {
+                t.napUntil = wakeAt(t, now);
+                wake(t.thread); // to time its nap to its new class
+            }
+        } else if (t.holdsSlot || t.riding) {
+            t.moveTo = classIndex; // applied on its own thread at its next yield point
+            pendingMoves++;
+        } else if (t.admitted()) { // an async request between dispatches, or in a declared blocking call: no slot
+            switchClass(t, to, now, cfg);
+            dispatch(now);
+        } else { // not admitted yet: admission counts it in its class
+            t.cls = to;
+            to.movedIn.increment();
         }
     }
 
@@ -550,15 +565,23 @@ public final class Scheduler {
         return waits && !t.granted;
     }
 
-    /** Moves the ticket's counts (in flight, permit) from its class to {@code to}, under the lock. */
+    /** Moves the ticket's counts (in flight or tasks, permit) from its class to {@code to}, under the lock. */
     private void switchClass(Ticket t, ClassState to, long now, FairsliceConfig cfg) {
         ClassState from = t.cls;
-        from.inflight--;
+        if (t.isTask()) {
+            from.tasks--;
+        } else {
+            from.inflight--;
+        }
         from.lastActiveNanos = now;
         if (!active(to, now, cfg)) {
             catchUp(to, now, cfg);
         }
-        to.inflight++;
+        if (t.isTask()) {
+            to.tasks++;
+        } else {
+            to.inflight++;
+        }
         to.lastActiveNanos = now;
         if (t.holdsPermit) {
             from.permits--;
@@ -1018,7 +1041,7 @@ public final class Scheduler {
         ClassState before = t.cls;
         yieldOrMove(t);
         ClassState after = t.cls;
-        if (after != before) {
+        if (after != before && !t.isTask()) { // a task's move is its request's, told on the request's thread
             moveListener.accept(before.name, after.name);
         }
     }
@@ -1355,7 +1378,7 @@ public final class Scheduler {
         markCpu(t);
         t.burstStartWall = clock.nanoTime();
         ClassState to = t.cls;
-        if (from != null && to != from && !t.completed) {
+        if (from != null && to != from && !t.completed && !t.isTask()) {
             moveListener.accept(from.name, to.name);
         }
     }
@@ -1392,8 +1415,8 @@ public final class Scheduler {
      * points when its class has had its share while another waits, gives its slot up in a declared blocking call, and
      * is charged its thread's CPU as it runs. Its CPU also counts in its request's page meter and in what the request
      * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the
-     * request's permit is released as the request completes, as without tasks). It stays in the class its request had
-     * as it started. On the thread that serves the request (an executor that runs it in place), or inside another task
+     * request's permit is released as the request completes, as without tasks). It runs in its request's class, and
+     * moves with its request ({@link #reclassify}): at once while it waits, at its next yield point while it runs. On the thread that serves the request (an executor that runs it in place), or inside another task
      * of it, {@code work} runs as it is: its CPU is measured there already. On a thread that serves another request it
      * starts at once and that request's measures leave it out.
      */
@@ -1459,6 +1482,7 @@ public final class Scheduler {
             k = new Ticket(this, c, now, 1, request, submitter);
             k.thread = thread;
             k.osThread = osThread;
+            request.taskStarted(k);
             if (!active(c, now, cfg)) {
                 catchUp(c, now, cfg);
             }
@@ -1501,6 +1525,11 @@ public final class Scheduler {
                 ClassState c = k.cls;
                 k.completed = true;
                 k.awayFrom = null;
+                k.request.taskEnded(k);
+                if (k.moveTo >= 0) { // a move of its request it reached no yield point for: it ends in its class
+                    k.moveTo = -1;
+                    pendingMoves--;
+                }
                 stopRunning(k, cpu, now, cfg); // in a turn: charged what it used there (its charge as it joined: 0)
                 if (allocated > 0) {
                     c.allocatedBytes += allocated;

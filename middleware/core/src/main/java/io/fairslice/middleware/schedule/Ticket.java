@@ -1,5 +1,8 @@
 package io.fairslice.middleware.schedule;
 
+import java.util.LinkedHashSet;
+import java.util.Set;
+
 /**
  * One request's scheduling state, created by the filter when the request enters and handed to the scheduler at every
  * decision; or one task's of a request ({@link Scheduler#task}), created on the task's thread as it starts. Written by
@@ -164,6 +167,11 @@ public final class Ticket {
     /** Task CPU held until the request's meters are counted, and whether they are ({@link #holdTaskCpu}); by this. */
     private long heldTaskCpu;
     private boolean metered;
+    /**
+     * The tickets of the request's tasks that run now (started and not ended; {@link Scheduler#task}), which move with
+     * it ({@link Scheduler#reclassify}); null until its first task. Under the scheduler's lock.
+     */
+    private Set<Ticket> runningTasks;
     /** The request's tasks running now, and what waits for them to end ({@link #whenTasksEnd}). */
     final java.util.concurrent.atomic.AtomicInteger tasksRunning = new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicReference<Runnable> afterTasks =
@@ -235,6 +243,26 @@ public final class Ticket {
     /** The request's ticket: this one's, or the request's when this is a task's ({@link #isTask()}). */
     public Ticket ofRequest() {
         return request != null ? request : this;
+    }
+
+    /** A task of this request started ({@link #runningTasks}); under the scheduler's lock. */
+    void taskStarted(Ticket task) {
+        if (runningTasks == null) {
+            runningTasks = new LinkedHashSet<>(); // a request may fan out to many: removal in O(1)
+        }
+        runningTasks.add(task);
+    }
+
+    /** A task of this request ended; under the scheduler's lock. */
+    void taskEnded(Ticket task) {
+        if (runningTasks != null) {
+            runningTasks.remove(task);
+        }
+    }
+
+    /** This request's tasks that run now; under the scheduler's lock. */
+    Set<Ticket> runningTasks() {
+        return runningTasks == null ? Set.of() : runningTasks;
     }
 
     /**

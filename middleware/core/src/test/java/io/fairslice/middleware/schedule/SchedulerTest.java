@@ -521,6 +521,118 @@ class SchedulerTest {
         finish(heavy, 0);
     }
 
+    /**
+     * A new page's async request is learnt heavy while its task runs in light: the request moves at once (it is
+     * between dispatches), the task at its next yield point; light is charged the task's CPU before the move, heavy
+     * after it. The move is the request's: the listeners, which follow the request's own thread, are not told again.
+     */
+    @Test
+    void shouldMoveARequestsRunningTaskWithItAtTheTasksNextYieldPoint() throws Exception {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS); // neither class is cheap: no turns
+        Ticket page = detached(LIGHT);
+        List<String> told = new CopyOnWriteArrayList<>();
+        scheduler.onMove((from, to) -> told.add(from + " to " + to));
+        long lightCpu = scheduler.classState(LIGHT).cpuNanos();
+        long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch moved = new CountDownLatch(1);
+        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
+            taskTicket.set(YieldGate.current());
+            clock.advance(2 * MS, 2 * MS);
+            running.countDown();
+            await(moved);
+            io.fairslice.middleware.Fairslice.yieldPoint();
+            clock.advance(5 * MS, 5 * MS);
+        }));
+        await(running);
+
+        scheduler.reclassify(page, HEAVY); // its route is learnt heavy
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(taskTicket.get().className()).as("running: it moves at its next yield point").isEqualTo("light");
+        moved.countDown();
+        task.get(5, TimeUnit.SECONDS);
+
+        assertThat(taskTicket.get().className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(LIGHT).cpuNanos() - lightCpu).as("light: the task's CPU before the move")
+                .isEqualTo(2 * MS);
+        assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpu).as("heavy: after it").isEqualTo(5 * MS);
+        assertThat(page.taskCpuNanos()).isEqualTo(7 * MS);
+        assertThat(told).as("moves told to the request's listeners").isEmpty();
+        for (int cls : new int[] {LIGHT, HEAVY}) {
+            assertThat(scheduler.classState(cls).tasks).as("tasks counted in %s", cls).isZero();
+        }
+        assertThat(scheduler.classState(LIGHT).inflight()).isZero();
+        assertThat(scheduler.classState(HEAVY).inflight()).as("the request, still in its async cycle").isEqualTo(1);
+        scheduler.complete(page);
+        assertThat(scheduler.classState(HEAVY).inflight()).isZero();
+    }
+
+    @Test
+    void shouldMoveARequestsWaitingTaskWithItAtOnce() throws Exception {
+        scheduler(); // one run slot
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket page = detached(LIGHT);
+        Ticket holder = running(HEAVY); // takes the slot: the classes compete
+        long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page,
+                () -> clock.advance(5 * MS, 5 * MS)));
+        awaitUntil(() -> scheduler.classState(LIGHT).waiting() > 0);
+        settled();
+
+        scheduler.reclassify(page, HEAVY);
+        assertThat(scheduler.classState(LIGHT).waiting()).as("light's waiters").isZero();
+        assertThat(scheduler.classState(HEAVY).waiting()).as("the task waits in its request's new class").isEqualTo(1);
+        clock.advance(2 * MS, 0); // the holder's 2 ms on its own thread (the one fake CPU clock is the task's)
+        scheduler.endDispatch(holder);
+        scheduler.complete(holder); // the slot is free: the task, the only waiter, starts
+        task.get(5, TimeUnit.SECONDS);
+
+        assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpu).as("heavy charged the task, the holder's 0")
+                .isEqualTo(5 * MS);
+        assertThat(scheduler.classState(HEAVY).tasks).isZero();
+        assertThat(scheduler.classState(LIGHT).tasks).isZero();
+        scheduler.complete(page);
+    }
+
+    @Test
+    void shouldMoveARequestsTaskInADeclaredBlockingCallWithItAtOnce() throws Exception {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket page = detached(LIGHT);
+        List<String> told = new CopyOnWriteArrayList<>();
+        scheduler.onMove((from, to) -> told.add(from + " to " + to));
+        long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
+        CountDownLatch inCall = new CountDownLatch(1);
+        CountDownLatch callReturns = new CountDownLatch(1);
+        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
+            taskTicket.set(YieldGate.current());
+            try (io.fairslice.middleware.Fairslice.Blocking ignored = io.fairslice.middleware.Fairslice.blocking()) {
+                inCall.countDown();
+                await(callReturns); // a query
+            }
+            clock.advance(4 * MS, 4 * MS);
+        }));
+        await(inCall);
+        settled();
+
+        scheduler.reclassify(page, HEAVY);
+        assertThat(taskTicket.get().className()).as("no slot held in the call: it moves at once").isEqualTo("heavy");
+        callReturns.countDown();
+        task.get(5, TimeUnit.SECONDS);
+
+        assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpu).isEqualTo(4 * MS);
+        assertThat(told).as("moves told to the request's listeners").isEmpty();
+        assertThat(scheduler.classState(HEAVY).tasks).isZero();
+        assertThat(scheduler.classState(LIGHT).tasks).isZero();
+        scheduler.complete(page);
+    }
+
     @Test
     void shouldChargeEachRequestOfATurnItsClassMeanCpuAsItStarts() {
         scheduler(); // share.turn-below 2 ms: light's requests (1 and 3 ms) are cheap, heavy's 4 ms are not
