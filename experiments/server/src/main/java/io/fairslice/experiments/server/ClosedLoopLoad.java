@@ -172,12 +172,17 @@ final class ClosedLoopLoad implements AutoCloseable {
         stop.set(true);
     }
 
+    /** Stops sending and waits up to 5 s for the clients to end (daemons: the server's stop ends the rest). */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         stop();
         long deadline = System.currentTimeMillis() + 5_000;
-        for (Thread t : threads) {
-            t.join(Math.max(1, deadline - System.currentTimeMillis())); // daemons: the server's stop ends the rest
+        try {
+            for (Thread t : threads) {
+                t.join(Math.max(1, deadline - System.currentTimeMillis()));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the clients are daemons: nothing is left running for long
         }
     }
 }

@@ -176,21 +176,21 @@ final class ForkedServer implements AutoCloseable {
         process.waitFor(10, TimeUnit.SECONDS);
     }
 
-    /** {@link #close()} for a cleanup path that is already failing. */
-    static void closeQuietly(ForkedServer server) {
-        try {
-            server.close();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
+    /**
+     * Stops the server: SIGTERM, whose shutdown hook stops Tomcat, then SIGKILL after 15 s. Interrupted, it kills the
+     * server at once and keeps the interrupt for the caller: no server outlives the test or benchmark that started it.
+     */
     @Override
-    public void close() throws InterruptedException {
-        process.destroy(); // SIGTERM: the shutdown hook stops Tomcat
-        if (!process.waitFor(15, TimeUnit.SECONDS)) {
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
             process.destroyForcibly();
-            process.waitFor(10, TimeUnit.SECONDS);
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -49,7 +49,7 @@ class OverloadTest {
                     noneServer = start(canPin, "none");
                 } catch (Throwable e) {
                     try {
-                        ForkedServer.closeQuietly(starting.join()); // before the test ends: no server outlives it
+                        starting.join().close(); // before the test ends: no server outlives it
                     } catch (RuntimeException other) {
                         e.addSuppressed(other);
                     }
