@@ -575,6 +575,19 @@ class FairsliceFilterTest {
             AsyncContext ac = req.startAsync();
             // the request's task, in the class the request has as the task starts
             Runnable work = Fairslice.task(expensiveThenComplete(ac));
+            if (req.getParameter("holdInTask") != null) { // its task starts at once and waits, then computes
+                pool.execute(Fairslice.task(() -> {
+                    held.countDown();
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    Fairslice.yieldPoint(); // as woven code would reach one
+                    expensiveThenComplete(ac).run();
+                }));
+                return;
+            }
             if (req.getParameter("hold") == null) {
                 pool.execute(work);
                 return;
@@ -617,6 +630,33 @@ class FairsliceFilterTest {
             assertThat(registry.find("fairslice.requests.cpu").tags("page", "/report", "class", "heavy").counters()
                     .stream().mapToDouble(Counter::count).sum()).as("its task's 20 ms, run in heavy")
                     .isGreaterThan(0.015);
+        } finally {
+            page.release.countDown();
+            page.pool.shutdownNow();
+        }
+    }
+
+    /** As above, with the held request's task already running as the page is learnt: it moves at its yield point. */
+    @Test
+    void shouldMoveTheRunningTaskOfARequestWhoseNewPageIsLearntHeavy() throws Exception {
+        HeldAsyncWork page = new HeldAsyncWork();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/held", Map.of("fairslice.cpu.sample-interval", "0ns"), registry)
+                .servlet("/report", page, true).start()) {
+            CompletableFuture<HttpResponse<String>> held =
+                    CompletableFuture.supplyAsync(() -> get(t, "/report?holdInTask"));
+            assertThat(page.held.await(10, TimeUnit.SECONDS)).isTrue(); // its task runs, light
+            for (int i = 0; i < 10; i++) {
+                assertThat(t.get("/report").statusCode()).isEqualTo(200);
+            }
+            eventually(() -> assertThat(t.filter().classifier().routes().routes()).singleElement()
+                    .satisfies(r -> assertThat(r.heavy()).as("learnt heavy from its tasks").isTrue()));
+            ClassState heavy = t.filter().scheduler().classState(1);
+            long heavyCpu = heavy.cpuNanos();
+            page.release.countDown();
+            assertThat(held.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(heavy.cpuNanos() - heavyCpu)
+                    .as("the running task's 20 ms, after its move, heavy's").isGreaterThan(TimeUnit.MILLISECONDS.toNanos(15)));
         } finally {
             page.release.countDown();
             page.pool.shutdownNow();

@@ -48,12 +48,12 @@ public final class Taskset {
                 return false;
             }
         }
-        System.err.printf("could not pin process %d to CPUs %s in %d attempts; taskset said: %s; threads elsewhere: %s%n",
-                pid, cpus, PIN_ATTEMPTS, lastOutput, threadsOutside(pid, wanted));
+        System.err.printf("could not pin process %d to CPUs %s in %d attempts; taskset said: %s; threads elsewhere:"
+                + " %s%n", pid, cpus, PIN_ATTEMPTS, lastOutput, threadsOutside(pid, wanted));
         return false;
     }
 
-    /** The threads of {@code pid} whose allowed CPUs are not {@code wanted} (thread id to its list); none without /proc. */
+    /** The threads of {@code pid} not allowed exactly {@code wanted} (id to CPU list); none without /proc. */
     static Map<String, String> threadsOutside(long pid, BitSet wanted) {
         Map<String, String> outside = new TreeMap<>();
         Path tasks = Path.of("/proc", Long.toString(pid), "task");

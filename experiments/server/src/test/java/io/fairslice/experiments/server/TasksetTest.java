@@ -14,7 +14,8 @@ class TasksetTest {
 
     @Test
     void shouldPinEveryThreadOfAProcessWhoseThreadsComeAndGo() throws Exception {
-        assumeTrue(ForkedServer.canPin() && Files.isDirectory(Path.of("/proc/self/task")), "needs taskset, 2 CPUs, /proc");
+        assumeTrue(ForkedServer.canPin() && Files.isDirectory(Path.of("/proc/self/task")),
+                "needs taskset, 2 CPUs and /proc");
         Process churn = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), ThreadChurn.class.getName())
                 .redirectErrorStream(true).start();

@@ -445,7 +445,8 @@ public final class Scheduler {
     /**
      * Moves a request, or a running task of one, to class {@code classIndex}, under the lock: at once while it waits
      * (in its new class's queue), between an async request's dispatches or in a declared blocking call; a running one
-     * on its own thread at its next yield point ({@link #moveIfDue}); one not admitted yet is admitted in the new class.
+     * on its own thread at its next yield point ({@link #moveIfDue}); one not admitted yet is admitted in its new
+     * class.
      */
     private void sendTo(Ticket t, int classIndex, long now, FairsliceConfig cfg) {
         ClassState to = classes[classIndex];
@@ -1416,9 +1417,10 @@ public final class Scheduler {
      * is charged its thread's CPU as it runs. Its CPU also counts in its request's page meter and in what the request
      * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the
      * request's permit is released as the request completes, as without tasks). It runs in its request's class, and
-     * moves with its request ({@link #reclassify}): at once while it waits, at its next yield point while it runs. On the thread that serves the request (an executor that runs it in place), or inside another task
-     * of it, {@code work} runs as it is: its CPU is measured there already. On a thread that serves another request it
-     * starts at once and that request's measures leave it out.
+     * moves with its request ({@link #reclassify}): at once while it waits, at its next yield point while it runs. On
+     * the thread that serves the request (an executor that runs it in place), or inside another task of it,
+     * {@code work} runs as it is: its CPU is measured there already. On a thread that serves another request it starts
+     * at once and that request's measures leave it out.
      */
     public Runnable task(Ticket t, Runnable work) {
         Ticket request = t.ofRequest();
