@@ -28,17 +28,23 @@ public final class Taskset {
      * walks the process's threads one by one: it gives up at the first that ends meanwhile (a JIT compiler or GC
      * thread the JVM retires, an idle pool thread), leaving the rest where they were, and a thread started meanwhile
      * by one not yet moved keeps the old set. So it is repeated until every thread in /proc/PID/task is on
-     * {@code cpus} (where there is no /proc, taskset's exit status is all there is).
+     * {@code cpus}, whatever taskset's exit status (it fails on such a process most of the time, having moved every
+     * thread but the one that ended); where there is no /proc, its exit status is all there is.
      */
     public static boolean pin(long pid, String cpus) {
         BitSet wanted = cpuList(cpus);
+        boolean proc = Files.isDirectory(Path.of("/proc", Long.toString(pid), "task"));
         String lastOutput = "";
         for (int attempt = 1; attempt <= PIN_ATTEMPTS; attempt++) {
             try {
                 Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
                         .redirectErrorStream(true).start();
                 lastOutput = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-                if (p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 && threadsOutside(pid, wanted).isEmpty()) {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    continue;
+                }
+                if (proc ? threadsOutside(pid, wanted).isEmpty() : p.exitValue() == 0) {
                     return true;
                 }
             } catch (IOException e) {
