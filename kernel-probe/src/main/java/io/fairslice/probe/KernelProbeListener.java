@@ -14,9 +14,11 @@ import java.util.function.Function;
 
 /**
  * The middleware's view of the kernel probe ({@code META-INF/services}): the middleware calls {@link #enter} and
- * {@link #exit} on the worker thread around each request, and {@link #move} when the request changes class; the probe
- * attributes that thread's scheduler counters to the request class, applies the configured per-class nice and slice,
- * and publishes {@link ProbeMeterNames} to the middleware's registry. Settings: {@link KernelProbeConfig}.
+ * {@link #exit} on the worker thread around each request, {@link #taskEnter} and {@link #taskExit} on an executor's
+ * thread around a task of a request, and {@link #move} when the request (or task) changes class; the probe attributes
+ * that thread's scheduler counters to the request class, applies the configured per-class nice and slice, and
+ * publishes {@link ProbeMeterNames} to the middleware's registry (a task is no request: its thread's counters go to
+ * the class, but the per-request summaries do not record it). Settings: {@link KernelProbeConfig}.
  *
  * <p>Never breaks a request: without a working probe (unsupported OS, failed self-check) enter and exit return at
  * once after one warning; an unexpected exception disables the listener with one warning. Bad settings, and
@@ -112,6 +114,25 @@ public final class KernelProbeListener implements RequestListener {
         } catch (RuntimeException | LinkageError e) {
             fail(e);
         }
+    }
+
+    /** A task of a request: its thread's counters go to the class, actuators apply, no request is recorded. */
+    @Override
+    public void taskEnter(String requestClass) {
+        Attribution a = attribution;
+        if (a == null) {
+            return;
+        }
+        try {
+            a.enterTask(requestClass);
+        } catch (RuntimeException | LinkageError e) {
+            fail(e);
+        }
+    }
+
+    @Override
+    public void taskExit(String requestClass) {
+        exit(requestClass); // entered as a task, it records no request
     }
 
     @Override

@@ -123,7 +123,7 @@ public final class KernelProbeMetrics implements MeterBinder {
                 .baseUnit("seconds")
                 .description("The sampler's current interval").register(registry));
         add(Gauge.builder(THREADS, attribution, Attribution::trackedThreads).tags(application)
-                .description("Worker threads the probe tracks").register(registry));
+                .description("Threads the probe tracks (request workers, task executors)").register(registry));
         add(FunctionCounter.builder(ACTUATOR_FAILURES, attribution, Attribution::niceFailures).tags(application)
                 .tag(TAG_ACTUATOR, "nice").description("Failed actuator calls").register(registry));
         add(FunctionCounter.builder(ACTUATOR_FAILURES, attribution, Attribution::sliceFailures).tags(application)

@@ -88,6 +88,73 @@ class MiddlewareIntegrationTest {
                 t -> t.getName().equals(io.fairslice.probe.internal.Sampler.THREAD_NAME) && t.isAlive());
     }
 
+    /** Hands 20 ms of CPU to an executor of its own as a task of the request, and answers the task's nice. */
+    static final class TaskServlet extends HttpServlet {
+        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            jakarta.servlet.AsyncContext ac = req.startAsync();
+            pool.execute(io.fairslice.middleware.Fairslice.task(() -> {
+                try {
+                    BusyBurstyMain.burnCpu(20_000_000L);
+                    ac.getResponse().getWriter().print(niceOfThisThread());
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                } finally {
+                    ac.complete();
+                }
+            }));
+        }
+    }
+
+    private static long niceOfThisThread() {
+        ThreadStats s = new ThreadStats();
+        PROBE.actuator().readScheduling(PROBE.currentThreadId(), s);
+        return s.nice();
+    }
+
+    /**
+     * Work a heavy request hands to an executor ({@code Fairslice.task}) is heavy's to the probe: its thread's CPU
+     * counts for heavy, heavy's nice applies while it runs and is undone after, and it is no request of its own.
+     */
+    @Test
+    void shouldAttributeATasksThreadToItsRequestsClassWithoutCountingItAsARequest() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Path base = Files.createTempDirectory("kernel-probe-it");
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(base.toString());
+        tomcat.setPort(0);
+        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        Context ctx = tomcat.addContext("", base.toString());
+        Map.of("fairslice.classes", "light,heavy", "fairslice.rule.1", "heavy path=/report",
+                "fairslice.kernel-probe.nice.heavy", "10").forEach(ctx::addParameter);
+        ctx.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
+        ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
+        TaskServlet report = new TaskServlet();
+        Tomcat.addServlet(ctx, "report", report).setAsyncSupported(true);
+        ctx.addServletMappingDecoded("/report", "report");
+        tomcat.start();
+        try {
+            HttpClient client = HttpClient.newHttpClient();
+            String root = "http://127.0.0.1:" + tomcat.getConnector().getLocalPort();
+            for (int i = 0; i < 5; i++) {
+                assertThat(get(client, root + "/report")).as("nice inside the heavy request's task").isEqualTo("10");
+            }
+            assertThat(report.pool.submit(MiddlewareIntegrationTest::niceOfThisThread).get())
+                    .as("the executor's thread after the tasks").isEqualTo(0L);
+
+            assertThat(registry.get(RUN_TIME).tag(TAG_CLASS, "heavy").functionCounter().count())
+                    .as("heavy CPU seen by the probe, s: the tasks' 5 x 20 ms").isGreaterThan(0.09);
+            assertThat(registry.get(REQUEST_CPU).tag(TAG_CLASS, "heavy").summary().count())
+                    .as("the requests' dispatches, not their tasks").isEqualTo(5);
+        } finally {
+            tomcat.stop();
+            tomcat.destroy();
+            report.pool.shutdownNow();
+        }
+    }
+
     private static String get(HttpClient client, String uri) throws IOException, InterruptedException {
         HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(uri)).build(),
                 HttpResponse.BodyHandlers.ofString());

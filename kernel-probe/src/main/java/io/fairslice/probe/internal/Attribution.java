@@ -61,6 +61,8 @@ public final class Attribution {
     private final AtomicBoolean warnedVirtual = new AtomicBoolean();
     private final AtomicBoolean warnedNoSlice = new AtomicBoolean();
     private volatile boolean niceEnabled;
+    /** The nice of the thread that started the probe (the application's deployment), or NO_NICE where unknown. */
+    private final int startNice;
     private volatile boolean sliceEnabled;
     private volatile RequestSink sink = NO_SINK;
     private volatile boolean closed;
@@ -90,8 +92,17 @@ public final class Attribution {
             sliceByClass[i] = sliceNanos.getOrDefault(names.get(i), 0L);
         }
         this.niceEnabled = !nice.isEmpty();
+        this.startNice = niceEnabled ? ownNice(probe) : NO_NICE;
         this.sliceEnabled = !sliceNanos.isEmpty();
         this.warnings = warnings;
+    }
+
+    private static int ownNice(KernelProbe probe) {
+        ThreadStats s = new ThreadStats();
+        if (probe.actuator().readScheduling(probe.currentThreadId(), s) && ThreadStats.isSupported(s.nice())) {
+            return (int) s.nice();
+        }
+        return NO_NICE;
     }
 
     /** Class names by index; the last is the idle class. */
@@ -126,6 +137,18 @@ public final class Attribution {
 
     /** The calling thread starts serving a request of {@code requestClass}. */
     public void enter(String requestClass) {
+        enter(requestClass, true);
+    }
+
+    /**
+     * The calling thread (an executor's) starts running a task of a request of {@code requestClass}: its counters go
+     * to the class and the class's actuators apply, as for a request, but its {@link #exit} records no request.
+     */
+    public void enterTask(String requestClass) {
+        enter(requestClass, false);
+    }
+
+    private void enter(String requestClass, boolean request) {
         if (closed) {
             return;
         }
@@ -151,7 +174,7 @@ public final class Attribution {
                 st.requestCpu = own.cpuTimeNanos();
                 st.requestVoluntary = own.voluntarySwitches();
                 st.requestInvoluntary = own.involuntarySwitches();
-                st.requestOpen = true;
+                st.requestOpen = request;
             } else {
                 st.requestOpen = false;
             }
@@ -310,6 +333,7 @@ public final class Attribution {
         if (probe.readCurrentThread(handle, st.own)) {
             checkpoint(st, st.own, noneIndex); // sets the baseline only: history before tracking is nobody's
         }
+        undoInheritedNice(st);
         byThread.put(current, st);
         if (closed) { // close() ran while this thread registered: its map was cleared before this entry came
             byThread.remove(current, st);
@@ -318,6 +342,37 @@ public final class Attribution {
             }
         }
         return st;
+    }
+
+    /**
+     * A thread created by one that served a class with a nice (an executor's thread that a heavy request's submit
+     * created, a container thread created in an async dispatch) inherits that nice: Linux copies a thread's nice to
+     * the threads it creates. As the probe first sees such a thread, its nice goes back to the probe's starting
+     * thread's, or it would keep the class's nice for everything it runs that has no nice of its own (a light request
+     * on the thread, the executor's next task). A nice that no class sets (the operator's renice) stays.
+     */
+    private void undoInheritedNice(ThreadState st) {
+        if (!niceEnabled || startNice == NO_NICE) {
+            return;
+        }
+        ThreadActuator actuator = probe.actuator();
+        if (!actuator.readScheduling(st.tid, st.scheduling) || !ThreadStats.isSupported(st.scheduling.nice())) {
+            return;
+        }
+        long nice = st.scheduling.nice();
+        if (nice == startNice) {
+            return;
+        }
+        for (int classNice : niceByClass) {
+            if (classNice != NO_NICE && classNice == nice) {
+                try {
+                    actuator.setNice(st.tid, startNice);
+                } catch (ActuatorException e) {
+                    niceFailed(e);
+                }
+                return;
+            }
+        }
     }
 
     private int indexOf(String requestClass) {

@@ -31,6 +31,8 @@ class AttributionTest {
         volatile List<String> actuatorCalls;
         /** The thread runs under a policy without an EEVDF slice (real-time, idle). */
         volatile boolean noSlice;
+        /** The nice value of every thread, as the actuator reads and sets it. */
+        volatile int nice;
 
         void set(long run, long wait, long dispatches, long vol, long invol) {
             counters = new long[] {run, wait, dispatches, vol, invol};
@@ -127,13 +129,14 @@ class AttributionTest {
 
                 @Override
                 public boolean readScheduling(long tid, ThreadStats into) {
-                    into.setScheduling(SchedPolicy.OTHER, 0, 3_000_000);
+                    into.setScheduling(SchedPolicy.OTHER, nice, 3_000_000);
                     return true;
                 }
 
                 @Override
-                public void setNice(long tid, int nice) {
-                    calls.add("nice " + nice);
+                public void setNice(long tid, int value) {
+                    nice = value;
+                    calls.add("nice " + value);
                 }
 
                 @Override
@@ -193,6 +196,59 @@ class AttributionTest {
         assertThat(totals("heavy")).containsExactly(1_000, 50, 3, 0, 3);
         assertThat(requests).as("one request, all of it, in the class it ended in").singleElement()
                 .satisfies(r -> assertThat(r).containsExactly(1, 1_300, 1, 3));
+    }
+
+    /**
+     * An executor's thread runs a task of a heavy request (Fairslice.task): its counters are heavy's and heavy's nice
+     * applies while it runs, but a task is no request: the per-request summaries do not record it.
+     */
+    @Test
+    void shouldAttributeATasksCountersToItsClassWithoutRecordingARequest() {
+        probe.set(100, 10, 1, 0, 0);
+        attribution.enterTask("light");
+        probe.set(300, 20, 2, 1, 0);
+        attribution.move("heavy"); // its request was learnt heavy: the task moved with it
+        probe.set(1_300, 70, 4, 1, 2);
+        attribution.exit("heavy");
+
+        assertThat(totals("light")).containsExactly(200, 10, 1, 1, 0);
+        assertThat(totals("heavy")).containsExactly(1_000, 50, 2, 0, 2);
+        assertThat(requests).as("no request recorded").isEmpty();
+
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
+                warnings::add);
+        a.enterTask("heavy");
+        a.exit("heavy");
+        assertThat(probe.actuatorCalls).as("the class's nice while the task runs").containsExactly("nice 10", "nice 0");
+    }
+
+    /**
+     * A thread that a heavy request's thread started (an executor's, created by the request's submit) inherits heavy's
+     * nice 10 (Linux copies a thread's nice to the threads it creates): the probe sets it back to the nice of the
+     * thread that started it as it first sees the thread, or every task and light request it runs would keep nice 10.
+     * A nice that no class sets is the operator's and stays.
+     */
+    @Test
+    void shouldUndoAClassNiceANewThreadInheritedAsItFirstEnters() {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
+                warnings::add); // started on a thread of nice 0
+        probe.nice = 10; // this thread was created by one serving heavy
+        a.enterTask("light");
+        a.exit("light");
+        assertThat(probe.actuatorCalls).as("back to 0 as it is first seen").containsExactly("nice 0");
+        a.enterTask("heavy");
+        a.exit("heavy");
+        assertThat(probe.nice).as("heavy's nice undone after its task").isZero();
+
+        probe.actuatorCalls.clear();
+        Attribution b = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
+                warnings::add);
+        probe.nice = 5; // the operator's (renice), no class's
+        b.enter("light");
+        b.exit("light");
+        assertThat(probe.actuatorCalls).as("left as it is").isEmpty();
     }
 
     /** The web application stops while a request runs: the container's thread gets its own nice and slice back. */

@@ -145,6 +145,7 @@ public final class FairsliceFilter implements Filter {
         });
         if (listeners.size() > 0) {
             scheduler.onMove(listeners::move); // a request moved at a yield point: its thread serves another class
+            scheduler.onTaskThread(listeners::taskEnter, listeners::taskExit); // an executor's thread runs a task
         }
         if (config.jmx()) {
             control = new FairsliceControl(scheduler, classifier, application);

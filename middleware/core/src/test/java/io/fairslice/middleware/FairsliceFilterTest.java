@@ -639,6 +639,7 @@ class FairsliceFilterTest {
     /** As above, with the held request's task already running as the page is learnt: it moves at its yield point. */
     @Test
     void shouldMoveTheRunningTaskOfARequestWhoseNewPageIsLearntHeavy() throws Exception {
+        RecordingListener.EVENTS.clear();
         HeldAsyncWork page = new HeldAsyncWork();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/held", Map.of("fairslice.cpu.sample-interval", "0ns"), registry)
@@ -651,12 +652,20 @@ class FairsliceFilterTest {
             }
             eventually(() -> assertThat(t.filter().classifier().routes().routes()).singleElement()
                     .satisfies(r -> assertThat(r.heavy()).as("learnt heavy from its tasks").isTrue()));
+            ClassState light = t.filter().scheduler().classState(0);
             ClassState heavy = t.filter().scheduler().classState(1);
+            long lightCpu = light.cpuNanos();
             long heavyCpu = heavy.cpuNanos();
             page.release.countDown();
             assertThat(held.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             eventually(() -> assertThat(heavy.cpuNanos() - heavyCpu)
-                    .as("the running task's 20 ms, after its move, heavy's").isGreaterThan(TimeUnit.MILLISECONDS.toNanos(15)));
+                    .as("the running task's 20 ms, after its move, heavy's")
+                    .isGreaterThan(TimeUnit.MILLISECONDS.toNanos(15)));
+            assertThat(light.cpuNanos() - lightCpu).as("light's: none of them (all of them without the move)")
+                    .isLessThan(TimeUnit.MILLISECONDS.toNanos(10));
+            // request listeners (the kernel probe) follow the task on its executor's thread, as a request's on its own
+            eventually(() -> assertThat(RecordingListener.EVENTS.values()).anySatisfy(events -> assertThat(events)
+                    .startsWith("task enter light", "move light heavy", "task exit heavy")));
         } finally {
             page.release.countDown();
             page.pool.shutdownNow();

@@ -149,6 +149,30 @@ public final class GuardedListeners implements AutoCloseable {
         }
     }
 
+    public void taskEnter(String requestClass) {
+        for (int i = 0; i < listeners.length; i++) {
+            if (!disabled[i]) {
+                try {
+                    listeners[i].taskEnter(requestClass);
+                } catch (Throwable e) {
+                    failed(i, "taskEnter", e);
+                }
+            }
+        }
+    }
+
+    public void taskExit(String requestClass) {
+        for (int i = 0; i < listeners.length; i++) {
+            if (!disabled[i]) {
+                try {
+                    listeners[i].taskExit(requestClass);
+                } catch (Throwable e) {
+                    failed(i, "taskExit", e);
+                }
+            }
+        }
+    }
+
     public void move(String from, String to) {
         for (int i = 0; i < listeners.length; i++) {
             if (!disabled[i]) {

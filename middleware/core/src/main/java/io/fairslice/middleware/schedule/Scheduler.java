@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -85,7 +86,9 @@ import java.util.logging.Logger;
  * request's dispatch (or the task of the request that submitted it) joins it gets the joiner's slot once two looks
  * 2 ms apart have found the joiner blocked ({@link #blockedHolder}); it wakes on its own for them
  * ({@link #requestLook}). A task moves with its request (a new page learnt heavy, a declared class) as a request
- * would: at once while it waits, at its next yield point while it runs; one that reaches none ends in its class.
+ * would: at once while it waits or is in a declared blocking call, at its next yield point while it runs (one that
+ * reaches none ends in its class); one that starts while its request's move is pending starts in the new class. A
+ * task run in place on a thread that serves another request does not move: it must not wait there.
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
@@ -180,6 +183,9 @@ public final class Scheduler {
     private int pendingMoves;
     /** Told on the request's thread when a dispatch goes on in another class ({@link #onMove}); never null. */
     private volatile BiConsumer<String, String> moveListener = (from, to) -> { };
+    /** Told on a task's own thread as it starts and ends running a task of a class ({@link #onTaskThread}). */
+    private volatile Consumer<String> taskEnterListener = c -> { };
+    private volatile Consumer<String> taskExitListener = c -> { };
     /** Names given to {@link #declare} that are no class, each logged once (at most 100 kept). */
     private final java.util.Set<String> unknownDeclared = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Told the CPU of each task of a request ({@link #task}), with the task's ticket; never null. */
@@ -217,6 +223,18 @@ public final class Scheduler {
      */
     public void onMove(BiConsumer<String, String> listener) {
         this.moveListener = Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
+     * Who to tell, on a task's own thread ({@link #task}: an executor's), that it starts running a task of a class
+     * ({@code enter}, after the task's wait to start) and ends it ({@code exit}, under the class it ended in); a move
+     * of the task between them is told to {@link #onMove}'s listener, on the task's thread. A task run in place on a
+     * thread that serves another request tells nothing: the thread serves that request. The filter hands its request
+     * listeners here.
+     */
+    public void onTaskThread(Consumer<String> enter, Consumer<String> exit) {
+        this.taskEnterListener = Objects.requireNonNull(enter, "enter");
+        this.taskExitListener = Objects.requireNonNull(exit, "exit");
     }
 
     /**
@@ -434,7 +452,9 @@ public final class Scheduler {
             FairsliceConfig cfg = config;
             sendTo(t, classIndex, now, cfg);
             for (Ticket task : t.runningTasks()) { // its work on other threads moves with it
-                sendTo(task, classIndex, now, cfg);
+                if (!task.onHostThread) { // in place it must not wait (see task): it ends in its class
+                    sendTo(task, classIndex, now, cfg);
+                }
             }
             updateArmed();
         } finally {
@@ -596,7 +616,9 @@ public final class Scheduler {
         t.chargedInTurn = false; // a turn of its new class charges it as it joins
         t.prepaid = 0;
         t.moved |= t.holdsPermit; // it started without its new class's admission (see waitAtYield)
-        to.movedIn.increment();
+        if (!t.isTask()) {
+            to.movedIn.increment(); // fairslice.requests.moved counts requests; a task moves with its request
+        }
     }
 
     // ---- admission -----------------------------------------------------------------------------------------------
@@ -1042,7 +1064,7 @@ public final class Scheduler {
         ClassState before = t.cls;
         yieldOrMove(t);
         ClassState after = t.cls;
-        if (after != before && !t.isTask()) { // a task's move is its request's, told on the request's thread
+        if (after != before && !t.onHostThread) { // in place, the thread still serves its host's request
             moveListener.accept(before.name, after.name);
         }
     }
@@ -1379,7 +1401,7 @@ public final class Scheduler {
         markCpu(t);
         t.burstStartWall = clock.nanoTime();
         ClassState to = t.cls;
-        if (from != null && to != from && !t.completed && !t.isTask()) {
+        if (from != null && to != from && !t.completed && !t.onHostThread) {
             moveListener.accept(from.name, to.name);
         }
     }
@@ -1417,10 +1439,10 @@ public final class Scheduler {
      * is charged its thread's CPU as it runs. Its CPU also counts in its request's page meter and in what the request
      * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the
      * request's permit is released as the request completes, as without tasks). It runs in its request's class, and
-     * moves with its request ({@link #reclassify}): at once while it waits, at its next yield point while it runs. On
-     * the thread that serves the request (an executor that runs it in place), or inside another task of it,
-     * {@code work} runs as it is: its CPU is measured there already. On a thread that serves another request it starts
-     * at once and that request's measures leave it out.
+     * moves with its request ({@link #reclassify}): at once while it waits or is in a declared blocking call, at its
+     * next yield point while it runs. On the thread that serves the request (an executor that runs it in place), or
+     * inside another task of it, {@code work} runs as it is: its CPU is measured there already. On a thread that
+     * serves another request it starts at once, does not move, and that request's measures leave it out.
      */
     public Runnable task(Ticket t, Runnable work) {
         Ticket request = t.ofRequest();
@@ -1444,14 +1466,23 @@ public final class Scheduler {
                 }
                 YieldGate.enter(task);
                 try {
+                    if (current == null) { // on a thread of its own: the thread now serves the request's class
+                        taskEnterListener.accept(task.className());
+                    }
                     work.run();
                 } finally {
-                    if (current != null) {
-                        YieldGate.enter(current);
-                    } else {
-                        YieldGate.exit();
+                    try {
+                        if (current == null) {
+                            taskExitListener.accept(task.className()); // its class now: it may have moved
+                        }
+                    } finally { // even when the JVM fails in a listener: the task's slot, the request's count
+                        if (current != null) {
+                            YieldGate.enter(current);
+                        } else {
+                            YieldGate.exit();
+                        }
+                        endTask(task, current);
                     }
-                    endTask(task, current);
                 }
             } finally {
                 if (request.tasksRunning.decrementAndGet() == 0) {
@@ -1480,10 +1511,12 @@ public final class Scheduler {
         try {
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            ClassState c = request.cls;
+            // a move its request has yet to make at its next yield point (or as its dispatch ends) is the task's now
+            ClassState c = request.moveTo >= 0 ? classes[request.moveTo] : request.cls;
             k = new Ticket(this, c, now, 1, request, submitter);
             k.thread = thread;
             k.osThread = osThread;
+            k.onHostThread = atOnce;
             request.taskStarted(k);
             if (!active(c, now, cfg)) {
                 catchUp(c, now, cfg);

@@ -36,6 +36,8 @@ public final class Ticket {
      * bounded by its class's queue timeout, not share.max-park (Scheduler, Moves). Guarded by the scheduler's lock.
      */
     boolean moved;
+    /** A task's: it runs in place on a thread that serves another request ({@link Scheduler#task}). */
+    boolean onHostThread;
     /** An async request between dispatches: counted in its class's {@link ClassState#detached} (under the lock). */
     boolean detached;
 

@@ -4,11 +4,13 @@ import java.util.Set;
 
 /**
  * Told on the serving thread when it starts and stops serving a request of a class, and when the request it serves
- * changes class. The kernel probe uses it to attribute OS scheduler statistics to request classes, and its actuators
- * to change a thread's nice or slice while it serves a class.
+ * changes class; and on a thread of the application's that runs a task of a request ({@code Fairslice.task}: work the
+ * request handed to an executor) as the task starts and ends. The kernel probe uses it to attribute OS scheduler
+ * statistics to request classes, and its actuators to change a thread's nice or slice while it serves a class.
  *
  * <p>Implementations are found with {@link java.util.ServiceLoader} ({@code META-INF/services}) and started once per
- * web application. {@link #enter}, {@link #exit} and {@link #move} run on the request thread: they must not block,
+ * web application. {@link #enter}, {@link #exit}, {@link #move}, {@link #taskEnter} and {@link #taskExit} run on the
+ * thread concerned (the request's, or the task's): they must not block,
  * should not allocate, and must not throw (the middleware catches and logs a throwing listener once, then disables
  * it, so that a listener can never break a request).
  */
@@ -44,10 +46,27 @@ public interface RequestListener {
     void exit(String requestClass);
 
     /**
+     * The current thread, one of the application's (an executor's), starts running a task of a request of
+     * {@code requestClass}: work of the request, not a request of its own. The default is {@link #enter}, right for a
+     * listener that tracks the class a thread serves; one that counts requests should override it and
+     * {@link #taskExit}. A task run in place on a thread that serves another request is not told: that thread serves
+     * the other request.
+     */
+    default void taskEnter(String requestClass) {
+        enter(requestClass);
+    }
+
+    /** The task the current thread {@link #taskEnter entered} ends, under its class at that moment. */
+    default void taskExit(String requestClass) {
+        exit(requestClass);
+    }
+
+    /**
      * The request the current thread serves belongs to class {@code to} from now on, no longer to {@code from}: the
      * adaptive classifier decided its page while it ran (a new page's first requests start in the default class and
      * move at a yield point once the page is learnt heavy). Called on the request thread between {@link #enter} and
-     * {@link #exit}; the {@link #exit} that follows names {@code to}. Same rules as {@link #enter}.
+     * {@link #exit}, or on a task's thread between {@link #taskEnter} and {@link #taskExit} (a task moves with its
+     * request); the exit that follows names {@code to}. Same rules as {@link #enter}.
      *
      * <p>The default ends the request in one class and starts it in the other ({@code exit(from); enter(to)}), which
      * is right for a listener that only tracks the class a thread serves; one that counts requests should override

@@ -336,6 +336,8 @@ class SchedulerTest {
         measure(LIGHT, 3 * MS);
         Ticket heavy = detached(HEAVY);
         Ticket light = running(LIGHT); // light holds the one slot, on this thread
+        List<String> told = new CopyOnWriteArrayList<>();
+        scheduler.onTaskThread(c -> told.add("enter " + c), c -> told.add("exit " + c));
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
         assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> { // on a thread of its own
             YieldGate.enter(light);
@@ -347,6 +349,7 @@ class SchedulerTest {
             }
         });
         assertThat(ran).isTrue();
+        assertThat(told).as("the thread serves light's request: the listeners keep it there").isEmpty();
         finish(light, 0);
         scheduler.complete(heavy);
     }
@@ -524,7 +527,8 @@ class SchedulerTest {
     /**
      * A new page's async request is learnt heavy while its task runs in light: the request moves at once (it is
      * between dispatches), the task at its next yield point; light is charged the task's CPU before the move, heavy
-     * after it. The move is the request's: the listeners, which follow the request's own thread, are not told again.
+     * after it. The request listeners (the kernel probe) follow the task on its thread: it entered light, moved, and
+     * ended in heavy.
      */
     @Test
     void shouldMoveARequestsRunningTaskWithItAtTheTasksNextYieldPoint() throws Exception {
@@ -533,14 +537,18 @@ class SchedulerTest {
         measure(LIGHT, 3 * MS); // neither class is cheap: no turns
         Ticket page = detached(LIGHT);
         List<String> told = new CopyOnWriteArrayList<>();
-        scheduler.onMove((from, to) -> told.add(from + " to " + to));
+        scheduler.onMove((from, to) -> told.add(Thread.currentThread().getName() + ": " + from + " to " + to));
+        scheduler.onTaskThread(c -> told.add(Thread.currentThread().getName() + ": enter " + c),
+                c -> told.add(Thread.currentThread().getName() + ": exit " + c));
         long lightCpu = scheduler.classState(LIGHT).cpuNanos();
         long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch moved = new CountDownLatch(1);
         AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        AtomicReference<String> taskThread = new AtomicReference<>();
         CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
             taskTicket.set(YieldGate.current());
+            taskThread.set(Thread.currentThread().getName());
             clock.advance(2 * MS, 2 * MS);
             running.countDown();
             await(moved);
@@ -560,14 +568,98 @@ class SchedulerTest {
                 .isEqualTo(2 * MS);
         assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpu).as("heavy: after it").isEqualTo(5 * MS);
         assertThat(page.taskCpuNanos()).isEqualTo(7 * MS);
-        assertThat(told).as("moves told to the request's listeners").isEmpty();
+        String thread = taskThread.get();
+        assertThat(told).as("told on the task's thread").containsExactly(thread + ": enter light",
+                thread + ": light to heavy", thread + ": exit heavy");
         for (int cls : new int[] {LIGHT, HEAVY}) {
             assertThat(scheduler.classState(cls).tasks).as("tasks counted in %s", cls).isZero();
         }
         assertThat(scheduler.classState(LIGHT).inflight()).isZero();
         assertThat(scheduler.classState(HEAVY).inflight()).as("the request, still in its async cycle").isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).movedIn()).as("requests moved (fairslice.requests.moved)").isEqualTo(1);
         scheduler.complete(page);
         assertThat(scheduler.classState(HEAVY).inflight()).isZero();
+    }
+
+    @Test
+    void shouldForgetATasksPendingMoveAsItEndsWithoutReachingAYieldPoint() throws Exception {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket page = detached(LIGHT);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch moved = new CountDownLatch(1);
+        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
+            taskTicket.set(YieldGate.current());
+            running.countDown();
+            await(moved);
+            clock.advance(2 * MS, 2 * MS); // unwoven: no yield point
+        }));
+        await(running);
+        scheduler.reclassify(page, HEAVY);
+        moved.countDown();
+        task.get(5, TimeUnit.SECONDS);
+        assertThat(taskTicket.get().className()).as("it ends in the class it ran in").isEqualTo("light");
+        scheduler.complete(page);
+
+        clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // heavy idle again
+        finish(running(LIGHT), 0);
+        assertThat(scheduler.armed()).as("no move left pending: the yield points' fast path again").isFalse();
+    }
+
+    /** A page learnt heavy while its request's first dispatch runs: a task it starts before the move is heavy's. */
+    @Test
+    void shouldStartATaskInTheClassItsRequestIsToMoveTo() throws Exception {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket page = running(LIGHT); // its dispatch holds a slot: its move waits for its next yield point
+        scheduler.reclassify(page, HEAVY);
+        long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
+        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        CompletableFuture.runAsync(scheduler.task(page, () -> {
+            taskTicket.set(YieldGate.current());
+            clock.advance(5 * MS, 5 * MS);
+        })).get(5, TimeUnit.SECONDS);
+
+        assertThat(taskTicket.get().className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpu).isEqualTo(5 * MS);
+        scheduler.endDispatch(page); // startAsync, then its dispatch returns: it moves as it detaches
+        scheduler.detach(page);
+        assertThat(page.className()).isEqualTo("heavy");
+        scheduler.complete(page);
+    }
+
+    /**
+     * A task run in place on a thread that serves another request (a caller-runs executor) does not follow its
+     * request's move: at its yield point it would wait in the new class, and the other request's run slot with it.
+     */
+    @Test
+    void shouldNotMoveATaskRunInPlaceOnAThreadThatServesAnotherRequest() {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket page = detached(LIGHT);
+        Ticket host = running(LIGHT);
+        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+            YieldGate.enter(host);
+            try {
+                scheduler.task(page, () -> {
+                    taskTicket.set(YieldGate.current());
+                    scheduler.reclassify(page, HEAVY); // decided on another thread meanwhile
+                    io.fairslice.middleware.Fairslice.yieldPoint();
+                    clock.advance(MS, MS);
+                }).run();
+            } finally {
+                YieldGate.exit();
+            }
+        });
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(taskTicket.get().className()).as("in place: it ends in its class").isEqualTo("light");
+        finish(host, 0);
+        scheduler.complete(page);
     }
 
     @Test
@@ -605,13 +697,17 @@ class SchedulerTest {
         measure(LIGHT, 3 * MS);
         Ticket page = detached(LIGHT);
         List<String> told = new CopyOnWriteArrayList<>();
-        scheduler.onMove((from, to) -> told.add(from + " to " + to));
+        scheduler.onMove((from, to) -> told.add(Thread.currentThread().getName() + ": " + from + " to " + to));
+        scheduler.onTaskThread(c -> told.add(Thread.currentThread().getName() + ": enter " + c),
+                c -> told.add(Thread.currentThread().getName() + ": exit " + c));
         long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch callReturns = new CountDownLatch(1);
         AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        AtomicReference<String> taskThread = new AtomicReference<>();
         CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
             taskTicket.set(YieldGate.current());
+            taskThread.set(Thread.currentThread().getName());
             try (io.fairslice.middleware.Fairslice.Blocking ignored = io.fairslice.middleware.Fairslice.blocking()) {
                 inCall.countDown();
                 await(callReturns); // a query
@@ -627,7 +723,9 @@ class SchedulerTest {
         task.get(5, TimeUnit.SECONDS);
 
         assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpu).isEqualTo(4 * MS);
-        assertThat(told).as("moves told to the request's listeners").isEmpty();
+        String thread = taskThread.get();
+        assertThat(told).as("told on the task's thread").containsExactly(thread + ": enter light",
+                thread + ": light to heavy", thread + ": exit heavy");
         assertThat(scheduler.classState(HEAVY).tasks).isZero();
         assertThat(scheduler.classState(LIGHT).tasks).isZero();
         scheduler.complete(page);
