@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * Attributes each worker thread's scheduler counters to the request class it serves.
+ * Attributes each worker thread's scheduler counters to the request class it serves (a thread that runs a task of a
+ * request counts as serving its class).
  *
  * <p>Why checkpoints on the thread itself: light requests take well under a millisecond, so a thread changes class
  * thousands of times per sampler interval and no sampler could split its counters between classes. Instead the
@@ -61,8 +62,8 @@ public final class Attribution {
     private final AtomicBoolean warnedVirtual = new AtomicBoolean();
     private final AtomicBoolean warnedNoSlice = new AtomicBoolean();
     private volatile boolean niceEnabled;
-    /** The nice of the thread that started the probe (the application's deployment), or NO_NICE where unknown. */
-    private final int startNice;
+    /** The process's nice (its main thread's, which serves no request), or NO_NICE where unknown. */
+    private final int processNice;
     private volatile boolean sliceEnabled;
     private volatile RequestSink sink = NO_SINK;
     private volatile boolean closed;
@@ -92,14 +93,15 @@ public final class Attribution {
             sliceByClass[i] = sliceNanos.getOrDefault(names.get(i), 0L);
         }
         this.niceEnabled = !nice.isEmpty();
-        this.startNice = niceEnabled ? ownNice(probe) : NO_NICE;
+        this.processNice = niceEnabled ? processNice(probe) : NO_NICE;
         this.sliceEnabled = !sliceNanos.isEmpty();
         this.warnings = warnings;
     }
 
-    private static int ownNice(KernelProbe probe) {
+    private static int processNice(KernelProbe probe) {
         ThreadStats s = new ThreadStats();
-        if (probe.actuator().readScheduling(probe.currentThreadId(), s) && ThreadStats.isSupported(s.nice())) {
+        long mainThread = ProcessHandle.current().pid(); // Linux: the main thread's id is the process's
+        if (probe.actuator().readScheduling(mainThread, s) && ThreadStats.isSupported(s.nice())) {
             return (int) s.nice();
         }
         return NO_NICE;
@@ -122,7 +124,7 @@ public final class Attribution {
         this.sink = sink == null ? NO_SINK : sink;
     }
 
-    /** Worker threads being tracked. */
+    /** Threads being tracked (request workers, task executors). */
     public int trackedThreads() {
         return byThread.size();
     }
@@ -333,7 +335,7 @@ public final class Attribution {
         if (probe.readCurrentThread(handle, st.own)) {
             checkpoint(st, st.own, noneIndex); // sets the baseline only: history before tracking is nobody's
         }
-        undoInheritedNice(st);
+        undoInherited(st);
         byThread.put(current, st);
         if (closed) { // close() ran while this thread registered: its map was cleared before this entry came
             byThread.remove(current, st);
@@ -345,34 +347,58 @@ public final class Attribution {
     }
 
     /**
-     * A thread created by one that served a class with a nice (an executor's thread that a heavy request's submit
-     * created, a container thread created in an async dispatch) inherits that nice: Linux copies a thread's nice to
-     * the threads it creates. As the probe first sees such a thread, its nice goes back to the probe's starting
-     * thread's, or it would keep the class's nice for everything it runs that has no nice of its own (a light request
-     * on the thread, the executor's next task). A nice that no class sets (the operator's renice) stays.
+     * A thread created by one that served a class with a nice or a slice (an executor's thread that a heavy request's
+     * submit created, a container thread created in an async dispatch) inherits them: Linux copies a thread's nice and
+     * its EEVDF slice to the threads it creates. As the probe first sees such a thread, a nice that is a class's goes
+     * back to the process's (its main thread's) and a slice that is a class's to the kernel's default; otherwise the
+     * thread would keep them for everything it runs that sets none (a light request on it, the executor's next task).
+     * A nice or slice that no class sets (the operator's) stays, and so does the nice when the process's own is a
+     * class's (nothing then tells an inherited nice from the process's).
      */
-    private void undoInheritedNice(ThreadState st) {
-        if (!niceEnabled || startNice == NO_NICE) {
+    private void undoInherited(ThreadState st) {
+        boolean nice = niceEnabled && processNice != NO_NICE && !isClassNice(processNice);
+        boolean slice = sliceEnabled;
+        if (!nice && !slice) {
             return;
         }
         ThreadActuator actuator = probe.actuator();
-        if (!actuator.readScheduling(st.tid, st.scheduling) || !ThreadStats.isSupported(st.scheduling.nice())) {
+        if (!actuator.readScheduling(st.tid, st.scheduling)) {
             return;
         }
-        long nice = st.scheduling.nice();
-        if (nice == startNice) {
-            return;
-        }
-        for (int classNice : niceByClass) {
-            if (classNice != NO_NICE && classNice == nice) {
-                try {
-                    actuator.setNice(st.tid, startNice);
-                } catch (ActuatorException e) {
-                    niceFailed(e);
-                }
-                return;
+        long n = st.scheduling.nice();
+        if (nice && ThreadStats.isSupported(n) && isClassNice(n)) {
+            try {
+                actuator.setNice(st.tid, processNice);
+            } catch (ActuatorException e) {
+                niceFailed(e);
             }
         }
+        long sliceNanos = st.scheduling.sliceNanos();
+        if (slice && ThreadStats.isSupported(sliceNanos) && isClassSlice(sliceNanos)) {
+            try {
+                actuator.setSlice(st.tid, 0); // 0: the kernel's default slice
+            } catch (ActuatorException e) {
+                sliceFailed(e);
+            }
+        }
+    }
+
+    private boolean isClassNice(long nice) {
+        for (int classNice : niceByClass) {
+            if (classNice != NO_NICE && classNice == nice) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean isClassSlice(long sliceNanos) {
+        for (long classSlice : sliceByClass) {
+            if (classSlice > 0 && classSlice == sliceNanos) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private int indexOf(String requestClass) {

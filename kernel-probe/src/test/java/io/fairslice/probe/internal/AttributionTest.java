@@ -31,8 +31,10 @@ class AttributionTest {
         volatile List<String> actuatorCalls;
         /** The thread runs under a policy without an EEVDF slice (real-time, idle). */
         volatile boolean noSlice;
-        /** The nice value of every thread, as the actuator reads and sets it. */
+        /** The nice value and slice of every thread, as the actuator reads and sets them. */
         volatile int nice;
+        static final long DEFAULT_SLICE = 3_000_000;
+        volatile long slice = DEFAULT_SLICE;
 
         void set(long run, long wait, long dispatches, long vol, long invol) {
             counters = new long[] {run, wait, dispatches, vol, invol};
@@ -129,7 +131,7 @@ class AttributionTest {
 
                 @Override
                 public boolean readScheduling(long tid, ThreadStats into) {
-                    into.setScheduling(SchedPolicy.OTHER, nice, 3_000_000);
+                    into.setScheduling(SchedPolicy.OTHER, nice, slice);
                     return true;
                 }
 
@@ -145,6 +147,7 @@ class AttributionTest {
                         return false;
                     }
                     calls.add("slice " + sliceNanos);
+                    slice = sliceNanos == 0 ? DEFAULT_SLICE : sliceNanos;
                     return true;
                 }
             };
@@ -225,22 +228,25 @@ class AttributionTest {
 
     /**
      * A thread that a heavy request's thread started (an executor's, created by the request's submit) inherits heavy's
-     * nice 10 (Linux copies a thread's nice to the threads it creates): the probe sets it back to the nice of the
-     * thread that started it as it first sees the thread, or every task and light request it runs would keep nice 10.
-     * A nice that no class sets is the operator's and stays.
+     * nice 10 and slice (Linux copies both to the threads a thread creates): the probe sets them back to the process's
+     * nice and the kernel's default slice as it first sees the thread, or every task and light request it runs would
+     * keep them. A nice that no class sets is the operator's and stays.
      */
     @Test
-    void shouldUndoAClassNiceANewThreadInheritedAsItFirstEnters() {
+    void shouldUndoAClassNiceAndSliceANewThreadInheritedAsItFirstEnters() {
         probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
-                warnings::add); // started on a thread of nice 0
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10),
+                Map.of("heavy", 1_000_000L), warnings::add); // the process runs at nice 0
         probe.nice = 10; // this thread was created by one serving heavy
+        probe.slice = 1_000_000;
         a.enterTask("light");
         a.exit("light");
-        assertThat(probe.actuatorCalls).as("back to 0 as it is first seen").containsExactly("nice 0");
+        assertThat(probe.actuatorCalls).as("back to the process's as it is first seen").containsExactly("nice 0",
+                "slice 0");
         a.enterTask("heavy");
         a.exit("heavy");
         assertThat(probe.nice).as("heavy's nice undone after its task").isZero();
+        assertThat(probe.slice).isEqualTo(ScriptedProbe.DEFAULT_SLICE);
 
         probe.actuatorCalls.clear();
         Attribution b = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
@@ -248,6 +254,13 @@ class AttributionTest {
         probe.nice = 5; // the operator's (renice), no class's
         b.enter("light");
         b.exit("light");
+        assertThat(probe.actuatorCalls).as("left as it is").isEmpty();
+
+        probe.nice = 10; // the whole process runs at heavy's nice: an inherited 10 cannot be told from its own
+        Attribution c = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
+                warnings::add);
+        c.enter("light");
+        c.exit("light");
         assertThat(probe.actuatorCalls).as("left as it is").isEmpty();
     }
 

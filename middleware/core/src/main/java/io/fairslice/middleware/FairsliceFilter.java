@@ -144,7 +144,7 @@ public final class FairsliceFilter implements Filter {
             }
         });
         if (listeners.size() > 0) {
-            scheduler.onMove(listeners::move); // a request moved at a yield point: its thread serves another class
+            scheduler.onMove(listeners::move); // a request or task moved: its thread serves another class
             scheduler.onTaskThread(listeners::taskEnter, listeners::taskExit); // an executor's thread runs a task
         }
         if (config.jmx()) {

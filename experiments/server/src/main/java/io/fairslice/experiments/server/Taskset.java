@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -29,22 +30,28 @@ public final class Taskset {
      * thread the JVM retires, an idle pool thread), leaving the rest where they were, and a thread started meanwhile
      * by one not yet moved keeps the old set. So it is repeated until every thread in /proc/PID/task is on
      * {@code cpus}, whatever taskset's exit status (it fails on such a process most of the time, having moved every
-     * thread but the one that ended); where there is no /proc, its exit status is all there is.
+     * thread but the one that ended), and a process that has ended is not pinned (taskset -a exits 0 for it); where
+     * there is no /proc, its exit status is all there is.
      */
     public static boolean pin(long pid, String cpus) {
         BitSet wanted = cpuList(cpus);
-        boolean proc = Files.isDirectory(Path.of("/proc", Long.toString(pid), "task"));
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        boolean proc = Files.isDirectory(Path.of("/proc/self/task")); // this system has /proc
         String lastOutput = "";
         for (int attempt = 1; attempt <= PIN_ATTEMPTS; attempt++) {
             try {
                 Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
                         .redirectErrorStream(true).start();
-                lastOutput = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+                CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> read(p));
                 if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
+                    p.destroyForcibly(); // hung: its output ends with it
+                    lastOutput = "(no answer in 10 s) " + output.join();
                     continue;
                 }
-                if (proc ? threadsOutside(pid, wanted).isEmpty() : p.exitValue() == 0) {
+                lastOutput = output.join();
+                // a process that ended has no threads outside (and taskset -a says nothing for it, with exit status 0):
+                // its task directory has gone
+                if (proc ? threadsOutside(pid, wanted).isEmpty() && Files.isDirectory(tasks) : p.exitValue() == 0) {
                     return true;
                 }
             } catch (IOException e) {
@@ -74,6 +81,14 @@ public final class Taskset {
             // no /proc, or the process ended
         }
         return outside;
+    }
+
+    private static String read(Process p) {
+        try {
+            return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            return e.toString();
+        }
     }
 
     /** A CPU list as taskset and /proc write it ("0-2,5") as a set. */

@@ -36,6 +36,14 @@ class TasksetTest {
     }
 
     @Test
+    void shouldNotReportAProcessThatHasEndedAsPinned() throws Exception {
+        assumeTrue(ForkedServer.canPin(), "needs taskset and 2 CPUs");
+        Process ended = new ProcessBuilder("true").start();
+        ended.waitFor();
+        assertThat(Taskset.pin(ended.pid(), "0")).isFalse();
+    }
+
+    @Test
     void shouldReadCpuListsAsTasksetAndProcWriteThem() {
         assertThat(Taskset.cpuList("0-2,5")).isEqualTo(BitSet.valueOf(new long[] {0b100111}));
         assertThat(Taskset.cpuList("1")).isEqualTo(BitSet.valueOf(new long[] {0b10}));

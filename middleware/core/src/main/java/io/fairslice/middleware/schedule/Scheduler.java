@@ -86,9 +86,9 @@ import java.util.logging.Logger;
  * request's dispatch (or the task of the request that submitted it) joins it gets the joiner's slot once two looks
  * 2 ms apart have found the joiner blocked ({@link #blockedHolder}); it wakes on its own for them
  * ({@link #requestLook}). A task moves with its request (a new page learnt heavy, a declared class) as a request
- * would: at once while it waits or is in a declared blocking call, at its next yield point while it runs (one that
- * reaches none ends in its class); one that starts while its request's move is pending starts in the new class. A
- * task run in place on a thread that serves another request does not move: it must not wait there.
+ * would: at once while it waits or has given its slot up in a declared blocking call, at its next yield point while
+ * it runs (one that reaches none ends in its class); one that starts while its request's move is pending starts in
+ * the new class. A task run in place on a thread that serves another request does not move: it must not wait there.
  *
  * <p>Thread safety: the slow paths take one lock; the yield point's fast path (not armed) never reaches this class.
  */
@@ -181,7 +181,7 @@ public final class Scheduler {
     private long anticipatingSince = NEVER;
     /** Running requests whose move to another class waits for their next yield point ({@link #reclassify}). */
     private int pendingMoves;
-    /** Told on the request's thread when a dispatch goes on in another class ({@link #onMove}); never null. */
+    /** Told on the thread concerned when a dispatch or task goes on in another class ({@link #onMove}); never null. */
     private volatile BiConsumer<String, String> moveListener = (from, to) -> { };
     /** Told on a task's own thread as it starts and ends running a task of a class ({@link #onTaskThread}). */
     private volatile Consumer<String> taskEnterListener = c -> { };
@@ -217,9 +217,10 @@ public final class Scheduler {
 
     /**
      * Who to tell, on the request's own thread, that a request being dispatched now belongs to another class (old
-     * name, new name): it moved at a yield point, or while it was parked at one ({@link #reclassify}). Moves at
-     * admission, before the dispatch runs, and between the dispatches of an async request are not told: the next
-     * dispatch starts in the new class. The filter hands its request listeners here.
+     * name, new name): it moved at a yield point, or while it was parked at one ({@link #reclassify}); and, on a
+     * task's own thread, that the task moved with its request ({@link #onTaskThread}). Moves at admission, before the
+     * dispatch runs, and between the dispatches of an async request are not told: the next dispatch starts in the new
+     * class. The filter hands its request listeners here.
      */
     public void onMove(BiConsumer<String, String> listener) {
         this.moveListener = Objects.requireNonNull(listener, "listener");
@@ -1439,10 +1440,11 @@ public final class Scheduler {
      * is charged its thread's CPU as it runs. Its CPU also counts in its request's page meter and in what the request
      * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the
      * request's permit is released as the request completes, as without tasks). It runs in its request's class, and
-     * moves with its request ({@link #reclassify}): at once while it waits or is in a declared blocking call, at its
-     * next yield point while it runs. On the thread that serves the request (an executor that runs it in place), or
-     * inside another task of it, {@code work} runs as it is: its CPU is measured there already. On a thread that
-     * serves another request it starts at once, does not move, and that request's measures leave it out.
+     * moves with its request ({@link #reclassify}): at once while it waits or has given its slot up in a declared
+     * blocking call, at its next yield point while it runs. On the thread that serves the request (an executor that
+     * runs it in place), or inside another task of it, {@code work} runs as it is: its CPU is measured there already.
+     * On a thread that serves another request it starts at once, does not move, and that request's measures leave it
+     * out.
      */
     public Runnable task(Ticket t, Runnable work) {
         Ticket request = t.ofRequest();

@@ -46,11 +46,12 @@ public interface RequestListener {
     void exit(String requestClass);
 
     /**
-     * The current thread, one of the application's (an executor's), starts running a task of a request of
-     * {@code requestClass}: work of the request, not a request of its own. The default is {@link #enter}, right for a
-     * listener that tracks the class a thread serves; one that counts requests should override it and
-     * {@link #taskExit}. A task run in place on a thread that serves another request is not told: that thread serves
-     * the other request.
+     * The current thread, one that does not serve the request (an application's executor, the common pool, a
+     * container thread of {@code AsyncContext.start}), starts running a task of a request of {@code requestClass}:
+     * work of the request, not a request of its own. The default is {@link #enter}, right for a listener that tracks
+     * the class a thread serves; one that counts requests should override it, {@link #taskExit} and {@link #move}
+     * (which a task's thread is told too, and whose default is exit and enter). A task run in place on a thread that
+     * serves another request is not told: that thread serves the other request.
      */
     default void taskEnter(String requestClass) {
         enter(requestClass);
