@@ -608,6 +608,40 @@ class SchedulerTest {
         assertThat(scheduler.armed()).as("no move left pending: the yield points' fast path again").isFalse();
     }
 
+    /** A page decided heavy, then light again before the running task's next yield point: the task stays light. */
+    @Test
+    void shouldKeepARunningTaskInItsClassWhenItsRequestIsToldBackBeforeItMoves() throws Exception {
+        scheduler("share.cpus", "2");
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket page = detached(LIGHT);
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch toldBack = new CountDownLatch(1);
+        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
+        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
+            taskTicket.set(YieldGate.current());
+            running.countDown();
+            await(toldBack);
+            io.fairslice.middleware.Fairslice.yieldPoint();
+            clock.advance(2 * MS, 2 * MS);
+        }));
+        await(running);
+        long lightCpu = scheduler.classState(LIGHT).cpuNanos();
+        scheduler.reclassify(page, HEAVY);
+        scheduler.reclassify(page, LIGHT); // the route's EWMA fell back below the threshold
+        toldBack.countDown();
+        task.get(5, TimeUnit.SECONDS);
+
+        assertThat(page.className()).isEqualTo("light");
+        assertThat(taskTicket.get().className()).isEqualTo("light");
+        assertThat(scheduler.classState(LIGHT).cpuNanos() - lightCpu).isEqualTo(2 * MS);
+        assertThat(scheduler.classState(HEAVY).tasks).isZero();
+        scheduler.complete(page);
+        clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0);
+        finish(running(LIGHT), 0);
+        assertThat(scheduler.armed()).as("no move left pending").isFalse();
+    }
+
     /** A page learnt heavy while its request's first dispatch runs: a task it starts before the move is heavy's. */
     @Test
     void shouldStartATaskInTheClassItsRequestIsToMoveTo() throws Exception {
