@@ -63,9 +63,9 @@ class MiddlewareIntegrationTest {
         ctx.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
         ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
         Tomcat.addServlet(ctx, "light", new NiceServlet(1_000_000L));
-        ctx.addServletMappingDecoded("/light", "light");
+        ctx.addServletMapping("/light", "light");
         Tomcat.addServlet(ctx, "heavy", new NiceServlet(20_000_000L));
-        ctx.addServletMappingDecoded("/heavy", "heavy");
+        ctx.addServletMapping("/heavy", "heavy");
         tomcat.start();
         try {
             HttpClient client = HttpClient.newHttpClient();
@@ -133,7 +133,7 @@ class MiddlewareIntegrationTest {
         ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
         TaskServlet report = new TaskServlet();
         Tomcat.addServlet(ctx, "report", report).setAsyncSupported(true);
-        ctx.addServletMappingDecoded("/report", "report");
+        ctx.addServletMapping("/report", "report");
         tomcat.start();
         try {
             HttpClient client = HttpClient.newHttpClient();

@@ -39,7 +39,7 @@ final class EmbeddedTomcat implements AutoCloseable {
     EmbeddedTomcat servlet(String path, HttpServlet servlet, boolean async) {
         String name = "s" + path.replace('/', '_');
         Tomcat.addServlet(context, name, servlet).setAsyncSupported(async);
-        context.addServletMappingDecoded(path, name);
+        context.addServletMapping(path, name);
         return this;
     }
 

@@ -100,8 +100,8 @@ public class BlockingCallsTest {
         Context context = tomcat.addContext("", work.toString());
         Tomcat.addServlet(context, "woven", new WovenQuery(database));
         Tomcat.addServlet(context, "unwoven", new UnwovenQuery(database));
-        context.addServletMappingDecoded("/orders/woven", "woven");
-        context.addServletMappingDecoded("/orders/unwoven", "unwoven");
+        context.addServletMapping("/orders/woven", "woven");
+        context.addServletMapping("/orders/unwoven", "unwoven");
         filter = EmbeddedTomcats.addFairslice(context, Map.of("policy", "share", "share.cpus", "1", "jmx", "false",
                 "adaptive", "false", "rule.1", "heavy path=/orders/*"));
         tomcat.start();

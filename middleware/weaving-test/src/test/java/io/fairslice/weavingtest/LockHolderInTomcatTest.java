@@ -56,8 +56,8 @@ class LockHolderInTomcatTest {
         Context context = tomcat.addContext("", work.toString());
         Tomcat.addServlet(context, "heavy", new Heavy());
         Tomcat.addServlet(context, "light", new Light());
-        context.addServletMappingDecoded("/heavy", "heavy");
-        context.addServletMappingDecoded("/light", "light");
+        context.addServletMapping("/heavy", "heavy");
+        context.addServletMapping("/light", "light");
         EmbeddedTomcats.addFairslice(context, Map.of("policy", "share", "share.cpus", "1", "jmx", "false",
                 "adaptive", "false", "rule.1", "heavy path=/heavy"));
         tomcat.start();

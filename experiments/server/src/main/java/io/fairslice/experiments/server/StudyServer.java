@@ -101,7 +101,7 @@ public final class StudyServer implements AutoCloseable {
         new File(metrics.getDocBase()).mkdirs();
         metrics.setMapperContextRootRedirectEnabled(false); // answer /metrics itself, not a redirect to /metrics/
         Tomcat.addServlet(metrics, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
-        metrics.addServletMappingDecoded("", "metrics");
+        metrics.addServletMapping("", "metrics");
         // a peer of the study's comparisons (-Dfairslice.peer), if one was selected; the harness looks for this line
         String peer = io.fairslice.experiments.server.peers.Peers.install(context, registry);
         if (peer != null) {
