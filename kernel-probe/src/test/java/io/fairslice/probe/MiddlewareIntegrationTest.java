@@ -43,25 +43,15 @@ class MiddlewareIntegrationTest {
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
             BusyBurstyMain.burnCpu(cpuNanos);
-            ThreadStats s = new ThreadStats();
-            PROBE.actuator().readScheduling(PROBE.currentThreadId(), s);
-            resp.getWriter().print(s.nice());
+            resp.getWriter().print(niceOfThisThread());
         }
     }
 
     @Test
     void shouldAttributeRequestsAndNiceHeavyOnesWhenTheMiddlewareRunsTheProbe() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Path base = Files.createTempDirectory("kernel-probe-it");
         Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(base.toString());
-        tomcat.setPort(0);
-        tomcat.getConnector().setProperty("address", "127.0.0.1");
-        Context ctx = tomcat.addContext("", base.toString());
-        Map.of("fairslice.classes", "light,heavy", "fairslice.rule.1", "heavy path=/heavy",
-                "fairslice.kernel-probe.nice.heavy", "10").forEach(ctx::addParameter);
-        ctx.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
-        ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
+        Context ctx = fairsliceContext(tomcat, "/heavy", registry);
         Tomcat.addServlet(ctx, "light", new NiceServlet(1_000_000L));
         ctx.addServletMapping("/light", "light");
         Tomcat.addServlet(ctx, "heavy", new NiceServlet(20_000_000L));
@@ -121,16 +111,8 @@ class MiddlewareIntegrationTest {
     @Test
     void shouldAttributeATasksThreadToItsRequestsClassWithoutCountingItAsARequest() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Path base = Files.createTempDirectory("kernel-probe-it");
         Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(base.toString());
-        tomcat.setPort(0);
-        tomcat.getConnector().setProperty("address", "127.0.0.1");
-        Context ctx = tomcat.addContext("", base.toString());
-        Map.of("fairslice.classes", "light,heavy", "fairslice.rule.1", "heavy path=/report",
-                "fairslice.kernel-probe.nice.heavy", "10").forEach(ctx::addParameter);
-        ctx.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
-        ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
+        Context ctx = fairsliceContext(tomcat, "/report", registry);
         TaskServlet report = new TaskServlet();
         Tomcat.addServlet(ctx, "report", report).setAsyncSupported(true);
         ctx.addServletMapping("/report", "report");
@@ -153,6 +135,24 @@ class MiddlewareIntegrationTest {
             tomcat.destroy();
             report.pool.shutdownNow();
         }
+    }
+
+    /**
+     * The root context of an embedded Tomcat on loopback with the middleware (and so the probe): classes light and
+     * heavy, {@code heavyPath} heavy by a rule, heavy at nice 10, meters in {@code registry}.
+     */
+    private static Context fairsliceContext(Tomcat tomcat, String heavyPath, SimpleMeterRegistry registry)
+            throws IOException {
+        Path base = Files.createTempDirectory("kernel-probe-it");
+        tomcat.setBaseDir(base.toString());
+        tomcat.setPort(0);
+        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        Context ctx = tomcat.addContext("", base.toString());
+        Map.of("fairslice.classes", "light,heavy", "fairslice.rule.1", "heavy path=" + heavyPath,
+                "fairslice.kernel-probe.nice.heavy", "10").forEach(ctx::addParameter);
+        ctx.getServletContext().setAttribute("io.fairslice.meterRegistry", registry);
+        ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
+        return ctx;
     }
 
     private static String get(HttpClient client, String uri) throws IOException, InterruptedException {

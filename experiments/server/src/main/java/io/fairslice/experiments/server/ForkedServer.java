@@ -47,30 +47,17 @@ final class ForkedServer implements AutoCloseable {
 
     /** The CPUs this JVM may run on, as taskset takes them ("0-1"; /proc/self/status), or null where unknown. */
     static String cpusOfThisJvm() {
-        return procLine(Path.of("/proc/self/status"), "Cpus_allowed_list:");
+        return ProcCpu.line(Path.of("/proc/self/status"), "Cpus_allowed_list:");
     }
 
     /** The memory available for new processes (bytes; /proc/meminfo), 0 where unknown. */
     static long memoryAvailable() {
-        String kb = procLine(Path.of("/proc/meminfo"), "MemAvailable:");
+        String kb = ProcCpu.line(Path.of("/proc/meminfo"), "MemAvailable:");
         try {
             return kb == null ? 0 : Long.parseLong(kb.replace("kB", "").trim()) * 1024;
         } catch (NumberFormatException e) {
             return 0;
         }
-    }
-
-    private static String procLine(Path file, String key) {
-        try {
-            for (String line : Files.readAllLines(file)) {
-                if (line.startsWith(key)) {
-                    return line.substring(key.length()).trim();
-                }
-            }
-        } catch (IOException e) {
-            // not Linux
-        }
-        return null;
     }
 
     /** Pins every thread of this JVM (the load) to {@code cpus}, e.g. "0"; returns whether it worked. */

@@ -82,6 +82,23 @@ public final class ProcCpu {
         }
     }
 
+    /**
+     * The rest of the first line of a /proc file ({@code status}, {@code meminfo}) that starts with {@code key}
+     * ("Cpus_allowed_list:"), trimmed; null if there is none, or no such file (not Linux, a thread that ended).
+     */
+    static String line(Path file, String key) {
+        try {
+            for (String line : Files.readAllLines(file)) {
+                if (line.startsWith(key)) {
+                    return line.substring(key.length()).trim();
+                }
+            }
+        } catch (IOException e) {
+            // not Linux, or the process or thread ended
+        }
+        return null;
+    }
+
     /** utime + stime of a stat line: fields 14 and 15 of proc(5), counted after the name, which may hold spaces. */
     static long ticks(String stat) {
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");

@@ -72,7 +72,7 @@ public final class Taskset {
         Path tasks = Path.of("/proc", Long.toString(pid), "task");
         try (Stream<Path> threads = Files.list(tasks)) {
             for (Path thread : (Iterable<Path>) threads::iterator) {
-                String cpus = allowedCpus(thread.resolve("status"));
+                String cpus = ProcCpu.line(thread.resolve("status"), "Cpus_allowed_list:");
                 if (cpus != null && !cpuList(cpus).equals(wanted)) { // null: the thread ended as it was read
                     outside.put(thread.getFileName().toString(), cpus);
                 }
@@ -105,19 +105,5 @@ public final class Taskset {
             }
         }
         return set;
-    }
-
-    /** A thread's allowed CPUs from its status file; null if it ended (or there is no such file). */
-    private static String allowedCpus(Path status) {
-        try {
-            for (String line : Files.readAllLines(status)) {
-                if (line.startsWith("Cpus_allowed_list:")) {
-                    return line.substring("Cpus_allowed_list:".length()).trim();
-                }
-            }
-        } catch (IOException e) {
-            // the thread ended as it was read
-        }
-        return null;
     }
 }
