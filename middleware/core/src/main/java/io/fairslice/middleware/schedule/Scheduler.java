@@ -69,7 +69,8 @@ import java.util.logging.Logger;
  * first requests run) moves to the new class: at once while it waits, at its next yield point while it runs
  * ({@link #reclassify}). It then waits for its new class at yield points like the class's other requests, but each
  * park lasts up to the class's queue timeout rather than {@code share.max-park}: it started without the admission its
- * class's requests wait in. A new page's first requests move together, more of them than the class's share serves
+ * class's requests wait in. One that moves while it waits, at admission or at a yield point, waits as long as its new
+ * class lets such a wait last, counted from when it began ({@link #waitBound}). A new page's first requests move together, more of them than the class's share serves
  * within one max-park; released by that bound every 500 ms for another quantum each, 21-25 of them took a quarter of
  * the core beside the light pages (measurements/move-running-20261127). And a moved request that yields after its
  * quantum waits at the front of its class's yield queue, not at the end: the moved requests then end one after
@@ -485,6 +486,7 @@ public final class Scheduler {
             boolean admission = t.queuedForAdmission;
             leaveQueue(t.cls, t, admission);
             switchClass(t, to, now, cfg);
+            t.deadlineNanos = t.waitStartNanos + waitBound(t, to, cfg, admission); // its new class's, from its start
             if (admission) {
                 to.waitingAdmission++;
                 to.admissionQueue.add(t);
@@ -679,7 +681,8 @@ public final class Scheduler {
             t.thread = Thread.currentThread();
             t.granted = false;
             t.queuedForAdmission = true;
-            t.deadlineNanos = now + cc.queueTimeout().toNanos();
+            t.waitStartNanos = now;
+            t.deadlineNanos = now + waitBound(t, c, cfg, true);
             c.admissionQueue.add(t);
             c.waitingAdmission++;
             dispatch(now); // a free slot that a more-owed class holds back from this one goes to that class now
@@ -1223,16 +1226,27 @@ public final class Scheduler {
         t.parkedAtYield = true;
         t.granted = false;
         t.thread = Thread.currentThread();
-        long bound = cfg.shareMaxPark().toNanos();
-        if (t.withoutAdmission()) {
-            bound = Math.max(bound, cfg.classes().get(t.cls.index).queueTimeout().toNanos());
-        }
-        t.deadlineNanos = now + bound;
+        t.waitStartNanos = now;
+        t.deadlineNanos = now + waitBound(t, t.cls, cfg, false);
         if (first) {
             t.cls.yieldWaiters.addFirst(t); // the one it passes looks again at its next nap's end, then sleeps on
         } else {
             t.cls.yieldWaiters.add(t);
         }
+    }
+
+    /**
+     * How long the ticket may wait in class {@code c}: at admission the class's queue timeout; at a yield point
+     * {@code share.max-park}, or the queue timeout if longer when it started without the class's admission (moved, or
+     * a task). A ticket that moves while it waits is given its new class's bound, counted from when it began to wait.
+     */
+    private static long waitBound(Ticket t, ClassState c, FairsliceConfig cfg, boolean admission) {
+        long queueTimeout = cfg.classes().get(c.index).queueTimeout().toNanos();
+        if (admission) {
+            return queueTimeout;
+        }
+        long maxPark = cfg.shareMaxPark().toNanos();
+        return t.withoutAdmission() ? Math.max(maxPark, queueTimeout) : maxPark;
     }
 
     private void sleep(Ticket t, long nanos) {

@@ -115,6 +115,8 @@ public final class Ticket {
     long napUntil;
     boolean queuedForAdmission;
     boolean parkedAtYield;
+    /** When it began to wait in its queue, and until when it may (the scheduler's waitBound from then). */
+    long waitStartNanos;
     long deadlineNanos;
 
     /**

@@ -2569,6 +2569,52 @@ class SchedulerTest {
                 .isGreaterThanOrEqualTo(100 * MS);
     }
 
+    /** A request learnt heavy while it waits at admission waits for heavy's queue timeout, from when it began. */
+    @Test
+    void shouldGiveARequestThatMovesWhileItWaitsItsNewClassesQueueTimeout() throws Exception {
+        scheduler("class.light.queue-timeout", "100ms", "class.heavy.queue-timeout", "60s");
+        Ticket light = running(LIGHT); // the one slot
+        Ticket heavy = queued(HEAVY); // heavy competes
+        Ticket page = scheduler.newTicket(LIGHT);
+        scheduler.beginDispatch(page);
+        long start = clock.nanoTime();
+        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(page));
+        awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() > 0);
+        clock.advance(50 * MS, 0);
+
+        scheduler.reclassify(page, HEAVY);
+        clock.advance(100 * MS, 0); // past light's 100 ms
+        Thread.sleep(300);
+
+        assertThat(admitted).as("waiting in heavy, whose queue timeout is 60 s, not light's 100 ms").isNotDone();
+        assertThat(page.deadlineNanos).isEqualTo(start + 60_000 * MS);
+        finish(light, MS); // heavy's first waiter gets the slot, then the moved request
+        assertThat(heavy.granted).isTrue();
+        finish(heavy, MS);
+        assertThat(admitted.get(5, TimeUnit.SECONDS)).isEqualTo(Scheduler.ADMITTED);
+        assertThat(scheduler.classState(LIGHT).rejections(Scheduler.REJECTED_QUEUE_TIMEOUT)).isZero();
+    }
+
+    /** The other way: moved into a class whose queue timeout its wait has passed already, it is refused at once. */
+    @Test
+    void shouldRefuseARequestThatMovesWhileItWaitsIntoAClassWhoseQueueTimeoutItHasPassed() throws Exception {
+        scheduler("class.light.queue-timeout", "60s", "class.heavy.queue-timeout", "100ms");
+        running(LIGHT);
+        queued(HEAVY);
+        Ticket page = scheduler.newTicket(LIGHT);
+        scheduler.beginDispatch(page);
+        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(page));
+        awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() > 0);
+        clock.advance(150 * MS, 0);
+
+        scheduler.reclassify(page, HEAVY);
+
+        assertThat(admitted.get(5, TimeUnit.SECONDS)).isEqualTo(Scheduler.REJECTED_QUEUE_TIMEOUT);
+        assertThat(scheduler.classState(HEAVY).rejections(Scheduler.REJECTED_QUEUE_TIMEOUT)).isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).waitingAdmission()).as("the heavy request that waits from the start")
+                .isEqualTo(1);
+    }
+
     @Test
     void shouldNeverQueueUnderObserve() {
         scheduler("policy", "observe", "class.heavy.max-concurrency", "1");
