@@ -2595,6 +2595,38 @@ class SchedulerTest {
         assertThat(scheduler.classState(LIGHT).rejections(Scheduler.REJECTED_QUEUE_TIMEOUT)).isZero();
     }
 
+    /**
+     * Parked at a yield point as it moves: its park may last as long as a moved request's in its new class (its queue
+     * timeout), from when it began, not its old park's {@code share.max-park}. Read from its deadline: past max-park
+     * the slot holder, which reaches no yield point here, lets others run beside it anyway.
+     */
+    @Test
+    void shouldGiveARequestParkedAtAYieldPointThatMovesItsNewClassesBound() throws Exception {
+        scheduler("classes", "light,heavy,batch", "share.quantum", "1ms", "share.max-park", "50ms",
+                "class.batch.queue-timeout", "60s");
+        int batch = 2;
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        clock.advance(30 * MS, 30 * MS);
+        long parkStart = clock.nanoTime();
+        CompletableFuture.runAsync(() -> {
+            assertThat(scheduler.parkAtYield(heavy)).isTrue();
+            heavy.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
+        }).get(5, TimeUnit.SECONDS);
+        assertThat(light.granted).isTrue(); // light keeps the one slot
+        queued(batch); // batch competes too
+        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> scheduler.await(heavy, Scheduler.WHERE_YIELD));
+        clock.advance(20 * MS, 0);
+
+        scheduler.reclassify(heavy, batch);
+
+        assertThat(heavy.deadlineNanos).as("batch's queue timeout from the park's start, not its 50 ms")
+                .isEqualTo(parkStart + 60_000 * MS);
+        clock.advance(60_000 * MS, 0);
+        resumed.get(5, TimeUnit.SECONDS);
+        assertThat(heavy.className()).isEqualTo("batch");
+    }
+
     /** The other way: moved into a class whose queue timeout its wait has passed already, it is refused at once. */
     @Test
     void shouldRefuseARequestThatMovesWhileItWaitsIntoAClassWhoseQueueTimeoutItHasPassed() throws Exception {
