@@ -27,8 +27,8 @@ class OverloadTest {
     private static final int LIGHT_CLIENTS = 30;
     private static final int HEAVY_CLIENTS = 40;
     // after 6 s the JIT was still compiling the heavy page (its compiler threads share the core with 70 request
-    // threads): the share/none ratio then ranged 1.8-2.7 on a quiet machine. 10 s gave 4.6-6.5 on the slow host of
-    // 2026-12-02 (8 s: 4.6-5.4) and the test 45-49 s there, against 57-60 s with 14 s and 8 s windows: a margin under
+    // threads): the share/none ratio then ranged 1.8-2.7 on a quiet machine. 10 s and 7 s windows gave 4.6-6.3 on the
+    // slow host of 2026-12-02 and the test 47-49 s there, against 57-60 s with 14 s and 8 s windows: a margin under
     // the minute (docs/measurements/overload-test-20261202)
     private static final long WARMUP_MS = 10_000;
     private static final long WINDOW_MS = 7_000;

@@ -69,12 +69,15 @@ import java.util.logging.Logger;
  * first requests run) moves to the new class: at once while it waits, at its next yield point while it runs
  * ({@link #reclassify}). It then waits for its new class at yield points like the class's other requests, but each
  * park lasts up to the class's queue timeout rather than {@code share.max-park}: it started without the admission its
- * class's requests wait in. One that moves while it waits, at admission or at a yield point, waits as long as its new
- * class lets such a wait last, counted from when it began ({@link #waitBound}). A new page's first requests move together, more of them than the class's share serves
+ * class's requests wait in. A new page's first requests move together, more of them than the class's share serves
  * within one max-park; released by that bound every 500 ms for another quantum each, 21-25 of them took a quarter of
  * the core beside the light pages (measurements/move-running-20261127). And a moved request that yields after its
  * quantum waits at the front of its class's yield queue, not at the end: the moved requests then end one after
- * another at the class's share, rather than all together after taking turns for as long as all of them need.
+ * another at the class's share, rather than all together after taking turns for as long as all of them need. One
+ * that moves while it waits, at admission or at a yield point, waits as long as its new class lets such a wait last,
+ * counted from when it began ({@link #waitBound}): if it has waited that long already (a class with a shorter queue
+ * timeout than the one it left), it is refused at admission unless it can start now, and at a yield point it runs at
+ * once, beyond the run slots if need be.
  *
  * <p><b>Tasks.</b> Work a request hands to a thread of the application's ({@link #task}: a servlet's executor after
  * {@code startAsync()}, Spring MVC's {@code Callable}s) runs under a ticket of its own in the request's class, as a
@@ -1400,8 +1403,9 @@ public final class Scheduler {
     /**
      * The declared blocking call returned: the request takes a run slot again, or joins its class's turn, as a request
      * of its class that starts now would; when neither is free it waits in its class's yield queue, as at a yield
-     * point, for at most {@code share.max-park}. Inside a woven synchronized method it takes a slot at once (beyond the
-     * run slots if need be): it must not wait holding a lock that others may need. A request that moved to another
+     * point, for at most {@code share.max-park} (a task or a moved request: its class's queue timeout if longer).
+     * Inside a woven synchronized method it takes a slot at once (beyond the run slots if need be): it must not wait
+     * holding a lock that others may need. A request that moved to another
      * class during the call tells {@link #onMove}'s listener, as at a yield point.
      */
     public void blockingEnds(Ticket t) {
@@ -1449,7 +1453,8 @@ public final class Scheduler {
     /**
      * {@code work} as part of the ticket's request, to run on another thread (an executor of the application's), as
      * a request of its class would run: it starts when the policy lets a request of the class start (it waits for a
-     * run slot, or its class's turn, as at a yield point, for at most {@code share.max-park}), parks at its yield
+     * run slot, or its class's turn, as at a yield point, for at most its class's queue timeout or
+     * {@code share.max-park}, the longer), parks at its yield
      * points when its class has had its share while another waits, gives its slot up in a declared blocking call, and
      * is charged its thread's CPU as it runs. Its CPU also counts in its request's page meter and in what the request
      * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the

@@ -115,8 +115,13 @@ public final class Ticket {
     long napUntil;
     boolean queuedForAdmission;
     boolean parkedAtYield;
-    /** When it began to wait in its queue, and until when it may (the scheduler's waitBound from then). */
+    /** When it began to wait in its queue (admission or yield), under the scheduler's lock. */
     long waitStartNanos;
+    /**
+     * Until when it may wait: {@link #waitStartNanos} and its class's bound (Scheduler.waitBound). Written under the
+     * scheduler's lock, by another thread too when the ticket moves while it waits (Scheduler.sendTo, which then
+     * unparks it); the waiter reads it without the lock only to size its park, and decides under the lock.
+     */
     long deadlineNanos;
 
     /**
