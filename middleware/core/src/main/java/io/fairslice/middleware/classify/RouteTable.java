@@ -1,6 +1,7 @@
 package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.metrics.MeterNames;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -171,7 +172,8 @@ public final class RouteTable {
     private void logFull(String key) {
         if (!fullLogged.get() && fullLogged.compareAndSet(false, true)) {
             java.util.logging.Logger.getLogger(RouteTable.class.getName()).warning(() -> logPrefix + "the route table is"
-                    + " full (routes.max=" + maxRoutes + "): " + (key == null ? "a page served now" : key + ", served,")
+                    + " full (routes.max=" + maxRoutes + "): "
+                    + (key == null ? "a page served now" : printable(key) + ", served,")
                     + " and every new page after it share page=\"other\", which is not learnt, until the application"
                     + " restarts; raise routes.max, or give the paths of one page one route with route.<n>"
                     + " (docs/configuration.md)");
@@ -205,6 +207,32 @@ public final class RouteTable {
             }
         }
         return normalise(path);
+    }
+
+    /**
+     * A route key as text for people (the JMX listing, the log): a key comes from the request's decoded path, so a
+     * client chooses its characters; control characters, spaces, {@code ;} and {@code %} are percent-encoded (UTF-8),
+     * so that a key cannot break a log line nor blur the listing's {@code "; "} and {@code ": "} separators.
+     */
+    public static String printable(String key) {
+        StringBuilder out = null;
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            // whitespace: the space, tabs and Unicode's line and paragraph separators too
+            boolean encode = Character.isISOControl(c) || Character.isWhitespace(c) || c == ';' || c == '%';
+            if (encode && out == null) {
+                out = new StringBuilder(key.length() + 8).append(key, 0, i);
+            }
+            if (encode) {
+                for (byte b : String.valueOf(c).getBytes(StandardCharsets.UTF_8)) {
+                    out.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)))
+                            .append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));
+                }
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? key : out.toString();
     }
 
     /**

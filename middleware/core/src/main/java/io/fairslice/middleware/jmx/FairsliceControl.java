@@ -269,7 +269,8 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         List<Route> routes = table.routes();
         routes.sort(Comparator.comparingLong(Route::expectedCpuNanos).reversed().thenComparing(Route::key));
         for (Route route : routes.subList(0, Math.min(routes.size(), MAX_ROUTES_SHOWN))) {
-            j.add(String.format(java.util.Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s", route.key(),
+            j.add(String.format(java.util.Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s",
+                    RouteTable.printable(route.key()),
                     config.classes().get(classifier.routeClass(config, route)).name(),
                     route.expectedCpuNanos() / 1e6, route.samples(), route.decided() ? "" : " learning"));
         }

@@ -43,7 +43,8 @@ public interface FairsliceControlMBean {
     /**
      * Per route of the adaptive classifier's table: the class its requests get where no rule names one, its CPU per
      * request as the classifier sees it (the EWMA; while it learns, the cheapest so far), the requests measured, and
-     * whether it still learns, the most expensive first (at most 200); then how full the table is.
+     * whether it still learns, the most expensive first (at most 200); then how full the table is. Routes are shown
+     * {@link io.fairslice.middleware.classify.RouteTable#printable printable}.
      */
     String getRoutes();
 }

@@ -18,6 +18,18 @@ import org.junit.jupiter.api.Test;
 
 class RouteTableTest {
 
+    /** A key comes from the decoded path: what a client may put there must not break a log line or a listing. */
+    @Test
+    void shouldPercentEncodeWhatCouldBreakALogLineOrTheListingInAPrintableKey() {
+        assertThat(RouteTable.printable("/orders/{n}/report")).isEqualTo("/orders/{n}/report");
+        assertThat(RouteTable.printable("/a; b: class=heavy")).isEqualTo("/a%3B%20b:%20class=heavy");
+        assertThat(RouteTable.printable("/x\nWARNING: forged\r\t")).isEqualTo("/x%0AWARNING:%20forged%0D%09");
+        assertThat(RouteTable.printable("/50%")).as("the escape itself").isEqualTo("/50%25");
+        assertThat(RouteTable.printable("/p\u2028q\u0085")).as("Unicode's line separator, a C1 control: UTF-8 bytes")
+                .isEqualTo("/p%E2%80%A8q%C2%85");
+        assertThat(RouteTable.printable("/caf\u00e9")).as("other characters as they are").isEqualTo("/caf\u00e9");
+    }
+
     @Test
     void shouldCollapseInstanceSegmentsIntoOneRoute() {
         assertThat(RouteTable.normalise("/orders/12345")).isEqualTo("/orders/{n}");

@@ -145,6 +145,14 @@ class JmxControlTest {
                 .endsWith("; 3 cheaper routes not shown; table: 203 of 1000 routes, 0 requests overflowed to other");
     }
 
+    /** A path's characters are the client's: the listing percent-encodes what would blur its separators. */
+    @Test
+    void shouldListARouteWhosePathHoldsTheListingsSeparatorsUnambiguously() throws Exception {
+        served(scheduler.config(), "/a; b: class=heavy", 400_000L);
+        assertThat(control.getRoutes()).isEqualTo("/a%3B%20b:%20class=heavy: class=light cpu=0.400ms samples=1 "
+                + "learning; table: 1 of 1000 routes, 0 requests overflowed to other");
+    }
+
     private void served(FairsliceConfig config, String path, long cpuNanos) {
         Route route = classifier.end(classifier.route(path), "GET", 200);
         classifier.learn(config, route, cpuNanos);
