@@ -85,6 +85,47 @@ class SchedulerTest {
         return t;
     }
 
+    /**
+     * A task of {@code request} on a thread of its own, held: it runs {@code first}, then waits until
+     * {@link #release}, then runs {@code rest}. Constructed once it runs (has started and run {@code first}).
+     */
+    private final class HeldTask {
+        private final AtomicReference<Ticket> ticket = new AtomicReference<>();
+        private final CountDownLatch release = new CountDownLatch(1);
+        final CompletableFuture<Void> done;
+
+        HeldTask(Ticket request, Runnable rest) {
+            this(request, () -> { }, rest);
+        }
+
+        HeldTask(Ticket request, Runnable first, Runnable rest) {
+            CountDownLatch running = new CountDownLatch(1);
+            done = CompletableFuture.runAsync(scheduler.task(request, () -> {
+                ticket.set(YieldGate.current());
+                first.run();
+                running.countDown();
+                await(release);
+                rest.run();
+            }));
+            await(running);
+        }
+
+        /** The ticket the task runs under. */
+        Ticket ticket() {
+            return ticket.get();
+        }
+
+        void release() {
+            release.countDown();
+        }
+
+        /** Releases it and waits for its end. */
+        void finish() throws Exception {
+            release();
+            done.get(5, TimeUnit.SECONDS);
+        }
+    }
+
     /** Runs {@code nanos} (wall and CPU) on the ticket's thread and completes it. */
     private void finish(Ticket t, long nanos) {
         t.cpuDispatchStart = clock.cpu; // one fake CPU clock for all tickets: this one runs now
@@ -430,30 +471,23 @@ class SchedulerTest {
         scheduler("share.quantum", "1ms");
         measure(HEAVY, 4 * MS);
         Ticket heavy = detached(HEAVY);
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch lightWaits = new CountDownLatch(1);
-        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
-            taskTicket.set(YieldGate.current());
-            running.countDown(); // heavy alone: it started at once, with the slot
-            await(lightWaits);
+        HeldTask task = new HeldTask(heavy, () -> { // heavy alone: it started at once, with the slot
             clock.advance(2 * MS, 2 * MS);
             io.fairslice.middleware.Fairslice.yieldPoint(); // past its quantum with light owed: parks
             clock.advance(MS, MS);
-        }));
-        await(running);
-        assertThat(taskTicket.get().isTask()).as("the task's thread runs under a ticket of its own").isTrue();
+        });
+        assertThat(task.ticket().isTask()).as("the task's thread runs under a ticket of its own").isTrue();
         Ticket light = queued(LIGHT);
-        lightWaits.countDown();
+        task.release(); // light waits
         awaitUntil(() -> scheduler.classState(HEAVY).waiting() > 0);
         settled();
         assertThat(light.granted).as("the task gave light its slot").isTrue();
-        assertThat(task).isNotDone();
+        assertThat(task.done).isNotDone();
         clock.advance(MS, 0); // light's request, on its own thread
         scheduler.endDispatch(light);
         scheduler.complete(light);
         clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0); // light (cheap now) has no next request: the task goes on
-        task.get(5, TimeUnit.SECONDS);
+        task.done.get(5, TimeUnit.SECONDS);
         assertThat(heavy.taskCpuNanos()).isEqualTo(3 * MS);
         assertThat(YieldGate.current()).isNull();
         scheduler.complete(heavy);
@@ -542,28 +576,21 @@ class SchedulerTest {
                 c -> told.add(Thread.currentThread().getName() + ": exit " + c));
         long lightCpu = scheduler.classState(LIGHT).cpuNanos();
         long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch moved = new CountDownLatch(1);
-        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
         AtomicReference<String> taskThread = new AtomicReference<>();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
-            taskTicket.set(YieldGate.current());
+        HeldTask task = new HeldTask(page, () -> {
             taskThread.set(Thread.currentThread().getName());
             clock.advance(2 * MS, 2 * MS);
-            running.countDown();
-            await(moved);
+        }, () -> {
             io.fairslice.middleware.Fairslice.yieldPoint();
             clock.advance(5 * MS, 5 * MS);
-        }));
-        await(running);
+        });
 
         scheduler.reclassify(page, HEAVY); // its route is learnt heavy
         assertThat(page.className()).isEqualTo("heavy");
-        assertThat(taskTicket.get().className()).as("running: it moves at its next yield point").isEqualTo("light");
-        moved.countDown();
-        task.get(5, TimeUnit.SECONDS);
+        assertThat(task.ticket().className()).as("running: it moves at its next yield point").isEqualTo("light");
+        task.finish();
 
-        assertThat(taskTicket.get().className()).isEqualTo("heavy");
+        assertThat(task.ticket().className()).isEqualTo("heavy");
         assertThat(scheduler.classState(LIGHT).cpuNanos() - lightCpu).as("light: the task's CPU before the move")
                 .isEqualTo(2 * MS);
         assertThat(scheduler.classState(HEAVY).cpuNanos() - heavyCpu).as("heavy: after it").isEqualTo(5 * MS);
@@ -587,20 +614,10 @@ class SchedulerTest {
         measure(HEAVY, 10 * MS);
         measure(LIGHT, 3 * MS);
         Ticket page = detached(LIGHT);
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch moved = new CountDownLatch(1);
-        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
-            taskTicket.set(YieldGate.current());
-            running.countDown();
-            await(moved);
-            clock.advance(2 * MS, 2 * MS); // unwoven: no yield point
-        }));
-        await(running);
+        HeldTask task = new HeldTask(page, () -> clock.advance(2 * MS, 2 * MS)); // unwoven: no yield point
         scheduler.reclassify(page, HEAVY);
-        moved.countDown();
-        task.get(5, TimeUnit.SECONDS);
-        assertThat(taskTicket.get().className()).as("it ends in the class it ran in").isEqualTo("light");
+        task.finish();
+        assertThat(task.ticket().className()).as("it ends in the class it ran in").isEqualTo("light");
         scheduler.complete(page);
 
         clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // heavy idle again
@@ -615,25 +632,17 @@ class SchedulerTest {
         measure(HEAVY, 10 * MS);
         measure(LIGHT, 3 * MS);
         Ticket page = detached(LIGHT);
-        CountDownLatch running = new CountDownLatch(1);
-        CountDownLatch toldBack = new CountDownLatch(1);
-        AtomicReference<Ticket> taskTicket = new AtomicReference<>();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
-            taskTicket.set(YieldGate.current());
-            running.countDown();
-            await(toldBack);
+        HeldTask task = new HeldTask(page, () -> {
             io.fairslice.middleware.Fairslice.yieldPoint();
             clock.advance(2 * MS, 2 * MS);
-        }));
-        await(running);
+        });
         long lightCpu = scheduler.classState(LIGHT).cpuNanos();
         scheduler.reclassify(page, HEAVY);
         scheduler.reclassify(page, LIGHT); // the route's EWMA fell back below the threshold
-        toldBack.countDown();
-        task.get(5, TimeUnit.SECONDS);
+        task.finish(); // told back
 
         assertThat(page.className()).isEqualTo("light");
-        assertThat(taskTicket.get().className()).isEqualTo("light");
+        assertThat(task.ticket().className()).isEqualTo("light");
         assertThat(scheduler.classState(LIGHT).cpuNanos() - lightCpu).isEqualTo(2 * MS);
         assertThat(scheduler.classState(HEAVY).tasks).isZero();
         scheduler.complete(page);
