@@ -2,6 +2,7 @@ package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.metrics.MeterNames;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,6 +30,7 @@ public final class RouteTable {
 
     private static final int MAX_SEGMENTS = 8;
     private static final int MAX_SEGMENT_LENGTH = 48;
+    private static final HexFormat HEX = HexFormat.of().withUpperCase();
     /**
      * Longer raw paths are normalised every time instead of cached: a client controls their length (up to the
      * container's request-line limit, 8 KB in Tomcat), and 4 x routes.max cached 8 KB paths would pin 32 MB at the
@@ -219,14 +221,12 @@ public final class RouteTable {
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
             // whitespace: the space, tabs and Unicode's line and paragraph separators too
-            boolean encode = Character.isISOControl(c) || Character.isWhitespace(c) || c == ';' || c == '%';
-            if (encode && out == null) {
-                out = new StringBuilder(key.length() + 8).append(key, 0, i);
-            }
-            if (encode) {
+            if (Character.isISOControl(c) || Character.isWhitespace(c) || c == ';' || c == '%') {
+                if (out == null) {
+                    out = new StringBuilder(key.length() + 8).append(key, 0, i);
+                }
                 for (byte b : String.valueOf(c).getBytes(StandardCharsets.UTF_8)) {
-                    out.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xF, 16)))
-                            .append(Character.toUpperCase(Character.forDigit(b & 0xF, 16)));
+                    out.append('%').append(HEX.toHexDigits(b));
                 }
             } else if (out != null) {
                 out.append(c);
