@@ -1405,8 +1405,8 @@ public final class Scheduler {
      * of its class that starts now would; when neither is free it waits in its class's yield queue, as at a yield
      * point, for at most {@code share.max-park} (a task or a moved request: its class's queue timeout if longer).
      * Inside a woven synchronized method it takes a slot at once (beyond the run slots if need be): it must not wait
-     * holding a lock that others may need. A request that moved to another
-     * class during the call tells {@link #onMove}'s listener, as at a yield point.
+     * holding a lock that others may need. A request that moved to another class during the call tells
+     * {@link #onMove}'s listener, as at a yield point.
      */
     public void blockingEnds(Ticket t) {
         if (t.blockingDepth == 0 || --t.blockingDepth > 0) {
@@ -1451,19 +1451,18 @@ public final class Scheduler {
     // ---- work on other threads -----------------------------------------------------------------------------------
 
     /**
-     * {@code work} as part of the ticket's request, to run on another thread (an executor of the application's), as
-     * a request of its class would run: it starts when the policy lets a request of the class start (it waits for a
-     * run slot, or its class's turn, as at a yield point, for at most its class's queue timeout or
-     * {@code share.max-park}, the longer), parks at its yield
-     * points when its class has had its share while another waits, gives its slot up in a declared blocking call, and
-     * is charged its thread's CPU as it runs. Its CPU also counts in its request's page meter and in what the request
-     * teaches its route (once its running tasks have ended). It needs no permit: its request's covers it (the
-     * request's permit is released as the request completes, as without tasks). It runs in its request's class, and
-     * moves with its request ({@link #reclassify}): at once while it waits or has given its slot up in a declared
-     * blocking call, at its next yield point while it runs. On the thread that serves the request (an executor that
-     * runs it in place), or inside another task of it, {@code work} runs as it is: its CPU is measured there already.
-     * On a thread that serves another request it starts at once, does not move, and that request's measures leave it
-     * out.
+     * {@code work} as part of the ticket's request, to run on another thread (an executor of the application's), as a
+     * request of its class would run: it starts when the policy lets a request of the class start (it waits for a run
+     * slot, or its class's turn, as at a yield point, for at most its class's queue timeout or {@code share.max-park},
+     * the longer), parks at its yield points when its class has had its share while another waits, gives its slot up in
+     * a declared blocking call, and is charged its thread's CPU as it runs. Its CPU also counts in its request's page
+     * meter and in what the request teaches its route (once its running tasks have ended). It needs no permit: its
+     * request's covers it (the request's permit is released as the request completes, as without tasks). It runs in its
+     * request's class, and moves with its request ({@link #reclassify}): at once while it waits or has given its slot
+     * up in a declared blocking call, at its next yield point while it runs. On the thread that serves the request (an
+     * executor that runs it in place), or inside another task of it, {@code work} runs as it is: its CPU is measured
+     * there already. On a thread that serves another request it starts at once, does not move, and that request's
+     * measures leave it out.
      */
     public Runnable task(Ticket t, Runnable work) {
         Ticket request = t.ofRequest();
