@@ -1345,7 +1345,7 @@ class FairsliceFilterTest {
     }
 
     /** fairslice.requests.cpu over the meters with these tags (seconds). */
-    private static double cpuSeconds(MeterRegistry registry, String... tags) {
+    static double cpuSeconds(MeterRegistry registry, String... tags) {
         return registry.find("fairslice.requests.cpu").tags(tags).counters().stream().mapToDouble(Counter::count).sum();
     }
 
