@@ -21,11 +21,17 @@ import java.util.logging.Logger;
 /**
  * The installed {@link RequestListener}s, each wrapped so that it cannot break a request: the first throw is logged
  * with its stack trace, counted, and the listener is disabled for good. Only the JVM's own failures
- * ({@link VirtualMachineError}) go on up, and the filter still completes the request around them.
+ * ({@link VirtualMachineError}) go on up, once the other listeners have been told, and the filter still completes the
+ * request around them.
  */
 public final class GuardedListeners implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(GuardedListeners.class.getName());
+    private static final Call ENTER = new Call("enter", (l, c, unused) -> l.enter(c));
+    private static final Call EXIT = new Call("exit", (l, c, unused) -> l.exit(c));
+    private static final Call TASK_ENTER = new Call("taskEnter", (l, c, unused) -> l.taskEnter(c));
+    private static final Call TASK_EXIT = new Call("taskExit", (l, c, unused) -> l.taskExit(c));
+    private static final Call MOVE = new Call("move", RequestListener::move);
 
     private final RequestListener[] listeners;
     private final boolean[] disabled;
@@ -126,73 +132,46 @@ public final class GuardedListeners implements AutoCloseable {
     }
 
     public void enter(String requestClass) {
-        for (int i = 0; i < listeners.length; i++) {
-            if (!disabled[i]) {
-                try {
-                    listeners[i].enter(requestClass);
-                } catch (Throwable e) {
-                    failed(i, "enter", e);
-                }
-            }
-        }
+        tell(ENTER, requestClass, null);
     }
 
     public void exit(String requestClass) {
-        for (int i = 0; i < listeners.length; i++) {
-            if (!disabled[i]) {
-                try {
-                    listeners[i].exit(requestClass);
-                } catch (Throwable e) {
-                    failed(i, "exit", e);
-                }
-            }
-        }
+        tell(EXIT, requestClass, null);
     }
 
     public void taskEnter(String requestClass) {
-        for (int i = 0; i < listeners.length; i++) {
-            if (!disabled[i]) {
-                try {
-                    listeners[i].taskEnter(requestClass);
-                } catch (Throwable e) {
-                    failed(i, "taskEnter", e);
-                }
-            }
-        }
+        tell(TASK_ENTER, requestClass, null);
     }
 
     public void taskExit(String requestClass) {
-        for (int i = 0; i < listeners.length; i++) {
-            if (!disabled[i]) {
-                try {
-                    listeners[i].taskExit(requestClass);
-                } catch (Throwable e) {
-                    failed(i, "taskExit", e);
-                }
-            }
-        }
+        tell(TASK_EXIT, requestClass, null);
     }
 
     public void move(String from, String to) {
-        for (int i = 0; i < listeners.length; i++) {
-            if (!disabled[i]) {
-                try {
-                    listeners[i].move(from, to);
-                } catch (Throwable e) {
-                    failed(i, "move", e);
-                }
-            }
-        }
+        tell(MOVE, from, to);
     }
 
     /**
-     * Listener {@code i} threw in {@code where}: whatever it was (an Error, a checked exception thrown undeclared), it
-     * is disabled and the request goes on; only the JVM itself failing (out of memory, a stack overflow) fails the
-     * request too, after the filter's cleanup.
+     * Makes {@code call} on every listener still on. One that throws is disabled and the others are told all the same;
+     * only the JVM itself failing in one (out of memory, a stack overflow) fails the request too, after the others
+     * have been told (the first such failure goes on up): a listener left out of an {@code enter} would still be told
+     * the {@code exit} the filter's cleanup makes.
      */
-    private void failed(int i, String where, Throwable e) {
-        disable(i, where, e);
-        if (e instanceof VirtualMachineError fatal) {
+    private void tell(Call call, String first, String second) {
+        VirtualMachineError fatal = null;
+        for (int i = 0; i < listeners.length; i++) {
+            if (!disabled[i]) {
+                try {
+                    call.action().call(listeners[i], first, second);
+                } catch (Throwable e) { // an Error or a checked exception thrown undeclared too
+                    disable(i, call.name(), e);
+                    if (e instanceof VirtualMachineError jvm && fatal == null) {
+                        fatal = jvm;
+                    }
+                }
+            }
+        }
+        if (fatal != null) {
             throw fatal;
         }
     }
@@ -229,5 +208,14 @@ public final class GuardedListeners implements AutoCloseable {
             registry.remove(m);
         }
         meters.clear();
+    }
+
+    /** One of the listener calls, with its name for the log; a constant, so telling the listeners allocates nothing. */
+    private record Call(String name, Action action) {
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void call(RequestListener listener, String first, String second);
     }
 }

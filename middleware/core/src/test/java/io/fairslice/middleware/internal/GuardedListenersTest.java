@@ -99,6 +99,30 @@ class GuardedListenersTest {
     }
 
     /**
+     * The JVM failing in one listener's call does not keep the call from the listeners after it: the filter's cleanup
+     * tells all of them the exit, so one left out of the enter would be told an exit it never entered (the kernel
+     * probe would end a request's interval that it never began).
+     */
+    @Test
+    void shouldTellTheOtherListenersBeforeTheJvmsOwnFailureGoesOnUp() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        GuardedListeners g = start(listener("deep", w -> {
+            throw new StackOverflowError("deep " + w);
+        }), listener("sneaky", w -> sneakyThrow(new IOException("sneaky " + w))), listener("after", calls::add));
+
+        assertThatThrownBy(() -> g.enter("light")).isInstanceOf(StackOverflowError.class);
+        g.move("light", "heavy");
+        g.exit("heavy");
+
+        assertThat(calls).containsExactly("enter", "move", "exit");
+        assertThat(g.disabled(0)).isTrue();
+        assertThat(g.disabled(1)).isTrue();
+        assertThat(g.disabled(2)).isFalse();
+        assertThat(failures("deep")).isEqualTo(1);
+        assertThat(failures("sneaky")).isEqualTo(1);
+    }
+
+    /**
      * A listener whose settings switch it off says so at its start: it is logged as off, not as started (the kernel
      * probe with kernel-probe.enabled=false was logged "started"), never called, and no failure is counted.
      */
