@@ -2,6 +2,7 @@ package io.fairslice.middleware;
 
 import io.fairslice.middleware.classify.RoutePattern;
 import io.fairslice.middleware.classify.Rule;
+import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.ConfigParser;
 import io.fairslice.middleware.config.Durations;
 import java.time.Duration;
@@ -107,11 +108,18 @@ public final class FairsliceConfig {
         return ConfigParser.parse(keys, listenerSettings);
     }
 
-    /** This configuration with {@code changes} applied, validated the same way (listener keys still accepted). */
+    /**
+     * This configuration with {@code changes} applied, validated the same way (listener keys still accepted). With
+     * {@code share.cpus} 0, the processors stay those read at startup unless {@code changes} sets {@code share.cpus}:
+     * switching the policy must not change the run slots of a server moved to other CPUs since.
+     */
     public FairsliceConfig with(Map<String, String> changes) {
         Map<String, String> merged = new java.util.LinkedHashMap<>(source);
         merged.putAll(changes);
-        return ConfigParser.parse(merged, declaredListeners);
+        boolean cpusChanged = changes.keySet().stream()
+                .anyMatch(k -> k != null && k.trim().equals(ConfigKeys.SHARE_CPUS));
+        return ConfigParser.parse(merged, declaredListeners,
+                cpusChanged ? Runtime.getRuntime().availableProcessors() : cpus);
     }
 
     public boolean enabled() {
@@ -202,7 +210,8 @@ public final class FairsliceConfig {
 
     /**
      * A class whose requests use less CPU than this on average (measured) runs in turns while it holds every run
-     * slot: its requests start as they come, without a slot each, and the turn is charged its wall time (0: never).
+     * slot: its requests start as they come, without a slot each, each charged the class's mean CPU per request as it
+     * starts (0: never).
      */
     public Duration shareTurnBelow() {
         return shareTurnBelow;

@@ -132,7 +132,7 @@ public final class FairsliceFilter implements Filter {
             listeners = GuardedListeners.start(found, config, registry, application);
         } catch (IllegalArgumentException e) {
             destroy();
-            throw notStarted(path, e.getMessage(), e);
+            throw notStarted(path, e.getMessage() + listenerSettingOrigin(config, merged, e.getMessage()), e);
         }
         scheduler.onTaskCpu((task, cpu) -> { // Fairslice.task: its CPU in its request's page meters, under its class
             // a new page's route is a candidate (page "other") until its first served request ends, which a task can
@@ -198,6 +198,24 @@ public final class FairsliceFilter implements Filter {
      * filter's failure in the host's log (localhost.*.log) and says only "One or more Filters failed to start" in
      * catalina.out, where an operator looks first.
      */
+    /**
+     * Where the listener setting that a listener's start refused was set, as " (set in ...)" for its message, which
+     * names the setting (the {@link RequestListener#start} contract): the longest listener key the message names.
+     */
+    private static String listenerSettingOrigin(FairsliceConfig config, ConfigSources.Merged merged, String message) {
+        String named = null;
+        for (Map.Entry<String, Map<String, String>> l : config.listenerSettings().entrySet()) {
+            for (String setting : l.getValue().keySet()) {
+                String key = l.getKey() + "." + setting;
+                if (message != null && message.contains(key) && (named == null || key.length() > named.length())) {
+                    named = key;
+                }
+            }
+        }
+        String origin = named == null ? null : merged.originOf(named);
+        return origin == null ? "" : " (set " + origin + ")";
+    }
+
     private static ServletException notStarted(String path, String message, Exception cause) {
         LOG.severe(() -> "fairslice[" + path + "]: not started, so the application does not start: " + message);
         return new ServletException(message, cause);

@@ -228,7 +228,9 @@ class ApplicationMetricsTest {
         FairsliceFilter filter = new FairsliceFilter();
 
         assertThatThrownBy(() -> filter.init(filterConfig("/bad", Map.of("jmx", "false", "faulty.fail-start",
-                "setting"), registry))).isInstanceOf(ServletException.class).hasMessageContaining("faulty.fail-start");
+                "setting"), registry))).isInstanceOf(ServletException.class).hasMessageContaining("faulty.fail-start")
+                .as("where the refused setting was set, as for the middleware's own keys")
+                .hasMessageEndingWith("(set by filter init parameter faulty.fail-start)");
 
         assertThat(registry.getMeters()).as("meters of the application that failed to start, the failure counter of "
                 + "the listener started before the faulty one included").isEmpty();

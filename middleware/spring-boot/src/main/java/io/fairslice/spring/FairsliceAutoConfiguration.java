@@ -97,7 +97,9 @@ public class FairsliceAutoConfiguration {
             if (e instanceof FairsliceConfigException c && merged != null) {
                 origin = merged.originOf(c.key());
                 String property = PREFIX + c.key();
-                if (settings.containsKey(property)) {
+                // the filter's init parameters are the environment's: name the property source that set the value,
+                // unless the value is a -D system property's, which the filter reads last (over the command line)
+                if (settings.containsKey(property) && origin != null && origin.startsWith("by filter init parameter")) {
                     origin = "by " + property + " in " + sourceOf(environment, property);
                 }
             }

@@ -200,6 +200,24 @@ class FairsliceAutoConfigurationTest {
                 .containsEntry("fairslice.class.heavy.share", "25").doesNotContainKey("unrelated.key");
     }
 
+    /**
+     * A -D system property wins over the command line in the filter's merge, as over every source: a bad value it
+     * gives is blamed on it, not on the command line that also names the key (Boot's highest source listing it).
+     */
+    @Test
+    void shouldBlameTheSystemPropertyWhoseBadValueWins() {
+        System.setProperty("fairslice.share.quantum", "5 parsecs");
+        try {
+            assertThatThrownBy(() -> new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+                    .properties("server.port=0", "server.address=127.0.0.1").run("--fairslice.share.quantum=2ms"))
+                    .satisfies(e -> assertThat(messages(e)).anyMatch(m -> m.contains("5 parsecs")
+                            && m.contains("(set by system property -Dfairslice.share.quantum)"))
+                            .noneMatch(m -> m.contains("commandLineArgs")));
+        } finally {
+            System.clearProperty("fairslice.share.quantum");
+        }
+    }
+
     /** Not a silent off switch: anything but false is checked as the filter checks it. */
     @Test
     void shouldRefuseAnEnabledThatIsNeitherTrueNorFalse() {

@@ -38,14 +38,25 @@ public final class ConfigParser {
     private static final Pattern NUMBERED = Pattern.compile("\\.([0-9]{1,4})$");
 
     private final Map<String, String> keys;
+    private final int processors;
     private final Set<String> used = new HashSet<>();
 
-    private ConfigParser(Map<String, String> keys) {
+    private ConfigParser(Map<String, String> keys, int processors) {
         this.keys = keys;
+        this.processors = processors;
     }
 
     /** Parses {@code keys}; {@code listeners} maps each installed listener to its declared setting names. */
     public static FairsliceConfig parse(Map<String, String> keys, Map<String, Set<String>> listeners) {
+        return parse(keys, listeners, Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * Parses {@code keys}, with {@code processors} for {@code share.cpus=0}: the JVM's available processors as read
+     * when the filter started, which a runtime change of another key keeps ({@link FairsliceConfig#with}).
+     */
+    public static FairsliceConfig parse(Map<String, String> keys, Map<String, Set<String>> listeners,
+                                        int processors) {
         Map<String, String> trimmed = new LinkedHashMap<>();
         keys.forEach((k, v) -> {
             if (k == null) {
@@ -54,7 +65,7 @@ public final class ConfigParser {
             // an absent value (a parameter declared without one) is unset, like an empty one
             trimmed.put(k.trim(), v == null ? "" : v.trim());
         });
-        return new ConfigParser(trimmed).build(listeners);
+        return new ConfigParser(trimmed, processors).build(listeners);
     }
 
     private FairsliceConfig build(Map<String, Set<String>> listeners) {
@@ -108,7 +119,7 @@ public final class ConfigParser {
         Duration linger = duration(SHARE_LINGER, Duration.ofMillis(200), Duration.ZERO, Duration.ofSeconds(1));
         int cpus = integer(SHARE_CPUS, 0, 0, 1024);
         if (cpus == 0) {
-            cpus = Runtime.getRuntime().availableProcessors();
+            cpus = processors;
         }
         Duration turnBelow = duration(SHARE_TURN_BELOW, Duration.ofMillis(2), Duration.ZERO, Duration.ofSeconds(1));
         boolean chargeGc = bool(SHARE_CHARGE_GC, true);
@@ -358,9 +369,16 @@ public final class ConfigParser {
 
     /**
      * The key of {@link ConfigKeys#ALL} (per-class keys for the configured classes, numbered keys with the key's own
-     * number) closest to {@code key} within two edits (a letter left out, added, changed or two swapped), or null: the likely intent of a misspelt key.
+     * number) closest to {@code key} within two edits (a letter left out, added, changed or two swapped), or null: the
+     * likely intent of a misspelt key; for {@code fairslice.<key>}, the one closest to {@code <key>}.
      */
     static String nearestKey(String key, List<String> classNames) {
+        if (key.startsWith(PREFIX)) { // a system property's name where the key is wanted (JMX's set, say)
+            String bare = nearestKey(key.substring(PREFIX.length()), classNames);
+            if (bare != null) {
+                return bare;
+            }
+        }
         Matcher numbered = NUMBERED.matcher(key);
         String number = numbered.find() ? numbered.group(1) : null; // rules.3 -> rule.3
         String nearest = null;

@@ -62,7 +62,7 @@ public final class ConfigSources {
         Map<String, String> origins = new HashMap<>();
         String file = null;
         String named = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
-        if (named == null) {
+        if (named == null || named.isBlank()) { // a blank value sets nothing, as for every key
             named = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
         }
         if (named != null && !named.isBlank()) {

@@ -68,6 +68,23 @@ class ConfigSourcesTest {
         assertThat(m.keys()).containsExactlyEntriesOf(Map.of("policy", "observe"));
     }
 
+    /**
+     * A blank {@code -Dfairslice.config=} sets nothing, as a blank value of any key: the context parameter's file is
+     * read (the blank system property hid it, and the web application's own file was read instead).
+     */
+    @Test
+    void shouldReadTheContextParametersFileWhenTheSystemPropertyIsBlank(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("f.properties");
+        Files.writeString(f, "policy=observe\n");
+        Properties system = new Properties();
+        system.setProperty("fairslice.config", " ");
+        ConfigSources.Merged m = ConfigSources.merge(Map.of("fairslice.config", f.toString())::get,
+                List.of("fairslice.config"), Map.of(),
+                path -> new ByteArrayInputStream("policy=sleep\n".getBytes(StandardCharsets.UTF_8)), null, system);
+        assertThat(m.keys()).containsExactlyEntriesOf(Map.of("policy", "observe"));
+        assertThat(m.file()).isEqualTo(f.toAbsolutePath().toString());
+    }
+
     @Test
     void shouldFailWhenTheNamedFileIsMissing() {
         Properties system = naming(Path.of("/no/such/fairslice.properties"));

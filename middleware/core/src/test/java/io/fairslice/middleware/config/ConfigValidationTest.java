@@ -28,6 +28,8 @@ class ConfigValidationTest {
                         "is not a fairslice configuration key; did you mean class.heavy.share? (see", new String[0]),
                 Arguments.of("misspelt numbered key", "rules.2", "heavy path=/report*",
                         "is not a fairslice configuration key; did you mean rule.2? (see", new String[0]),
+                Arguments.of("prefixed key where none is read", "fairslice.share.quantm", "2ms",
+                        "is not a fairslice configuration key; did you mean share.quantum? (see", new String[0]),
                 Arguments.of("per-class key of no class", "class.medium.share", "10", "is not a fairslice", new String[0]),
                 Arguments.of("boolean", "enabled", "yes", "must be true or false", new String[0]),
                 Arguments.of("policy", "policy", "fair", "must be one of observe, sleep, share", new String[0]),
@@ -145,6 +147,25 @@ class ConfigValidationTest {
         assertThat(c.adaptiveClass()).isEqualTo(1);
         assertThat(c.sleepClasses()).containsExactly("heavy");
         assertThat(c.cpus()).isEqualTo(Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * {@code share.cpus=0} reads the processors once, as the filter starts (configuration.md): a runtime change of
+     * another key keeps that count, even on a server moved to other CPUs since; one that sets {@code share.cpus}
+     * reads them again. (Every runtime change read them again, so switching the policy changed the run slots.)
+     */
+    @Test
+    void shouldKeepTheProcessorsReadAtStartUnlessShareCpusChanges() {
+        int startup = Runtime.getRuntime().availableProcessors() + 5; // as if the server had five CPUs more then
+        FairsliceConfig c = ConfigParser.parse(Map.of(), Map.of(), startup);
+        assertThat(c.cpus()).isEqualTo(startup);
+
+        assertThat(c.with(Map.of("policy", "observe")).with(Map.of("share.quantum", "2ms")).cpus()).isEqualTo(startup);
+        assertThat(c.with(Map.of("share.cpus", "3")).cpus()).isEqualTo(3);
+        assertThat(c.with(Map.of("share.cpus", "3")).with(Map.of("share.cpus", "0")).cpus())
+                .isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(ConfigParser.parse(Map.of("share.cpus", "4"), Map.of(), startup).with(Map.of("policy", "sleep"))
+                .cpus()).isEqualTo(4);
     }
 
     @Test
