@@ -168,7 +168,8 @@ export function buildDashboard(): dashboard.Dashboard {
       panel({
         title: "Class CPU share against target",
         description:
-          "Each class's part of the CPU time used by all requests (solid), against its configured share (dashed). " +
+          "Each class's part of what the classes were charged (solid: their requests' CPU time, and the collector " +
+          "pauses charged to them with share.charge-gc), against its configured share (dashed). " +
           "A class far below its target while its requests wait (the cheap pages' class, light by default) is the " +
           "unfairness fairslice exists to stop.",
         unit: "percentunit",
@@ -362,7 +363,8 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Parked threads per class",
         description:
           "Seconds parked per second: the average number of threads of the class that were parked, at admission " +
-          "or at a yield point.",
+          "or at a yield point. A park is counted as it ends, so long admission waits show late: In flight per " +
+          "class shows the requests waiting now.",
         unit: "short",
         min: 0,
         queries: [

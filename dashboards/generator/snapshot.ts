@@ -151,6 +151,7 @@ function format(value: number, unit: string): string {
     case "s": return value < 1 ? `${(value * 1000).toFixed(value < 0.01 ? 3 : 1)} ms` : `${value.toFixed(2)} s`;
     case "reqps": return `${value.toFixed(1)} req/s`;
     case "ops": return `${value.toFixed(1)} /s`;
+    case "opm": return `${value.toFixed(1)} /min`;
     default: return value.toFixed(2);
   }
 }

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * committed rules) scrapes a real fairslice study server under a short light + heavy load; then every panel query,
  * with the dashboard's variables substituted as Grafana would, must return series that carry the labels its legend
  * prints and at least one finite non-zero value over the load. A panel whose meter does not exist, or never moves
- * under this load, fails the test by name.
+ * under this load, fails the test by name. So does a recording rule or alert that names a series or label value the
+ * server does not export ({@link #checkRuleSelectors}).
  */
 class DashboardQueriesLiveTest {
 
@@ -49,6 +50,13 @@ class DashboardQueriesLiveTest {
             "the study's pages compute and never block in a call, so no slot is lent (SchedulerTest covers lending)");
 
     private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.+),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\)$");
+    private static final Pattern RULE_NAME = Pattern.compile("^\\s*- (?:record|alert):\\s*(\\S+)");
+    private static final Pattern EXPR = Pattern.compile("^(\\s*)expr:\\s*(.*)$");
+    /** A series name in a rule's expression that is fairslice's: a meter, or a recording rule's level:metric:ops. */
+    private static final Pattern RULE_SERIES_NAME = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*fairslice[a-zA-Z0-9_:]*");
+    private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^{}]*)}");
+    private static final Pattern LABEL_MATCHER =
+            Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)\\s*\"([^\"]*)\"");
     private static final Pattern LEFTOVER_VARIABLE = Pattern.compile("\\$\\{?[a-zA-Z_][a-zA-Z0-9_]*");
 
     /** The two ways a multi-value variable is usually set: "All" (allValue) and every value ticked. */
@@ -87,6 +95,7 @@ class DashboardQueriesLiveTest {
                 for (Selection selection : Selection.values()) {
                     problems.addAll(checkPanels(dashboard, prometheus, selection, start, epochSeconds()));
                 }
+                problems.addAll(checkRuleSelectors(prometheus, start, epochSeconds()));
                 if (problems.isEmpty()) {
                     break;
                 }
@@ -199,6 +208,84 @@ class DashboardQueriesLiveTest {
             problems.add(where + ": only zero, NaN or infinite values for " + expr);
         }
         return problems;
+    }
+
+    /**
+     * The committed recording rules' and alerts' expressions read what the server exports: every fairslice series
+     * they name (a meter, or a recording rule: three are read by alerts only) has series here, every selector with
+     * label matchers matches some, and the value of each {@code !=} matcher exists (a renamed {@code
+     * outcome="rejected"} would otherwise leave {@code outcome!="rejected"} matching everything). The promtool tests
+     * feed the rules hand-written series, so they cannot tell a rule from the code's names.
+     */
+    private static List<String> checkRuleSelectors(LocalPrometheus prometheus, long start, long end)
+            throws IOException, InterruptedException {
+        List<String> problems = new ArrayList<>();
+        Map<String, String> queries = new LinkedHashMap<>(); // each query, and the first rule that reads it
+        for (Map.Entry<String, String> rule : ruleExpressions().entrySet()) {
+            Matcher name = RULE_SERIES_NAME.matcher(rule.getValue().replaceAll("\"[^\"]*\"", "\"\"")); // not in values
+            while (name.find()) {
+                queries.putIfAbsent(name.group(), rule.getKey());
+            }
+            Matcher selector = SELECTOR.matcher(rule.getValue());
+            while (selector.find()) {
+                queries.putIfAbsent(selector.group(), rule.getKey());
+                Matcher matcher = LABEL_MATCHER.matcher(selector.group(2));
+                while (matcher.find()) {
+                    if (matcher.group(2).equals("!=")) {
+                        queries.putIfAbsent(selector.group(1) + "{" + matcher.group(1) + "=\"" + matcher.group(3)
+                                + "\"}", rule.getKey());
+                    }
+                }
+            }
+        }
+        for (Map.Entry<String, String> query : queries.entrySet()) {
+            JsonNode data;
+            try {
+                data = prometheus.api("/api/v1/query_range", Map.of("query", query.getKey(), "start",
+                        Long.toString(start), "end", Long.toString(end), "step", "1"));
+            } catch (LocalPrometheus.PrometheusQueryException e) {
+                problems.add(query.getValue() + ": Prometheus rejected " + query.getKey() + ": " + e.getMessage());
+                continue;
+            }
+            if (data.path("result").isEmpty()) {
+                problems.add(query.getValue() + ": no series for " + query.getKey());
+            }
+        }
+        if (queries.isEmpty()) {
+            problems.add("no rule expression found in " + ModuleFiles.prometheusDir().resolve("rules"));
+        }
+        return problems;
+    }
+
+    /** Each rule's expression ({@code expr:}, one line or a folded block) by the rule's name, from the rule files. */
+    private static Map<String, String> ruleExpressions() throws IOException {
+        Map<String, String> exprs = new LinkedHashMap<>();
+        List<java.nio.file.Path> files;
+        try (var list = java.nio.file.Files.list(ModuleFiles.prometheusDir().resolve("rules"))) {
+            files = list.filter(f -> f.toString().endsWith(".yml")).sorted().toList();
+        }
+        for (java.nio.file.Path file : files) {
+            List<String> lines = java.nio.file.Files.readAllLines(file);
+            String rule = null;
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher named = RULE_NAME.matcher(lines.get(i));
+                if (named.find()) {
+                    rule = file.getFileName() + " " + named.group(1);
+                }
+                Matcher expr = EXPR.matcher(lines.get(i));
+                if (!expr.find() || rule == null) {
+                    continue;
+                }
+                StringBuilder text = new StringBuilder(expr.group(2).matches("[>|][-+]?") ? "" : expr.group(2));
+                int indent = expr.group(1).length();
+                while (i + 1 < lines.size() && (lines.get(i + 1).isBlank()
+                        || lines.get(i + 1).length() - lines.get(i + 1).stripLeading().length() > indent)) {
+                    text.append(' ').append(lines.get(++i).trim());
+                }
+                exprs.put(rule, text.toString().trim());
+            }
+        }
+        return exprs;
     }
 
     /**
