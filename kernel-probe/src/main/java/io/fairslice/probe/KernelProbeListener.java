@@ -199,9 +199,22 @@ public final class KernelProbeListener implements RequestListener {
         return sampler;
     }
 
+    /**
+     * Takes the probe off requests for good. Its attribution is closed at once: the threads serving a request now
+     * never reach an exit the probe acts on, so without it they would keep their class's nice or slice for every
+     * request after (the sampler and meters stay until {@link #stop}, with nothing more attributed).
+     */
     private void fail(Throwable e) {
         if (failed.compareAndSet(false, true)) {
+            Attribution a = attribution;
             attribution = null;
+            if (a != null) {
+                try {
+                    a.close(); // gives every thread it tracks its own nice and slice back
+                } catch (RuntimeException | LinkageError closing) {
+                    e.addSuppressed(closing);
+                }
+            }
             warnings.accept("fairslice kernel probe: disabled after an unexpected error, requests are unaffected: "
                     + e);
         }

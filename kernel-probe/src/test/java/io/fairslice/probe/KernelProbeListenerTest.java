@@ -183,6 +183,90 @@ class KernelProbeListenerTest {
         assertThat(registry.get(ACTUATOR_FAILURES).tag(TAG_ACTUATOR, "nice").functionCounter().count()).isZero();
     }
 
+    /**
+     * An unexpected error on one thread disables the probe, and the threads serving a request then must not keep
+     * their class's nice: they never reach an exit the probe acts on (it kept nice 10 for every later request).
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldGiveEveryThreadItsNiceBackWhenAnErrorDisablesTheProbe() throws Exception {
+        listener = new KernelProbeListener(w -> new BreakingProbe(KernelProbes.create(System.getProperty("os.name"),
+                Path.of("/proc"), w)), warnings::add);
+        listener.start(new TestContext(CLASSES, registry, Map.of("nice.heavy", "10")));
+        KernelProbe probe = KernelProbes.create();
+        long tid = worker.submit(() -> {
+            listener.enter("heavy");
+            return probe.currentThreadId();
+        }).get();
+        ThreadStats s = new ThreadStats();
+        probe.actuator().readScheduling(tid, s);
+        assertThat(s.nice()).as("while the worker serves heavy").isEqualTo(10);
+
+        Thread breaker = new Thread(() -> listener.enter("light"), BreakingProbe.BREAKS);
+        breaker.start();
+        breaker.join();
+        assertThat(listener.isActive()).isFalse();
+        assertThat(warnings).anyMatch(w -> w.contains("disabled after an unexpected error"));
+
+        probe.actuator().readScheduling(tid, s);
+        assertThat(s.nice()).as("the worker, still in its request, once the probe is disabled").isZero();
+        worker.submit(() -> listener.exit("heavy")).get(); // a no-op now
+    }
+
+    /** A probe that throws when a thread named {@link #BREAKS} reads its counters: an unexpected error. */
+    private record BreakingProbe(KernelProbe probe) implements KernelProbe {
+
+        static final String BREAKS = "test-breaker";
+
+        @Override
+        public boolean readCurrentThread(ThreadHandle handle, ThreadStats into) {
+            if (Thread.currentThread().getName().equals(BREAKS)) {
+                throw new IllegalStateException("a probe bug");
+            }
+            return probe.readCurrentThread(handle, into);
+        }
+
+        @Override
+        public String platform() {
+            return probe.platform();
+        }
+
+        @Override
+        public boolean isOperational() {
+            return probe.isOperational();
+        }
+
+        @Override
+        public long currentThreadId() {
+            return probe.currentThreadId();
+        }
+
+        @Override
+        public ThreadHandle openThread(long tid) {
+            return probe.openThread(tid);
+        }
+
+        @Override
+        public ThreadHandle openCurrentThread() {
+            return probe.openCurrentThread();
+        }
+
+        @Override
+        public boolean readSystem(SystemStats into) {
+            return probe.readSystem(into);
+        }
+
+        @Override
+        public ThreadActuator actuator() {
+            return probe.actuator();
+        }
+
+        @Override
+        public void close() {
+            probe.close();
+        }
+    }
+
     /** A new page's request starts light and is moved heavy at a yield point: it takes heavy's nice from there on. */
     @Test
     @EnabledOnOs(OS.LINUX)

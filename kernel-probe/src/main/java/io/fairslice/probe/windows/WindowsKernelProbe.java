@@ -14,8 +14,8 @@ import io.fairslice.probe.internal.ThreadSnapshot;
 
 /**
  * The Windows probe: {@code NtQuerySystemInformation(SystemProcessInformation)} for every thread's CPU time and
- * context switches (and state and wait reason, for diagnostics), {@code GetThreadTimes} and
- * {@code QueryThreadCycleTime} for the calling thread, {@code NtQueryTimerResolution} and
+ * context switches (and state and wait reason, for diagnostics), {@code GetThreadTimes} for the calling thread (its
+ * times move by clock ticks, about 15.6 ms), {@code NtQueryTimerResolution} and
  * {@code Win32PrioritySeparation} for the quantum. Windows reports no run-queue wait and does not split switches
  * into voluntary and involuntary: those are unsupported. No actuators (thread priorities are not nice values).
  *
@@ -137,12 +137,6 @@ public final class WindowsKernelProbe implements KernelProbe {
         into.setCounters((t[2][0] + t[3][0]) * 100L, ThreadStats.UNSUPPORTED, ThreadStats.UNSUPPORTED,
                 ThreadStats.UNSUPPORTED, ThreadStats.UNSUPPORTED);
         return true;
-    }
-
-    /** CPU cycles the calling thread used ({@code QueryThreadCycleTime}), -1 on failure. */
-    public long currentThreadCycles() {
-        long[] c = new long[1];
-        return WindowsNative.Kernel32.QueryThreadCycleTime(WindowsNative.Kernel32.GetCurrentThread(), c) ? c[0] : -1;
     }
 
     /**

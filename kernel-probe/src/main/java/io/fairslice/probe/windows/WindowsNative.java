@@ -52,8 +52,6 @@ final class WindowsNative {
 
         /** FILETIMEs (100 ns units) as one long each. */
         static native boolean GetThreadTimes(Pointer thread, long[] creation, long[] exit, long[] kernel, long[] user);
-
-        static native boolean QueryThreadCycleTime(Pointer thread, long[] cycles);
     }
 
     /** advapi32.dll. */
