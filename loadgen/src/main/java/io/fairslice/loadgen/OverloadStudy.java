@@ -3,6 +3,7 @@ package io.fairslice.loadgen;
 import static io.gatling.javaapi.core.CoreDsl.atOnceUsers;
 import static io.gatling.javaapi.core.CoreDsl.exec;
 import static io.gatling.javaapi.core.CoreDsl.pause;
+import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 import static io.gatling.javaapi.http.HttpDsl.header;
 import static io.gatling.javaapi.http.HttpDsl.http;
@@ -26,7 +27,11 @@ import java.util.List;
  * <p>A request the server sheds (503, 429) stays a failed request in Gatling's log, with Gatling's own status
  * message ({@code ... but actually found 503}, which the study harness counts as rejected), and the user then waits
  * what the answer's Retry-After asks ({@link RejectionPause}) before its next request, instead of its think time:
- * retrying at once would make a shedding server's clients a hot loop of cheap rejections.
+ * retrying at once would make a shedding server's clients a hot loop of cheap rejections. A request that got no
+ * answer at all (the connection refused or dropped: a server that stopped or restarts) is failed too and followed by
+ * the default pause ({@code retryAfterDefault}): with no think time the clients looped on a dead port as fast as
+ * they could, a core busy with nothing and a log growing by tens of thousands of lines a second. An answer that is
+ * an error (500, 404) is the server's work and is followed by the think time as any answer.
  *
  * <pre>./mvnw -pl loadgen gatling:test -Dgatling.simulationClass=io.fairslice.loadgen.OverloadStudy \
  *     -DbaseUrl=http://127.0.0.1:8080 -DheavyUsers=40 -Dduration=30s</pre>
@@ -41,6 +46,8 @@ public class OverloadStudy extends Simulation {
     private static final String END_MILLIS = "fairslice.endMillis";
     private static final String PAUSE_MILLIS = "fairslice.pauseMillis";
     private static final String PAUSE_TO_END = "fairslice.pauseToEnd";
+    /** Set when the request got an answer, whatever its status: a check that needs one. */
+    private static final String ANSWERED = "fairslice.answered";
 
     private final StudyParameters parameters = StudyParameters.fromSystemProperties();
     private final RejectionPause rejectionPause = parameters.rejectionPause();
@@ -67,17 +74,25 @@ public class OverloadStudy extends Simulation {
     private ChainBuilder request(String name, String path) {
         // no status check of our own: Gatling's default one keeps a 503 failed, with the message the harness reads;
         // the header check only runs on a rejection, and saves "" when there is no Retry-After
-        ChainBuilder chain = exec(http(name).get(path).requestTimeout(parameters.requestTimeout())
-                .checkIf((response, session) -> RejectionPause.isRejection(response.status().code()))
-                .then(header("Retry-After").withDefault("").saveAs(RETRY_AFTER)));
+        // (a response-time check, not a status check: a status check of our own would replace Gatling's default)
+        ChainBuilder chain = exec(session -> session.remove(ANSWERED))
+                .exec(http(name).get(path).requestTimeout(parameters.requestTimeout())
+                        .check(responseTimeInMillis().saveAs(ANSWERED))
+                        .checkIf((response, session) -> RejectionPause.isRejection(response.status().code()))
+                        .then(header("Retry-After").withDefault("").saveAs(RETRY_AFTER)));
         ChainBuilder afterRejection = exec(this::planRejectionPause)
                 .pause(session -> Duration.ofMillis(session.getLong(PAUSE_MILLIS)))
                 // a pause that lasts to the user's end: stop rather than send one more request as the loop closes
                 .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
         ChainBuilder afterAnswer = parameters.thinkTime().isZero() ? null : pause(parameters.thinkTime());
         return afterAnswer == null
-                ? chain.doIf(session -> session.contains(RETRY_AFTER)).then(afterRejection)
-                : chain.doIfOrElse(session -> session.contains(RETRY_AFTER)).then(afterRejection).orElse(afterAnswer);
+                ? chain.doIf(OverloadStudy::waitsAfter).then(afterRejection)
+                : chain.doIfOrElse(OverloadStudy::waitsAfter).then(afterRejection).orElse(afterAnswer);
+    }
+
+    /** Whether the user waits before its next request: shed (503, 429), or no answer at all. */
+    private static boolean waitsAfter(Session session) {
+        return session.contains(RETRY_AFTER) || !session.contains(ANSWERED);
     }
 
     private Session planRejectionPause(Session session) {

@@ -121,6 +121,45 @@ class OverloadStudyRejectionTest {
         assertThat(run.output).containsPattern("found 503\\s+" + sent + "\\s+\\(100%\\)");
     }
 
+    /**
+     * A server that drops every connection unanswered (one that stopped, or restarts): the user waits the default
+     * pause after each failure rather than looping at once (with no think time it sent thousands a second).
+     */
+    @Test
+    @Timeout(120)
+    void shouldWaitTheDefaultPauseAfterARequestThatGotNoAnswer() throws Exception {
+        List<Long> accepted = new CopyOnWriteArrayList<>();
+        try (java.net.ServerSocket dropping = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!dropping.isClosed()) {
+                    try (java.net.Socket s = dropping.accept()) {
+                        accepted.add(System.nanoTime()); // closed unanswered
+                    } catch (IOException e) {
+                        return; // the test closed the socket
+                    }
+                }
+            }, "dropping-server");
+            acceptor.setDaemon(true);
+            acceptor.start();
+
+            Gatling run = gatling(dropping.getLocalPort(), Map.of("lightUsers", "1", "heavyUsers", "0",
+                    "lightPaths", "/page", "warmUp", "0s", "duration", "3s", "retryAfterDefault", "1s"));
+
+            assertThat(run.status).as(run.output).isZero();
+            // one request a second for 3 s (a client may try a dropped request once more on a new connection)
+            assertThat(accepted.size()).as("connections in 3 s\n" + run.output).isBetween(1, 8);
+            Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)")
+                    .matcher(run.output);
+            long[] last = null;
+            while (global.find()) {
+                last = new long[] {Long.parseLong(global.group(1)), Long.parseLong(global.group(3))};
+            }
+            assertThat(last).as(run.output).isNotNull();
+            assertThat(last[1]).as("every request failed, and counted\n" + run.output).isEqualTo(last[0])
+                    .isBetween(1L, 4L);
+        }
+    }
+
     /** Arrivals of two paths in time order, each as {nanoTime, 0 for the first path or 1 for the second}. */
     private static List<long[]> merged(List<Long> first, List<Long> second) {
         List<long[]> all = new ArrayList<>();
@@ -135,6 +174,11 @@ class OverloadStudyRejectionTest {
 
     /** Runs OverloadStudy against the server in a JVM of its own, as the study harness does (LoadGenerator). */
     private Gatling gatling(Map<String, String> parameters) throws Exception {
+        return gatling(server.getAddress().getPort(), parameters);
+    }
+
+    /** Runs OverloadStudy against the server on {@code port}. */
+    private Gatling gatling(int port, Map<String, String> parameters) throws Exception {
         // surefire runs the tests from a manifest-only jar; this property holds the real class path
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(
@@ -142,7 +186,7 @@ class OverloadStudyRejectionTest {
                 "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
                 "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",
-                "-DbaseUrl=http://127.0.0.1:" + server.getAddress().getPort()));
+                "-DbaseUrl=http://127.0.0.1:" + port));
         parameters.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.addAll(List.of("-cp", classpath, GatlingLauncher.class.getName(),
                 "--simulation", OverloadStudy.class.getName(),

@@ -30,7 +30,7 @@ public enum Middleware {
 
     /**
      * The study server carries the kernel probe (for the dashboard); fairslice's own configurations run without it:
-     * its per-request attribution (a /proc read and a getrusage at every request's entry and exit) cost 12 % of the
+     * its per-request attribution (a /proc read and a getrusage at every request's entry and exit) cost 10-12 % of the
      * light page's capacity (OverheadCompare, docs/benchmarks), which is the probe's cost, not the policy's. The OS
      * peers need it: they act through its actuators.
      */

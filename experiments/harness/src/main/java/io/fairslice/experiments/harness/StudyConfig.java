@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.app.StudySettings;
 import io.fairslice.experiments.server.ServerOptions;
 import io.fairslice.loadgen.ParameterException;
 import io.fairslice.loadgen.StudyParameters;
@@ -110,8 +111,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 "maxThreads", "must be above the largest client population (light + heavy users)", maxThreads);
         require(!virtualThreads || Runtime.version().feature() >= 21, "virtualThreads",
                 "needs Java 21 or later (this is Java " + Runtime.version().feature() + ": set JAVA_HOME)", true);
-        require(documentSize.matches("(?i)\\d+(KB|MB|GB)?"), "documentSize", "must be a size such as 2MB",
-                documentSize);
+        StudySettings.checkDocumentSize("documentSize", documentSize); // the server's own rule, before any server
         require(REALTIME_THROTTLE.contains(realtimeThrottle), "realtimeThrottle", "must be one of "
                 + REALTIME_THROTTLE, "'" + realtimeThrottle + "'");
         require(FRESH_SERVER.contains(freshServer), "freshServer", "must be one of " + FRESH_SERVER,

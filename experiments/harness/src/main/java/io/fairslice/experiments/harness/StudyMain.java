@@ -110,8 +110,9 @@ public final class StudyMain {
                 case "--plan" -> planOnly = true;
                 case "--server-classpath" -> serverClasspath = value(args, ++i, arg);
                 case "--loadgen-classpath" -> loadgenClasspath = value(args, ++i, arg);
-                case "--server-jvm-option" -> serverOptions.add(value(args, ++i, arg));
-                case "--weaving-jvm-option" -> weavingOptions.add(value(args, ++i, arg));
+                // a JVM option's value is an option itself (--add-opens=..., -Xmx2g): taken whatever it starts with
+                case "--server-jvm-option" -> serverOptions.add(jvmOption(args, ++i, arg));
+                case "--weaving-jvm-option" -> weavingOptions.add(jvmOption(args, ++i, arg));
                 case "--help", "-h" -> {
                     System.out.println(USAGE);
                     return 0;
@@ -120,6 +121,11 @@ public final class StudyMain {
             }
         }
         if (reportOnly != null) {
+            if (presetGiven || configFile != null || out != null || planOnly || resume != null
+                    || !serverOptions.isEmpty() || !weavingOptions.isEmpty()) {
+                throw new IllegalArgumentException("--report makes the report again from the run's own data files; "
+                        + "give it alone (without --quick, --full, --config, --out, --plan, --resume, --*-jvm-option)");
+            }
             if (!Files.isRegularFile(reportOnly.resolve(ResultsFiles.RUN_PROPERTIES))) {
                 throw new IllegalArgumentException("--report " + reportOnly + ": no " + ResultsFiles.RUN_PROPERTIES
                         + " there (not a study run's folder, or it ended before its first configuration)");
@@ -191,6 +197,13 @@ public final class StudyMain {
         Map<String, String> recorded = new java.util.LinkedHashMap<>(previous.settings());
         recorded.keySet().retainAll(StudyConfig.KEYS);
         return base.with(recorded);
+    }
+
+    private static String jvmOption(String[] args, int i, String option) {
+        if (i >= args.length || args[i].isBlank()) {
+            throw new IllegalArgumentException(option + " needs a value (a JVM option, such as -Xmx2g)");
+        }
+        return args[i];
     }
 
     private static String value(String[] args, int i, String option) {

@@ -35,6 +35,31 @@ final class StudyServerProcess implements AutoCloseable {
         this.log = log;
     }
 
+    /**
+     * Why a server that exited before listening refused its configuration, when that means this checkout or machine
+     * does not have the middleware (a listener, a peer, an option, a privilege); null when it failed otherwise.
+     */
+    static NotAvailableException refusal(String output, Middleware middleware) {
+        if (output.contains("is not a fairslice configuration key")) {
+            // fairslice rejects settings no installed listener declares: here the kernel probe's
+            return new NotAvailableException("the study server has no listener for " + middleware.jvmOptions()
+                    + " (is the kernel probe on its class path?): "
+                    + firstLine(output, "is not a fairslice configuration key"));
+        }
+        if (output.contains("cannot be applied and restored on this machine")
+                || output.contains("cannot be applied on this machine")) {
+            // the kernel probe's actuator check: a peer's nice or slice needs privileges this user lacks
+            return new NotAvailableException("this user cannot change a thread's nice or slice and restore it (run "
+                    + "as root, or allow it with ulimit -e): " + firstLine(output, "cannot be applied"));
+        }
+        if (output.contains("unknown option") || output.contains("Unknown option")
+                || output.contains("unknown policy") || output.contains("unknown peer")) {
+            return new NotAvailableException("the study server does not support "
+                    + String.join(" ", middleware.serverArguments()) + ": " + firstLine(output, "nknown"));
+        }
+        return null;
+    }
+
     long pid() {
         return process.pid();
     }
@@ -80,17 +105,9 @@ final class StudyServerProcess implements AutoCloseable {
             }
             if (!process.isAlive()) {
                 String tail = tail(output, 15);
-                if (output.contains("is not a fairslice configuration key")) {
-                    // fairslice rejects settings no installed listener declares: here the kernel probe's
-                    throw new NotAvailableException("the study server has no listener for "
-                            + configuration.middleware().jvmOptions() + " (is the kernel probe on its class path?): "
-                            + firstLine(output, "is not a fairslice configuration key"));
-                }
-                if (output.contains("unknown option") || output.contains("Unknown option")
-                        || output.contains("unknown policy") || output.contains("unknown peer")) {
-                    throw new NotAvailableException("the study server does not support "
-                            + String.join(" ", configuration.middleware().serverArguments()) + ": "
-                            + firstLine(output, "nknown"));
+                NotAvailableException refused = refusal(output, configuration.middleware());
+                if (refused != null) {
+                    throw refused;
                 }
                 throw new IOException("the study server exited with status " + process.exitValue()
                         + " before listening; its log " + log + " ends with:\n" + tail);

@@ -226,6 +226,37 @@ class StudyConfigTest {
                 .hasMessage("measure must be a duration such as 500ms, 20s or 2m, got '20'");
     }
 
+    /** The server's own size rule, before any server starts (a regex let 100 and 2GB through to fail every server). */
+    @Test
+    void shouldRejectADocumentSizeTheServerWouldRefuse() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("documentSize", "100")))
+                .hasMessage("documentSize must be a size in 1KB..1GB such as 2MB, got '100'");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("documentSize", "2GB")))
+                .hasMessage("documentSize must be a size in 1KB..1GB such as 2MB, got '2GB'");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("documentSize", "two")))
+                .hasMessageStartingWith("documentSize must be a size such as");
+        assertThat(StudyConfig.quick().with(Map.of("documentSize", "512kb")).documentSize()).isEqualTo("512kb");
+    }
+
+    /** A JVM option's value starts with a dash; --report takes nothing but its folder. */
+    @Test
+    void shouldTakeJvmOptionsThatLookLikeOptionsAndRefuseReportWithOthers() throws Exception {
+        java.io.PrintStream saved = System.out;
+        int status;
+        try {
+            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+            status = StudyMain.run(new String[] {"--server-jvm-option", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                    "--weaving-jvm-option", "-Daj.weaving.verbose=false", "--plan"});
+        } finally {
+            System.setOut(saved);
+        }
+        assertThat(status).isZero();
+        assertThatThrownBy(() -> StudyMain.run(new String[] {"--server-jvm-option"}))
+                .hasMessageStartingWith("--server-jvm-option needs a value");
+        assertThatThrownBy(() -> StudyMain.run(new String[] {"--report", dir.toString(), "--full"}))
+                .hasMessageStartingWith("--report makes the report again from the run's own data files; give it alone");
+    }
+
     @Test
     void shouldReadDurationsInTheMiddlewaresGrammar() {
         StudyConfig config = StudyConfig.quick().with(Map.of("warmUp", "1.5s", "measure", "2m", "jitWarmUp", "0s",

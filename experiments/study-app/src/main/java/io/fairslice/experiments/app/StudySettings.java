@@ -23,12 +23,24 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
     public static final int DEFAULT_PRIME_LIMIT = 20_000;
     public static final long DEFAULT_DOCUMENT_BYTES = 2L * 1024 * 1024;
     public static final long DEFAULT_SEED = 2005;
+    static final long MIN_DOCUMENT_BYTES = 1024;
+    static final long MAX_DOCUMENT_BYTES = 1L << 30;
 
     public StudySettings {
         require(fibonacciN >= 1 && fibonacciN <= 40, "study.light.fibonacci", "must be 1..40", fibonacciN);
         require(primeLimit >= 2 && primeLimit <= 10_000_000, "study.light2.primes", "must be 2..10000000", primeLimit);
-        require(documentBytes >= 1024 && documentBytes <= 1L << 30, "study.heavy.bytes",
+        require(documentBytes >= MIN_DOCUMENT_BYTES && documentBytes <= MAX_DOCUMENT_BYTES, "study.heavy.bytes",
                 "must be 1KB..1GB", documentBytes);
+    }
+
+    /**
+     * Checks a document size as this application will (such as {@code 2MB}: a size in 1KB..1GB), for a harness that
+     * wants a bad one refused before it starts servers; the message names {@code name}.
+     */
+    public static void checkDocumentSize(String name, String value) {
+        long bytes = parseSize(n -> value, name, -1);
+        require(bytes >= MIN_DOCUMENT_BYTES && bytes <= MAX_DOCUMENT_BYTES, name, "must be a size in 1KB..1GB such "
+                + "as 2MB", "'" + value + "'");
     }
 
     public static StudySettings defaults() {
