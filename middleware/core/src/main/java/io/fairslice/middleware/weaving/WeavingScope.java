@@ -320,8 +320,11 @@ public final class WeavingScope {
         return inPackage(packageOf(within), JSP_PACKAGE);
     }
 
-    /** The {@link #FENCED} package a simple include form lies in, or null. */
-    private static String fenceAround(String within) {
+    /**
+     * The {@link #FENCED} package a simple include form lies in, or null: code never woven (JDK, container, AspectJ,
+     * metrics, fairslice), so an include there stops the application's start. The installer refuses such a scope.
+     */
+    public static String fenceAround(String within) {
         String packageName = packageOf(within);
         for (String fenced : FENCED) {
             if (inPackage(packageName, fenced)) {

@@ -182,6 +182,14 @@ final class Fragments {
                 """);
     }
 
+    /** The {@code metrics.ports} value of a descriptor {@link #metricsDescriptor} wrote; "" when it names none. */
+    static String metricsPorts(String descriptor) {
+        Matcher m = METRICS_PORTS.matcher(descriptor);
+        return m.find() ? m.group(1) : "";
+    }
+
+    private static final Pattern METRICS_PORTS = Pattern.compile("name=\"metrics.ports\" value=\"([^\"]*)\"");
+
     static byte[] metricsDescriptor(List<Integer> ports) {
         String list = ports.stream().map(String::valueOf).collect(Collectors.joining(","));
         return Installation.utf8("""

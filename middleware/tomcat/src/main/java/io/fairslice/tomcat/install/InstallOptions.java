@@ -1,5 +1,6 @@
 package io.fairslice.tomcat.install;
 
+import io.fairslice.middleware.weaving.WeavingScope;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +49,12 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
             if (!WEAVE.matcher(w).matches()) {
                 throw new InstallException("--weave " + w + " is not a weaving scope: use a package and its"
                         + " subpackages (com.acme..*), one package (com.acme.*) or one class (com.acme.Checkout)");
+            }
+            String fenced = WeavingScope.fenceAround(w);
+            if (fenced != null) { // the applications would refuse to start on it, every one of them
+                throw new InstallException("--weave " + w + " lies inside " + fenced + ", which is never woven (JDK,"
+                        + " container, AspectJ, metrics and fairslice code get no yield points): name your"
+                        + " application's own packages");
             }
         }
         if (apps.isEmpty()) {

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * Installs fairslice into a Tomcat instance, updates an earlier installation, or removes it, keeping an
@@ -80,6 +81,14 @@ public final class Installation {
                 : List.of();
     }
 
+    /** Says that {@code option}, which the last install had, is left out now and so switched off. */
+    private void noteDropped(boolean dropped, String option) {
+        if (dropped) {
+            report.accept("note: no " + option + ", which the last install had, so it is off now (give " + option
+                    + " to keep it)");
+        }
+    }
+
     /** Installs (or updates) according to {@code options}; returns the new record. */
     public InstallRecord install(InstallOptions options, Bundle bundle) throws IOException {
         InstallRecord previous = InstallRecord.read(base).orElse(new InstallRecord(version, List.of()));
@@ -96,6 +105,12 @@ public final class Installation {
     private InstallRecord install(InstallOptions options, Bundle bundle, Writer w) throws IOException {
         String appsBefore = lastApps();
         List<String> scopeBefore = lastScope();
+        Path aopBefore = base.resolve(TomcatLayout.AOP_XML);
+        String aspectsBefore = Files.isRegularFile(aopBefore) ? Files.readString(aopBefore, StandardCharsets.UTF_8)
+                : "";
+        Path metricsBefore = base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR);
+        String portsBefore = Files.isRegularFile(metricsBefore)
+                ? Fragments.metricsPorts(Files.readString(metricsBefore, StandardCharsets.UTF_8)) : null;
         for (Path jar : bundle.libJars()) {
             w.file("lib/" + jar.getFileName(), Files.readAllBytes(jar), false);
         }
@@ -136,6 +151,22 @@ public final class Installation {
                             + " (give --weave " + was + " to keep it)"
                     : "note: the weaving scope is now " + String.join(",", options.weave()) + "; the last install's"
                             + " was " + was);
+        }
+        // an option left out goes back to its default: say so for each that an earlier install had otherwise
+        if (options.weave().equals(scopeBefore)) {
+            noteDropped(aspectsBefore.contains(Fragments.CALL_SITE_ASPECT) && !options.weaveCalls(), "--weave-calls");
+            noteDropped(aspectsBefore.contains(Fragments.BLOCKING_CALL_ASPECT) && !options.weaveJdbc(),
+                    "--weave-jdbc");
+        }
+        if (portsBefore != null && !options.metrics()) {
+            report.accept("note: --no-metrics, so the metrics application of the last install ("
+                    + TomcatLayout.METRICS_PATH + ") is removed");
+        }
+        String ports = options.metricsPorts().stream().map(String::valueOf).collect(Collectors.joining(","));
+        if (portsBefore != null && options.metrics() && !portsBefore.equals(ports)) {
+            report.accept("note: --metrics-ports is now " + (ports.isEmpty() ? "none (this host only)" : ports)
+                    + "; the last install's was " + (portsBefore.isEmpty() ? "none" : portsBefore)
+                    + (portsBefore.isEmpty() ? "" : " (give --metrics-ports " + portsBefore + " to keep it)"));
         }
         for (String app : options.apps()) {
             if (!app.equals("*") && !base.hasApplication(app)) {

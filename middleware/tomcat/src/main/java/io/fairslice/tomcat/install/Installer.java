@@ -40,6 +40,9 @@ public final class Installer {
                 }
                 return 0;
             }
+            if (!options.weave().isEmpty()) {
+                TomcatBase.checkWeavingPathCharacters(base.dir());
+            }
             Bundle bundle = Bundle.open(options.dist());
             out.println("fairslice: installing " + version() + " into " + base.dir()
                     + base.version().map(v -> " (Tomcat " + v + ")").orElse(" (Tomcat version not checked: no"

@@ -132,9 +132,14 @@ public final class TomcatBase {
         String hostName = attribute(engine, "defaultHost", "localhost");
         checkPathCharacters(base);
 
+        Path homeJar = home == null ? null : home.toAbsolutePath().normalize().resolve("lib/catalina.jar");
+        if (homeJar != null && !Files.isRegularFile(homeJar)) { // a typo would leave the version unchecked
+            throw new InstallException("--catalina-home " + home + " is not a Tomcat CATALINA_HOME: it has no "
+                    + "lib/catalina.jar");
+        }
         Optional<String> version = readVersion(base.resolve("lib/catalina.jar"));
-        if (version.isEmpty() && home != null) {
-            version = readVersion(home.toAbsolutePath().normalize().resolve("lib/catalina.jar"));
+        if (version.isEmpty() && homeJar != null) {
+            version = readVersion(homeJar);
         }
         version.ifPresent(v -> checkVersion(base, v));
         return new TomcatBase(base, engineName, hostName, version, httpConnector(engine),
@@ -196,6 +201,21 @@ public final class TomcatBase {
             if (path.indexOf(c) >= 0) {
                 throw new InstallException(base + " contains the character '" + c + "', which Tomcat's start"
                         + " scripts would interpret inside CATALINA_OPTS; install into a path without it");
+            }
+        }
+    }
+
+    /**
+     * With {@code --weave}, the weaving agent's configuration names the scope file in a {@code ;}-separated list of
+     * {@code file:} locations: a base path with {@code ;} splits it, and {@code #} or {@code ?} end the file's path
+     * there, so every selected application would refuse to start on a scope file it cannot read.
+     */
+    static void checkWeavingPathCharacters(Path base) {
+        for (char c : ";#?".toCharArray()) {
+            if (base.toString().indexOf(c) >= 0) {
+                throw new InstallException(base + " contains the character '" + c + "', which the weaving agent's"
+                        + " configuration (a ;-separated list of file: locations) cannot carry; install into a path"
+                        + " without it, or without --weave");
             }
         }
     }

@@ -352,6 +352,29 @@ class InstallerTest {
                 + " com.acme..*,com.shop..*");
     }
 
+    /**
+     * The other options a rerun resets: call-site and JDBC weaving, the metrics application and its ports (an upgrade
+     * run as operations.md says, with no option, emptied metrics.ports without a word: the remote Prometheus got 404).
+     */
+    @Test
+    void shouldSayWhichOtherOptionsARerunWithoutThemSwitchesOff() throws Exception {
+        assertThat(install("--weave", "com.acme..*", "--weave-calls", "--weave-jdbc", "--metrics-ports", "8080,9090"))
+                .as(err).isZero();
+
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        assertThat(out).contains("note: no --weave-calls, which the last install had, so it is off now (give"
+                        + " --weave-calls to keep it)")
+                .contains("note: no --weave-jdbc, which the last install had, so it is off now")
+                .contains("note: --metrics-ports is now none (this host only); the last install's was 8080,9090"
+                        + " (give --metrics-ports 8080,9090 to keep it)");
+
+        assertThat(install("--weave", "com.acme..*", "--no-metrics")).as(err).isZero();
+        assertThat(out).contains("note: --no-metrics, so the metrics application of the last install")
+                .doesNotContain("--weave-calls").doesNotContain("--metrics-ports is now");
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        assertThat(out).doesNotContain("note: --");
+    }
+
     @Test
     void shouldLookForApplicationsInTheAppBaseOfServerXml() throws Exception {
         Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
@@ -363,6 +386,25 @@ class InstallerTest {
 
         assertThat(out).contains("note: --apps /shop: no such application in apps/ or conf/Catalina/localhost/ now")
                 .doesNotContain("--apps /:");
+    }
+
+    /** A base at /srv/tomcat#2 split the weaving agent's file: list, and every application refused to start. */
+    @Test
+    void shouldRefuseABasePathTheWeavingConfigurationCannotCarryOnlyWhenWeaving() throws Exception {
+        Path hashed = TestTomcat.base(tmp.resolve("tomcat#2"), "11.0.25");
+        assertThat(run("--catalina-base", hashed.toString(), "--dist", dist.toString(), "--weave", "com.acme..*"))
+                .isEqualTo(2);
+        assertThat(err).contains("contains the character '#', which the weaving agent's configuration");
+        assertThat(hashed.resolve("fairslice")).as("nothing written").doesNotExist();
+        assertThat(run("--catalina-base", hashed.toString(), "--dist", dist.toString())).as(err).isZero();
+    }
+
+    /** A mistyped --catalina-home was ignored, with a note telling the operator to pass the option they had passed. */
+    @Test
+    void shouldRefuseACatalinaHomeThatIsNotATomcat() {
+        assertThat(install("--catalina-home", tmp.resolve("tomact").toString())).isEqualTo(2);
+        assertThat(err).contains("--catalina-home " + tmp.resolve("tomact") + " is not a Tomcat CATALINA_HOME: it has"
+                + " no lib/catalina.jar");
     }
 
     @Test
@@ -587,6 +629,16 @@ class InstallerTest {
     void shouldRefuseAWeavingScopeThatIsNotAPattern() {
         assertThat(install("--weave", "com.acme..")).isEqualTo(2);
         assertThat(err).contains("--weave com.acme.. is not a weaving scope");
+    }
+
+    /** A scope in code that is never woven made every selected application refuse to start after the restart. */
+    @Test
+    void shouldRefuseAWeavingScopeInCodeThatIsNeverWoven() {
+        assertThat(install("--weave", "com.acme..*,org.apache.catalina..*")).isEqualTo(2);
+        assertThat(err).contains("--weave org.apache.catalina..* lies inside org.apache.catalina, which is never woven");
+        assertThat(install("--weave", "java.util.*")).isEqualTo(2);
+        assertThat(install("--weave", "io.fairslice.middleware.weaving.*")).as(err).isEqualTo(2);
+        assertThat(base.resolve("fairslice")).as("nothing written").doesNotExist();
     }
 
     @Test
