@@ -81,6 +81,27 @@ public final class Installation {
                 : List.of();
     }
 
+    /**
+     * Says so when a setenv script sets up AspectJ load-time weaving of the operator's own outside fairslice's block:
+     * with {@code --weave} the JVM would get two weaver agents, and fairslice's configuration property, set later,
+     * replaces the operator's list of aop.xml files.
+     */
+    private void noteOwnWeaver(String rel, MarkedBlock marked) throws IOException {
+        Path file = base.resolve(rel);
+        if (!Files.isRegularFile(file)) {
+            return;
+        }
+        String text = Files.readString(file, SETENV_CHARSET);
+        String yours = marked.isIn(text, rel) ? marked.remove(text, rel) : text;
+        if (yours.contains("aspectjweaver") || yours.contains("loadtime.configuration")) {
+            report.accept("note: " + rel + " sets up AspectJ load-time weaving of its own outside fairslice's block:"
+                    + " with --weave the JVM gets two weaver agents, and fairslice's"
+                    + " -Dorg.aspectj.weaver.loadtime.configuration replaces yours; keep one -javaagent and declare"
+                    + " your aspects in your applications' META-INF/aop.xml, which fairslice's list reads"
+                    + " (docs/tomcat.md)");
+        }
+    }
+
     /** Says that {@code option}, which the last install had, is left out now and so switched off. */
     private void noteDropped(boolean dropped, String option) {
         if (dropped) {
@@ -128,6 +149,10 @@ public final class Installation {
                     Fragments.metricsDescriptor(options.metricsPorts()), false);
         }
         String weaver = weaving ? bundle.weaverName() : null;
+        if (weaving) {
+            noteOwnWeaver(SETENV_SH, MarkedBlock.SHELL);
+            noteOwnWeaver(SETENV_BAT, MarkedBlock.BATCH);
+        }
         w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(weaver, created));
         w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(weaver, created));
         w.removeStale();

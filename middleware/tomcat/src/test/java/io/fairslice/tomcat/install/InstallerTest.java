@@ -631,6 +631,20 @@ class InstallerTest {
         assertThat(err).contains("--weave com.acme.. is not a weaving scope");
     }
 
+    /** An operator's own weaver in setenv.sh was silently doubled, its aop.xml list replaced by fairslice's. */
+    @Test
+    void shouldNoteAWeaverTheOperatorsSetenvAlreadyLoads() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/setenv.sh"),
+                "CATALINA_OPTS=\"$CATALINA_OPTS -javaagent:/opt/aspectj/aspectjweaver.jar\"\n");
+
+        assertThat(install()).as(err).isZero();
+        assertThat(out).doesNotContain("weaving of its own");
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        assertThat(out).contains("note: bin/setenv.sh sets up AspectJ load-time weaving of its own outside"
+                + " fairslice's block");
+    }
+
     /** A scope in code that is never woven made every selected application refuse to start after the restart. */
     @Test
     void shouldRefuseAWeavingScopeInCodeThatIsNeverWoven() {
