@@ -85,8 +85,13 @@ public final class ProbeTop {
             while (o.count < 0 || tables < o.count) {
                 Thread.sleep(o.intervalNanos / 1_000_000L, (int) (o.intervalNanos % 1_000_000L));
                 if (!Files.isDirectory(procDir)) {
+                    if (o.count >= 0) { // a script asked for that many tables and did not get them
+                        err.println("probe: process " + o.pid + " has exited after " + tables + " of " + o.count
+                                + " tables");
+                        return 1;
+                    }
                     err.println("probe: process " + o.pid + " has exited");
-                    return tables > 0 ? 0 : 1;
+                    return tables > 0 ? 0 : 1; // a live view ends with its process
                 }
                 List<Row> rows = top.sample();
                 if (live) {

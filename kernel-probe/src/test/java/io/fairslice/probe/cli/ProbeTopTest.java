@@ -107,6 +107,37 @@ class ProbeTopTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("no process with pid 2147483646");
     }
 
+    /** A script that asked for --count tables and got fewer (the process ended) must not read success. */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldFailWhenTheProcessEndsBeforeTheTablesAskedFor() throws Exception {
+        Process child = new ProcessBuilder(ForkedJvm.command(List.of(), ProbeChildMain.class))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                    StandardCharsets.UTF_8));
+            assertThat(lines.readLine()).isEqualTo("ready");
+            Thread ender = new Thread(() -> {
+                try {
+                    Thread.sleep(700);
+                    child.getOutputStream().close(); // the child exits
+                } catch (Exception e) {
+                    child.destroy();
+                }
+            });
+            ender.start();
+
+            int code = run("--pid", String.valueOf(child.pid()), "--count", "50", "--interval", "200ms");
+
+            ender.join();
+            assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isEqualTo(1);
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("probe: process " + child.pid()
+                    + " has exited after ").contains(" of 50 tables");
+        } finally {
+            child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
     private static String[] lastRow(String text, String name) {
         Matcher m = Pattern.compile("(?m)^\\s*\\d+ " + Pattern.quote(name) + " .*$").matcher(text);
         String row = null;
