@@ -111,12 +111,19 @@ final class Parameters {
         return value;
     }
 
-    /** Durations such as {@code 250ms}, {@code 30s}, {@code 2m}; a bare number is seconds. */
+    /**
+     * Durations such as {@code 250ms}, {@code 1.5ms}, {@code 30s}, {@code 2m}, {@code 1h} (as the middleware and the
+     * study harness write them, to the millisecond); a bare number is seconds.
+     */
     static Duration parseDuration(String text) {
         String v = text.trim().toLowerCase(Locale.ROOT);
         try {
             if (v.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
+                return Duration.ofNanos(Math.round(Double.parseDouble(v.substring(0, v.length() - 2).trim()) * 1e6));
+            }
+            if (v.endsWith("h")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim())
+                        * 3_600_000));
             }
             if (v.endsWith("s")) {
                 return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 1000));

@@ -28,8 +28,9 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
                     + Parameters.format(burstStart) + " + " + Parameters.format(burstDuration) + " > "
                     + Parameters.format(duration));
         }
-        if (lightRate == 0 && heavyRate == 0) {
-            throw new IllegalArgumentException("lightRate and heavyRate cannot both be 0");
+        if (lightRate == 0 && (heavyRate == 0 || burstDuration.isZero())) {
+            throw new IllegalArgumentException("lightRate and heavyRate cannot both be 0 (nor lightRate 0 with "
+                    + "burstDuration 0s): nothing would be sent");
         }
     }
 

@@ -94,6 +94,16 @@ class ParametersTest {
                 .hasMessageContaining("duration must be a duration such as 500ms, 30s or 2m, got '30 parsecs'");
     }
 
+    /** What the middleware and the harness accept reads the same here (1h and 1.5ms were refused). */
+    @Test
+    void shouldReadDurationsAsTheHarnessWritesThem() {
+        assertThat(Parameters.parseDuration("1h")).isEqualTo(Duration.ofHours(1));
+        assertThat(Parameters.parseDuration("1.5ms")).isEqualTo(Duration.ofNanos(1_500_000));
+        assertThat(Parameters.parseDuration("2500ms")).isEqualTo(Duration.ofMillis(2500));
+        assertThat(Parameters.parseDuration("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(Parameters.parseDuration("2m")).isEqualTo(Duration.ofMinutes(2));
+    }
+
     @Test
     void shouldRejectAZeroDuration() {
         assertThatThrownBy(() -> StudyParameters.from(Map.of("duration", "0s")::get))
@@ -129,6 +139,16 @@ class ParametersTest {
         assertThat(p.heavyRate()).isEqualTo(12.5);
         assertThat(p.burstStart()).isEqualTo(Duration.ofSeconds(10));
         assertThat(p.lightPaths()).isEqualTo(List.of("/light"));
+    }
+
+    /** No light arrivals and an empty burst: validation passed and Gatling then failed on a run with no scenario. */
+    @Test
+    void shouldRejectASpikeThatSendsNothing() {
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("lightRate", "0", "burstDuration", "0s")::get))
+                .hasMessage("lightRate and heavyRate cannot both be 0 (nor lightRate 0 with burstDuration 0s): "
+                        + "nothing would be sent");
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("lightRate", "0", "heavyRate", "0")::get))
+                .hasMessageStartingWith("lightRate and heavyRate cannot both be 0");
     }
 
     @Test
