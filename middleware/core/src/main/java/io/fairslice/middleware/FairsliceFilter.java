@@ -133,6 +133,9 @@ public final class FairsliceFilter implements Filter {
         } catch (IllegalArgumentException e) {
             destroy();
             throw notStarted(path, e.getMessage() + listenerSettingOrigin(config, merged, e.getMessage()), e);
+        } catch (VirtualMachineError e) {
+            destroy(); // Tomcat calls no destroy() on a filter whose init failed: the scheduler, meters and name
+            throw e;
         }
         scheduler.onTaskCpu((task, cpu) -> { // Fairslice.task: its CPU in its request's page meters, under its class
             // a new page's route is a candidate (page "other") until its first served request ends, which a task can

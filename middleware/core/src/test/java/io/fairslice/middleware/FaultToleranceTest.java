@@ -412,6 +412,7 @@ class FaultToleranceTest {
             assertThat(rejected.status()).as("released at once and answered 503; got: %s", rejected.body())
                     .isEqualTo(503);
             assertThat(ms).as("ms from interrupt to answer (queue timeout 20 s)").isLessThan(5_000);
+            assertThat(rejected.header("Retry-After")).as("Retry-After of the 503").matches("[1-9][0-9]*");
             assertThat(registry.get("fairslice.rejections").tags("class", "heavy", "reason", "interrupted")
                     .functionCounter().count()).isEqualTo(1);
 
@@ -497,6 +498,30 @@ class FaultToleranceTest {
             assertThat(registry.find("fairslice.requests").tag("outcome", "server_error").timers().stream()
                     .mapToLong(Timer::count).sum()).isZero();
             assertThat(t.filter().classifier().routes().size()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * A page that throws an IOException before it answered anything (a backend's connection refused, say) failed on
+     * the server, not at the client: a 500 and a server error, as any exception before the commit.
+     */
+    @Test
+    void shouldCountAnIoExceptionBeforeTheCommitAsAServerError() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        HttpServlet failing = new HttpServlet() {
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                throw new IOException("the backend refused the connection");
+            }
+        };
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/io", Map.of(), registry).servlet("/fail", failing, false)
+                .start()) {
+            assertThat(t.get("/fail").statusCode()).isEqualTo(500);
+            FairsliceFilterTest.eventually(() -> assertThat(registry.find("fairslice.requests")
+                    .tag("outcome", "server_error").timers().stream().mapToLong(Timer::count).sum()).isEqualTo(1));
+            assertThat(registry.find("fairslice.requests").tag("outcome", "success").timers().stream()
+                    .mapToLong(Timer::count).sum()).isZero();
+            assertSettled(t.filter());
         }
     }
 
@@ -587,6 +612,11 @@ class FaultToleranceTest {
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             assertSettled(t.filter());
             assertThat(t.get("/h").statusCode()).as("the permits went back").isEqualTo(200);
+            // the three whose clients left were admitted in turn, ran and were counted: none refused, none lost
+            FairsliceFilterTest.eventually(() -> assertThat(registry.find("fairslice.requests").tag("page", "/h")
+                    .timers().stream().mapToLong(Timer::count).sum()).isEqualTo(5));
+            assertThat(registry.find("fairslice.requests").tag("outcome", "rejected").timers().stream()
+                    .mapToLong(Timer::count).sum()).isZero();
         }
     }
 
@@ -679,6 +709,8 @@ class FaultToleranceTest {
             }
             FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
                     .tags("class", "vmboom").timers().stream().mapToLong(m -> m.count()).sum()).isEqualTo(4));
+            assertThat(registry.get("fairslice.listener.failures").tag("listener", "faulty").functionCounter()
+                    .count()).as("disabled once").isEqualTo(1);
             assertSettled(t.filter());
         }
     }

@@ -206,10 +206,15 @@ class HostileInputTest {
                     "/m/" + "a/".repeat(3000), "/m/" + "%41".repeat(2000), "/m/x?" + "a=1&".repeat(1500),
                     "/m/x?%zz=%%", "/m/x?\u00e9=\u00ff", "/m/\u00e9\u00ff", "/m/\u0001", "*", "m/no-slash",
                     "http://evil.example/m/x"));
+            // Tomcat refuses most before the filter (400; "..;" 404); the long ones and a bad query string are served:
+            // a filter that threw on one of those would turn its 200 into a 500 (and then count nothing)
+            Set<String> served = Set.of("/m/" + "a/".repeat(3000), "/m/" + "%41".repeat(2000),
+                    "/m/x?" + "a=1&".repeat(1500), "/m/x?%zz=%%");
             for (String target : targets) {
                 Raw r = raw(port, "GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
                 statuses.put(target.length() > 40 ? target.substring(0, 40) + "..." : target, r.status);
-                assertThat(r.status).as("answered, not dropped: %s", target).isBetween(200, 599);
+                int expected = served.contains(target) ? 200 : target.equals("/m/..;/x") ? 404 : 400;
+                assertThat(r.status).as("status of %s", target).isEqualTo(expected);
             }
             // one header over Tomcat's 8 KB limit, then many ordinary headers, then a long value on the rule's header
             Raw huge = raw(port, "GET /m/x HTTP/1.1\r\nHost: localhost\r\nX-Big: " + "b".repeat(64 * 1024)
@@ -283,7 +288,23 @@ class HostileInputTest {
         return n;
     }
 
-    record Raw(int status, String body) {
+    /** A response as read off the socket; {@code head}: its status line and headers. */
+    record Raw(int status, String body, String head) {
+
+        Raw(int status, String body) {
+            this(status, body, "");
+        }
+
+        /** The value of header {@code name} (any case), or null. */
+        String header(String name) {
+            for (String line : head.split("\r\n")) {
+                int colon = line.indexOf(':');
+                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+                    return line.substring(colon + 1).trim();
+                }
+            }
+            return null;
+        }
     }
 
     /** One request written byte for byte (a client library would refuse or repair most of these). */
@@ -313,7 +334,7 @@ class HostileInputTest {
             if (text.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
                 body = dechunk(body);
             }
-            return new Raw(status, body);
+            return new Raw(status, body, bodyAt < 0 ? text : text.substring(0, bodyAt));
         }
     }
 

@@ -121,10 +121,10 @@ public final class StudyMain {
             }
         }
         if (reportOnly != null) {
-            if (presetGiven || configFile != null || out != null || planOnly || resume != null
-                    || !serverOptions.isEmpty() || !weavingOptions.isEmpty()) {
+            // (the launcher passes its JVM options to every run, which a report does not use)
+            if (presetGiven || configFile != null || out != null || planOnly || resume != null) {
                 throw new IllegalArgumentException("--report makes the report again from the run's own data files; "
-                        + "give it alone (without --quick, --full, --config, --out, --plan, --resume, --*-jvm-option)");
+                        + "give it alone (without --quick, --full, --config, --out, --plan, --resume)");
             }
             if (!Files.isRegularFile(reportOnly.resolve(ResultsFiles.RUN_PROPERTIES))) {
                 throw new IllegalArgumentException("--report " + reportOnly + ": no " + ResultsFiles.RUN_PROPERTIES

@@ -222,6 +222,27 @@ class ReportTest {
         assertThat(Summary.of(noNone).heaviestRow("share@default").retention()).isCloseTo(840.0 / 1900.0, within(1e-9));
     }
 
+    /**
+     * `./fairslice study --report DIR` as the launcher runs it: with the weaving agent's JVM options it passes to every
+     * study command, which a report does not use (refused, --report failed whatever the user gave).
+     */
+    @Test
+    void shouldMakeTheReportAgainWithTheLaunchersJvmOptions() throws Exception {
+        ResultsFiles.write(fixture(), dir);
+        java.io.PrintStream saved = System.out;
+        int status;
+        try {
+            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+            status = StudyMain.run(new String[] {"--report", dir.toString(), "--weaving-jvm-option",
+                    "-javaagent:/x/aspectjweaver.jar", "--weaving-jvm-option", "-Dorg.aspectj.weaver.loadtime"
+                    + ".configuration=META-INF/aop.xml"});
+        } finally {
+            System.setOut(saved);
+        }
+        assertThat(status).isZero();
+        assertThat(dir.resolve("report.md")).exists();
+    }
+
     @Test
     void shouldReadBackWhatItWrote() throws Exception {
         StudyResult original = fixture();

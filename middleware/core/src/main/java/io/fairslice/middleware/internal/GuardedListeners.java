@@ -113,8 +113,13 @@ public final class GuardedListeners implements AutoCloseable {
             } catch (IllegalArgumentException e) {
                 g.close(); // stops the listeners started before, removes their counters
                 throw e; // a bad setting: the operator must fix the configuration
-            } catch (RuntimeException | LinkageError e) {
-                g.disable(i, "start", e); // anything else (a native library missing, say): run without it
+            } catch (VirtualMachineError e) {
+                g.close();
+                throw e; // the JVM itself fails: nothing to run without
+            } catch (Throwable e) {
+                // anything else (a native library missing, an AssertionError, a checked exception thrown undeclared):
+                // run without it, as when it throws on a request
+                g.disable(i, "start", e);
             }
             g.meters.add(FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
                     .tag(MeterNames.TAG_APPLICATION, application).tag(MeterNames.TAG_LISTENER, l.name())
@@ -200,7 +205,7 @@ public final class GuardedListeners implements AutoCloseable {
         for (RequestListener l : listeners) {
             try {
                 l.stop(); // also after a failed start: it may have started part of what it holds
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | LinkageError | AssertionError e) {
                 LOG.log(Level.WARNING, "fairslice: request listener '" + l.name() + "' failed to stop", e);
             }
         }

@@ -123,6 +123,67 @@ class GuardedListenersTest {
     }
 
     /**
+     * A start that throws anything but a setting error, an Error or a checked exception thrown undeclared too, leaves
+     * the application running without that listener (only a RuntimeException was caught: an AssertionError stopped
+     * the application's start and left the filter's scheduler and meters behind).
+     */
+    @Test
+    void shouldRunWithoutAListenerWhoseStartThrowsAnErrorOrAnUndeclaredCheckedException() {
+        List<String> calls = new CopyOnWriteArrayList<>();
+        RequestListener asserting = new RequestListener() {
+            @Override
+            public String name() {
+                return "asserting";
+            }
+
+            @Override
+            public boolean start(ListenerContext context) {
+                throw new AssertionError("a probe's self-check");
+            }
+
+            @Override
+            public void enter(String requestClass) {
+                calls.add("asserting enter");
+            }
+
+            @Override
+            public void exit(String requestClass) {
+            }
+        };
+        RequestListener sneaky = new RequestListener() {
+            @Override
+            public String name() {
+                return "sneaky";
+            }
+
+            @Override
+            public boolean start(ListenerContext context) {
+                sneakyThrow(new IOException("no /proc"));
+                return true;
+            }
+
+            @Override
+            public void enter(String requestClass) {
+                calls.add("sneaky enter");
+            }
+
+            @Override
+            public void exit(String requestClass) {
+            }
+        };
+
+        GuardedListeners g = start(asserting, sneaky, listener("working", calls::add));
+        g.enter("light");
+
+        assertThat(g.disabled(0)).isTrue();
+        assertThat(g.disabled(1)).isTrue();
+        assertThat(g.disabled(2)).isFalse();
+        assertThat(calls).containsExactly("enter");
+        assertThat(failures("asserting")).isEqualTo(1);
+        assertThat(failures("sneaky")).isEqualTo(1);
+    }
+
+    /**
      * A listener whose settings switch it off says so at its start: it is logged as off, not as started (the kernel
      * probe with kernel-probe.enabled=false was logged "started"), never called, and no failure is counted.
      */

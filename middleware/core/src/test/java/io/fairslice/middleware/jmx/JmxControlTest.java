@@ -86,6 +86,9 @@ class JmxControlTest {
                 .rootCause().hasMessageContaining("shares must name configured classes");
         assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Policy", null)))
                 .rootCause().hasMessageStartingWith("fairslice configuration: policy must be given a value");
+        assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Policy", " ")))
+                .as("blank, as a blank value sets nothing at startup").rootCause()
+                .hasMessageStartingWith("fairslice configuration: policy must be given a value");
         assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"routes.max", "10"},
                 new String[] {"java.lang.String", "java.lang.String"}))
                 .rootCause().hasMessageContaining("routes.max cannot change at runtime");
@@ -95,7 +98,7 @@ class JmxControlTest {
                 .rootCause().hasMessageContaining("routs.max is not a fairslice configuration key; did you mean routes.max?");
 
         assertThat(scheduler.config()).as("nothing changed").isSameAs(before);
-        assertThat(warnings()).hasSize(6);
+        assertThat(warnings()).hasSize(7);
         assertThat(warnings().get(0)).contains("/jmx-test").contains("refused").contains("share.quantum")
                 .contains("5 parsecs");
         assertThat(warnings().get(1)).contains("class.heavy.share");
