@@ -112,11 +112,14 @@ final class Parameters {
     }
 
     /**
-     * Durations such as {@code 250ms}, {@code 1.5ms}, {@code 30s}, {@code 2m}, {@code 1h} (as the middleware and the
-     * study harness write them, to the millisecond); a bare number is seconds.
+     * Durations such as {@code 250ms}, {@code 1.5ms}, {@code 30s}, {@code 2m}, {@code 1h}, as the middleware and the
+     * study harness write them; a bare number is seconds. Not a number, or not a finite one: refused.
      */
     static Duration parseDuration(String text) {
         String v = text.trim().toLowerCase(Locale.ROOT);
+        if (v.contains("nan") || v.contains("inf")) {
+            throw new IllegalArgumentException("not a duration: '" + text + "'");
+        }
         try {
             if (v.endsWith("ms")) {
                 return Duration.ofNanos(Math.round(Double.parseDouble(v.substring(0, v.length() - 2).trim()) * 1e6));
@@ -138,8 +141,12 @@ final class Parameters {
     }
 
     static String format(Duration d) {
-        long ms = d.toMillis();
-        return ms % 1000 == 0 ? (ms / 1000) + "s" : ms + "ms";
+        long ns = d.toNanos();
+        if (ns % 1_000_000_000L == 0) {
+            return ns / 1_000_000_000L + "s";
+        }
+        return ns % 1_000_000 == 0 ? ns / 1_000_000 + "ms"
+                : java.math.BigDecimal.valueOf(ns, 6).stripTrailingZeros().toPlainString() + "ms";
     }
 
     /** The request name Gatling records for a page: the class, a colon, the path ({@code light:/light}). */

@@ -9,14 +9,17 @@ import java.util.function.UnaryOperator;
  * page(s) and {@code heavyUsers} on the heavy page, each sending its next request as soon as the previous one is
  * answered (plus {@code thinkTime}). A request the server sheds (503 or 429) is followed instead by the pause its
  * {@code Retry-After} asks for ({@link RejectionPause}): {@code retryAfterDefault} when it has none or an invalid
- * one, at most {@code retryAfterMax}, never past the user's end. Every user runs for {@code warmUp + duration}; the
+ * one, at most {@code retryAfterMax}, never past the user's end; and so is a request that got no answer at all (the
+ * connection refused or dropped, or {@code requestTimeout} passed), with {@code retryAfterDefault}. Every user runs
+ * for {@code warmUp + duration}; the
  * harness measures only the {@code duration} part, the Gatling report shows both.
  *
  * <p>System properties (all optional): {@code baseUrl} (default http://127.0.0.1:8080), {@code lightUsers}
  * (30), {@code heavyUsers} (10), {@code lightPaths} (/light; "/light,/light2" is the study's two-light-page
  * variant: each light user alternates between them), {@code heavyPath} (/heavy), {@code warmUp} (5s),
  * {@code duration} (30s), {@code thinkTime} (0ms), {@code requestTimeout} (60s), {@code retryAfterDefault} (1s),
- * {@code retryAfterMax} (60s; 0s retries a shed request at once, as the study's clients did before 2026-11-27).
+ * {@code retryAfterMax} (60s; 0s retries a shed or unanswered request at once, as the study's clients did before
+ * 2026-11-27).
  */
 public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, List<String> lightPaths,
                               String heavyPath, Duration warmUp, Duration duration, Duration thinkTime,

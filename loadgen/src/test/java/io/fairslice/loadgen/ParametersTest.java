@@ -102,6 +102,11 @@ class ParametersTest {
         assertThat(Parameters.parseDuration("2500ms")).isEqualTo(Duration.ofMillis(2500));
         assertThat(Parameters.parseDuration("1.5s")).isEqualTo(Duration.ofMillis(1500));
         assertThat(Parameters.parseDuration("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(Parameters.format(Duration.ofNanos(1_500_000))).isEqualTo("1.5ms");
+        assertThat(Parameters.format(Duration.ofMillis(2500))).isEqualTo("2500ms");
+        assertThat(Parameters.format(Duration.ofHours(1))).isEqualTo("3600s");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Parameters.parseDuration("NaNms"))
+                .hasMessage("not a duration: 'NaNms'");
     }
 
     @Test

@@ -197,11 +197,6 @@ public final class FairsliceFilter implements Filter {
     }
 
     /**
-     * The failure that stops the application's startup, logged first under fairslice's own logger: Tomcat puts a
-     * filter's failure in the host's log (localhost.*.log) and says only "One or more Filters failed to start" in
-     * catalina.out, where an operator looks first.
-     */
-    /**
      * Where the listener setting that a listener's start refused was set, as " (set in ...)" for its message, which
      * names the setting (the {@link RequestListener#start} contract): the longest listener key the message names.
      */
@@ -219,6 +214,11 @@ public final class FairsliceFilter implements Filter {
         return origin == null ? "" : " (set " + origin + ")";
     }
 
+    /**
+     * The failure that stops the application's startup, logged first under fairslice's own logger: Tomcat puts a
+     * filter's failure in the host's log (localhost.*.log) and says only "One or more Filters failed to start" in
+     * catalina.out, where an operator looks first.
+     */
     private static ServletException notStarted(String path, String message, Exception cause) {
         LOG.severe(() -> "fairslice[" + path + "]: not started, so the application does not start: " + message);
         return new ServletException(message, cause);

@@ -206,15 +206,18 @@ class HostileInputTest {
                     "/m/" + "a/".repeat(3000), "/m/" + "%41".repeat(2000), "/m/x?" + "a=1&".repeat(1500),
                     "/m/x?%zz=%%", "/m/x?\u00e9=\u00ff", "/m/\u00e9\u00ff", "/m/\u0001", "*", "m/no-slash",
                     "http://evil.example/m/x"));
-            // Tomcat refuses most before the filter (400; "..;" 404); the long ones and a bad query string are served:
-            // a filter that threw on one of those would turn its 200 into a 500 (and then count nothing)
+            // Tomcat refuses most before the filter (400; "..;" 404 in 11.0); the long ones and a bad query string are
+            // served: a filter that threw on one would turn its 200 into a 500 (and then count nothing)
             Set<String> served = Set.of("/m/" + "a/".repeat(3000), "/m/" + "%41".repeat(2000),
                     "/m/x?" + "a=1&".repeat(1500), "/m/x?%zz=%%");
             for (String target : targets) {
                 Raw r = raw(port, "GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
                 statuses.put(target.length() > 40 ? target.substring(0, 40) + "..." : target, r.status);
-                int expected = served.contains(target) ? 200 : target.equals("/m/..;/x") ? 404 : 400;
-                assertThat(r.status).as("status of %s", target).isEqualTo(expected);
+                if (served.contains(target)) {
+                    assertThat(r.status).as("status of %s", target).isEqualTo(200);
+                } else { // the client's fault, whichever code this Tomcat gives; never a server error
+                    assertThat(r.status).as("status of %s", target).isBetween(400, 499);
+                }
             }
             // one header over Tomcat's 8 KB limit, then many ordinary headers, then a long value on the rule's header
             Raw huge = raw(port, "GET /m/x HTTP/1.1\r\nHost: localhost\r\nX-Big: " + "b".repeat(64 * 1024)

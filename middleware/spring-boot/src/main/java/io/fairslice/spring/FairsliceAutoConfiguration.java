@@ -99,7 +99,8 @@ public class FairsliceAutoConfiguration {
                 String property = PREFIX + c.key();
                 // the filter's init parameters are the environment's: name the property source that set the value,
                 // unless the value is a -D system property's, which the filter reads last (over the command line)
-                if (settings.containsKey(property) && origin != null && origin.startsWith("by filter init parameter")) {
+                if (settings.containsKey(property) && origin != null
+                        && origin.startsWith(ConfigSources.FILTER_PARAMETER_ORIGIN)) {
                     origin = "by " + property + " in " + sourceOf(environment, property);
                 }
             }

@@ -47,10 +47,11 @@ final class StudyServerProcess implements AutoCloseable {
                     + firstLine(output, "is not a fairslice configuration key"));
         }
         if (output.contains("cannot be applied and restored on this machine")
-                || output.contains("cannot be applied on this machine")) {
-            // the kernel probe's actuator check: a peer's nice or slice needs privileges this user lacks
-            return new NotAvailableException("this user cannot change a thread's nice or slice and restore it (run "
-                    + "as root, or allow it with ulimit -e): " + firstLine(output, "cannot be applied"));
+                && output.contains("CAP_SYS_NICE")) { // the probe's hint for EPERM and EACCES
+            // the kernel probe's actuator check: lowering a thread's nice back needs a privilege this user lacks
+            // (any other actuator failure, a slice's included, is a fault, reported as failed)
+            return new NotAvailableException("this user cannot lower a thread's nice back after raising it (run as "
+                    + "root, or allow it with ulimit -e): " + firstLine(output, "cannot be applied"));
         }
         if (output.contains("unknown option") || output.contains("Unknown option")
                 || output.contains("unknown policy") || output.contains("unknown peer")) {

@@ -229,17 +229,9 @@ class ReportTest {
     @Test
     void shouldMakeTheReportAgainWithTheLaunchersJvmOptions() throws Exception {
         ResultsFiles.write(fixture(), dir);
-        java.io.PrintStream saved = System.out;
-        int status;
-        try {
-            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-            status = StudyMain.run(new String[] {"--report", dir.toString(), "--weaving-jvm-option",
-                    "-javaagent:/x/aspectjweaver.jar", "--weaving-jvm-option", "-Dorg.aspectj.weaver.loadtime"
-                    + ".configuration=META-INF/aop.xml"});
-        } finally {
-            System.setOut(saved);
-        }
-        assertThat(status).isZero();
+        assertThat(StudyConfigTest.runQuietly("--report", dir.toString(), "--weaving-jvm-option",
+                "-javaagent:/x/aspectjweaver.jar", "--weaving-jvm-option",
+                "-Dorg.aspectj.weaver.loadtime.configuration=META-INF/aop.xml")).isZero();
         assertThat(dir.resolve("report.md")).exists();
     }
 

@@ -195,6 +195,17 @@ class StudyConfigTest {
         assertThat(dir.resolve("run")).doesNotExist();
     }
 
+    /** {@link StudyMain#run} with what it prints to standard output thrown away; its status. */
+    static int runQuietly(String... args) throws Exception {
+        java.io.PrintStream saved = System.out;
+        try {
+            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+            return StudyMain.run(args);
+        } finally {
+            System.setOut(saved);
+        }
+    }
+
     @Test
     void shouldRejectAnUnknownKeyNamingTheKnownOnes() {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("heavyUser", "10")))
@@ -241,16 +252,8 @@ class StudyConfigTest {
     /** A JVM option's value starts with a dash; --report takes nothing but its folder. */
     @Test
     void shouldTakeJvmOptionsThatLookLikeOptionsAndRefuseReportWithOthers() throws Exception {
-        java.io.PrintStream saved = System.out;
-        int status;
-        try {
-            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-            status = StudyMain.run(new String[] {"--server-jvm-option", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                    "--weaving-jvm-option", "-Daj.weaving.verbose=false", "--plan"});
-        } finally {
-            System.setOut(saved);
-        }
-        assertThat(status).isZero();
+        assertThat(runQuietly("--server-jvm-option", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "--weaving-jvm-option", "-Daj.weaving.verbose=false", "--plan")).isZero();
         assertThatThrownBy(() -> StudyMain.run(new String[] {"--server-jvm-option"}))
                 .hasMessageStartingWith("--server-jvm-option needs a value");
         assertThatThrownBy(() -> StudyMain.run(new String[] {"--report", dir.toString(), "--full"}))

@@ -17,14 +17,25 @@ class StudyServerRefusalTest {
     @Test
     void shouldCallAPeerThisUserMayNotRunNotAvailable() {
         String log = "SEVERE: fairslice[/]: not started, so the application does not start: "
-                + "kernel-probe.nice.heavy=10 cannot be applied and restored on this machine: setpriority: "
-                + "Permission denied (errno 13)\n";
+                + "kernel-probe.nice.heavy=10 cannot be applied and restored on this machine: setpriority("
+                + "PRIO_PROCESS, 4242, 0) failed (error 13): [13] Permission denied (lowering a thread's nice needs "
+                + "CAP_SYS_NICE or a sufficient RLIMIT_NICE, ulimit -e)\n";
 
         StudyServerProcess.NotAvailableException refused = StudyServerProcess.refusal(log, Middleware.NICE);
 
         assertThat(refused).isNotNull();
         assertThat(refused.getMessage()).contains("run as root").contains("kernel-probe.nice.heavy=10 cannot be "
                 + "applied and restored on this machine");
+    }
+
+    /** A slice the kernel refuses for another reason is a fault to see, not a privilege to lack. */
+    @Test
+    void shouldCallAnActuatorFaultAFailure() {
+        String log = "SEVERE: fairslice[/]: not started, so the application does not start: "
+                + "kernel-probe.slice.heavy cannot be applied on this machine: sched_setattr(4242) failed (error 22): "
+                + "[22] Invalid argument\n";
+
+        assertThat(StudyServerProcess.refusal(log, Middleware.SLICE)).isNull();
     }
 
     @Test

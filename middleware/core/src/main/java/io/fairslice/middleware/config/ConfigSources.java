@@ -32,6 +32,9 @@ import java.util.function.Function;
  */
 public final class ConfigSources {
 
+    /** How {@link Merged#originOf} begins for a value a filter init parameter set. */
+    public static final String FILTER_PARAMETER_ORIGIN = "by filter init parameter ";
+
     private ConfigSources() {
     }
 
@@ -98,7 +101,7 @@ public final class ConfigSources {
                 set(keys, unprefixed(name), contextParams.apply(name), origins, "by context parameter " + name);
             }
         }
-        filterParams.forEach((k, v) -> set(keys, unprefixed(k), v, origins, "by filter init parameter " + k));
+        filterParams.forEach((k, v) -> set(keys, unprefixed(k), v, origins, FILTER_PARAMETER_ORIGIN + k));
         for (String name : system.stringPropertyNames()) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
                 set(keys, unprefixed(name), system.getProperty(name), origins, "by system property -D" + name);

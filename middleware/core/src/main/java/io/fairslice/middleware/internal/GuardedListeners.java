@@ -202,17 +202,24 @@ public final class GuardedListeners implements AutoCloseable {
     /** Stops every listener and removes the failure counters (web application stopped). */
     @Override
     public void close() {
+        VirtualMachineError fatal = null;
         for (RequestListener l : listeners) {
             try {
                 l.stop(); // also after a failed start: it may have started part of what it holds
-            } catch (RuntimeException | LinkageError | AssertionError e) {
+            } catch (Throwable e) { // whatever it is, the others are stopped and the counters removed
                 LOG.log(Level.WARNING, "fairslice: request listener '" + l.name() + "' failed to stop", e);
+                if (e instanceof VirtualMachineError jvm && fatal == null) {
+                    fatal = jvm;
+                }
             }
         }
         for (Meter m : meters) {
             registry.remove(m);
         }
         meters.clear();
+        if (fatal != null) {
+            throw fatal;
+        }
     }
 
     /** One of the listener calls, with its name for the log; a constant, so telling the listeners allocates nothing. */

@@ -178,7 +178,7 @@ public final class Installation {
                             + " was " + was);
         }
         // an option left out goes back to its default: say so for each that an earlier install had otherwise
-        if (options.weave().equals(scopeBefore)) {
+        if (!scopeBefore.isEmpty() && !options.weave().isEmpty()) { // (no --weave at all has its note above)
             noteDropped(aspectsBefore.contains(Fragments.CALL_SITE_ASPECT) && !options.weaveCalls(), "--weave-calls");
             noteDropped(aspectsBefore.contains(Fragments.BLOCKING_CALL_ASPECT) && !options.weaveJdbc(),
                     "--weave-jdbc");
@@ -188,7 +188,8 @@ public final class Installation {
                     + TomcatLayout.METRICS_PATH + ") is removed");
         }
         String ports = options.metricsPorts().stream().map(String::valueOf).collect(Collectors.joining(","));
-        if (portsBefore != null && options.metrics() && !portsBefore.equals(ports)) {
+        if (portsBefore != null && options.metrics()
+                && !Set.copyOf(List.of(portsBefore.split(","))).equals(Set.copyOf(List.of(ports.split(","))))) {
             report.accept("note: --metrics-ports is now " + (ports.isEmpty() ? "none (this host only)" : ports)
                     + "; the last install's was " + (portsBefore.isEmpty() ? "none" : portsBefore)
                     + (portsBefore.isEmpty() ? "" : " (give --metrics-ports " + portsBefore + " to keep it)"));

@@ -31,7 +31,9 @@ public final class Installer {
         }
         try {
             InstallOptions options = InstallOptions.parse(args, defaultDist());
-            TomcatBase base = TomcatBase.open(options.catalinaBase(), options.catalinaHome());
+            // the home is looked at for the version only: an uninstall needs none (that Tomcat may be gone)
+            TomcatBase base = TomcatBase.open(options.catalinaBase(), options.uninstall() ? null
+                    : options.catalinaHome());
             Installation installation = new Installation(base, version(), line -> out.println("  " + line));
             if (options.uninstall()) {
                 out.println("fairslice: uninstalling from " + base.dir());

@@ -373,6 +373,13 @@ class InstallerTest {
                 .doesNotContain("--weave-calls").doesNotContain("--metrics-ports is now");
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
         assertThat(out).doesNotContain("note: --");
+
+        // a new scope without the call-site option it had, the same ports in another order
+        assertThat(install("--weave", "com.acme..*", "--weave-calls", "--metrics-ports", "8080,9090")).as(err)
+                .isZero();
+        assertThat(install("--weave", "com.shop..*", "--metrics-ports", "9090,8080")).as(err).isZero();
+        assertThat(out).contains("note: no --weave-calls, which the last install had")
+                .doesNotContain("--metrics-ports");
     }
 
     @Test
@@ -649,7 +656,8 @@ class InstallerTest {
     @Test
     void shouldRefuseAWeavingScopeInCodeThatIsNeverWoven() {
         assertThat(install("--weave", "com.acme..*,org.apache.catalina..*")).isEqualTo(2);
-        assertThat(err).contains("--weave org.apache.catalina..* lies inside org.apache.catalina, which is never woven");
+        assertThat(err).contains("--weave org.apache.catalina..* lies inside org.apache.catalina, which is never"
+                + " woven");
         assertThat(install("--weave", "java.util.*")).isEqualTo(2);
         assertThat(install("--weave", "io.fairslice.middleware.weaving.*")).as(err).isEqualTo(2);
         assertThat(base.resolve("fairslice")).as("nothing written").doesNotExist();
