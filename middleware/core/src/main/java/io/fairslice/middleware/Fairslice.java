@@ -41,7 +41,8 @@ public final class Fairslice {
      * }</pre>
      *
      * <p>Under the {@code share} policy the request gives its run slot to the next request at once, and takes one again
-     * (waiting for it as at a yield point, for at most {@code share.max-park}) when the handle is closed. Without the
+     * (waiting for it as at a yield point: for at most {@code share.max-park}, or its class's {@code queue-timeout} if
+     * longer for a task or a request that moved class) when the handle is closed. Without the
      * declaration, fairslice finds a request blocked only after looking at its thread twice, 2 ms apart (and, for a
      * socket read, only where the OS can be asked: Linux). Declarations may nest: only the outermost acts. In a
      * {@link #task} it declares the task's call, and the task gives its run slot up the same way. Outside a request
@@ -99,6 +100,7 @@ public final class Fairslice {
      * starts, then runs whole (and ends in the class it started in); weave the code it runs, or cap its class.
      */
     public static Runnable task(Runnable work) {
+        java.util.Objects.requireNonNull(work, "work"); // here, not on the pool's thread after a wait for a slot
         Ticket ticket = YieldGate.current();
         return ticket == null ? work : ticket.scheduler().task(ticket, work);
     }
@@ -108,6 +110,7 @@ public final class Fairslice {
      * it is): {@code CompletableFuture.supplyAsync(supplier, Fairslice.executor(pool))}.
      */
     public static java.util.concurrent.Executor executor(java.util.concurrent.Executor executor) {
+        java.util.Objects.requireNonNull(executor, "executor");
         return command -> executor.execute(task(command));
     }
 

@@ -94,6 +94,10 @@ public final class FairsliceFilter implements Filter {
             return;
         }
         warnContextPathRules(config, path);
+        String copy = secondCopy(context.getClassLoader());
+        if (copy != null) {
+            LOG.warning(() -> "fairslice[" + path + "]: " + copy);
+        }
         Object attribute = context.getAttribute(METER_REGISTRY_ATTRIBUTE);
         MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
         // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0
@@ -162,6 +166,29 @@ public final class FairsliceFilter implements Filter {
         String file = merged.file();
         LOG.info(() -> "fairslice[" + application + "]: started" + (file == null ? "" : " (file " + file + ")")
                 + ", " + config);
+    }
+
+    /**
+     * Says so when the application's class loader has a copy of the middleware of its own (a WAR that packs
+     * fairslice-middleware or fairslice-spring-boot in WEB-INF/lib, deployed to a Tomcat with the installer's bundle):
+     * its {@code Fairslice} calls and the yield points woven into it reach that copy, which knows no request, so they
+     * do nothing; null when the application sees this filter's own classes.
+     */
+    static String secondCopy(ClassLoader application) {
+        Class<?> seen;
+        try {
+            seen = Class.forName(Fairslice.class.getName(), false, application);
+        } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+            return null; // it does not call fairslice, so no call of its goes astray
+        }
+        if (seen == Fairslice.class) {
+            return null;
+        }
+        java.security.CodeSource source = seen.getProtectionDomain().getCodeSource();
+        return "the application has a copy of fairslice of its own (" + (source == null ? "its class loader's"
+                : source.getLocation()) + "), so its Fairslice calls and woven yield points reach"
+                + " that copy, not this filter, and do nothing; mark fairslice-middleware (and fairslice-spring-boot)"
+                + " provided in the application's build";
     }
 
     /**

@@ -223,6 +223,23 @@ class ApplicationMetricsTest {
         assertThat(served("/shop", "/late")).as("the successor still records into registered meters").isEqualTo(3);
     }
 
+    /**
+     * A WAR that packs its own copy of the middleware (under the installer's bundle) has its Fairslice calls reach
+     * that copy, which knows no request: said at startup. Here a class loader of its own over the same classes.
+     */
+    @Test
+    void shouldSayWhenTheApplicationHasACopyOfTheMiddlewareOfItsOwn() throws Exception {
+        java.net.URL classes = Fairslice.class.getProtectionDomain().getCodeSource().getLocation();
+        try (java.net.URLClassLoader war = new java.net.URLClassLoader(new java.net.URL[] {classes},
+                ClassLoader.getPlatformClassLoader())) {
+            assertThat(FairsliceFilter.secondCopy(war)).startsWith("the application has a copy of fairslice of its"
+                    + " own (" + classes + ")").contains("mark fairslice-middleware");
+        }
+        assertThat(FairsliceFilter.secondCopy(FairsliceFilter.class.getClassLoader())).isNull();
+        assertThat(FairsliceFilter.secondCopy(ClassLoader.getPlatformClassLoader())).as("an application without it")
+                .isNull();
+    }
+
     @Test
     void shouldLeaveNoMetersBehindWhenAListenerRejectsItsSetting() {
         FairsliceFilter filter = new FairsliceFilter();

@@ -187,6 +187,15 @@ class FairsliceFilterTest {
         ac.complete();
     }
 
+    /** A null task or executor is refused where it is given, inside a request or not (not later, on a pool thread). */
+    @Test
+    void shouldRefuseANullTaskOrExecutorAtOnce() {
+        org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> Fairslice.task(null))
+                .withMessage("work");
+        org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> Fairslice.executor(null))
+                .withMessage("executor");
+    }
+
     @Test
     void shouldKeepReportingTheActivePolicyAfterGarbageCollection() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.logging.Logger;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWarDeployment;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletContextInitializer;
 import org.springframework.context.annotation.Bean;
@@ -56,6 +58,8 @@ public class FairsliceAutoConfiguration {
 
     /** The filter registration's bean name; an application that declares a bean of this name replaces it. */
     public static final String FILTER_BEAN = "fairsliceFilter";
+    /** The name of fairslice's {@code TaskDecorator} bean. */
+    public static final String TASKS_BEAN = "fairsliceTasks";
     private static final String PREFIX = ConfigKeys.PREFIX;
     /** Read by the filter from a system property or a context parameter, never from its init parameters. */
     private static final String CONFIG_FILE = ConfigKeys.CONFIG_FILE_PROPERTY;
@@ -120,33 +124,32 @@ public class FairsliceAutoConfiguration {
 
     /**
      * Work that a request hands to the application's task executor, as a {@link Fairslice#task} of that request: Boot
-     * applies a single {@code TaskDecorator} bean to the executor it builds ({@code applicationTaskExecutor}), which
-     * Spring MVC runs a controller's {@code Callable} on and {@code @Async} methods use. Without it fairslice sees only
-     * the microseconds of the dispatch that started the work: the page is learnt light and its class is charged next
-     * to nothing, whatever the work costs. An application with a decorator of its own keeps it (Boot applies only a
-     * unique one): compose it with {@code Fairslice::task} there.
+     * applies the {@code TaskDecorator} beans to the executor it builds ({@code applicationTaskExecutor}), which
+     * Spring MVC runs a controller's {@code Callable} on and {@code @Async} methods use; several are composed, so an
+     * application's own (a tracing context's, say) and this one both apply. Without it fairslice sees only the
+     * microseconds of the dispatch that started the work: the page is learnt light and its class is charged next to
+     * nothing, whatever the work costs. A bean of this name of the application's own replaces it.
      */
-    @Bean
-    @ConditionalOnMissingBean(TaskDecorator.class)
+    @Bean(name = TASKS_BEAN)
+    @ConditionalOnMissingBean(name = TASKS_BEAN)
     public TaskDecorator fairsliceTasks() {
-        return FAIRSLICE_TASKS;
+        return Fairslice::task;
     }
 
-    private static final TaskDecorator FAIRSLICE_TASKS = Fairslice::task;
-
     /**
-     * Says so when the executor's work will not be the requests' because the application has a decorator of its own
-     * (a tracing context's, say), or several, of which Boot applies none.
+     * Says so when Boot builds no task executor ({@code applicationTaskExecutor}), because the application defines an
+     * executor of its own: the decorator then reaches nothing, and that executor's work is not counted as the
+     * requests' unless the application wraps it ({@link Fairslice#executor}).
      */
     @Bean
-    public SmartInitializingSingleton fairsliceTasksCheck(ObjectProvider<TaskDecorator> decorators) {
+    public SmartInitializingSingleton fairsliceTasksCheck(ListableBeanFactory beans) {
+        String boots = TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME;
         return () -> {
-            List<TaskDecorator> all = decorators.orderedStream().toList();
-            if (all.size() != 1 || all.get(0) != FAIRSLICE_TASKS) {
-                LOG.info(() -> "fairslice: the application has " + (all.size() == 1 ? "a TaskDecorator of its own"
-                        : all.size() + " TaskDecorators") + ", so work that requests hand to Boot's task executor (a"
-                        + " Callable, @Async) is not counted as theirs; make the decorator return"
-                        + " Fairslice.task(...) of what it decorates (docs/user-guide.md, \"Spring Boot\")");
+            if (!beans.containsBean(boots)) {
+                LOG.info(() -> "fairslice: Boot's task executor (" + boots + ") is not in use,"
+                        + " so work that requests hand to the application's own executor (a Callable, @Async) is"
+                        + " not counted as theirs unless that executor is wrapped with Fairslice.executor(...)"
+                        + " (docs/user-guide.md, \"Spring Boot\")");
             }
         };
     }

@@ -50,6 +50,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 class FairsliceAutoConfigurationTest {
 
+    /** Tasks the application's own decorator ran ({@code test.own-decorator}). */
+    static final java.util.concurrent.atomic.AtomicInteger OWN_DECORATOR_RUNS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
     private ConfigurableApplicationContext application;
     private final HttpClient client = HttpClient.newHttpClient();
 
@@ -110,14 +114,27 @@ class FairsliceAutoConfigurationTest {
     void shouldCountTheCpuOfACallablesWorkAsItsRequests() throws Exception {
         start();
 
-        assertThat(get("/archive")).isEqualTo("archived true");
+        assertThat(archiveCpu()).as("seconds of CPU counted for three more /archive requests").isGreaterThan(0.06);
+    }
 
+    /**
+     * CPU counted for /archive over three requests after a first one (each Callable spins 30 ms of CPU on Boot's
+     * executor): the first request of a fresh application also initialises Spring MVC on its dispatch thread, tens of
+     * milliseconds that would pass for the Callable's work.
+     */
+    private double archiveCpu() throws Exception {
+        assertThat(get("/archive")).isEqualTo("archived true");
         MeterRegistry registry = application.getBean(MeterRegistry.class);
+        Thread.sleep(200); // the first one's task CPU is counted as its task ends, after its answer
+        double before = pageCpu(registry, "/archive");
+        for (int i = 0; i < 3; i++) {
+            assertThat(get("/archive")).isEqualTo("archived true");
+        }
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (pageCpu(registry, "/archive") < 0.025 && System.nanoTime() < deadline) {
+        while (pageCpu(registry, "/archive") - before < 0.06 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(pageCpu(registry, "/archive")).as("seconds of CPU counted for /archive").isGreaterThan(0.025);
+        return pageCpu(registry, "/archive") - before;
     }
 
     private static double pageCpu(MeterRegistry registry, String page) {
@@ -225,9 +242,23 @@ class FairsliceAutoConfigurationTest {
                 .anyMatch(m -> m.contains("enabled") && m.contains("'yes'")));
     }
 
-    /** An application's own TaskDecorator wins, and fairslice says what that costs. */
+    /**
+     * Boot composes the application's own TaskDecorator (a tracing context's, say) with fairslice's: both apply, and
+     * the Callable's work is counted as its request's (fairslice stood down for any decorator of the application's,
+     * though Boot 3.5 and later apply every one).
+     */
     @Test
-    void shouldSayWhenTheApplicationsTaskDecoratorLeavesItsTasksUncounted() {
+    void shouldCountTheCallablesWorkBesideTheApplicationsOwnTaskDecorator() throws Exception {
+        OWN_DECORATOR_RUNS.set(0);
+        start("test.own-decorator=true");
+
+        assertThat(archiveCpu()).as("seconds of CPU counted for three more /archive requests").isGreaterThan(0.06);
+        assertThat(OWN_DECORATOR_RUNS.get()).as("the application's decorator ran too").isEqualTo(4);
+    }
+
+    /** An executor of the application's own replaces Boot's, which the decorator reaches: said at startup. */
+    @Test
+    void shouldSayWhenBootsTaskExecutorIsNotInUse() {
         java.util.logging.Logger logger = java.util.logging.Logger.getLogger(
                 FairsliceAutoConfiguration.class.getName());
         List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -247,16 +278,14 @@ class FairsliceAutoConfigurationTest {
         };
         logger.addHandler(handler);
         try {
-            start("test.own-decorator=true");
+            start("test.own-executor=true");
 
-            assertThat(application.getBean(org.springframework.core.task.TaskDecorator.class))
-                    .isSameAs(application.getBean("ownDecorator"));
-            assertThat(lines).anyMatch(line -> line.startsWith("fairslice: the application has a TaskDecorator of"
-                    + " its own, so work that requests hand to Boot's task executor"));
+            assertThat(lines).anyMatch(line -> line.startsWith("fairslice: Boot's task executor"
+                    + " (applicationTaskExecutor) is not in use"));
             application.close();
             lines.clear();
-            start();
-            assertThat(lines).as("with fairslice's decorator").isEmpty();
+            start("test.own-decorator=true");
+            assertThat(lines).as("with Boot's executor, whatever decorators the application has").isEmpty();
         } finally {
             logger.removeHandler(handler);
         }
@@ -320,7 +349,16 @@ class FairsliceAutoConfigurationTest {
         @Bean
         @ConditionalOnProperty("test.own-decorator")
         org.springframework.core.task.TaskDecorator ownDecorator() {
-            return runnable -> runnable; // a tracing context's, say
+            return runnable -> () -> { // a tracing context's, say
+                OWN_DECORATOR_RUNS.incrementAndGet();
+                runnable.run();
+            };
+        }
+
+        @Bean
+        @ConditionalOnProperty("test.own-executor")
+        java.util.concurrent.Executor ownExecutor() {
+            return Runnable::run;
         }
 
         @Bean

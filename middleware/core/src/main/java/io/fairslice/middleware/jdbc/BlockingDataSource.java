@@ -30,8 +30,9 @@ import javax.sql.DataSource;
  * <p>Closing it closes the wrapped data source when that can be closed (a pool). Connections and statements are
  * dynamic proxies of the driver's: every other call goes straight to the driver's
  * object, and {@code unwrap} and {@code isWrapperFor} reach it too. A statement's {@code getConnection()} answers the
- * proxy its statement came from. Outside a request served through fairslice's filter, and under the policies other than
- * {@code share}, a declaration does nothing. {@code ResultSet.next()} is not declared: it mostly reads rows already
+ * proxy its statement came from. Outside a request served through fairslice's filter a declaration does nothing; under
+ * the policies other than {@code share} it only marks the call's time as no CPU ({@link
+ * io.fairslice.middleware.Fairslice#blocking}). {@code ResultSet.next()} is not declared: it mostly reads rows already
  * fetched.
  */
 public final class BlockingDataSource implements DataSource, AutoCloseable {

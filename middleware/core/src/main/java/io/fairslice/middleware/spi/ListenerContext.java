@@ -18,8 +18,10 @@ public interface ListenerContext {
     MeterRegistry meterRegistry();
 
     /**
-     * The web application's servlet context path, {@code /} for the root context: the value of the
-     * {@code application} tag ({@code io.fairslice.middleware.metrics.MeterNames.TAG_APPLICATION}) on every meter.
+     * The web application's name: its servlet context path, {@code /} for the root context, unless another running
+     * application in this JVM has that name already (another host's, a parallel deployment: then {@code host/path} or
+     * {@code path#2}, as the filter logs); the value of the {@code application} tag
+     * ({@code io.fairslice.middleware.metrics.MeterNames.TAG_APPLICATION}) on every meter.
      */
     String application();
 

@@ -78,7 +78,10 @@ public interface RequestListener {
         enter(to);
     }
 
-    /** Once, when the middleware stops (web application undeployed): release threads and native resources. */
+    /**
+     * Once, when the middleware stops (web application undeployed), and when its start fails (a setting another
+     * listener refused): release threads and native resources; it may come without a start, or after a failed one.
+     */
     default void stop() {
     }
 }
