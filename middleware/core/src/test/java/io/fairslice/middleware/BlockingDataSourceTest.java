@@ -247,6 +247,31 @@ public class BlockingDataSourceTest {
         ((AutoCloseable) BlockingDataSource.wrap(database)).close(); // H2's plain data source: nothing to close
     }
 
+    /**
+     * A pool's JDBC 4.3 connection builder is passed on, its connections wrapped as getConnection()'s are (the
+     * wrapper refused it: SQLFeatureNotSupportedException, the interface's default).
+     */
+    @Test
+    void shouldPassTheConnectionBuilderOnAndWrapWhatItBuilds() throws Exception {
+        List<String> asked = new ArrayList<>();
+        java.sql.ConnectionBuilder driverBuilder = (java.sql.ConnectionBuilder) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {java.sql.ConnectionBuilder.class}, (proxy, m, args) -> {
+                    asked.add(m.getName() + (args == null ? "" : " " + args[0]));
+                    return m.getName().equals("build") ? database.getConnection() : proxy;
+                });
+        DataSource pool = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, m, args) -> m.getName().equals("createConnectionBuilder")
+                        ? driverBuilder : null);
+
+        try (Connection c = BlockingDataSource.wrap(pool).createConnectionBuilder().user("sa").password("")
+                .build(); Statement s = c.createStatement()) {
+            assertThat(Proxy.isProxyClass(c.getClass())).as("wrapped, its calls declared").isTrue();
+            assertThat(c.unwrap(JdbcConnection.class)).isInstanceOf(JdbcConnection.class);
+            assertThat(s.getConnection()).isSameAs(c);
+        }
+        assertThat(asked).containsExactly("user sa", "password ", "build");
+    }
+
     @Test
     void shouldBehaveAsTheDriversObjectsOutsideARequest() throws Exception {
         DataSource wrapped = BlockingDataSource.wrap(database);

@@ -7,8 +7,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.ConnectionBuilder;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.ShardingKey;
 import java.sql.Statement;
 import java.util.Objects;
 import java.util.logging.Logger;
@@ -16,11 +18,11 @@ import javax.sql.DataSource;
 
 /**
  * A data source whose JDBC calls that wait for the database are declared blocking ({@link Fairslice#blocking()}): its
- * {@code getConnection}, a connection's {@code commit} and {@code rollback}, and the {@code execute*} methods of the
- * statements its connections create. While a request waits in one of them, its run slot serves other requests, given
- * up at once rather than found after two looks at the request's thread. Unlike the optional
- * {@code BlockingCallAspect}, it needs no weaving and reaches every user of the data source: an ORM, a JDBC template,
- * the application's own code.
+ * {@code getConnection} (and its connection builder's {@code build}), a connection's {@code commit} and
+ * {@code rollback}, and the {@code execute*} methods of the statements its connections create. While a request waits
+ * in one of them, its run slot serves other requests, given up at once rather than found after two looks at the
+ * request's thread. Unlike the optional {@code BlockingCallAspect}, it needs no weaving and reaches every user of the
+ * data source: an ORM, a JDBC template, the application's own code.
  *
  * <pre>{@code
  * DataSource pool = new HikariDataSource(config);
@@ -65,6 +67,49 @@ public final class BlockingDataSource implements DataSource, AutoCloseable {
             connection = target.getConnection(username, password);
         }
         return connection(connection);
+    }
+
+    /**
+     * The wrapped data source's builder (JDBC 4.3), whose connections are declared as {@link #getConnection()}'s are;
+     * a data source that has none refuses as it would unwrapped.
+     */
+    @Override
+    public ConnectionBuilder createConnectionBuilder() throws SQLException {
+        ConnectionBuilder builder = target.createConnectionBuilder();
+        return new ConnectionBuilder() {
+            @Override
+            public ConnectionBuilder user(String username) {
+                builder.user(username);
+                return this;
+            }
+
+            @Override
+            public ConnectionBuilder password(String password) {
+                builder.password(password);
+                return this;
+            }
+
+            @Override
+            public ConnectionBuilder shardingKey(ShardingKey shardingKey) {
+                builder.shardingKey(shardingKey);
+                return this;
+            }
+
+            @Override
+            public ConnectionBuilder superShardingKey(ShardingKey superShardingKey) {
+                builder.superShardingKey(superShardingKey);
+                return this;
+            }
+
+            @Override
+            public Connection build() throws SQLException {
+                Connection connection;
+                try (Fairslice.Blocking ignored = Fairslice.blocking()) {
+                    connection = builder.build();
+                }
+                return connection(connection);
+            }
+        };
     }
 
     @Override
