@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairslice.probe.ForkedJvm;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -32,12 +33,8 @@ class ProbeTopTest {
     @Test
     @EnabledOnOs(OS.LINUX)
     void shouldShowABusyAndASleepyThreadOfAnotherJvm() throws Exception {
-        Process child = new ProcessBuilder(ForkedJvm.command(List.of(), ProbeChildMain.class))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process child = startChild();
         try {
-            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                    StandardCharsets.UTF_8));
-            assertThat(lines.readLine()).isEqualTo("ready");
 
             int code = run("--pid", String.valueOf(child.pid()), "--count", "2", "--interval", "500ms");
 
@@ -111,12 +108,8 @@ class ProbeTopTest {
     @Test
     @EnabledOnOs(OS.LINUX)
     void shouldFailWhenTheProcessEndsBeforeTheTablesAskedFor() throws Exception {
-        Process child = new ProcessBuilder(ForkedJvm.command(List.of(), ProbeChildMain.class))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process child = startChild();
         try {
-            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                    StandardCharsets.UTF_8));
-            assertThat(lines.readLine()).isEqualTo("ready");
             Thread ender = new Thread(() -> {
                 try {
                     Thread.sleep(700);
@@ -136,6 +129,21 @@ class ProbeTopTest {
         } finally {
             child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+    }
+
+    /** The JVM to inspect ({@link ProbeChildMain}), once it said it is ready. */
+    private static Process startChild() throws IOException {
+        Process child = new ProcessBuilder(ForkedJvm.command(List.of(), ProbeChildMain.class))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                    StandardCharsets.UTF_8));
+            assertThat(lines.readLine()).isEqualTo("ready");
+        } catch (IOException | AssertionError e) {
+            child.destroyForcibly(); // the caller's finally is not reached
+            throw e;
+        }
+        return child;
     }
 
     private static String[] lastRow(String text, String name) {

@@ -177,14 +177,7 @@ class StudyConfigTest {
     @Test
     void shouldPrintThePlanAndRunNothingOnPlan() throws Exception {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream saved = System.out;
-        int status;
-        try {
-            System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
-            status = StudyMain.run(new String[] {"--quick", "--out", dir.resolve("run").toString(), "--plan"});
-        } finally {
-            System.setOut(saved);
-        }
+        int status = run(bytes, "--quick", "--out", dir.resolve("run").toString(), "--plan");
 
         assertThat(status).isZero();
         // quick: 4 x (4 s start + 4 + 15 + 1.5 s JIT warm-up + 2 x (4 + 10 + 1.5 s settling + 4 + 5 + 12 + 1.5 s))
@@ -197,9 +190,14 @@ class StudyConfigTest {
 
     /** {@link StudyMain#run} with what it prints to standard output thrown away; its status. */
     static int runQuietly(String... args) throws Exception {
+        return run(java.io.OutputStream.nullOutputStream(), args);
+    }
+
+    /** {@link StudyMain#run} with what it prints to standard output in {@code out}; its status. */
+    private static int run(java.io.OutputStream out, String... args) throws Exception {
         java.io.PrintStream saved = System.out;
         try {
-            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
             return StudyMain.run(args);
         } finally {
             System.setOut(saved);

@@ -53,20 +53,12 @@ public final class BlockingDataSource implements DataSource, AutoCloseable {
 
     @Override
     public Connection getConnection() throws SQLException {
-        Connection connection;
-        try (Fairslice.Blocking ignored = Fairslice.blocking()) {
-            connection = target.getConnection();
-        }
-        return connection(connection);
+        return declared(target::getConnection);
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        Connection connection;
-        try (Fairslice.Blocking ignored = Fairslice.blocking()) {
-            connection = target.getConnection(username, password);
-        }
-        return connection(connection);
+        return declared(() -> target.getConnection(username, password));
     }
 
     /**
@@ -103,11 +95,7 @@ public final class BlockingDataSource implements DataSource, AutoCloseable {
 
             @Override
             public Connection build() throws SQLException {
-                Connection connection;
-                try (Fairslice.Blocking ignored = Fairslice.blocking()) {
-                    connection = builder.build();
-                }
-                return connection(connection);
+                return declared(builder::build);
             }
         };
     }
@@ -163,7 +151,18 @@ public final class BlockingDataSource implements DataSource, AutoCloseable {
         return "BlockingDataSource[" + target + "]";
     }
 
-    private static Connection connection(Connection connection) {
+    /** How a connection is opened: the data source's two getConnection calls, a builder's build. */
+    @FunctionalInterface
+    private interface Opening {
+        Connection open() throws SQLException;
+    }
+
+    /** The connection {@code opening} opens, opened as a declared blocking call and wrapped to declare its waits. */
+    private static Connection declared(Opening opening) throws SQLException {
+        Connection connection;
+        try (Fairslice.Blocking ignored = Fairslice.blocking()) {
+            connection = opening.open();
+        }
         if (connection == null) {
             return null;
         }

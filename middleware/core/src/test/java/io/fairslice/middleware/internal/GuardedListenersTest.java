@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -29,11 +30,14 @@ class GuardedListenersTest {
 
     /** A listener named {@code name} that runs {@code action} on every call. */
     private static RequestListener listener(String name, Consumer<String> action) {
-        return listener(name, action, true);
+        return listener(name, action, () -> true);
     }
 
-    /** A listener named {@code name} that runs {@code action} on every call; {@code works}: what its start says. */
-    private static RequestListener listener(String name, Consumer<String> action, boolean works) {
+    /**
+     * A listener named {@code name} that runs {@code action} on every call; {@code start}: what its start does (says
+     * whether it works, or throws).
+     */
+    private static RequestListener listener(String name, Consumer<String> action, BooleanSupplier start) {
         return new RequestListener() {
             @Override
             public String name() {
@@ -42,7 +46,7 @@ class GuardedListenersTest {
 
             @Override
             public boolean start(ListenerContext context) {
-                return works;
+                return start.getAsBoolean();
             }
 
             @Override
@@ -130,47 +134,13 @@ class GuardedListenersTest {
     @Test
     void shouldRunWithoutAListenerWhoseStartThrowsAnErrorOrAnUndeclaredCheckedException() {
         List<String> calls = new CopyOnWriteArrayList<>();
-        RequestListener asserting = new RequestListener() {
-            @Override
-            public String name() {
-                return "asserting";
-            }
-
-            @Override
-            public boolean start(ListenerContext context) {
-                throw new AssertionError("a probe's self-check");
-            }
-
-            @Override
-            public void enter(String requestClass) {
-                calls.add("asserting enter");
-            }
-
-            @Override
-            public void exit(String requestClass) {
-            }
-        };
-        RequestListener sneaky = new RequestListener() {
-            @Override
-            public String name() {
-                return "sneaky";
-            }
-
-            @Override
-            public boolean start(ListenerContext context) {
-                sneakyThrow(new IOException("no /proc"));
-                return true;
-            }
-
-            @Override
-            public void enter(String requestClass) {
-                calls.add("sneaky enter");
-            }
-
-            @Override
-            public void exit(String requestClass) {
-            }
-        };
+        RequestListener asserting = listener("asserting", calls::add, () -> {
+            throw new AssertionError("a probe's self-check");
+        });
+        RequestListener sneaky = listener("sneaky", calls::add, () -> {
+            sneakyThrow(new IOException("no /proc"));
+            return true;
+        });
 
         GuardedListeners g = start(asserting, sneaky, listener("working", calls::add));
         g.enter("light");
@@ -190,7 +160,7 @@ class GuardedListenersTest {
     @Test
     void shouldLogAListenerThatIsOffAsOffAndNotCallIt() {
         List<String> calls = new CopyOnWriteArrayList<>();
-        RequestListener off = listener("sleepy", calls::add, false);
+        RequestListener off = listener("sleepy", calls::add, () -> false);
         List<String> logged = new CopyOnWriteArrayList<>();
         Logger log = Logger.getLogger(GuardedListeners.class.getName());
         Handler handler = new Handler() {

@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -74,11 +75,9 @@ public final class Installation {
         }
     }
 
-    /** The packages of the scope file an earlier install wrote ({@code --weave}), in order; none without one. */
-    private List<String> lastScope() throws IOException {
-        Path aop = base.resolve(TomcatLayout.AOP_XML);
-        return Files.isRegularFile(aop) ? Fragments.aopXmlScope(Files.readString(aop, StandardCharsets.UTF_8))
-                : List.of();
+    /** The text of {@code file}, written by an earlier install, or null when there is none. */
+    private static String lastText(Path file) throws IOException {
+        return Files.isRegularFile(file) ? Files.readString(file, StandardCharsets.UTF_8) : null;
     }
 
     /**
@@ -125,13 +124,11 @@ public final class Installation {
 
     private InstallRecord install(InstallOptions options, Bundle bundle, Writer w) throws IOException {
         String appsBefore = lastApps();
-        List<String> scopeBefore = lastScope();
-        Path aopBefore = base.resolve(TomcatLayout.AOP_XML);
-        String aspectsBefore = Files.isRegularFile(aopBefore) ? Files.readString(aopBefore, StandardCharsets.UTF_8)
-                : "";
-        Path metricsBefore = base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR);
-        String portsBefore = Files.isRegularFile(metricsBefore)
-                ? Fragments.metricsPorts(Files.readString(metricsBefore, StandardCharsets.UTF_8)) : null;
+        // the scope file (--weave and its aspects) and the metrics descriptor (--metrics-ports) the last install wrote
+        String aspectsBefore = Objects.requireNonNullElse(lastText(base.resolve(TomcatLayout.AOP_XML)), "");
+        List<String> scopeBefore = Fragments.aopXmlScope(aspectsBefore);
+        String metricsBefore = lastText(base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR));
+        String portsBefore = metricsBefore == null ? null : Fragments.metricsPorts(metricsBefore);
         for (Path jar : bundle.libJars()) {
             w.file("lib/" + jar.getFileName(), Files.readAllBytes(jar), false);
         }
