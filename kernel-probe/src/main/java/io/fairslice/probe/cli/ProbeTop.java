@@ -27,7 +27,8 @@ import java.util.Set;
  * process's threads (Linux): policy, nice, configured slice, effective slice (run time per dispatch), CPU share,
  * run-queue wait per second and per dispatch, voluntary and involuntary switches per second, over each interval.
  * Live mode redraws with plain ANSI codes on a terminal; {@code --once} and {@code --count} print plain tables for
- * scripts. Exit codes: 0 done, 1 the process went away or cannot be read, 2 bad arguments.
+ * scripts. Exit codes: 0 done (every table asked for, or a live view whose process ended), 1 the process went away
+ * before the tables asked for or cannot be read, 2 bad arguments.
  */
 public final class ProbeTop {
 
