@@ -28,7 +28,7 @@ import java.util.Set;
  * run-queue wait per second and per dispatch, voluntary and involuntary switches per second, over each interval.
  * Live mode redraws with plain ANSI codes on a terminal; {@code --once} and {@code --count} print plain tables for
  * scripts. Exit codes: 0 done (every table asked for, or a live view whose process ended), 1 the process went away
- * before the tables asked for or cannot be read, 2 bad arguments.
+ * before the tables asked for, or none of its threads can be read, 2 bad arguments.
  */
 public final class ProbeTop {
 
@@ -49,6 +49,11 @@ public final class ProbeTop {
 
     /** Runs the tool; returns the exit code. */
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, out, err, Path.of("/proc"));
+    }
+
+    /** Runs the tool over {@code procRoot} (tests point it at a fake tree). */
+    static int run(String[] args, PrintStream out, PrintStream err, Path procRoot) {
         Options o;
         try {
             o = Options.parse(args);
@@ -66,14 +71,14 @@ public final class ProbeTop {
                     + System.getProperty("os.name") + ")");
             return 1;
         }
-        Path procDir = Path.of("/proc", String.valueOf(o.pid));
+        Path procDir = procRoot.resolve(String.valueOf(o.pid));
         if (!Files.isDirectory(procDir.resolve("task"))) {
             err.println("probe: no process with pid " + o.pid + " (nothing at " + procDir + ")");
             return 1;
         }
         LinuxKernelProbe probe;
         try {
-            probe = LinuxKernelProbe.create();
+            probe = LinuxKernelProbe.create(procRoot);
         } catch (ProbeUnavailableException e) {
             err.println("probe: the kernel probe cannot run here: " + e.getMessage());
             return 1;
@@ -82,6 +87,12 @@ public final class ProbeTop {
         Top top = new Top(probe, o.pid, procDir);
         try {
             top.sample();
+            if (top.handles.isEmpty() && top.unreadable != null) { // not one table would have a row
+                err.println("probe: cannot read the scheduler statistics of any thread of process " + o.pid + " ("
+                        + top.unreadable + "); run it as root or as the process's user, on a /proc mounted "
+                        + "without hidepid");
+                return 1;
+            }
             int tables = 0;
             while (o.count < 0 || tables < o.count) {
                 Thread.sleep(o.intervalNanos / 1_000_000L, (int) (o.intervalNanos % 1_000_000L));
@@ -195,7 +206,9 @@ public final class ProbeTop {
         private final LinuxKernelProbe probe;
         private final int pid;
         private final Path procDir;
-        private final Map<Long, ThreadHandle> handles = new HashMap<>();
+        final Map<Long, ThreadHandle> handles = new HashMap<>();
+        /** Why the last thread that could not be opened could not, or null. */
+        String unreadable;
         private final Map<Long, ThreadStats> last = new HashMap<>();
         private final Map<Long, String> names = new HashMap<>();
         private final SystemStats system = new SystemStats();
@@ -233,6 +246,7 @@ public final class ProbeTop {
                     try {
                         h = probe.openThreadOf(pid, tid);
                     } catch (IOException e) {
+                        unreadable = e.getMessage();
                         continue;
                     }
                     handles.put(tid, h);

@@ -104,6 +104,30 @@ class ProbeTopTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("no process with pid 2147483646");
     }
 
+    /**
+     * A process whose threads all refuse to be opened (another user's, on a /proc mounted with hidepid) fails rather
+     * than print empty tables: a /proc tree holding this JVM (the probe's self-check reads it) and a process whose
+     * one thread has no scheduler statistics.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldFailWhenNoThreadOfTheProcessCanBeRead(@TempDir Path proc) throws Exception {
+        long self = ProcessHandle.current().pid();
+        Files.createSymbolicLink(proc.resolve(String.valueOf(self)), Path.of("/proc", String.valueOf(self)));
+        Path hidden = Files.createDirectories(proc.resolve("2147483000/task/2147483001"));
+        Files.writeString(hidden.resolve("comm"), "hidden\n");
+
+        int code = ProbeTop.run(new String[] {"--pid", "2147483000", "--once", "--interval", "100ms"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                proc);
+
+        assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("probe: cannot read the scheduler statistics of any thread of process 2147483000 (")
+                .contains("2147483001/schedstat");
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
     /** A script that asked for --count tables and got fewer (the process ended) must not read success. */
     @Test
     @EnabledOnOs(OS.LINUX)
