@@ -5,6 +5,7 @@ import io.fairslice.middleware.spi.RequestListener;
 import io.fairslice.probe.internal.Attribution;
 import io.fairslice.probe.internal.NoOpKernelProbe;
 import io.fairslice.probe.internal.Sampler;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -62,15 +63,26 @@ public final class KernelProbeListener implements RequestListener {
         return KernelProbeConfig.SETTING_NAMES;
     }
 
+    /** The settings' rules, and no actuator with the probe off; whether this platform can apply them is start's. */
+    @Override
+    public void check(Map<String, String> settings, List<String> requestClasses) {
+        checked(settings, requestClasses);
+    }
+
+    private static KernelProbeConfig checked(Map<String, String> settings, List<String> requestClasses) {
+        KernelProbeConfig cfg = KernelProbeConfig.fromSettings(settings, requestClasses);
+        if (!cfg.enabled() && cfg.hasActuators()) { // they would silently do nothing
+            throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but kernel-probe.enabled is "
+                    + "false: the per-class nice and slice act through the probe; set kernel-probe.enabled=true");
+        }
+        return cfg;
+    }
+
     @Override
     public synchronized boolean start(ListenerContext context) {
-        KernelProbeConfig cfg = KernelProbeConfig.fromSettings(context.settings(), context.requestClasses());
+        KernelProbeConfig cfg = checked(context.settings(), context.requestClasses());
         this.config = cfg;
         if (!cfg.enabled()) {
-            if (cfg.hasActuators()) { // they would silently do nothing
-                throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but kernel-probe.enabled is "
-                        + "false: the per-class nice and slice act through the probe; set kernel-probe.enabled=true");
-            }
             return false;
         }
         KernelProbe p = probeFactory.apply(warnings);

@@ -373,6 +373,27 @@ class KernelProbeListenerTest {
         listener = null;
     }
 
+    /** A host that validates before the application starts (Spring Boot) gets start's refusals, and no probe. */
+    @Test
+    void shouldCheckSettingsAsStartWouldWithoutStartingTheProbe() {
+        KernelProbeListener unstarted = new KernelProbeListener(w -> {
+            throw new AssertionError("check must not open a probe");
+        }, warnings::add);
+
+        assertThatThrownBy(() -> unstarted.check(Map.of("nice.heavy", "25"), CLASSES))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("kernel-probe.nice.heavy")
+                .hasMessageContaining("25");
+        assertThatThrownBy(() -> unstarted.check(Map.of("slice.medium", "1ms"), CLASSES))
+                .hasMessageContaining("kernel-probe.slice.medium").hasMessageContaining("not configured");
+        assertThatThrownBy(() -> unstarted.check(Map.of("enabled", "false", "nice.heavy", "10"), CLASSES))
+                .hasMessageContaining("kernel-probe.nice.heavy is set, but kernel-probe.enabled is false");
+        unstarted.check(Map.of("nice.heavy", "10", "interval", "2s"), CLASSES);
+
+        assertThat(unstarted.isActive()).isFalse();
+        assertThat(samplerThreads()).isEmpty();
+        assertThat(warnings).isEmpty();
+    }
+
     @Test
     @EnabledOnOs(OS.LINUX)
     void shouldStayOffWithOneWarningWhenTheProbeCannotRunAndLeaveRequestsAlone(@TempDir Path fakeProc)

@@ -228,15 +228,7 @@ public final class FairsliceFilter implements Filter {
      * names the setting (the {@link RequestListener#start} contract): the longest listener key the message names.
      */
     private static String listenerSettingOrigin(FairsliceConfig config, ConfigSources.Merged merged, String message) {
-        String named = null;
-        for (Map.Entry<String, Map<String, String>> l : config.listenerSettings().entrySet()) {
-            for (String setting : l.getValue().keySet()) {
-                String key = l.getKey() + "." + setting;
-                if (message != null && message.contains(key) && (named == null || key.length() > named.length())) {
-                    named = key;
-                }
-            }
-        }
+        String named = GuardedListeners.settingNamedIn(config, message);
         String origin = named == null ? null : merged.originOf(named);
         return origin == null ? "" : " (set " + origin + ")";
     }

@@ -82,25 +82,30 @@ public class FairsliceAutoConfiguration {
 
     /**
      * Checks the settings as the filter will merge them (a {@code fairslice.properties} file first, these, system
-     * properties last), so that a bad key or value stops the application's startup with a message that names it and
-     * the property source that set it. The filter checks again as it starts; a failure there would only say that
-     * Tomcat failed to start, the reason in the log above it.
+     * properties last), the request listeners' ({@code kernel-probe.*}) by their own rules too, so that a bad key or
+     * value stops the application's startup with a message that names it and the property source that set it. The
+     * filter checks again as it starts; a failure there would only say that Tomcat failed to start, the reason in the
+     * log above it. What only a listener's start can find (that this platform cannot apply a setting) stays there.
      */
     static void validate(ConfigurableEnvironment environment, Map<String, String> settings) {
         ClassLoader loader = FairsliceAutoConfiguration.class.getClassLoader();
         String file = environment.getProperty(CONFIG_FILE);
         List<String> contextParams = file == null || file.isBlank() ? List.of() : List.of(CONFIG_FILE);
         ConfigSources.Merged merged = null;
+        FairsliceConfig config = null;
         try {
             List<RequestListener> listeners = GuardedListeners.discover(loader);
             merged = ConfigSources.merge(name -> CONFIG_FILE.equals(name) ? file : null, contextParams, settings,
                     name -> null, loader, System.getProperties());
-            FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(listeners));
+            config = FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(listeners));
+            GuardedListeners.check(listeners, config);
         } catch (IllegalArgumentException e) {
             String origin = null;
-            if (e instanceof FairsliceConfigException c && merged != null) {
-                origin = merged.originOf(c.key());
-                String property = PREFIX + c.key();
+            String key = e instanceof FairsliceConfigException c ? c.key()
+                    : config == null ? null : GuardedListeners.settingNamedIn(config, e.getMessage());
+            if (key != null && merged != null) {
+                origin = merged.originOf(key);
+                String property = PREFIX + key;
                 // the filter's init parameters are the environment's: name the property source that set the value,
                 // unless the value is a -D system property's, which the filter reads last (over the command line)
                 if (settings.containsKey(property) && origin != null

@@ -155,6 +155,22 @@ class FairsliceAutoConfigurationTest {
         assertThat(Files.readString(properties)).contains("polcy");
     }
 
+    /**
+     * A request listener's setting ({@code kernel-probe.nice.heavy=25}, here a test listener's) is refused by its own
+     * rule while Boot builds the filter's registration, naming the file that set it, rather than when the filter
+     * starts, where it could only name the filter's init parameter.
+     */
+    @Test
+    void shouldStopTheApplicationsStartupOnABadListenerSettingNamingItsFile(@TempDir Path dir) throws IOException {
+        Path properties = dir.resolve("application.properties");
+        Files.writeString(properties, "fairslice.limit.max=lots\n");
+
+        assertThatThrownBy(() -> start("spring.config.location=file:" + properties)).satisfies(e -> assertThat(
+                messages(e)).anyMatch(m -> m.contains("limit.max must be a positive integer, got 'lots'")
+                && m.contains("set by fairslice.limit.max in ") && m.contains(properties.toString()))
+                .anyMatch(m -> m.startsWith("Error creating bean with name 'fairsliceFilter'")));
+    }
+
     /** The check takes the settings whole: classes the properties declare make their own keys valid. */
     @Test
     void shouldTakeAClassDeclaredOnlyByTheApplicationsPropertiesAsValid() throws Exception {

@@ -72,6 +72,41 @@ public final class GuardedListeners implements AutoCloseable {
     }
 
     /**
+     * Checks every listener's settings without starting it ({@link RequestListener#check}), for a host that validates
+     * the configuration before the filter starts.
+     *
+     * @throws IllegalArgumentException a listener refused one; {@link #settingNamedIn} finds the key it names
+     */
+    public static void check(List<RequestListener> listeners, FairsliceConfig config) {
+        for (RequestListener l : listeners) {
+            try {
+                l.check(config.listenerSettings().getOrDefault(l.name(), Map.of()), config.classNames());
+            } catch (IllegalArgumentException e) {
+                throw e;
+            } catch (RuntimeException | LinkageError e) {
+                // not a refusal: the listener's start meets it again and runs the application without it
+            }
+        }
+    }
+
+    /**
+     * The listener setting ({@code <name>.<setting>}) that a listener's refusal {@code message} names, the longest if
+     * several match, or null: so that the refusal can say where the value was set.
+     */
+    public static String settingNamedIn(FairsliceConfig config, String message) {
+        String named = null;
+        for (Map.Entry<String, Map<String, String>> l : config.listenerSettings().entrySet()) {
+            for (String setting : l.getValue().keySet()) {
+                String key = l.getKey() + "." + setting;
+                if (message != null && message.contains(key) && (named == null || key.length() > named.length())) {
+                    named = key;
+                }
+            }
+        }
+        return named;
+    }
+
+    /**
      * Starts every listener; a bad setting ({@link IllegalArgumentException}) fails startup, any other failure
      * disables that listener (counted in {@code fairslice.listener.failures}) and the application runs without it.
      *

@@ -1,5 +1,7 @@
 package io.fairslice.middleware.spi;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -25,6 +27,16 @@ public interface RequestListener {
     /** The settings this listener accepts, without the {@code <name>.} prefix. */
     default Set<String> settingNames() {
         return Set.of();
+    }
+
+    /**
+     * Checks this listener's settings (keys without the {@code <name>.} prefix) as {@link #start} would, without
+     * starting anything, so that a host can refuse a bad one before the web application starts: Spring Boot's
+     * auto-configuration calls it while it builds the filter's registration. Throw {@link IllegalArgumentException}
+     * naming the setting, the rule and the value. The default checks nothing; what only a start can find out (whether
+     * the platform allows a setting) stays with {@link #start}, which is called with the same settings.
+     */
+    default void check(Map<String, String> settings, List<String> requestClasses) {
     }
 
     /**
