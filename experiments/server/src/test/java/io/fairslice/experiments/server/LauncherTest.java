@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Smoke test of the `./fairslice` launcher at the repository root: commands that need no build, and `serve` run from a
@@ -308,6 +309,30 @@ class LauncherTest {
         assertThat(Files.readAllLines(dir.resolve("harness.log"))).as("the harness ran once").hasSize(1);
         assertThat(Files.readString(dir.resolve("fairslice"))).as("the stand-in edited the launcher")
                 .startsWith("# a line put before the launcher while it ran");
+    }
+
+    /**
+     * `study --plan` prints settings and `study --report DIR` reads a run's files: neither builds the study server nor
+     * checks weaving (a --plan beside a running study rebuilt, after an edit, the jars that study's servers use).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"--plan", "--report"})
+    void shouldBuildNeitherTheServerNorTheWeavingForAStudyThatMeasuresNothing(String option, @TempDir Path dir)
+            throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Sandbox.executable(dir.resolve("stand-in-harness"), "#!/usr/bin/env bash\necho harness ran\n");
+        String[] args = option.equals("--report") ? new String[] {"study", option, dir.toString()}
+                : new String[] {"study", option};
+
+        Result result = sandbox.run(Map.of(), args);
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stdout()).contains("harness ran");
+        assertThat(sandbox.builds()).as("builds").isNotEmpty().noneMatch(b -> b.contains("experiments/server"));
+        List<String> harness = sandbox.commands().stream()
+                .filter(c -> c.contains("io.fairslice.experiments.harness.StudyMain")).findFirst().orElseThrow();
+        assertThat(harness).doesNotContain("--server-classpath", "--weaving-jvm-option").endsWith(
+                Arrays.copyOfRange(args, 1, args.length));
     }
 
     /** A /proc/sys file's value; read by line, as Files.readString reads only the first byte of one on JDK 17. */
