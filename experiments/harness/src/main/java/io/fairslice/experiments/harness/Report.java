@@ -68,7 +68,7 @@ public final class Report {
             heaviest = Math.max(heaviest, row.heavyUsers());
             String failed = failedNote(summary, c);
             parts.add(c + outcomeMark(result, c) + " " + percent(row.retention())
-                    + (row.flagged() ? " (disturbed)" : "")
+                    + (row.retentionDisturbed() ? " (disturbed)" : "")
                     + (failed.isEmpty() ? "" : " (" + failed + ")"));
         }
         if (parts.isEmpty()) {
@@ -110,7 +110,7 @@ public final class Report {
             beside.add(List.of("this run: " + c + outcomeMark(result, c), Integer.toString(row.heavyUsers()),
                     percent(row.retention()),
                     percent(row.retentionVsNone()), fixed(row.light(), 1) + " / " + fixed(row.heavy(), 1),
-                    (row.flagged() ? "disturbed windows only" : row.windows() + " window(s)")
+                    windows(row) + (row.retentionDisturbed() && !row.disturbed() ? "; its H=0 reference disturbed" : "")
                             + (failedNote(summary, c).isEmpty() ? "" : "; " + failedNote(summary, c))));
         }
         b.add(new Table(List.of("system", "heavy clients", "light retention", "vs none at H=0", "light / heavy req/s",
@@ -130,8 +130,10 @@ public final class Report {
                 + "request still unanswered at a window's end (the worst over the repetitions). \"failed\" counts requests "
                 + "neither answered nor shed (another status such as 404 or 500, a timeout, a connection error), "
                 + "summed over the windows. Server CPU is the "
-                + "server's share of its core; a window where other processes took the core is re-run, and marked "
-                + "\"disturbed\" if it stays so. \"light / heavy CPU\" is the light and the heavy pages' part of the "
+                + "server's share of its core; a window where other processes took the core is re-run; a point whose "
+                + "repetitions stayed disturbed says so under \"windows\" (left out of the means when other "
+                + "repetitions have accepted windows, the means otherwise), and a retention whose own or H=0 row holds "
+                + "such windows is marked \"(disturbed)\" in the headline. \"light / heavy CPU\" is the light and the heavy pages' part of the "
                 + "server's CPU time (their requests' threads inside fairslice's filter, as fairslice's own meter "
                 + "measures them; \"-\" without fairslice), \"JIT\" the compiler threads', both in the window: the "
                 + "rest went to the container around the requests, the collector and the JVM."));
@@ -144,20 +146,20 @@ public final class Report {
                     fixed(r.serverCpu(), 3),
                     Double.isNaN(r.lightCpu()) ? "-" : percent(r.lightCpu()) + " / " + percent(r.heavyCpu()),
                     Double.isNaN(r.jitCpu()) ? "-" : percent(r.jitCpu()),
-                    r.windows() + (r.flagged() ? " disturbed" : "")));
+                    windows(r) + (r.retentionDisturbed() && !r.disturbed() ? "; H=0 disturbed" : "")));
         }
         b.add(new Table(List.of("configuration", "H", "light req/s", "retention", "vs none at H=0", "heavy req/s",
                 "light p50",
                 "light p99", "heavy p50", "oldest open", "rejected light / heavy", "failed light / heavy",
                 "server CPU", "light / heavy CPU", "JIT", "windows"), rows));
         List<String> failing = summary.rows().stream().filter(r -> r.failedShare() > FAILED_NOTE)
-                .map(r -> String.format(Locale.ROOT, "%s at H=%d (%d light and %d heavy of %d requests, %s)",
-                        r.configuration(), r.heavyUsers(), r.lightFailed(), r.heavyFailed(), r.requests(),
-                        percent(r.failedShare())))
+                .map(r -> String.format(Locale.ROOT, "%s at H=%d (%d of %d light and %d of %d heavy requests)",
+                        r.configuration(), r.heavyUsers(), r.lightFailed(), r.requests() - r.heavyRequests(),
+                        r.heavyFailed(), r.heavyRequests()))
                 .toList();
         if (!failing.isEmpty()) {
-            b.add(new Paragraph("Failed requests: more than " + percent(FAILED_NOTE) + " of the requests failed "
-                    + "(neither answered nor shed: another status such as 404 or 500, a timeout, a connection error) "
+            b.add(new Paragraph("Failed requests: more than " + percent(FAILED_NOTE) + " of a class's requests "
+                    + "failed (neither answered nor shed: another status such as 404 or 500, a timeout, a connection error) "
                     + "in " + String.join("; ", failing) + ". Throughput and retention there do not measure working "
                     + "pages; see the server's and Gatling's logs under logs/."));
         }
@@ -192,13 +194,13 @@ public final class Report {
     }
 
     /**
-     * "up to N % of a point's requests failed" when a point of the configuration had more than {@link #FAILED_NOTE}
-     * of its requests fail, else empty.
+     * "up to N % of a class's requests at a point failed" when a point of the configuration had more than {@link #FAILED_NOTE}
+     * of a class's requests fail ({@link Summary.Row#failedShare}), else empty.
      */
     private static String failedNote(Summary summary, String configuration) {
         double worst = summary.rowsOf(configuration).stream().mapToDouble(Summary.Row::failedShare)
                 .filter(v -> !Double.isNaN(v)).max().orElse(0);
-        return worst > FAILED_NOTE ? "up to " + percent(worst) + " of a point's requests failed" : "";
+        return worst > FAILED_NOTE ? "up to " + percent(worst) + " of a class's requests at a point failed" : "";
     }
 
     private static Table keyValues(Map<String, String> map) {
@@ -207,12 +209,21 @@ public final class Report {
         return new Table(List.of("key", "value"), rows);
     }
 
+    /** {@code fraction} in percent to a tenth: whole percents showed 79.6 % as "80 %" against the 80 % target. */
     static String percent(double fraction) {
         if (Double.isNaN(fraction)) {
             return "n/a";
         }
-        double p = 100 * fraction;
-        return p < 10 ? String.format(Locale.ROOT, "%.1f %%", p) : String.format(Locale.ROOT, "%.0f %%", p);
+        return String.format(Locale.ROOT, "%.1f %%", 100 * fraction);
+    }
+
+    /** The windows a row's means are over, and the disturbed ones it holds or left out. */
+    private static String windows(Summary.Row row) {
+        if (row.flagged()) {
+            return row.windows() + " window(s), disturbed only";
+        }
+        return row.windows() + " window(s)" + (row.disturbedRepetitions() == 0 ? ""
+                : ", " + row.disturbedRepetitions() + " disturbed repetition(s) left out");
     }
 
     private static String fixed(double v, int decimals) {

@@ -10,7 +10,8 @@ import java.util.TreeSet;
 
 /**
  * The run reduced to one row per configuration and point: means over the repetitions' accepted windows (if a
- * point has none, over its disturbed ones, and the row says so), and light retention: light throughput at H heavy
+ * point has none, over its disturbed ones, and the row says so; a repetition whose every attempt was disturbed is left
+ * out of a point that has accepted windows, and counted), and light retention: light throughput at H heavy
  * clients over light throughput with none, in the same configuration, and over the baseline's (no middleware under
  * the same scheduler, {@code none@<scheduler>}) light throughput with none. The second divides every configuration
  * by one number per scheduler, so the configurations' own unloaded windows and their noise drop out of comparisons.
@@ -20,31 +21,50 @@ public final class Summary {
     /**
      * @param windows   windows the means are over
      * @param flagged   true when no accepted window existed and the means are over disturbed ones
+     * @param disturbedRepetitions repetitions with no accepted window (left out of the means when others have one)
      * @param lightFailed light requests that failed in those windows (neither answered nor shed: another status
      *                  such as 404 or 500, a timeout, a connection error)
      * @param heavyFailed the same for heavy requests
      * @param requests  requests of both classes that ended in those windows
+     * @param heavyRequests heavy requests that ended in those windows
      * @param lightCpu  the light pages' part of the server's CPU ({@link PointResult#lightCpu}), NaN when unknown
      * @param heavyCpu  the heavy page's part
      * @param jitCpu    the JIT compiler's part in the windows
      * @param retention light throughput here over light throughput at H = 0 (NaN when H = 0 was not measured)
      * @param retentionVsNone light throughput here over the baseline's at H = 0 under the same scheduler (NaN when
      *                  the run has no {@code none@<scheduler>} point at H = 0)
+     * @param retentionDisturbed whether a disturbed window touches {@code retention}: this row's, or the H = 0 row's
+     *                  it divides by (a reference measured with less of the core reads low, and retention high)
+     * @param vsNoneDisturbed the same for {@code retentionVsNone}: this row's, or the baseline's H = 0 row's
      */
     public record Row(String configuration, int heavyUsers, int lightUsers, int windows, boolean flagged,
-                      double light, double lightSpread, double heavy, double lightP50, double lightP99,
-                      double heavyP50, double heavyP99, long lightRejected, long heavyRejected,
-                      long lightFailed, long heavyFailed, long requests, long lightOldestOpenMillis, double serverCpu, double lightCpu, double heavyCpu, double jitCpu,
-                      double retention, double retentionVsNone) {
+                      int disturbedRepetitions, double light, double lightSpread, double heavy, double lightP50,
+                      double lightP99, double heavyP50, double heavyP99, long lightRejected, long heavyRejected,
+                      long lightFailed, long heavyFailed, long requests, long heavyRequests,
+                      long lightOldestOpenMillis, double serverCpu, double lightCpu, double heavyCpu, double jitCpu,
+                      double retention, double retentionVsNone, boolean retentionDisturbed,
+                      boolean vsNoneDisturbed) {
 
         /** Light retention under ideal processor sharing among all clients (GUIDE section 2: 43 % at 30 + 40). */
         public double fairShareBound() {
             return (double) lightUsers / (lightUsers + heavyUsers);
         }
 
-        /** Failed requests of both classes over all requests in the windows; NaN when none ended there. */
+        /** Whether a disturbed window is in this row's own means (all of them, or a repetition left out). */
+        public boolean disturbed() {
+            return flagged || disturbedRepetitions > 0;
+        }
+
+        /**
+         * The larger of the two classes' failed requests over their requests in the windows; NaN when none ended
+         * there. Per class: light requests outnumber heavy ones a hundredfold, so a heavy page whose every request
+         * failed would be a fraction of a percent of both together.
+         */
         public double failedShare() {
-            return requests > 0 ? (double) (lightFailed + heavyFailed) / requests : Double.NaN;
+            long lightRequests = requests - heavyRequests;
+            double light = lightRequests > 0 ? (double) lightFailed / lightRequests : Double.NaN;
+            double heavy = heavyRequests > 0 ? (double) heavyFailed / heavyRequests : Double.NaN;
+            return Double.isNaN(light) ? heavy : Double.isNaN(heavy) ? light : Math.max(light, heavy);
         }
     }
 
@@ -65,21 +85,21 @@ public final class Summary {
                     .computeIfAbsent(p.heavyUsers(), k -> new ArrayList<>()).add(p);
         }
         List<Row> reduced = new ArrayList<>();
-        Map<String, Double> unloaded = new LinkedHashMap<>();
+        Map<String, Row> unloaded = new LinkedHashMap<>();
         for (String configuration : configurations) {
             Map<Integer, List<PointResult>> byHeavy = grouped.get(configuration);
             for (int h : new TreeSet<>(byHeavy.keySet())) {
                 Row row = reduce(configuration, h, byHeavy.get(h));
                 if (h == 0) {
-                    unloaded.put(configuration, row.light());
+                    unloaded.put(configuration, row);
                 }
                 reduced.add(row);
             }
         }
         List<Row> rows = new ArrayList<>();
         for (Row row : reduced) {
-            rows.add(withRetention(row, unloaded.getOrDefault(row.configuration(), Double.NaN),
-                    unloaded.getOrDefault(baselineOf(row.configuration()), Double.NaN)));
+            rows.add(withRetention(row, unloaded.get(row.configuration()),
+                    unloaded.get(baselineOf(row.configuration()))));
         }
         return new Summary(rows, new ArrayList<>(configurations));
     }
@@ -95,11 +115,13 @@ public final class Summary {
         // the last attempt of each repetition: earlier attempts were disturbed and re-run
         boolean flagged = accepted.isEmpty();
         List<PointResult> used = flagged ? lastAttempts(all) : accepted;
+        int disturbedRepetitions = (int) (all.stream().mapToInt(PointResult::repetition).distinct().count()
+                - accepted.stream().mapToInt(PointResult::repetition).distinct().count());
         int n = used.size();
         double light = used.stream().mapToDouble(p -> p.light().throughput()).average().orElse(Double.NaN);
         double spread = used.stream().mapToDouble(p -> p.light().throughput()).max().orElse(Double.NaN)
                 - used.stream().mapToDouble(p -> p.light().throughput()).min().orElse(Double.NaN);
-        return new Row(configuration, heavy, used.get(0).lightUsers(), n, flagged, light, spread,
+        return new Row(configuration, heavy, used.get(0).lightUsers(), n, flagged, disturbedRepetitions, light, spread,
                 mean(used, p -> p.heavy().throughput()),
                 mean(used, p -> p.light().p50Millis()), mean(used, p -> p.light().p99Millis()),
                 mean(used, p -> p.heavy().p50Millis()), mean(used, p -> p.heavy().p99Millis()),
@@ -108,9 +130,11 @@ public final class Summary {
                 used.stream().mapToLong(p -> p.light().failed()).sum(),
                 used.stream().mapToLong(p -> p.heavy().failed()).sum(),
                 used.stream().mapToLong(p -> p.light().requests() + p.heavy().requests()).sum(),
+                used.stream().mapToLong(p -> p.heavy().requests()).sum(),
                 used.stream().mapToLong(p -> p.light().oldestOpenMillis()).max().orElse(0),
                 mean(used, PointResult::serverCpu), mean(used, PointResult::lightCpu),
-                mean(used, PointResult::heavyCpu), mean(used, PointResult::jitCpu), Double.NaN, Double.NaN);
+                mean(used, PointResult::heavyCpu), mean(used, PointResult::jitCpu), Double.NaN, Double.NaN, false,
+                false);
     }
 
     private static List<PointResult> lastAttempts(List<PointResult> all) {
@@ -126,16 +150,18 @@ public final class Summary {
         return used.stream().mapToDouble(f).filter(v -> v >= 0 && !Double.isNaN(v)).average().orElse(Double.NaN);
     }
 
-    private static Row withRetention(Row r, double own, double none) {
-        return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(), r.light(),
-                r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(), r.heavyP50(), r.heavyP99(),
-                r.lightRejected(), r.heavyRejected(), r.lightFailed(), r.heavyFailed(), r.requests(),
-                r.lightOldestOpenMillis(), r.serverCpu(), r.lightCpu(),
-                r.heavyCpu(), r.jitCpu(), ratio(r.light(), own), ratio(r.light(), none));
+    /** {@code r} with its retentions over its own H = 0 row {@code own} and the baseline's {@code none} (null: none). */
+    private static Row withRetention(Row r, Row own, Row none) {
+        return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(),
+                r.disturbedRepetitions(), r.light(), r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(),
+                r.heavyP50(), r.heavyP99(), r.lightRejected(), r.heavyRejected(), r.lightFailed(), r.heavyFailed(),
+                r.requests(), r.heavyRequests(), r.lightOldestOpenMillis(), r.serverCpu(), r.lightCpu(),
+                r.heavyCpu(), r.jitCpu(), ratio(r.light(), own), ratio(r.light(), none),
+                r.disturbed() || own != null && own.disturbed(), r.disturbed() || none != null && none.disturbed());
     }
 
-    private static double ratio(double light, double unloaded) {
-        return unloaded > 0 ? light / unloaded : Double.NaN;
+    private static double ratio(double light, Row unloaded) {
+        return unloaded != null && unloaded.light() > 0 ? light / unloaded.light() : Double.NaN;
     }
 
     public List<Row> rows() {
