@@ -372,7 +372,8 @@ public final class FairsliceFilter implements Filter {
         scheduler.complete(ticket);
         FairsliceConfig config = scheduler.config();
         Route ended = classifier.end(config, route, method, status, cpu);
-        if (cpu >= 0 && RequestClassifier.teaches(method) && !ticket.declared()) {
+        // neither a cheap failure (a 404 of a report that does not exist) nor an OPTIONS teaches what the page costs
+        if (cpu >= 0 && RequestClassifier.teaches(config, method, status, cpu) && !ticket.declared()) {
             // with its tasks' CPU (Fairslice.task): once those still running have ended, since a task's last line
             // is often the one that completes the request (complete(), or the future a request thread joins)
             ticket.whenTasksEnd(() -> classifier.learn(config, ended, cpu + ticket.taskCpuNanos()));

@@ -447,6 +447,59 @@ class FairsliceFilterTest {
     }
 
     /**
+     * Reports of 20 ms at {@code /reports/{n}}: a report that does not exist is a cheap 404, a client without
+     * credentials a cheap 401. Such failures teach the route nothing, or a client sending many of them (most
+     * measurements, at one per cpu.sample-interval) would make the heavy reports light; a report that fails after its
+     * work still teaches.
+     */
+    @Test
+    void shouldNotLearnARouteFromItsCheapFailures() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/cheapfail", Map.of("fairslice.adaptive.min-samples", "3",
+                "fairslice.cpu.sample-interval", "0ns"), registry)
+                .servlet("/reports/*", new Reports(), false).start()) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(t.get("/reports/" + (i + 1)).statusCode()).isEqualTo(200);
+            }
+            Route route = t.filter().classifier().route("/reports/1");
+            eventually(() -> assertThat(route.samples()).isEqualTo(3));
+            assertThat(route.heavy()).as("20 ms of CPU per request").isTrue();
+            for (int i = 0; i < 60; i++) { // more than the 45 (alpha 0.05) or 11 (alpha 0.2) that take 20 ms under 2 ms
+                assertThat(t.get("/reports/999999").statusCode()).isEqualTo(404);
+                assertThat(t.get("/reports/" + i + "?anonymous").statusCode()).isEqualTo(401);
+            }
+            assertThat(t.get("/reports/4?fail").statusCode()).isEqualTo(500);
+            eventually(() -> assertThat(route.samples()).as("the costly 500, none of the cheap failures")
+                    .isEqualTo(4));
+            assertThat(route.heavy()).isTrue();
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("page", "/reports/{n}").timers()
+                    .stream().mapToLong(Timer::count).sum()).as("the failures counted all the same").isEqualTo(124));
+        }
+    }
+
+    /**
+     * {@code /reports/<n>}: 20 ms of CPU; a cheap 404 for 999999, a cheap 401 with {@code ?anonymous}, a 500 after its
+     * work with {@code ?fail}.
+     */
+    static final class Reports extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            if ("/999999".equals(req.getPathInfo())) {
+                resp.sendError(404);
+            } else if ("anonymous".equals(req.getQueryString())) {
+                resp.sendError(401);
+            } else {
+                long x = burnCpu(20);
+                if ("fail".equals(req.getQueryString())) {
+                    resp.sendError(500);
+                } else {
+                    resp.getWriter().write(Long.toString(x));
+                }
+            }
+        }
+    }
+
+    /**
      * A catalogue whose product pages differ by slug, which the normalisation keeps: each product seen once is a
      * route of its own that never has enough samples to learn; with {@code route.1 = /products/*} they are one route,
      * learnt heavy from different products, and a product never requested before runs heavy from its first request.

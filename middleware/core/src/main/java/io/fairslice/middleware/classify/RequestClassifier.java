@@ -148,6 +148,20 @@ public final class RequestClassifier {
     }
 
     /**
+     * Whether a request of HTTP {@code method} that ended with {@code status} after using {@code cpuNanos} of CPU (-1:
+     * not measured) teaches its route its cost ({@link #learn}): when it was {@linkplain #served served} or failed
+     * {@linkplain #costly costly}, the rules that let a path join the table. A cheap failure says nothing about what
+     * the page costs: learnt from, the 404s of {@code /reports/999999} or the 401s of a client without credentials
+     * pulled the mean of {@code /reports/{n}} under {@code adaptive.light-below} and made a heavy report light (11
+     * measured 404s of 0.1 ms did it at {@code adaptive.alpha} 0.2), and a client that sends many requests supplies
+     * most measurements, since one per {@code cpu.sample-interval} is measured after the first decision. A cheap
+     * redirect (a login page's 302) still teaches: a route that answers many of them needs a rule.
+     */
+    public static boolean teaches(FairsliceConfig config, String method, int status, long cpuNanos) {
+        return served(method, status) || costly(config, method, status, cpuNanos);
+    }
+
+    /**
      * Whether a request of HTTP {@code method} runs its page, and so can teach its route: not OPTIONS or TRACE, which
      * the servlet API answers without the page's code ({@link #served}). A browser sends a CORS preflight (OPTIONS)
      * before calls to an API of another origin: learnt from, a cheap preflight per call would pull an expensive page's
@@ -181,7 +195,8 @@ public final class RequestClassifier {
     }
 
     /**
-     * Feeds one finished request's CPU time to the adaptive classifier: {@code route} is the one {@link #end} returned.
+     * Feeds one finished request's CPU time to the adaptive classifier: {@code route} is the one {@link #end} returned,
+     * and the request one that teaches ({@link #teaches(FairsliceConfig, String, int, long)}; the caller checks).
      * The shared {@code other} route (served paths beyond {@code routes.max}, and paths not in the table whose request
      * was not served) does not learn: it is every page that did not fit, and one expensive page among them would make
      * them all heavy; they stay in the default class unless a rule says otherwise.
