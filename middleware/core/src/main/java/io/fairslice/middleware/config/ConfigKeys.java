@@ -69,7 +69,7 @@ public final class ConfigKeys {
             new Spec(ADAPTIVE_CLASS, "(last class)", "a configured class"),
             new Spec(ADAPTIVE_HEAVY_ABOVE, "5ms", "1us..10s, above adaptive.light-below (for 2ms or less, lower that too)"),
             new Spec(ADAPTIVE_LIGHT_BELOW, "2ms", "0ns..10s, below adaptive.heavy-above"),
-            new Spec(ADAPTIVE_ALPHA, "0.2", "0.01..1"),
+            new Spec(ADAPTIVE_ALPHA, "0.05", "0.01..1"),
             new Spec(ADAPTIVE_MIN_SAMPLES, "10", "1..10000"),
             new Spec(CPU_SAMPLE_INTERVAL, "100ms", "0ns (every request)..10s"),
             new Spec("route.<n>", "(none)", "<n> 1..9999; value a path glob"),

@@ -99,7 +99,7 @@ public final class ConfigParser {
             throw FairsliceConfigException.of(ADAPTIVE_HEAVY_ABOVE, "must be above " + ADAPTIVE_LIGHT_BELOW + " ("
                     + Durations.format(lightBelow) + ") so that routes do not flap", keys.get(ADAPTIVE_HEAVY_ABOVE));
         }
-        double alpha = decimal(ADAPTIVE_ALPHA, 0.2, 0.01, 1.0);
+        double alpha = decimal(ADAPTIVE_ALPHA, 0.05, 0.01, 1.0);
         int minSamples = integer(ADAPTIVE_MIN_SAMPLES, 10, 1, 10_000);
         Duration cpuSampleInterval = duration(CPU_SAMPLE_INTERVAL, Duration.ofMillis(100), Duration.ZERO,
                 Duration.ofSeconds(10));
