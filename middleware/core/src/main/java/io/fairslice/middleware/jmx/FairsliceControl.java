@@ -11,6 +11,7 @@ import io.fairslice.middleware.config.Durations;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -261,18 +262,27 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         return j.toString();
     }
 
+    /** A route and its expected CPU per request as read once for a listing. */
+    private record Listed(Route route, long cpuNanos) { }
+
     @Override
     public String getRoutes() {
         FairsliceConfig config = scheduler.config();
         RouteTable table = classifier.routes();
         StringJoiner j = new StringJoiner("; ");
-        List<Route> routes = table.routes();
-        routes.sort(Comparator.comparingLong(Route::expectedCpuNanos).reversed().thenComparing(Route::key));
-        for (Route route : routes.subList(0, Math.min(routes.size(), MAX_ROUTES_SHOWN))) {
+        // each route's cost read once: request threads change it while the sort runs, and a sort keyed on the live
+        // value saw a route's order change under it ("Comparison method violates its general contract!")
+        List<Listed> routes = new ArrayList<>();
+        for (Route route : table.routes()) {
+            routes.add(new Listed(route, route.expectedCpuNanos()));
+        }
+        routes.sort(Comparator.comparingLong(Listed::cpuNanos).reversed().thenComparing(l -> l.route().key()));
+        for (Listed listed : routes.subList(0, Math.min(routes.size(), MAX_ROUTES_SHOWN))) {
+            Route route = listed.route();
             j.add(String.format(java.util.Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s",
                     RouteTable.printable(route.key()),
                     config.classes().get(classifier.routeClass(config, route)).name(),
-                    route.expectedCpuNanos() / 1e6, route.samples(), route.decided() ? "" : " learning"));
+                    listed.cpuNanos() / 1e6, route.samples(), route.decided() ? "" : " learning"));
         }
         if (routes.size() > MAX_ROUTES_SHOWN) {
             j.add((routes.size() - MAX_ROUTES_SHOWN) + " cheaper routes not shown");
