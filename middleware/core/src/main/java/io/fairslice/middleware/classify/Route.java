@@ -72,6 +72,19 @@ public final class Route {
         this.key = key;
     }
 
+    /**
+     * The table's shared {@code other} route, which never learns ({@link RequestClassifier#learn}) and so would never
+     * be decided: it starts decided, so that {@link #cpuSample} measures one of its requests per interval as it does
+     * for any decided route. Undecided, it had every request measured once the table was full (every request of a
+     * new page), against {@code cpu.sample-interval}'s bound, and a thread CPU clock read costs context switches. Being
+     * decided changes nothing else for it: nothing records into it or watches its requests.
+     */
+    static Route shared(String key) {
+        Route r = new Route(key);
+        r.decided = true;
+        return r;
+    }
+
     /** The candidate joins the table, tagged {@code page} (under the candidate map's lock for its key). */
     void join(String page) {
         this.page = page;
@@ -252,7 +265,7 @@ public final class Route {
         return new ArrayList<>(inFlight);
     }
 
-    /** Whether the adaptive classifier has made its first decision on this route. */
+    /** Whether the adaptive classifier has made its first decision on this route (always, for {@code other}). */
     public boolean decided() {
         return decided;
     }

@@ -52,7 +52,8 @@ public final class RouteTable {
     private final Map<String, Route> candidates = new ConcurrentHashMap<>();
     /** Routes in the table; a slot is taken before a route is put in, so it never exceeds maxRoutes. */
     private final AtomicInteger size = new AtomicInteger();
-    private final Route other = new Route(MeterNames.PAGE_OTHER);
+    /** Never learns; decided from the start, so that its requests are sampled once per interval (Route.shared). */
+    private final Route other = Route.shared(MeterNames.PAGE_OTHER);
     private final LongAdder overflow = new LongAdder();
     /** Whether the table's filling up has been logged (once: every later new page shares {@code other} as well). */
     private final java.util.concurrent.atomic.AtomicBoolean fullLogged = new java.util.concurrent.atomic.AtomicBoolean();

@@ -1,5 +1,6 @@
 package io.fairslice.middleware.classify;
 
+import io.fairslice.middleware.FairsliceConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.middleware.LogCapture;
@@ -317,6 +318,27 @@ class RouteTableTest {
         for (int i = 0; i < 5; i++) {
             assertThat(a.cpuSample(t, 0)).as("interval 0: every request").isEqualTo(1);
         }
+    }
+
+    /**
+     * Once the table is full every request of a new page shares other, which never learns: it is measured as a decided
+     * route is, one request per interval, not every request (a thread CPU clock read costs context switches).
+     */
+    @Test
+    void shouldMeasureOneRequestPerIntervalOfTheSharedOtherRoute() {
+        long ms = 1_000_000L;
+        RouteTable table = new RouteTable(1, 1);
+        table.end(table.route("/a"), true);
+        Route other = table.route("/new-page");
+        assertThat(other).isSameAs(table.other());
+        assertThat(other.cpuSample(0, 100 * ms)).isEqualTo(1);
+        for (int i = 1; i < 100; i++) {
+            assertThat(other.cpuSample(i * ms, 100 * ms)).as("request %d within the interval", i).isZero();
+        }
+        assertThat(other.cpuSample(100 * ms, 100 * ms)).as("the next interval's first, for the 99 before")
+                .isEqualTo(100);
+        assertThat(other.samples()).as("it learns nothing").isZero();
+        assertThat(other.heavy()).isFalse();
     }
 
     @Test
