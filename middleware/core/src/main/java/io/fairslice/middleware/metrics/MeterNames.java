@@ -155,9 +155,12 @@ public final class MeterNames {
     public static final String CLASSIFY_ROUTES = "fairslice.classify.routes";
 
     /**
-     * Counter: served requests (status below 400, not OPTIONS or TRACE) whose path was not in the full route table, so could not join it
-     * (they share the {@code other} route); requests on unknown paths that were not served do not count.
-     * Prometheus: {@code fairslice_classify_routes_overflow_total}.
+     * Counter: requests whose path was not in the full route table and would have let it join: served ones (status
+     * below 400, not OPTIONS or TRACE) and, in adaptive mode, costly failures (at least {@code adaptive.heavy-above} of
+     * CPU, not a 401, 403, 404, 405, 410 or 501), each of them: the full table does not remember which path failed
+     * so before, so the second costly failure a path needs to join an open table is not asked for. They share the
+     * {@code other} route; other requests on unknown paths do not count. Prometheus:
+     * {@code fairslice_classify_routes_overflow_total}.
      */
     public static final String CLASSIFY_ROUTES_OVERFLOW = "fairslice.classify.routes.overflow";
 
