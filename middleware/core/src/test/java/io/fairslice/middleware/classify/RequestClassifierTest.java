@@ -695,11 +695,19 @@ class RequestClassifierTest {
         assertThat(classify(c, k, "/pdf", "GET", NO_HEADERS)).isEqualTo(0);
     }
 
+    /**
+     * With the adaptive mode off a route still records what its requests cost (learn does not look at the mode), but
+     * the class lookup ignores it: the route's requests stay in the default class and no reclassification is counted.
+     */
     @Test
-    void shouldIgnoreMeasurementsWhenAdaptiveIsOff() {
+    void shouldKeepTheDefaultClassWhenAdaptiveIsOffWhateverTheRouteMeasured() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive", "false", "adaptive.min-samples", "1"));
         RequestClassifier k = new RequestClassifier(c);
-        k.learn(c, k.route("/x"), 50 * MS);
+        Route x = k.route("/x");
+        k.learn(c, x, 50 * MS);
+        assertThat(x.heavy()).as("recorded all the same").isTrue();
         assertThat(classify(c, k, "/x", "GET", NO_HEADERS)).isEqualTo(0);
+        assertThat(k.reclassifiedInto(1)).as("no move counted").isZero();
+        assertThat(k.watch(c, x, 0, 0, 0, cls -> { })).as("nothing watched").isNull();
     }
 }

@@ -120,9 +120,38 @@ class JmxControlTest {
         assertThat(infos.get(1)).contains("policy (default) -> observe");
 
         // one bad pair refuses the whole change: shares are not half-applied
+        FairsliceConfig before = scheduler.config();
         assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Shares", "light=70,heavy=0")))
                 .rootCause().hasMessageContaining("class.heavy.share must be 1..1000");
+        assertThat(scheduler.config()).as("the same configuration object").isSameAs(before);
         assertThat(scheduler.config().classes().get(0).share()).isEqualTo(60);
+        assertThat(scheduler.config().classes().get(1).share()).isEqualTo(40);
+    }
+
+    /** Rules and the adaptive classifier's keys change at runtime through the same validation as shares. */
+    @Test
+    void shouldApplyAValidRuleOrAdaptiveChangeAndRefuseABadOneChangingNothing() throws Exception {
+        String[] strings = {"java.lang.String", "java.lang.String"};
+        server.invoke(name, "set", new Object[] {"rule.5", "heavy path=/export/**"}, strings);
+        assertThat(scheduler.config().rules()).hasSize(1);
+        assertThat(classifier.ruleClass(scheduler.config(), "/export/all", "GET", h -> null, () -> null))
+                .as("the new rule classifies").isEqualTo(1);
+        server.invoke(name, "set", new Object[] {"adaptive.heavy-above", "8ms"}, strings);
+        assertThat(scheduler.config().adaptiveHeavyAbove()).isEqualTo(java.time.Duration.ofMillis(8));
+
+        FairsliceConfig before = scheduler.config();
+        assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"rule.6", "reports path=/x"}, strings))
+                .rootCause().hasMessageStartingWith("fairslice configuration: rule.6");
+        assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"adaptive.light-below", "9ms"}, strings))
+                .rootCause().hasMessageStartingWith("fairslice configuration: adaptive.light-below must be below"
+                        + " adaptive.heavy-above (8ms)");
+        assertThat(scheduler.config()).as("nothing changed").isSameAs(before);
+        assertThat(warnings()).hasSize(2);
+        assertThat(logged.stream().filter(r -> r.getLevel() == Level.INFO).map(LogRecord::getMessage)
+                .filter(m -> m.contains("changed through JMX")).toList())
+                .containsExactly("fairslice[/jmx-test]: configuration changed through JMX: rule.5 (default) ->"
+                        + " heavy path=/export/**", "fairslice[/jmx-test]: configuration changed through JMX:"
+                        + " adaptive.heavy-above (default) -> 8ms");
     }
 
     /** What an operator reads to see why a page runs in its class: the adaptive classifier's table, route by route. */
