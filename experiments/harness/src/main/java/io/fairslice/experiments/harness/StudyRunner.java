@@ -200,8 +200,20 @@ public final class StudyRunner {
         return done;
     }
 
+    /** The system property through which the launcher names the code a run measures ({@code source_revision}). */
+    static final String SOURCE_PROPERTY = "fairslice.source";
+
+    /**
+     * The code this run measures, its setting {@code source}: the commit, and whether the checkout was modified, as
+     * the launcher says. What "share" means has changed from commit to commit; a run goes on only with the same code.
+     */
+    static String source() {
+        return System.getProperty(SOURCE_PROPERTY, "unknown (not started by ./fairslice study)");
+    }
+
     private Map<String, String> settings() {
         Map<String, String> settings = new LinkedHashMap<>(config.describe());
+        settings.put("source", source());
         settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));
         settings.put("weaving", classpaths.weavingJvmOptions().isEmpty()
                 ? "none (no yield points woven)"

@@ -161,6 +161,7 @@ class StudyEndToEndTest {
     /** The previous run's settings as the runner records them (the config's plus the class path's). */
     private static StudyResult withRunSettings(StudyResult r, StudyRunner.Classpaths classpaths) {
         Map<String, String> settings = new java.util.LinkedHashMap<>(r.settings());
+        settings.put("source", StudyRunner.source());
         settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));
         settings.put("weaving", "none (no yield points woven)");
         return new StudyResult(r.runId(), settings, r.machine(), r.points(), r.outcomes(), r.startEpochMillis(),

@@ -333,6 +333,8 @@ class LauncherTest {
                 .filter(c -> c.contains("io.fairslice.experiments.harness.StudyMain")).findFirst().orElseThrow();
         assertThat(harness).doesNotContain("--server-classpath", "--weaving-jvm-option").endsWith(
                 Arrays.copyOfRange(args, 1, args.length));
+        assertThat(harness).as("the code a run measures, for its settings: no git checkout here")
+                .contains("-Dfairslice.source=unknown");
     }
 
     /** A /proc/sys file's value; read by line, as Files.readString reads only the first byte of one on JDK 17. */
