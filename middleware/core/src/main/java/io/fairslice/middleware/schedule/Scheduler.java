@@ -250,7 +250,12 @@ public final class Scheduler {
         this.taskCpuListener = Objects.requireNonNull(listener, "listener");
     }
 
-    /** Swaps the configuration (same classes); waiters are re-evaluated at once. */
+    /**
+     * Swaps the configuration (same classes); waiters are re-evaluated at once. Each waiter's bound
+     * ({@code share.max-park}, its class's {@code queue-timeout}) is the new one, counted from when it began to wait
+     * ({@link #rebound}): fixed as its wait began, a park would outlast a {@code share.max-park} lowered from 60 s to
+     * 50 ms by a minute, and a queued request keep a 10-minute queue timeout set to 1 s.
+     */
     public void reconfigure(FairsliceConfig next) {
         if (!next.classNames().equals(config.classNames())) {
             throw new IllegalArgumentException("classes cannot change at runtime: " + config.classNames() + " -> "
@@ -261,11 +266,33 @@ public final class Scheduler {
             config = next;
             sleepy = sleepy(next);
             long now = clock.nanoTime();
+            for (ClassState c : classes) {
+                for (Ticket t : c.admissionQueue) {
+                    rebound(t, c, next, true);
+                }
+                for (Ticket t : c.yieldWaiters) {
+                    rebound(t, c, next, false);
+                }
+            }
             dispatch(now);
             updateArmed();
         } finally {
             unlock();
         }
+    }
+
+    /**
+     * Under the lock: the waiting ticket's deadline from when it began to wait and {@code cfg}'s bound for it. One whose
+     * deadline comes sooner is woken: a waiter not first in its class sleeps without a timer until its old deadline, and
+     * the first one's nap may be timed past the new one; awake, it gives up (503 at admission, runs at a yield point)
+     * if the new deadline has passed, and else naps to it.
+     */
+    private void rebound(Ticket t, ClassState c, FairsliceConfig cfg, boolean admission) {
+        long deadline = t.waitStartNanos + waitBound(t, c, cfg, admission);
+        if (deadline < t.deadlineNanos) {
+            wake(t.thread);
+        }
+        t.deadlineNanos = deadline;
     }
 
     public List<ClassState> classes() {

@@ -120,7 +120,8 @@ public final class Ticket {
     /**
      * Until when it may wait: {@link #waitStartNanos} and its class's bound (Scheduler.waitBound). Written under the
      * scheduler's lock, by another thread too when the ticket moves while it waits (Scheduler.sendTo, which then
-     * unparks it); the waiter reads it without the lock only to size its park, and decides under the lock.
+     * unparks it) or the bounds change at runtime (Scheduler.reconfigure, which unparks it if it comes sooner); the
+     * waiter reads it without the lock only to size its park, and decides under the lock.
      */
     long deadlineNanos;
 

@@ -2578,6 +2578,78 @@ class SchedulerTest {
                 .isGreaterThanOrEqualTo(100 * MS);
     }
 
+    /**
+     * {@code share.max-park} lowered at runtime (JMX) while a request is parked at a yield point: its park ends by the
+     * new bound, counted from when it began, not by the 60 s it began with.
+     */
+    @Test
+    void shouldBoundAParkInProgressByAMaxParkLoweredAtRuntime() throws Exception {
+        scheduler("share.quantum", "1ms", "share.max-park", "60s");
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        clock.advance(30 * MS, 30 * MS);
+        long parkStart = clock.nanoTime();
+        CountDownLatch parked = new CountDownLatch(1);
+        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
+            assertThat(scheduler.parkAtYield(heavy)).isTrue();
+            heavy.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
+            parked.countDown();
+            scheduler.await(heavy, Scheduler.WHERE_YIELD);
+        });
+        await(parked);
+        assertThat(light.granted).isTrue(); // light keeps the one slot
+        clock.advance(100 * MS, 0);
+
+        scheduler.reconfigure(scheduler.config().with(Map.of("share.max-park", "50ms")));
+
+        assertThat(heavy.deadlineNanos).as("the new max-park from the park's start").isEqualTo(parkStart + 50 * MS);
+        resumed.get(5, TimeUnit.SECONDS); // parked 100 ms already: it runs at once, beyond the one slot
+        assertThat(heavy.granted).isTrue();
+        assertThat(scheduler.totalRunning()).isEqualTo(2);
+    }
+
+    /**
+     * A class's {@code queue-timeout} lowered at runtime while requests wait at admission: each is refused by the new
+     * bound, counted from when it began. The one that has waited longest here waits behind the first (it moved in
+     * from another class): it sleeps without a timer of its own, and the first, not past the new bound, wakes it not.
+     */
+    @Test
+    void shouldRefuseWaitersByAQueueTimeoutLoweredAtRuntime() throws Exception {
+        scheduler("classes", "light,heavy,batch", "class.light.queue-timeout", "10m", "class.heavy.queue-timeout",
+                "10m", "share.max-park", "60s");
+        running(2); // batch holds the one slot, kept for 60 s without a yield point
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Ticket early = scheduler.newTicket(HEAVY);
+            scheduler.beginDispatch(early);
+            CompletableFuture<Integer> earlyResult = CompletableFuture.supplyAsync(() -> scheduler.admit(early), threads);
+            awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission() == 1);
+            long earlyStart = clock.nanoTime();
+            clock.advance(2_000 * MS, 0);
+            Ticket first = scheduler.newTicket(LIGHT);
+            scheduler.beginDispatch(first);
+            CompletableFuture<Integer> firstResult = CompletableFuture.supplyAsync(() -> scheduler.admit(first), threads);
+            awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() == 1);
+            scheduler.reclassify(early, LIGHT); // behind the first light waiter, its wait counted from its start
+            Thread.sleep(100); // woken by its move to time its nap: it has looked again, and parks with no timer
+            settled();
+            assertThat(early.napUntil).as("not first").isEqualTo(Long.MAX_VALUE);
+            clock.advance(1_000 * MS, 0);
+
+            scheduler.reconfigure(scheduler.config().with(Map.of("class.light.queue-timeout", "2500ms")));
+
+            assertThat(early.deadlineNanos).isEqualTo(earlyStart + 2_500 * MS);
+            assertThat(earlyResult.get(5, TimeUnit.SECONDS)).as("refused by the new 2.5 s, not the 10 min")
+                    .isEqualTo(Scheduler.REJECTED_QUEUE_TIMEOUT);
+            assertThat(firstResult).as("waited 1 s of its 2.5 s").isNotDone();
+            clock.advance(2_000 * MS, 0);
+            assertThat(firstResult.get(5, TimeUnit.SECONDS)).isEqualTo(Scheduler.REJECTED_QUEUE_TIMEOUT);
+            assertThat(scheduler.classState(LIGHT).rejections(Scheduler.REJECTED_QUEUE_TIMEOUT)).isEqualTo(2);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     /** A request learnt heavy while it waits at admission waits for heavy's queue timeout, from when it began. */
     @Test
     void shouldGiveARequestThatMovesWhileItWaitsItsNewClassesQueueTimeout() throws Exception {
