@@ -64,8 +64,15 @@ public final class ClassState {
     long allocatedAtLastPause;
     /** Decayed count of the requests that measured CPU stands for, decayed with {@link #decayedCpu}. */
     double decayedRequests;
-    /** EWMA of the interval between completions (ns): the drain rate behind Retry-After. */
+    /**
+     * EWMA of the interval between completions (ns) while the class is busy: the drain rate behind Retry-After.
+     */
     double drainIntervalNanos;
+    /**
+     * The last completion, or the admission that ended an idle spell (nothing in flight): the first completion of a
+     * busy spell measures from when it began, not from the spell before, so that a lull is no interval between
+     * completions (Scheduler.countIn).
+     */
     long lastCompletionNanos;
 
     final LongAdder yieldPoints = new LongAdder();

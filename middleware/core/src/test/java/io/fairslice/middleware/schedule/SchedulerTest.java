@@ -2495,10 +2495,7 @@ class SchedulerTest {
     @Test
     void shouldRejectAfterTheQueueTimeoutWithARetryAfterFromTheDrainRate() throws Exception {
         scheduler("class.heavy.max-concurrency", "1", "class.heavy.queue-timeout", "100ms");
-        // two completions 2 s apart: the drain interval is 2 s
-        finish(running(HEAVY), MS);
-        clock.advance(1_999 * MS, 0); // plus the 1 ms the request ran: completions 2 s apart
-        finish(running(HEAVY), MS);
+        finish(running(HEAVY), 2_000 * MS); // admitted to an idle class, completed 2 s later: the drain interval is 2 s
         running(HEAVY); // holds the only permit
 
         Ticket waiting = scheduler.newTicket(HEAVY);
@@ -2510,6 +2507,30 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).rejections(Scheduler.REJECTED_QUEUE_TIMEOUT)).isEqualTo(1);
         assertThat(scheduler.classState(HEAVY).waitingAdmission()).isZero();
         assertThat(scheduler.retryAfterSeconds(HEAVY)).isEqualTo(2);
+    }
+
+    /**
+     * The interval between completions behind Retry-After is measured while the class is busy: after an idle hour the
+     * first completion of a spike measures from the spike's first admission, and Retry-After tells the spike's rate at
+     * once rather than {@code retry-after.max} (the hour taken for an interval between completions).
+     */
+    @Test
+    void shouldGiveARetryAfterFromTheSpikesDrainRateAfterAnIdleHour() {
+        scheduler("class.heavy.max-concurrency", "1", "class.heavy.queue-size", "300");
+        finish(running(HEAVY), 10 * MS);
+        clock.advance(3_600_000 * MS, 0); // idle for an hour
+        Ticket first = running(HEAVY);
+        Deque<Ticket> queue = new ArrayDeque<>();
+        for (int i = 0; i < 200; i++) {
+            queue.add(queued(HEAVY));
+        }
+        finish(first, 10 * MS); // completions 10 ms apart from here
+        assertThat(scheduler.classState(HEAVY).drainIntervalNanos).isEqualTo(10.0 * MS);
+        assertThat(scheduler.retryAfterSeconds(HEAVY)).as("(199 waiting + 1) x 10 ms").isEqualTo(2);
+        for (int i = 0; i < 100; i++) {
+            finish(queue.poll(), 10 * MS);
+        }
+        assertThat(scheduler.retryAfterSeconds(HEAVY)).as("(99 waiting + 1) x 10 ms").isEqualTo(1);
     }
 
     @Test
