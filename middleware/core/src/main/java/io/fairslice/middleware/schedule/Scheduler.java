@@ -53,7 +53,8 @@ import java.util.logging.Logger;
  * request that ended would have its client's next one arrive at once, wake the poller and a worker, and park at
  * admission. A free slot is held for the same short moment for a cheap class further behind that is active but whose
  * next request has not reached the scheduler yet (under SCHED_RR it is still behind the thread that freed the slot);
- * without that a more expensive class would run ahead of its share. While a turn is on, a request of another class is
+ * without that a more expensive class would run ahead of its share. Not for a class whose requests in flight all wait
+ * in calls ({@link #onItsWay}): nothing of it would use the slot, and it would be held at every handover. While a turn is on, a request of another class is
  * let in beyond the run slots only when CPU capacity goes unused, as that class's first waiter, looking again on its
  * own, found.
  *
@@ -1019,15 +1020,16 @@ public final class Scheduler {
 
     /**
      * Whether a free slot is held back from {@code k} for a moment (at most {@link #TURN_ANTICIPATION_NANOS}) because a
-     * cheap class further behind is active but none of its requests has reached the scheduler yet: under an OS
-     * scheduler without wake-up preemption (SCHED_RR) they are still behind the thread that just freed the slot.
+     * cheap class further behind may have a request on its way ({@link #onItsWay}) but none has reached the scheduler
+     * yet: under an OS scheduler without wake-up preemption (SCHED_RR) it is still behind the thread that just freed
+     * the slot.
      * Handing the slot to {@code k} at once would let it run ahead of its share.
      */
     private boolean anticipating(ClassState k, long now, FairsliceConfig cfg) {
         boolean behind = false;
         for (ClassState b : classes) {
             if (b != k && b.vtime < k.vtime && cheap(b, cfg) && b.yieldWaiters.isEmpty() && b.admissionQueue.isEmpty()
-                    && active(b, now, cfg)) {
+                    && onItsWay(b, now, cfg)) {
                 behind = true;
             }
         }
@@ -1041,6 +1043,27 @@ public final class Scheduler {
             return true;
         }
         return now - anticipatingSince < TURN_ANTICIPATION_NANOS;
+    }
+
+    /**
+     * Whether {@code b} (no request of it waits) may have a request on its way to the scheduler that could use a free
+     * slot now: it was active within {@code share.linger} (a request of it began or ended: its client's next one may
+     * be behind the thread that freed the slot), or one of its requests runs (a rider, or a slot holder not found
+     * blocked). Not when all it has in flight sit in declared blocking calls (they hold no slot:
+     * {@link #blockingBegins}) or in blocked holders ({@link #blockedHolder}): counted {@link #active} for their whole
+     * call, such a class, charged nothing while it waits and so always further behind, held every slot freed for
+     * another class 1 ms plus a wake-up, for as long as the call lasted, while nothing else wanted the CPU.
+     */
+    private boolean onItsWay(ClassState b, long now, FairsliceConfig cfg) {
+        if (now - b.lastActiveNanos < cfg.shareLinger().toNanos() || b.riders > 0) {
+            return true;
+        }
+        for (Ticket h : holders) {
+            if (h.cls == b && !h.blocked) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Until when a waiter parks before it looks again (under the lock, after a dispatch). */

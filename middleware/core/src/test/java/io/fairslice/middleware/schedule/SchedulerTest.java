@@ -1438,6 +1438,26 @@ class SchedulerTest {
         assertThat(heavy4.granted).isFalse();
     }
 
+    /**
+     * A cheap class further behind whose only request in flight waits in a declared blocking call (a 30 s query, say)
+     * has nothing on its way: the slot a heavy request frees goes to the next heavy one at once, not after a 1 ms hold
+     * at every handover for as long as the call lasts.
+     */
+    @Test
+    void shouldNotHoldAFreedSlotForACheapClassWhoseOnlyRequestWaitsInADeclaredBlockingCall() {
+        scheduler("share.linger", "0ns");
+        finish(running(LIGHT), 100_000); // light is cheap: 100 us per request
+        Ticket query = running(LIGHT);
+        scheduler.blockingBegins(query); // light is in flight, but wants no CPU
+        Ticket heavy1 = running(HEAVY);
+        Ticket heavy2 = queued(HEAVY);
+
+        finish(heavy1, 10 * MS); // light, charged nothing meanwhile, is further behind
+
+        assertThat(heavy2.granted).as("nothing else wants the CPU").isTrue();
+        assertThat(scheduler.totalRunning()).isEqualTo(1);
+    }
+
     @Test
     void shouldChargeARunSlotTheCpuItsHolderUsedNotTheWorkBesideIt() {
         scheduler();
