@@ -716,6 +716,7 @@ public final class Scheduler {
             t.deadlineNanos = now + waitBound(t, c, cfg, true);
             c.admissionQueue.add(t);
             c.waitingAdmission++;
+            wantClock();
             dispatch(now); // a free slot that a more-owed class holds back from this one goes to that class now
             updateArmed();
             t.napUntil = wakeAt(t, now);
@@ -1159,13 +1160,23 @@ public final class Scheduler {
         // Woven code may reach a yield point every few nanoseconds (a recursive method: one per call), and reading
         // the clock costs 20-40 ns: read it only every clockStride-th yield point, the stride doubling or halving so
         // that reads come about every CLOCK_READ_INTERVAL of the request's run. Sparse yield points keep stride 1.
-        if (--t.clockCountdown > 0) {
+        // A waiter for the slot asks for a read (clockWanted, see wantClock): once yield points turn sparse (each
+        // iteration in unwoven code) a stride learnt while they were dense would put the next read, and the quantum
+        // check, thousands of them later.
+        if (--t.clockCountdown > 0 && !t.clockWanted) {
             return;
+        }
+        if (t.clockWanted) {
+            t.clockWanted = false; // before the read: a waiter's ask that comes after it is one for the next read
         }
         long now = clock.nanoTime();
         long sinceRead = now - t.lastClockRead;
         t.lastClockRead = now;
-        if (sinceRead < CLOCK_READ_INTERVAL / 2) {
+        if (t.clockCountdown > 0) { // asked early: the yield points since the last read tell their rate, never faster
+            long points = t.clockStride - t.clockCountdown;
+            long fit = points * CLOCK_READ_INTERVAL / Math.max(1, sinceRead);
+            t.clockStride = (int) Math.max(1, Math.min(t.clockStride, fit));
+        } else if (sinceRead < CLOCK_READ_INTERVAL / 2) {
             t.clockStride = Math.min(t.clockStride << 1, MAX_CLOCK_STRIDE);
         } else if (sinceRead > CLOCK_READ_INTERVAL * 2) {
             t.clockStride = Math.max(t.clockStride >> 1, 1);
@@ -1289,6 +1300,7 @@ public final class Scheduler {
      * request moved into the class while it ran (see the class comment, Moves).
      */
     private void waitAtYield(Ticket t, long now, FairsliceConfig cfg, boolean first) {
+        wantClock();
         t.cls.waitingYield++;
         t.parkedAtYield = true;
         t.granted = false;
@@ -1299,6 +1311,26 @@ public final class Scheduler {
             t.cls.yieldWaiters.addFirst(t); // the one it passes looks again at its next nap's end, then sleeps on
         } else {
             t.cls.yieldWaiters.add(t);
+        }
+    }
+
+    /**
+     * Under the lock, as a request begins to wait for a run slot or a first waiter looks again on its own: each slot
+     * holder's next yield point reads the clock ({@link Ticket#clockWanted}), whatever its clock stride. A stride learnt
+     * while yield points came every few nanoseconds (up to {@link #MAX_CLOCK_STRIDE}) put the next read seconds away
+     * once they came every millisecond (each iteration calling unwoven JDK code), and the waiter got in only after
+     * {@code share.max-park}. The holder cannot see that change without reading the clock, and a cap on the stride
+     * low enough to see it would read the clock at most yield points of dense code; a waiter's ask costs a volatile
+     * write per holder and a read where one was due anyway (first waiters look every 2 ms while a holder computes,
+     * {@link #nextLook}), and the fast path (not armed) and the countdown stay as they were, plus one volatile read.
+     * So a quantum check comes at the holder's next yield point after the waiter's ask. A turn's riders need none:
+     * a closing turn waits a quantum for them at most once one has stopped ({@link #closingBound}).
+     */
+    private void wantClock() {
+        for (Ticket h : holders) {
+            if (!h.clockWanted) {
+                h.clockWanted = true;
+            }
         }
     }
 
@@ -1367,6 +1399,7 @@ public final class Scheduler {
                     if (t.granted) {
                         break;
                     }
+                    wantClock(); // the holders check their quantum at their next yield point, stride or not
                     t.napUntil = wakeAt(t, now);
                 } finally {
                     unlock();

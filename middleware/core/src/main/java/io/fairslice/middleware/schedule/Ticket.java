@@ -156,6 +156,11 @@ public final class Ticket {
     int clockCountdown;
     int clockStride = 1;
     long lastClockRead;
+    /**
+     * Set by a waiter for the holder's run slot (Scheduler.wantClock, under the lock): the holder's next yield point
+     * reads the clock whatever its countdown. Cleared by the holder's thread as it reads.
+     */
+    volatile boolean clockWanted;
     boolean completed;
     int rejection = -1;
     /**

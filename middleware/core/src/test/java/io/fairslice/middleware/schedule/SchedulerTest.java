@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -1592,6 +1593,75 @@ class SchedulerTest {
      * would hold the lock, and the light requests that need it would wait for its next turn. It yields at its first
      * yield point outside.
      */
+    /** Reaches {@code n} yield points of {@code t}, {@code nanos} of its run (wall and CPU) before each. */
+    private void yieldPoints(Ticket t, int n, long nanos) {
+        for (int i = 0; i < n; i++) {
+            clock.advance(nanos, nanos);
+            scheduler.yieldPoint(t);
+        }
+    }
+
+    /**
+     * After yield points came every nanosecond (a clock stride in the thousands) and now come every millisecond, a
+     * request that begins to wait for the slot gets it at the holder's next yield point past its quantum, not
+     * thousands of yield points (seconds) later when the stride's countdown runs out.
+     */
+    @Test
+    void shouldCheckTheQuantumAtTheNextYieldPointForANewWaiterAfterDenseYieldPoints() throws Exception {
+        scheduler("share.quantum", "5ms", "share.max-park", "500ms");
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT); // light competes: the yield points are armed
+        yieldPoints(heavy, 200_000, 1); // dense: 200 us in all, within the quantum
+        yieldPoints(heavy, 10, MS); // sparse: past the quantum, but no read of the clock yet
+        assertThat(heavy.clockCountdown).as("the stride learnt while dense").isGreaterThan(1_000);
+        queued(LIGHT); // begins to wait, behind the first
+        assertThat(light.granted).isFalse();
+
+        CompletableFuture<Void> parked = CompletableFuture.runAsync(() -> yieldPoints(heavy, 1, MS));
+
+        awaitUntil(() -> light.granted || parked.isDone());
+        assertThat(light.granted).as("the slot at heavy's next yield point").isTrue();
+        scheduler.close(); // releases heavy's park
+        parked.get(5, TimeUnit.SECONDS);
+    }
+
+    /**
+     * The same after a request that has waited since before the dense phase: it asks for the clock as it looks again
+     * on its own (every 2 ms while the holder reaches yield points), and gets the slot a few yield points later, not
+     * after {@code share.max-park} (when the holder's slot, reaching no quantum check, stops keeping it out).
+     */
+    @Test
+    void shouldCheckTheQuantumForAWaiterThatLooksAgainAfterDenseYieldPoints() throws Exception {
+        scheduler("share.quantum", "5ms", "share.max-park", "500ms");
+        Ticket heavy = running(HEAVY);
+        Ticket light = scheduler.newTicket(LIGHT);
+        scheduler.beginDispatch(light);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(light), threads);
+            awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() == 1);
+            yieldPoints(heavy, 200_000, 1); // dense: 200 us in all, within the quantum
+            long start = clock.nanoTime();
+            CompletableFuture<Integer> sparse = CompletableFuture.supplyAsync(() -> {
+                int n = 0;
+                while (!light.granted && n < 2_000) { // a yield point per ms of run, about one per ms of real time
+                    yieldPoints(heavy, 1, MS);
+                    n++;
+                    LockSupport.parkNanos(MS);
+                }
+                return n;
+            }, threads);
+
+            assertThat(admitted.get(10, TimeUnit.SECONDS)).isEqualTo(Scheduler.ADMITTED);
+            assertThat((clock.nanoTime() - start) / MS).as("ms heavy ran after the dense phase (quantum 5 ms)")
+                    .isLessThan(100);
+            scheduler.close(); // releases heavy's park
+            sparse.get(5, TimeUnit.SECONDS);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     @Test
     void shouldNotParkARequestHoldingALockButAtItsFirstYieldPointOutside() {
         scheduler("share.quantum", "5ms");
