@@ -54,9 +54,9 @@ import java.util.logging.Logger;
  * admission. A free slot is held for the same short moment for a cheap class further behind that is active but whose
  * next request has not reached the scheduler yet (under SCHED_RR it is still behind the thread that freed the slot);
  * without that a more expensive class would run ahead of its share. Not for a class whose requests in flight all wait
- * in calls ({@link #onItsWay}): nothing of it would use the slot, and it would be held at every handover. While a turn is on, a request of another class is
- * let in beyond the run slots only when CPU capacity goes unused, as that class's first waiter, looking again on its
- * own, found.
+ * in calls ({@link #onItsWay}): nothing of it would use the slot, and it would be held at every handover. While a turn
+ * is on, a request of another class is let in beyond the run slots only when CPU capacity goes unused, as that class's
+ * first waiter, looking again on its own, found.
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
  * and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders blocked on I/O, say, or a class
@@ -283,10 +283,10 @@ public final class Scheduler {
     }
 
     /**
-     * Under the lock: the waiting ticket's deadline from when it began to wait and {@code cfg}'s bound for it. One whose
-     * deadline comes sooner is woken: a waiter not first in its class sleeps without a timer until its old deadline, and
-     * the first one's nap may be timed past the new one; awake, it gives up (503 at admission, runs at a yield point)
-     * if the new deadline has passed, and else naps to it.
+     * Under the lock: the waiting ticket's deadline from when it began to wait and {@code cfg}'s bound for it. One
+     * whose deadline comes sooner is woken: a waiter not first in its class sleeps without a timer until its old
+     * deadline, and the first one's nap may be timed past the new one; awake, it gives up (503 at admission, runs at a
+     * yield point) if the new deadline has passed, and else naps to it.
      */
     private void rebound(Ticket t, ClassState c, FairsliceConfig cfg, boolean admission) {
         long deadline = t.waitStartNanos + waitBound(t, c, cfg, admission);
@@ -1316,15 +1316,16 @@ public final class Scheduler {
 
     /**
      * Under the lock, as a request begins to wait for a run slot or a first waiter looks again on its own: each slot
-     * holder's next yield point reads the clock ({@link Ticket#clockWanted}), whatever its clock stride. A stride learnt
-     * while yield points came every few nanoseconds (up to {@link #MAX_CLOCK_STRIDE}) put the next read seconds away
-     * once they came every millisecond (each iteration calling unwoven JDK code), and the waiter got in only after
-     * {@code share.max-park}. The holder cannot see that change without reading the clock, and a cap on the stride
-     * low enough to see it would read the clock at most yield points of dense code; a waiter's ask costs a volatile
-     * write per holder and a read where one was due anyway (first waiters look every 2 ms while a holder computes,
-     * {@link #nextLook}), and the fast path (not armed) and the countdown stay as they were, plus one volatile read.
-     * So a quantum check comes at the holder's next yield point after the waiter's ask. A turn's riders need none:
-     * a closing turn waits a quantum for them at most once one has stopped ({@link #closingBound}).
+     * holder's next yield point reads the clock ({@link Ticket#clockWanted}), whatever its clock stride, so its quantum
+     * is checked there. A stride learnt while yield points came every few nanoseconds (up to
+     * {@link #MAX_CLOCK_STRIDE}) put the next read seconds away once they came every millisecond (each iteration
+     * calling unwoven JDK code), and the waiter got in only after {@code share.max-park}. The holder cannot see that
+     * change without reading the clock, and a cap on the stride low enough to see it would read the clock at most
+     * yield points of dense code, which the stride is there to spare. An ask costs a volatile write per holder and one
+     * clock read; first waiters look every 2 ms while a holder computes ({@link #nextLook}), so a holder reads at least
+     * that often while someone waits. The armed path reads one more volatile field; the unarmed fast path is untouched.
+     * A turn's riders are not asked: a closing turn waits a quantum for them at most once one has stopped
+     * ({@link #closingBound}).
      */
     private void wantClock() {
         for (Ticket h : holders) {

@@ -2733,13 +2733,15 @@ class SchedulerTest {
         try {
             Ticket early = scheduler.newTicket(HEAVY);
             scheduler.beginDispatch(early);
-            CompletableFuture<Integer> earlyResult = CompletableFuture.supplyAsync(() -> scheduler.admit(early), threads);
+            CompletableFuture<Integer> earlyResult =
+                    CompletableFuture.supplyAsync(() -> scheduler.admit(early), threads);
             awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission() == 1);
             long earlyStart = clock.nanoTime();
             clock.advance(2_000 * MS, 0);
             Ticket first = scheduler.newTicket(LIGHT);
             scheduler.beginDispatch(first);
-            CompletableFuture<Integer> firstResult = CompletableFuture.supplyAsync(() -> scheduler.admit(first), threads);
+            CompletableFuture<Integer> firstResult =
+                    CompletableFuture.supplyAsync(() -> scheduler.admit(first), threads);
             awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() == 1);
             scheduler.reclassify(early, LIGHT); // behind the first light waiter, its wait counted from its start
             Thread.sleep(100); // woken by its move to time its nap: it has looked again, and parks with no timer
