@@ -718,8 +718,9 @@ class FaultToleranceTest {
     // ---- helpers -------------------------------------------------------------------------------------------------
 
     /**
-     * Every class of the filter's scheduler back at zero: nothing in flight, running or waiting; and no route
-     * candidate held (every request that was given a route ended it).
+     * Every class of the filter's scheduler back at zero: nothing in flight, running or waiting, no permit held (a
+     * leaked one would cap the class below its {@code max-concurrency} for good); and no route candidate held (every
+     * request that was given a route ended it).
      */
     static void assertSettled(FairsliceFilter filter) throws InterruptedException {
         Scheduler scheduler = filter.scheduler();
@@ -728,6 +729,7 @@ class FaultToleranceTest {
                 assertThat(c.inflight()).as("%s in flight", c.name()).isZero();
                 assertThat(c.running()).as("%s running", c.name()).isZero();
                 assertThat(c.waiting()).as("%s waiting", c.name()).isZero();
+                assertThat(c.permits()).as("%s permits", c.name()).isZero();
             }
             assertThat(filter.classifier().routes().candidates()).as("route candidates held").isZero();
         });

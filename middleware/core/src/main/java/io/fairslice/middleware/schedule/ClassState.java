@@ -116,6 +116,14 @@ public final class ClassState {
         return inflight;
     }
 
+    /**
+     * Permits held against the class's {@code max-concurrency}: admitted requests not yet completed (a moved one counts
+     * in its new class). Back at zero once the class's requests have all ended, or a permit leaked.
+     */
+    public int permits() {
+        return permits;
+    }
+
     /** Requests admitted and not parked, and tasks of the class's requests started and not parked. */
     public int running() {
         return running;
