@@ -120,9 +120,10 @@ final class Fragments {
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!-- Written by `fairslice install` (its weave option): the weaving scope, the application packages that get
                      fairslice's yield points. Run the installer again to change it; it overwrites this file. The
-                     aspect itself, and what is never woven, are declared in fairslice's jar (META-INF/aop.xml). -->
+                     aspect itself, and what is never woven, are declared in fairslice's jar (META-INF/aop.xml).
+                     -XaddSerialVersionUID, as there: woven classes keep their unwoven serialVersionUID (sessions). -->
                 <aspectj>
-                %s  <weaver>
+                %s  <weaver options="-XaddSerialVersionUID">
                 %s
                   </weaver>
                 </aspectj>

@@ -67,7 +67,8 @@ class InstallerTest {
         assertThat(base.resolve("lib/fairslice-tomcat-1.0.jar")).hasContent("fairslice 1.0");
         assertThat(base.resolve("lib/jna-5.17.0.jar")).exists();
         assertThat(base.resolve("fairslice/aspectjweaver-1.9.24.jar")).exists();
-        assertThat(read("conf/fairslice-aop.xml")).contains("<include within=\"com.acme..*\"/>");
+        assertThat(read("conf/fairslice-aop.xml")).contains("<include within=\"com.acme..*\"/>")
+                .as("woven classes keep their serialVersionUID").contains("<weaver options=\"-XaddSerialVersionUID\">");
         assertThat(read("conf/fairslice-tomcat.properties")).contains("apps=/shop,/");
         assertThat(read("conf/fairslice.properties")).contains("docs/configuration.md")
                 .containsOnlyOnce("\nkernel-probe.enabled=false\n"); // its one active line: the probe's cost is opt-in
