@@ -9,6 +9,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -158,6 +159,48 @@ class WeavingScopeTest {
         assertThat(scope.warnings()).singleElement().asString()
                 .contains("io.fairslice..*Servlet", "a type pattern fairslice does not check");
         assertThat(scope.includes()).containsExactly("io.fairslice..*Servlet");
+    }
+
+    /**
+     * Patterns the weaver cannot use were only warnings: with a trailing dot AspectJ drops the whole definition ("name
+     * pattern cannot finish with .") and weaves nothing at all; slashes or a trailing .. match no class name.
+     */
+    @Test
+    void shouldRejectAPatternTheWeaverCannotParseOrThatNamesNoClass() throws IOException {
+        for (String within : List.of("io.fairslice.weavingtest.shop..*.", "io.fairslice.weavingtest.shop.",
+                "io.fairslice.weavingtest.shop..", "shop..", "io/fairslice/weavingtest/shop/..*",
+                "io.fairslice...shop.*", ".io.fairslice.weavingtest.shop..*",
+                "!io.fairslice.weavingtest.shop.Fibonacci && io.fairslice.weavingtest.shop..*.")) {
+            String file = fragment("<aspectj><weaver><include within=\"" + within.replace("&", "&amp;")
+                    + "\"/></weaver></aspectj>");
+
+            WeavingScope scope = WeavingScope.inspect(loader, file);
+
+            assertThat(scope.problems()).as(within).singleElement().asString()
+                    .contains("<include within=\"" + within + "\"/>");
+            assertThat(scope.warnings()).as(within).isEmpty();
+            assertThat(scope.includes()).as(within).isEmpty();
+        }
+        String trailingDot = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shop..*.\"/>"
+                + "</weaver></aspectj>");
+        assertThat(WeavingScope.inspect(loader, trailingDot).problems()).singleElement().asString()
+                .contains("cannot finish with .", "nothing at all is woven");
+    }
+
+    /** What the weaver parses and fairslice cannot check stays a warning: an application's aspects may need it. */
+    @Test
+    void shouldStillOnlyWarnAboutTypePatternsTheWeaverCanUse() throws IOException {
+        for (String within : List.of("io.fairslice.weavingtest.shop..*Discount",
+                "io.fairslice.weavingtest.shop.Discount+",
+                "!io.fairslice.weavingtest.shop.Fibonacci && io.fairslice.weavingtest.shop..*")) {
+            String file = fragment("<aspectj><weaver><include within=\"" + within.replace("&", "&amp;")
+                    + "\"/></weaver></aspectj>");
+
+            WeavingScope scope = WeavingScope.inspect(loader, file);
+
+            assertThat(scope.problems()).as(within).isEmpty();
+            assertThat(scope.warnings()).as(within).singleElement().asString().contains("does not check");
+        }
     }
 
     /** Jars built without directory entries (zip -D, some build tools) have classes but no package resource. */

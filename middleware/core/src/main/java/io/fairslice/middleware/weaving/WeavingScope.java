@@ -46,10 +46,12 @@ import org.xml.sax.SAXException;
  * metrics libraries, fairslice), and must match at least one class the loader can see. That last rule gives a
  * {@link #notes() note} instead when the include comes from a configuration shared by the whole JVM (a
  * {@code file:} entry, or an aop.xml the parent loader sees too): in a container with several web applications
- * such a file legitimately names packages of the others. Any other type pattern ({@code com.acme..*Service},
- * {@code Foo+}: an application's own aop.xml may have them for its own aspects) is valid for the weaver, which then
- * puts yield points there too: it is part of the scope, with a warning that fairslice cannot check it. An empty
- * scope is a warning as well: nothing is woven. An exclude that matches no class excludes nothing: a warning.
+ * such a file legitimately names packages of the others. A pattern the weaver cannot parse (a trailing dot: it then
+ * drops the whole file) or that names no class (a trailing {@code ..}, slashes) is a problem. Any other type
+ * pattern ({@code com.acme..*Service}, {@code Foo+}: an application's own aop.xml may have them for its own aspects)
+ * is valid for the weaver, which then puts yield points there too: it is part of the scope, with a warning that
+ * fairslice cannot check it. An empty scope is a warning as well: nothing is woven. An exclude that matches no class
+ * excludes nothing: a warning.
  */
 public final class WeavingScope {
 
@@ -82,6 +84,12 @@ public final class WeavingScope {
 
     private static final String IDENTIFIER = "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
     private static final Pattern INCLUDE = Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")*(\\.\\.\\*|\\.\\*)?");
+    /** One name pattern of a type pattern: segments of identifier characters and {@code *}, joined by . or .. */
+    private static final String SEGMENT = "[\\p{javaJavaIdentifierPart}*]+";
+    private static final Pattern NAME_PATTERN = Pattern.compile(SEGMENT + "(\\.\\.?" + SEGMENT + ")*\\+?(\\[])*");
+    /** The characters of AspectJ's type patterns: names, wildcards, +, [], !, &&, ||, parentheses, annotations. */
+    private static final Pattern TYPE_PATTERN = Pattern.compile("[\\p{javaJavaIdentifierPart}.*+\\[\\]!&|()@\\s]+");
+    private static final Pattern OPERATORS = Pattern.compile("[\\s!&|()]+");
 
     /** The elements and attributes the weaver understands (AspectJ's aop.xml DTD); anything else is a typo. */
     private static final Map<String, Set<String>> ELEMENTS = Map.ofEntries(
@@ -262,6 +270,11 @@ public final class WeavingScope {
                     + " such as com.acme..*");
             return;
         }
+        String malformed = malformed(within);
+        if (malformed != null) {
+            findings.problems.add(element + malformed);
+            return;
+        }
         if (!INCLUDE.matcher(within).matches()) {
             // valid for the weaver (an application's own aop.xml may select classes for its own aspects this way),
             // and it weaves fairslice's yield points there too; only the simple forms can be checked here
@@ -294,6 +307,39 @@ public final class WeavingScope {
             return;
         }
         findings.includes.add(within);
+    }
+
+    /**
+     * Why the weaver cannot use {@code within} as a type pattern, or null. The weaver drops the whole aop.xml it is in
+     * on a pattern it cannot parse ({@code com.acme..*.}: "name pattern cannot finish with .", so nothing at all is
+     * woven, with one line in the log), and a pattern that parses but names no class ({@code com.acme..},
+     * {@code com/acme/..*}) weaves nothing without a word: a warning was not enough for either.
+     */
+    static String malformed(String within) {
+        if (within.isEmpty()) {
+            return "is empty: name the application's packages, such as com.acme..*";
+        }
+        if (!TYPE_PATTERN.matcher(within).matches()) {
+            return "is not a type pattern (a class name is dotted, com.acme..*, never com/acme/..*): the weaver"
+                    + " matches it against no class, or cannot parse it and weaves nothing at all";
+        }
+        for (String token : OPERATORS.split(within)) {
+            String name = token.startsWith("@") ? token.substring(1) : token;
+            if (name.isEmpty() || NAME_PATTERN.matcher(name).matches()) {
+                continue;
+            }
+            if (name.endsWith("..")) {
+                return "ends in .., which no class name does: the weaver weaves nothing for it, or drops the whole"
+                        + " aop.xml it is in (a package and its subpackages is com.acme..*)";
+            }
+            if (name.endsWith(".")) {
+                return "ends in a dot: the weaver cannot parse it (\"name pattern cannot finish with .\") and drops"
+                        + " the whole aop.xml, so nothing at all is woven";
+            }
+            return "has an empty name segment (" + name + ": a dot at the start, or three in a row), which no class"
+                    + " name has: the weaver matches nothing with it, or cannot parse it and weaves nothing at all";
+        }
+        return null;
     }
 
     /** An exclude that matches no class excludes nothing: the hot helper it was meant for stays woven. */
