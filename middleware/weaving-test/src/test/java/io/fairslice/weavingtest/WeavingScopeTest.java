@@ -10,6 +10,8 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.apache.catalina.Context;
+import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,6 +65,66 @@ class WeavingScopeTest {
             assertThat(scope.agentActive()).isTrue();
             assertThatThrownBy(scope::requireValid).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("io.fairslice.weavingtest.shp..*");
+        }
+    }
+
+    /**
+     * An embedded Tomcat (Spring Boot's TomcatEmbeddedWebappClassLoader, or any Tomcat in a main method): the
+     * application's own META-INF/aop.xml is on the web application loader's parent. Counted as shared because the
+     * parent saw it, a misspelt package there was an INFO note, and the application started weaving nothing.
+     */
+    @Test
+    void shouldRejectAMisspeltPackageInTheApplicationsOwnAopXmlUnderAnEmbeddedTomcat() throws Exception {
+        Path classes = Files.createDirectories(dir.resolve("app/META-INF"));
+        Files.writeString(classes.resolve("aop.xml"),
+                "<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/></weaver></aspectj>");
+        URL app = dir.resolve("app").toUri().toURL();
+        try (URLClassLoader application = new URLClassLoader(new URL[] {app}, loader)) {
+            Tomcat tomcat = EmbeddedTomcats.onLoopback(dir);
+            Context context = tomcat.addContext("", dir.toString());
+            context.setParentClassLoader(application);
+            tomcat.start();
+            try {
+                ClassLoader webapp = context.getLoader().getClassLoader();
+                assertThat(webapp.getParent()).as("the aop.xml is the parent's").isSameAs(application);
+
+                WeavingScope scope = WeavingScope.inspect(webapp, "META-INF/aop.xml");
+
+                assertThat(scope.notes()).isEmpty();
+                assertThat(scope.problems()).singleElement().asString()
+                        .contains("io.fairslice.weavingtest.shp..*", "matches no class", "a typo?");
+                assertThatThrownBy(scope::requireValid).isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("io.fairslice.weavingtest.shp..*");
+            } finally {
+                tomcat.stop();
+                tomcat.destroy();
+            }
+        }
+    }
+
+    /** A standalone Tomcat's lib/ (the common loader's) is every application's: another's package is a note. */
+    @Test
+    void shouldOnlyNoteAPackageThisApplicationLacksInAnAopXmlOfTheContainersLib() throws IOException {
+        Path lib = Files.createDirectories(dir.resolve("base/lib/shared-aspects/META-INF"));
+        Files.writeString(lib.resolve("aop.xml"),
+                "<aspectj><weaver><include within=\"io.fairslice.weavingtest.other..*\"/></weaver></aspectj>");
+        String before = System.getProperty("catalina.base");
+        System.setProperty("catalina.base", dir.resolve("base").toString());
+        URL folder = dir.resolve("base/lib/shared-aspects").toUri().toURL();
+        try (URLClassLoader common = new URLClassLoader(new URL[] {folder}, loader);
+                URLClassLoader webapp = new URLClassLoader(new URL[0], common)) {
+
+            WeavingScope scope = WeavingScope.inspect(webapp, "META-INF/aop.xml");
+
+            assertThat(scope.problems()).isEmpty();
+            assertThat(scope.notes()).singleElement().asString().contains("io.fairslice.weavingtest.other..*",
+                    "shared by the JVM");
+        } finally {
+            if (before == null) {
+                System.clearProperty("catalina.base");
+            } else {
+                System.setProperty("catalina.base", before);
+            }
         }
     }
 

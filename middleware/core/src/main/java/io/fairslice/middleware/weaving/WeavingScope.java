@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -45,8 +44,10 @@ import org.xml.sax.SAXException;
  * ({@code com.acme.Checkout}) must not lie inside code that is never woven (the JDK, the container, AspectJ,
  * metrics libraries, fairslice), and must match at least one class the loader can see. That last rule gives a
  * {@link #notes() note} instead when the include comes from a configuration shared by the whole JVM (a
- * {@code file:} entry, or an aop.xml the parent loader sees too): in a container with several web applications
- * such a file legitimately names packages of the others. A pattern the weaver cannot parse (a trailing dot: it then
+ * {@code file:} entry, or an aop.xml in the folders of a standalone Tomcat's common and shared loaders, such as
+ * {@code lib/}): in a container with several web applications such a file legitimately names packages of the
+ * others. An aop.xml merely seen by the parent loader is the application's own: in an embedded Tomcat (Spring Boot)
+ * that is where the application's classes are. A pattern the weaver cannot parse (a trailing dot: it then
  * drops the whole file) or that names no class (a trailing {@code ..}, slashes) is a problem. Any other type
  * pattern ({@code com.acme..*Service}, {@code Foo+}: an application's own aop.xml may have them for its own aspects)
  * is valid for the weaver, which then puts yield points there too: it is part of the scope, with a warning that
@@ -166,12 +167,8 @@ public final class WeavingScope {
 
     private static void readResources(String name, Findings findings) {
         ClassLoader loader = findings.loader;
-        Set<String> inParent = new LinkedHashSet<>();
+        List<Path> containerFolders = containerFolders();
         try {
-            if (loader.getParent() != null) {
-                inParent.addAll(Collections.list(loader.getParent().getResources(name)).stream()
-                        .map(URL::toString).toList());
-            }
             Set<String> seen = new LinkedHashSet<>();
             for (Enumeration<URL> urls = loader.getResources(name); urls.hasMoreElements(); ) {
                 URL url = urls.nextElement();
@@ -179,7 +176,7 @@ public final class WeavingScope {
                     continue;
                 }
                 try (InputStream in = url.openStream()) {
-                    read(url.toString(), in, inParent.contains(url.toString()), findings);
+                    read(url.toString(), in, inFolders(url, containerFolders), findings);
                 } catch (IOException e) {
                     findings.problems.add("cannot read " + url + ": " + e.getMessage());
                 }
@@ -187,6 +184,63 @@ public final class WeavingScope {
         } catch (IOException e) {
             findings.problems.add("cannot list the resources " + name + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Where a standalone Tomcat's common and shared class loaders read jars and classes: {@code lib/} of
+     * {@code catalina.base} and {@code catalina.home}, and the entries of {@code common.loader} and
+     * {@code shared.loader} (Tomcat registers catalina.properties as system properties). An aop.xml there is seen by
+     * every web application, so it may name the others' packages. Being seen by the parent loader is not the mark:
+     * in an embedded Tomcat (Spring Boot's TomcatEmbeddedWebappClassLoader, or any {@code Tomcat} in a main method)
+     * the application's own META-INF/aop.xml is on the parent, and a misspelt package there was only a note.
+     */
+    private static List<Path> containerFolders() {
+        List<Path> folders = new ArrayList<>();
+        String base = System.getProperty("catalina.base");
+        String home = System.getProperty("catalina.home");
+        for (String dir : new String[] {base, home}) {
+            if (dir != null && !dir.isBlank()) {
+                folders.add(Paths.get(dir, "lib").toAbsolutePath().normalize());
+            }
+        }
+        for (String property : List.of("common.loader", "shared.loader")) {
+            for (String entry : System.getProperty(property, "").split(",")) {
+                String path = entry.strip().replace("\"", "");
+                if (base != null) {
+                    path = path.replace("${catalina.base}", base);
+                }
+                if (home != null) {
+                    path = path.replace("${catalina.home}", home);
+                }
+                path = path.replaceAll("[*][^/\\\\]*$", ""); // lib/*.jar: the folder
+                if (!path.isBlank() && !path.contains("${")) {
+                    try {
+                        folders.add(Paths.get(path).toAbsolutePath().normalize());
+                    } catch (IllegalArgumentException notAPath) { // InvalidPathException is one
+                        // not a folder of this file system: nothing of it to match
+                    }
+                }
+            }
+        }
+        return folders;
+    }
+
+    /** Whether the jar or folder {@code url} comes from lies in one of {@code folders}. */
+    private static boolean inFolders(URL url, List<Path> folders) {
+        String location = url.toString();
+        if (location.startsWith("jar:")) {
+            int bang = location.indexOf("!/");
+            location = location.substring("jar:".length(), bang < 0 ? location.length() : bang);
+        }
+        if (!location.startsWith("file:")) {
+            return false;
+        }
+        Path path = filePath(location);
+        if (path == null) {
+            return false;
+        }
+        Path file = path.toAbsolutePath().normalize();
+        return folders.stream().anyMatch(file::startsWith);
     }
 
     /** The file a {@code file:} entry names, as the weaver reads it: a raw space is a space (TMPDIR=/tmp/a b). */
