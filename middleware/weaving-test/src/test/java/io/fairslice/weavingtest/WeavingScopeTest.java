@@ -10,6 +10,7 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.catalina.Context;
 import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.Test;
@@ -198,6 +199,34 @@ class WeavingScopeTest {
                 .contains("lies inside org.apache.catalina", "never woven");
     }
 
+    /**
+     * The fence refused only scopes inside it: org.apache..* (Tomcat in it), io.fairslice..* (fairslice), and org..*,
+     * io..*, com..* (every library of the name: H2, AssertJ) passed, as did Jasper's packages, which were not fenced.
+     */
+    @Test
+    void shouldRejectAScopeAroundFencedCodeOrEveryLibraryOfATopLevelName() throws IOException {
+        Map<String, String> refused = Map.of(
+                "org..*", "takes in org.apache.catalina", "io..*", "takes in io.micrometer",
+                "com..*", "takes in com.sun", "acme..*", "takes in every library whose packages start with acme.",
+                "org.apache..*", "takes in org.apache.catalina", "io.fairslice..*", "takes in io.fairslice.middleware",
+                "*..*Servlet", "reaches into every package", "org.apache.*..*Valve", "takes in org.apache.catalina",
+                "org.apache.jasper..*", "lies inside org.apache.jasper",
+                "org.eclipse.jdt.internal.compiler.*", "lies inside org.eclipse.jdt");
+        for (Map.Entry<String, String> pattern : refused.entrySet()) {
+            String file = fragment("<aspectj><weaver><include within=\"" + pattern.getKey() + "\"/></weaver>"
+                    + "</aspectj>");
+
+            WeavingScope scope = WeavingScope.inspect(loader, file);
+
+            assertThat(scope.problems()).as(pattern.getKey()).singleElement().asString()
+                    .contains("<include within=\"" + pattern.getKey() + "\"/> " + pattern.getValue());
+            assertThat(scope.includes()).as(pattern.getKey()).isEmpty();
+        }
+        assertThat(WeavingScope.refusal("org.apache.el..*")).contains("lies inside org.apache.el");
+        assertThat(WeavingScope.refusal("org.apache.jsp..*")).as("compiled JSPs are not Jasper's").isNull();
+        assertThat(WeavingScope.refusal("io.fairslice.weavingtest..*")).isNull();
+    }
+
     @Test
     void shouldRejectWeavingEverything() throws IOException {
         String file = fragment("<aspectj><weaver><include within=\"*\"/></weaver></aspectj>");
@@ -212,15 +241,15 @@ class WeavingScopeTest {
      */
     @Test
     void shouldWarnAboutATypePatternItCannotCheckAndCountItInTheScope() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"io.fairslice..*Servlet\"/></weaver>"
+        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest..*Servlet\"/></weaver>"
                 + "</aspectj>");
 
         WeavingScope scope = WeavingScope.inspect(loader, file);
 
         assertThat(scope.problems()).isEmpty();
         assertThat(scope.warnings()).singleElement().asString()
-                .contains("io.fairslice..*Servlet", "a type pattern fairslice does not check");
-        assertThat(scope.includes()).containsExactly("io.fairslice..*Servlet");
+                .contains("io.fairslice.weavingtest..*Servlet", "a type pattern fairslice does not check");
+        assertThat(scope.includes()).containsExactly("io.fairslice.weavingtest..*Servlet");
     }
 
     /**

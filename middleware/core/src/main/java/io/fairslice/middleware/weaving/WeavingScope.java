@@ -78,7 +78,7 @@ public final class WeavingScope {
     static final List<String> FENCED = List.of("java", "javax", "jakarta", "jdk", "sun", "com.sun",
             "org.apache.catalina", "org.apache.coyote", "org.apache.tomcat", "org.apache.juli", "org.apache.naming",
             "org.aspectj", MICROMETER, PROMETHEUS, "io.fairslice.middleware", "io.fairslice.probe",
-            "io.fairslice.tomcat", "io.fairslice.shaded");
+            "io.fairslice.tomcat", "io.fairslice.shaded", "org.apache.jasper", "org.apache.el", "org.eclipse.jdt");
 
     /** The package Jasper, Tomcat's JSP compiler, puts every compiled JSP in (its default {@code jspPackage}). */
     static final String JSP_PACKAGE = "org.apache.jsp";
@@ -319,14 +319,9 @@ public final class WeavingScope {
     private static void checkInclude(String source, String within, boolean shared, Findings findings) {
         findings.includesSeen++;
         String element = source + ": <include within=\"" + within + "\"/> ";
-        if (within.equals("*") || within.equals("*..*")) {
-            findings.problems.add(element + "would weave every class; name the application's packages instead,"
-                    + " such as com.acme..*");
-            return;
-        }
-        String malformed = malformed(within);
-        if (malformed != null) {
-            findings.problems.add(element + malformed);
+        String refused = refusal(within);
+        if (refused != null) {
+            findings.problems.add(element + refused);
             return;
         }
         if (!INCLUDE.matcher(within).matches()) {
@@ -336,12 +331,6 @@ public final class WeavingScope {
                     + " subpackages, com.acme..*, one package, com.acme.*, or one class): the weaver puts yield"
                     + " points into whatever it matches");
             findings.includes.add(within);
-            return;
-        }
-        String fenced = fenceAround(within);
-        if (fenced != null) {
-            findings.problems.add(element + "lies inside " + fenced + ", which is never woven (JDK, container,"
-                    + " AspectJ, metrics and fairslice code get no yield points)");
             return;
         }
         if (compiledAtRunTime(within)) {
@@ -361,6 +350,72 @@ public final class WeavingScope {
             return;
         }
         findings.includes.add(within);
+    }
+
+    /**
+     * Why {@code within} is refused as weaving scope whatever the applications hold, or null: the weaver cannot use it
+     * ({@link #malformed}), or it reaches code that must not be woven. That is every class ({@code *}), code inside a
+     * {@link #FENCED} package, and also a package tree around one: {@code org.apache..*} takes in Tomcat (whose own
+     * fence only the aspect's pointcut and the jar's excludes keep) and every other library under {@code org.apache},
+     * {@code io.fairslice..*} fairslice itself; and a tree rooted at one segment ({@code org..*}, {@code io..*},
+     * {@code com..*}) is every library of that name, such as H2 and AssertJ, woven with yield points the lock guard
+     * does not see into. The installer refuses its {@code --weave} patterns by the same rules.
+     */
+    public static String refusal(String within) {
+        if (within.equals("*") || within.equals("*..*")) {
+            return "would weave every class; name the application's packages instead, such as com.acme..*";
+        }
+        String malformed = malformed(within);
+        if (malformed != null) {
+            return malformed;
+        }
+        String fenced = INCLUDE.matcher(within).matches() ? fenceAround(within) : null;
+        String tree = treeOf(within);
+        if (tree != null) {
+            if (tree.isEmpty()) {
+                return "reaches into every package, libraries and the container included; name the application's"
+                        + " packages instead, such as com.acme..*";
+            }
+            for (String f : FENCED) {
+                if (inPackage(tree, f)) {
+                    fenced = f;
+                } else if (f.startsWith(tree + ".")) {
+                    return "takes in " + f + ", which is never woven (JDK, container, AspectJ, metrics and fairslice"
+                            + " code get no yield points), and whatever else lies under " + tree + "; name the"
+                            + " application's packages instead";
+                }
+            }
+            if (fenced == null && !tree.contains(".")) {
+                return "takes in every library whose packages start with " + tree + ". (every " + tree + ".*"
+                        + " vendor's); name the application's packages instead, such as " + tree + ".acme..*";
+            }
+        }
+        if (fenced != null) {
+            return "lies inside " + fenced + ", which is never woven (JDK, container, AspectJ, metrics and"
+                    + " fairslice code get no yield points)";
+        }
+        return null;
+    }
+
+    /**
+     * The package a pattern reaches every subpackage of, or null: the literal segments before its first {@code ..}
+     * or its first wildcard segment followed by one ({@code com.acme} for {@code com.acme..*} and for
+     * {@code com.acme.*..*Service}), empty when it starts with a wildcard ({@code *..*Servlet}). Patterns with
+     * operators ({@code !}, {@code &&}, {@code ||}, annotations) are not read.
+     */
+    private static String treeOf(String within) {
+        int dots = within.indexOf("..");
+        if (dots < 0 || OPERATORS.matcher(within).find() || within.contains("@")) {
+            return null;
+        }
+        List<String> literal = new ArrayList<>();
+        for (String segment : within.substring(0, dots).split("\\.")) {
+            if (segment.contains("*")) {
+                break;
+            }
+            literal.add(segment);
+        }
+        return String.join(".", literal);
     }
 
     /**

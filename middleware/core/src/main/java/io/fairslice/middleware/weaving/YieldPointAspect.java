@@ -34,6 +34,7 @@ public class YieldPointAspect {
             + " || within(org.aspectj..*) || within(io.micrometer..*) || within(io.prometheus..*)"
             + " || within(io.fairslice.middleware..*) || within(io.fairslice.probe..*)"
             + " || within(io.fairslice.tomcat..*) || within(io.fairslice.shaded..*)"
+            + " || within(org.apache.jasper..*) || within(org.apache.el..*) || within(org.eclipse.jdt..*)"
             + " || within(@org.aspectj.lang.annotation.Aspect *)")
     void fenced() {
     }

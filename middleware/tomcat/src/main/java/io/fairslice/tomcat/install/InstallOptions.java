@@ -50,11 +50,9 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 throw new InstallException("--weave " + w + " is not a weaving scope: use a package and its"
                         + " subpackages (com.acme..*), one package (com.acme.*) or one class (com.acme.Checkout)");
             }
-            String fenced = WeavingScope.fenceAround(w);
-            if (fenced != null) { // the applications would refuse to start on it, every one of them
-                throw new InstallException("--weave " + w + " lies inside " + fenced + ", which is never woven (JDK,"
-                        + " container, AspectJ, metrics and fairslice code get no yield points): name your"
-                        + " application's own packages");
+            String refused = WeavingScope.refusal(w);
+            if (refused != null) { // the applications would refuse to start on it, every one of them
+                throw new InstallException("--weave " + w + " " + refused);
             }
         }
         if (apps.isEmpty()) {

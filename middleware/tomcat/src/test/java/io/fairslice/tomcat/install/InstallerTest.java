@@ -664,6 +664,30 @@ class InstallerTest {
         assertThat(base.resolve("fairslice")).as("nothing written").doesNotExist();
     }
 
+    /**
+     * Scopes around fenced code, or around every library of a top-level name, were accepted: under them H2, AssertJ
+     * and Tomcat's Jasper (which compiles JSPs in synchronized blocks the lock guard does not see) got yield points.
+     */
+    @Test
+    void shouldRefuseAWeavingScopeThatTakesInFencedCodeOrEveryLibraryOfATopLevelName() {
+        for (String scope : List.of("org..*", "io..*", "com..*")) {
+            assertThat(install("--weave", "com.acme..*," + scope)).as(scope).isEqualTo(2);
+            assertThat(err).contains("--weave " + scope + " takes in");
+        }
+        assertThat(install("--weave", "org.apache..*")).isEqualTo(2);
+        assertThat(err).contains("--weave org.apache..* takes in org.apache.catalina, which is never woven");
+        assertThat(install("--weave", "io.fairslice..*")).isEqualTo(2);
+        assertThat(err).contains("--weave io.fairslice..* takes in io.fairslice.middleware");
+        assertThat(install("--weave", "acme..*")).isEqualTo(2);
+        assertThat(err).contains("--weave acme..* takes in every library whose packages start with acme.");
+        for (String jasper : List.of("org.apache.jasper..*", "org.apache.el.parser.*", "org.eclipse.jdt..*")) {
+            assertThat(install("--weave", jasper)).as(jasper).isEqualTo(2);
+            assertThat(err).contains("--weave " + jasper + " lies inside");
+        }
+        assertThat(base.resolve("fairslice")).as("nothing written").doesNotExist();
+        assertThat(install("--weave", "com.acme..*,org.apache.jsp..*")).as(err).isZero();
+    }
+
     @Test
     void shouldRefuseCallSiteWeavingWithoutAScope() {
         assertThat(install("--weave-calls")).isEqualTo(2);
