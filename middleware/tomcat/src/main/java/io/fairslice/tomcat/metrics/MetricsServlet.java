@@ -15,9 +15,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Serves {@link BundleMetrics} in the format the scraper asks for (Prometheus text or OpenMetrics), in fairslice's
- * metrics web application ({@code /fairslice/metrics}), to allowed clients only; everyone else gets 404, as if
- * there were nothing here.
+ * Serves {@link BundleMetrics} in the format the scraper's Accept header asks for: Prometheus text (the default),
+ * OpenMetrics, or Prometheus protobuf ({@code application/vnd.google.protobuf}, which the bundle's Prometheus library
+ * writes too and a Prometheus with native histograms asks for first), in fairslice's metrics web application
+ * ({@code /fairslice/metrics}), to allowed clients only; everyone else gets 404, as if there were nothing here.
  *
  * <p>Allowed by default: a request that arrived on a loopback address from a loopback address with no
  * {@code Forwarded}/{@code X-Forwarded-For} header, that is a client on this host and not a reverse proxy on this

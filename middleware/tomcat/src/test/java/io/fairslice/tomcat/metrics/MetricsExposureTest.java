@@ -26,7 +26,7 @@ class MetricsExposureTest {
     private static final String PUBLIC_LOCAL = "192.0.2.2";
     private static final String PUBLIC_CLIENT = "198.51.100.7";
 
-    record Answer(int status, String body) {
+    record Answer(int status, String body, String contentType) {
     }
 
     @Test
@@ -57,6 +57,26 @@ class MetricsExposureTest {
         assertRefused(get(servlet, 8080, PUBLIC_LOCAL, PUBLIC_CLIENT, Map.of()));
         assertThat(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of()).status())
                 .as("loopback stays allowed beside the listed port").isEqualTo(200);
+    }
+
+    /**
+     * The format follows the Accept header, and the bundle's Prometheus library has three writers: a scraper that
+     * prefers protobuf (Prometheus with native histograms, whose Accept lists it first) gets protobuf, not only the
+     * "Prometheus text or OpenMetrics" the docs named.
+     */
+    @Test
+    void shouldAnswerInTheFormatTheAcceptHeaderAsksForProtobufIncluded() throws Exception {
+        MetricsServlet servlet = servlet(null);
+        assertThat(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of()).contentType()).startsWith("text/plain");
+        assertThat(get(servlet, 8080, "127.0.0.1", "127.0.0.1",
+                Map.of("Accept", "application/openmetrics-text;version=1.0.0")).contentType())
+                .startsWith("application/openmetrics-text");
+        Answer protobuf = get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("Accept",
+                "application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.6,"
+                        + "application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1"));
+        assertThat(protobuf.status()).isEqualTo(200);
+        assertThat(protobuf.contentType()).startsWith("application/vnd.google.protobuf");
+        assertThat(protobuf.body()).isNotEmpty();
     }
 
     private static void assertRefused(Answer a) {
@@ -100,6 +120,7 @@ class MetricsExposureTest {
         });
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         int[] status = {200};
+        String[] contentType = {null};
         ServletOutputStream out = new ServletOutputStream() {
             @Override
             public boolean isReady() {
@@ -118,6 +139,7 @@ class MetricsExposureTest {
         HttpServletResponse response = proxy(HttpServletResponse.class, (name, args) -> {
             switch (name) {
                 case "sendError", "setStatus" -> status[0] = (Integer) args[0];
+                case "setContentType" -> contentType[0] = (String) args[0];
                 case "getOutputStream" -> {
                     return out;
                 }
@@ -133,7 +155,7 @@ class MetricsExposureTest {
             return null;
         });
         servlet.service(request, response);
-        return new Answer(status[0], body.toString(StandardCharsets.UTF_8));
+        return new Answer(status[0], body.toString(StandardCharsets.UTF_8), contentType[0]);
     }
 
     interface Answerer {
