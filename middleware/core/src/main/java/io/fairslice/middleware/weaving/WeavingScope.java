@@ -42,7 +42,8 @@ import org.xml.sax.SAXException;
  * <p>Rules: a declared {@code <aspect name="..."/>} must name a class the loader can see. An include of a package
  * and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class
  * ({@code com.acme.Checkout}) must not lie inside code that is never woven (the JDK, the container, AspectJ,
- * metrics libraries, fairslice), and must match at least one class the loader can see. That last rule gives a
+ * metrics libraries, fairslice), nor around it ({@code org.apache..*}), nor take in every library of a top-level name
+ * ({@code org..*}; {@link #refusal}), and must match at least one class the loader can see. That last rule gives a
  * {@link #notes() note} instead when the include comes from a configuration shared by the whole JVM (a
  * {@code file:} entry, or an aop.xml in the folders of a standalone Tomcat's common and shared loaders, such as
  * {@code lib/}): in a container with several web applications such a file legitimately names packages of the
