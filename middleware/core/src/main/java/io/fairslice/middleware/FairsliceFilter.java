@@ -372,11 +372,17 @@ public final class FairsliceFilter implements Filter {
         scheduler.complete(ticket);
         FairsliceConfig config = scheduler.config();
         Route ended = classifier.end(config, route, method, status, cpu);
-        // neither a cheap failure (a 404 of a report that does not exist) nor an OPTIONS teaches what the page costs
-        if (cpu >= 0 && RequestClassifier.teaches(config, method, status, cpu) && !ticket.declared()) {
+        if (cpu >= 0 && RequestClassifier.teaches(method) && !ticket.declared()) {
             // with its tasks' CPU (Fairslice.task): once those still running have ended, since a task's last line
-            // is often the one that completes the request (complete(), or the future a request thread joins)
-            ticket.whenTasksEnd(() -> classifier.learn(config, ended, cpu + ticket.taskCpuNanos()));
+            // is often the one that completes the request (complete(), or the future a request thread joins); and
+            // neither a cheap failure (a 404 of a report that does not exist) nor an OPTIONS teaches what the page
+            // costs, a failure judged with its tasks' CPU (a page that fails after its task's work does teach)
+            ticket.whenTasksEnd(() -> {
+                long withTasks = cpu + ticket.taskCpuNanos();
+                if (RequestClassifier.teaches(config, method, status, withTasks)) {
+                    classifier.learn(config, ended, withTasks);
+                }
+            });
         }
         ticket.meterKey(ended); // where the CPU of its tasks that end from now on goes
         long tasksCpu = ticket.meteredWithTaskCpu(); // of those that ended before, while its page was not known

@@ -471,15 +471,19 @@ class FairsliceFilterTest {
             assertThat(t.get("/reports/4?fail").statusCode()).isEqualTo(500);
             eventually(() -> assertThat(route.samples()).as("the costly 500, none of the cheap failures")
                     .isEqualTo(4));
+            assertThat(t.get("/reports/5?taskfail").statusCode()).isEqualTo(500);
+            eventually(() -> assertThat(route.samples()).as("a 500 after its task's work: costly with the task's CPU")
+                    .isEqualTo(5));
             assertThat(route.heavy()).isTrue();
             eventually(() -> assertThat(registry.get("fairslice.requests").tags("page", "/reports/{n}").timers()
-                    .stream().mapToLong(Timer::count).sum()).as("the failures counted all the same").isEqualTo(124));
+                    .stream().mapToLong(Timer::count).sum()).as("the failures counted all the same").isEqualTo(125));
         }
     }
 
     /**
      * {@code /reports/<n>}: 20 ms of CPU; a cheap 404 for 999999, a cheap 401 with {@code ?anonymous}, a 500 after its
-     * work with {@code ?fail}.
+     * work with {@code ?fail}, and after the work of its task on another thread ({@code Fairslice.task}) with
+     * {@code ?taskfail}.
      */
     static final class Reports extends HttpServlet {
         @Override
@@ -488,6 +492,15 @@ class FairsliceFilterTest {
                 resp.sendError(404);
             } else if ("anonymous".equals(req.getQueryString())) {
                 resp.sendError(401);
+            } else if ("taskfail".equals(req.getQueryString())) {
+                Thread worker = new Thread(Fairslice.task(() -> burnCpu(20)));
+                worker.start();
+                try {
+                    worker.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                resp.sendError(500);
             } else {
                 long x = burnCpu(20);
                 if ("fail".equals(req.getQueryString())) {

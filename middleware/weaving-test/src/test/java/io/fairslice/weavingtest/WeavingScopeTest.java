@@ -207,7 +207,7 @@ class WeavingScopeTest {
     void shouldRejectAScopeAroundFencedCodeOrEveryLibraryOfATopLevelName() throws IOException {
         Map<String, String> refused = Map.of(
                 "org..*", "takes in org.apache.catalina", "io..*", "takes in io.micrometer",
-                "com..*", "takes in com.sun", "acme..*", "takes in every library whose packages start with acme.",
+                "com..*", "takes in com.sun", "net..*", "takes in every library whose packages start with net.",
                 "org.apache..*", "takes in org.apache.catalina", "io.fairslice..*", "takes in io.fairslice.middleware",
                 "*..*Servlet", "reaches into every package", "org.apache.*..*Valve", "takes in org.apache.catalina",
                 "org.apache.jasper..*", "lies inside org.apache.jasper",
@@ -225,6 +225,7 @@ class WeavingScopeTest {
         assertThat(WeavingScope.refusal("org.apache.el..*")).contains("lies inside org.apache.el");
         assertThat(WeavingScope.refusal("org.apache.jsp..*")).as("compiled JSPs are not Jasper's").isNull();
         assertThat(WeavingScope.refusal("io.fairslice.weavingtest..*")).isNull();
+        assertThat(WeavingScope.refusal("myapp..*")).as("an application's own one-segment root").isNull();
     }
 
     @Test

@@ -109,7 +109,8 @@ public final class Report {
             Summary.Row row = summary.heaviestRow(c);
             beside.add(List.of("this run: " + c + outcomeMark(result, c), Integer.toString(row.heavyUsers()),
                     percent(row.retention()),
-                    percent(row.retentionVsNone()), fixed(row.light(), 1) + " / " + fixed(row.heavy(), 1),
+                    percent(row.retentionVsNone()) + (row.vsNoneDisturbed() ? " (disturbed)" : ""),
+                    fixed(row.light(), 1) + " / " + fixed(row.heavy(), 1),
                     windows(row) + (row.retentionDisturbed() && !row.disturbed() ? "; its H=0 reference disturbed" : "")
                             + (failedNote(summary, c).isEmpty() ? "" : "; " + failedNote(summary, c))));
         }

@@ -33,8 +33,8 @@ public final class Summary {
      * @param retention light throughput here over light throughput at H = 0 (NaN when H = 0 was not measured)
      * @param retentionVsNone light throughput here over the baseline's at H = 0 under the same scheduler (NaN when
      *                  the run has no {@code none@<scheduler>} point at H = 0)
-     * @param retentionDisturbed whether a disturbed window touches {@code retention}: this row's, or the H = 0 row's
-     *                  it divides by (a reference measured with less of the core reads low, and retention high)
+     * @param retentionDisturbed whether this row or the H = 0 row {@code retention} divides by is {@link #disturbed}
+     *                  (a reference measured with less of the core reads low, and retention high)
      * @param vsNoneDisturbed the same for {@code retentionVsNone}: this row's, or the baseline's H = 0 row's
      */
     public record Row(String configuration, int heavyUsers, int lightUsers, int windows, boolean flagged,
@@ -50,7 +50,11 @@ public final class Summary {
             return (double) lightUsers / (lightUsers + heavyUsers);
         }
 
-        /** Whether a disturbed window is in this row's own means (all of them, or a repetition left out). */
+        /**
+         * Whether this row is touched by disturbance: its means are over disturbed windows only ({@code flagged}), or
+         * a repetition that stayed disturbed was left out of them (they are then over other servers than a row of
+         * the same configuration that kept all its repetitions).
+         */
         public boolean disturbed() {
             return flagged || disturbedRepetitions > 0;
         }

@@ -190,6 +190,21 @@ class ReportTest {
                         + "repetition(s) left out |");
     }
 
+    /** The baseline's reference stayed disturbed: every "vs none at H=0" divided by it is marked. */
+    @Test
+    void shouldMarkARetentionVsNoneWhoseBaselineStayedDisturbed() throws Exception {
+        List<PointResult> points = fixture().points().stream().map(p -> !p.configuration().equals("none@default")
+                || p.heavyUsers() != 0 ? p : point(p.configuration(), 0, p.repetition(), 1, 2100, 0, false)).toList();
+
+        Report.write(withPoints(points), dir);
+
+        Summary.Row share = Summary.of(points).heaviestRow("share@default");
+        assertThat(share.vsNoneDisturbed()).isTrue();
+        assertThat(share.retentionDisturbed()).as("its own reference is clean").isFalse();
+        assertThat(Files.readString(dir.resolve("report.md")))
+                .contains("| this run: share@default | 40 | 44.2 % | 40.0 % (disturbed) | 840.0 / 25.5 | 2 window(s) |");
+    }
+
     /** A tenth of a percent: 79.6 % is not 80 % against an 80 % target. */
     @Test
     void shouldPrintPercentsToATenth() {

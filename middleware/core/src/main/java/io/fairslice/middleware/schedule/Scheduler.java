@@ -727,13 +727,6 @@ public final class Scheduler {
     }
 
     /**
-     * How many of the class's requests may wait at admission: its {@code queue-size}, but under share at least one
-     * while its cap is not what holds it back. A request that waits for its class's turn waits for the shares, not
-     * for a cap; with no queue at all (queue-size 0) a class could start a request only when it found a run slot free
-     * as it arrived, which a class running in turns never leaves: the class got nothing while the CPU went to the
-     * others, or sat idle beside a class that could not use it.
-     */
-    /**
      * Counts a request in flight in {@code c}, under the lock. One that ends an idle spell (nothing in flight) restarts
      * the clock of the interval between completions behind Retry-After ({@link #retryAfterSeconds}): it measures how
      * fast a busy class's queue drains, and the first completion after an idle hour, measured from the completion
@@ -747,6 +740,13 @@ public final class Scheduler {
         c.inflight++;
     }
 
+    /**
+     * How many of the class's requests may wait at admission: its {@code queue-size}, but under share at least one
+     * while its cap is not what holds it back. A request that waits for its class's turn waits for the shares, not
+     * for a cap; with no queue at all (queue-size 0) a class could start a request only when it found a run slot free
+     * as it arrived, which a class running in turns never leaves: the class got nothing while the CPU went to the
+     * others, or sat idle beside a class that could not use it.
+     */
     private static int queueBound(ClassState c, RequestClassConfig cc, FairsliceConfig cfg) {
         return cfg.policy() == Policy.SHARE && capOk(c, cfg) ? Math.max(1, cc.queueSize()) : cc.queueSize();
     }

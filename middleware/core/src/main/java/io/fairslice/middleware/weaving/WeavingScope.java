@@ -43,7 +43,7 @@ import org.xml.sax.SAXException;
  * and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class
  * ({@code com.acme.Checkout}) must not lie inside code that is never woven (the JDK, the container, AspectJ,
  * metrics libraries, fairslice), nor around it ({@code org.apache..*}), nor take in every library of a top-level name
- * ({@code org..*}; {@link #refusal}), and must match at least one class the loader can see. That last rule gives a
+ * many vendors share ({@code org..*}, but not an application's own {@code myapp..*}; {@link #refusal}), and must match at least one class the loader can see. That last rule gives a
  * {@link #notes() note} instead when the include comes from a configuration shared by the whole JVM (a
  * {@code file:} entry, or an aop.xml in the folders of a standalone Tomcat's common and shared loaders, such as
  * {@code lib/}): in a container with several web applications such a file legitimately names packages of the
@@ -92,6 +92,16 @@ public final class WeavingScope {
     /** The characters of AspectJ's type patterns: names, wildcards, +, [], !, &&, ||, parentheses, annotations. */
     private static final Pattern TYPE_PATTERN = Pattern.compile("[\\p{javaJavaIdentifierPart}.*+\\[\\]!&|()@\\s]+");
     private static final Pattern OPERATORS = Pattern.compile("[\\s!&|()]+");
+
+    /**
+     * First segments that many vendors' packages share (reverse domain names' top levels, and the platforms'): a tree
+     * rooted at one ({@code org..*}) takes in every library of that name. An application's own one-segment root
+     * ({@code myapp..*}, {@code shop..*}) is not among them and stays allowed.
+     */
+    private static final java.util.Set<String> SHARED_ROOTS = java.util.Set.of("com", "org", "net", "io", "edu",
+            "gov", "dev", "app", "co", "me", "eu", "us", "uk", "de", "fr", "nl", "ch", "at", "be", "it", "es", "se",
+            "no", "dk", "fi", "pl", "cz", "ru", "cn", "jp", "kr", "in", "br", "au", "ca", "info", "biz", "java",
+            "javax", "jakarta", "jdk", "sun", "kotlin", "kotlinx", "scala", "groovy");
 
     /** The elements and attributes the weaver understands (AspectJ's aop.xml DTD); anything else is a typo. */
     private static final Map<String, Set<String>> ELEMENTS = Map.ofEntries(
@@ -358,9 +368,10 @@ public final class WeavingScope {
      * ({@link #malformed}), or it reaches code that must not be woven. That is every class ({@code *}), code inside a
      * {@link #FENCED} package, and also a package tree around one: {@code org.apache..*} takes in Tomcat (whose own
      * fence only the aspect's pointcut and the jar's excludes keep) and every other library under {@code org.apache},
-     * {@code io.fairslice..*} fairslice itself; and a tree rooted at one segment ({@code org..*}, {@code io..*},
-     * {@code com..*}) is every library of that name, such as H2 and AssertJ, woven with yield points the lock guard
-     * does not see into. The installer refuses its {@code --weave} patterns by the same rules.
+     * {@code io.fairslice..*} fairslice itself; and a tree rooted at a first segment that many vendors share
+     * ({@code org..*}, {@code io..*}, {@code com..*}: {@link #SHARED_ROOTS}) is every library of that name, such as H2
+     * and AssertJ, woven with yield points the lock guard does not see into. An application's own one-segment root
+     * ({@code myapp..*}) passes. The installer refuses its {@code --weave} patterns by the same rules.
      */
     public static String refusal(String within) {
         if (within.equals("*") || within.equals("*..*")) {
@@ -386,7 +397,7 @@ public final class WeavingScope {
                             + " application's packages instead";
                 }
             }
-            if (fenced == null && !tree.contains(".")) {
+            if (fenced == null && SHARED_ROOTS.contains(tree)) {
                 return "takes in every library whose packages start with " + tree + ". (every " + tree + ".*"
                         + " vendor's); name the application's packages instead, such as " + tree + ".acme..*";
             }

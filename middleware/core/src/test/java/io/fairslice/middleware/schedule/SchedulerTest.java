@@ -1588,11 +1588,6 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
     }
 
-    /**
-     * A request inside a woven synchronized method (or class initialiser) runs on past its quantum: parked there it
-     * would hold the lock, and the light requests that need it would wait for its next turn. It yields at its first
-     * yield point outside.
-     */
     /** Reaches {@code n} yield points of {@code t}, {@code nanos} of its run (wall and CPU) before each. */
     private void yieldPoints(Ticket t, int n, long nanos) {
         for (int i = 0; i < n; i++) {
@@ -1662,6 +1657,11 @@ class SchedulerTest {
         }
     }
 
+    /**
+     * A request inside a woven synchronized method (or class initialiser) runs on past its quantum: parked there it
+     * would hold the lock, and the light requests that need it would wait for its next turn. It yields at its first
+     * yield point outside.
+     */
     @Test
     void shouldNotParkARequestHoldingALockButAtItsFirstYieldPointOutside() {
         scheduler("share.quantum", "5ms");

@@ -678,14 +678,15 @@ class InstallerTest {
         assertThat(err).contains("--weave org.apache..* takes in org.apache.catalina, which is never woven");
         assertThat(install("--weave", "io.fairslice..*")).isEqualTo(2);
         assertThat(err).contains("--weave io.fairslice..* takes in io.fairslice.middleware");
-        assertThat(install("--weave", "acme..*")).isEqualTo(2);
-        assertThat(err).contains("--weave acme..* takes in every library whose packages start with acme.");
+        assertThat(install("--weave", "net..*")).isEqualTo(2);
+        assertThat(err).contains("--weave net..* takes in every library whose packages start with net.");
         for (String jasper : List.of("org.apache.jasper..*", "org.apache.el.parser.*", "org.eclipse.jdt..*")) {
             assertThat(install("--weave", jasper)).as(jasper).isEqualTo(2);
             assertThat(err).contains("--weave " + jasper + " lies inside");
         }
         assertThat(base.resolve("fairslice")).as("nothing written").doesNotExist();
         assertThat(install("--weave", "com.acme..*,org.apache.jsp..*")).as(err).isZero();
+        assertThat(install("--weave", "myapp..*")).as("an application's own one-segment root: " + err).isZero();
     }
 
     @Test
