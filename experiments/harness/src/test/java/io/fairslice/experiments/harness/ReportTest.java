@@ -186,7 +186,7 @@ class ReportTest {
         assertThat(share.retentionDisturbed()).isTrue();
         assertThat(headline).endsWith("share@default 47.4 % (disturbed)");
         assertThat(Files.readString(dir.resolve("report.md")))
-                .contains("| this run: share@default | 40 | 47.4 % | 42.9 % | 900.0 / 25.0 | 1 window(s), 1 disturbed "
+                .contains("| this run: share@default | 40 | 47.4 % | 42.9 % (disturbed) | 900.0 / 25.0 | 1 window(s), 1 disturbed "
                         + "repetition(s) left out |");
     }
 
