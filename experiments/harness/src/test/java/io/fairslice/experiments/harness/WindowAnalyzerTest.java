@@ -38,6 +38,31 @@ class WindowAnalyzerTest {
         assertThat(window.toEpochMillis()).isEqualTo(12_000L);
     }
 
+    /**
+     * Nearest rank over enough samples that p99 is not the maximum: 1 000 requests of 1..1 000 ms, shuffled, give p50
+     * 500, p90 900, p99 990 (an off-by-one rank would give 989 or 991).
+     */
+    @Test
+    void shouldTakeNearestRankPercentilesOverTheWindowsLatencies() throws Exception {
+        SimulationLogWriter w = new SimulationLogWriter(10_000L, List.of("light", "heavy"));
+        List<Integer> latencies = new java.util.ArrayList<>(java.util.stream.IntStream.rangeClosed(1, 1000).boxed()
+                .toList());
+        java.util.Collections.shuffle(latencies, new java.util.Random(7));
+        for (int latency : latencies) {
+            w.request("light:/light", 1000, 1000 + latency, true, "");
+        }
+        Path log = w.writeTo(dir.resolve("simulation.log"));
+
+        ClassStats light = WindowAnalyzer.analyze(log, 1000, 3000).light();
+
+        assertThat(light.requests()).isEqualTo(1000);
+        assertThat(light.p50Millis()).isEqualTo(500);
+        assertThat(light.p90Millis()).isEqualTo(900);
+        assertThat(light.p99Millis()).isEqualTo(990);
+        assertThat(light.maxMillis()).isEqualTo(1000);
+        assertThat(light.meanMillis()).isCloseTo(500.5, within(1e-9));
+    }
+
     @Test
     void shouldSeparateRejectionsFromOtherFailures() throws Exception {
         Path log = new SimulationLogWriter(0L, List.of("light"))
