@@ -226,6 +226,11 @@ class WeavingScopeTest {
         assertThat(WeavingScope.refusal("org.apache.jsp..*")).as("compiled JSPs are not Jasper's").isNull();
         assertThat(WeavingScope.refusal("io.fairslice.weavingtest..*")).isNull();
         assertThat(WeavingScope.refusal("myapp..*")).as("an application's own one-segment root").isNull();
+        assertThat(WeavingScope.refusal("io.fairslice.weavingtest..* || org..*"))
+                .startsWith("has an alternative, org..*, that takes in ");
+        assertThat(WeavingScope.refusal("(io.fairslice.weavingtest..* || myapp..*)")).isNull();
+        assertThat(WeavingScope.refusal("!io.fairslice.weavingtest..*")).startsWith("weaves every class but");
+        assertThat(WeavingScope.refusal("io.fairslice.weavingtest..* && !io.fairslice.weavingtest.shop.*")).isNull();
     }
 
     @Test

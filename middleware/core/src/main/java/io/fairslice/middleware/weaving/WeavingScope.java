@@ -371,13 +371,29 @@ public final class WeavingScope {
      * {@code io.fairslice..*} fairslice itself; and a tree rooted at a first segment that many vendors share
      * ({@code org..*}, {@code io..*}, {@code com..*}: {@link #SHARED_ROOTS}) is every library of that name, such as H2
      * and AssertJ, woven with yield points the lock guard does not see into. An application's own one-segment root
-     * ({@code myapp..*}) passes. The installer refuses its {@code --weave} patterns by the same rules.
+     * ({@code myapp..*}) passes. Of a pattern with alternatives ({@code com.acme..* || org..*}) each is judged; one
+     * that is a negation alone ({@code !com.acme..*}, not narrowed by {@code &&}) is every other class. The installer refuses its
+     * {@code --weave} patterns by the same rules.
      */
     public static String refusal(String within) {
         if (within.equals("*") || within.equals("*..*")) {
             return "would weave every class; name the application's packages instead, such as com.acme..*";
         }
         String malformed = malformed(within);
+        if (malformed == null && within.contains("||")) {
+            for (String alternative : within.split("\\|\\|")) {
+                String one = alternative.strip().replaceAll("^\\(+|\\)+$", "").strip();
+                String refused = one.isEmpty() ? null : refusal(one);
+                if (refused != null) {
+                    return "has an alternative, " + one + ", that " + refused;
+                }
+            }
+            return null;
+        }
+        if (malformed == null && within.strip().startsWith("!") && !within.contains("&&")) {
+            return "weaves every class but the ones it negates, libraries and the container included; name the"
+                    + " application's packages instead, such as com.acme..*";
+        }
         if (malformed != null) {
             return malformed;
         }
