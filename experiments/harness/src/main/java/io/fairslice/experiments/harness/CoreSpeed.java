@@ -59,6 +59,11 @@ final class CoreSpeed {
             return slowest() <= STEADY_SPREAD * fastest();
         }
 
+        /** The median of {@code after} over that of {@code before}. */
+        double over(Samples before) {
+            return median() / before.median();
+        }
+
         /** One line for run.properties and the console. */
         String describe() {
             return String.format(Locale.ROOT, "%.0f-%.0f ms (median %.0f) over %d samples of a fixed unit of work%s",
@@ -81,6 +86,24 @@ final class CoreSpeed {
             }
             return new Samples(millis);
         }
+    }
+
+    /**
+     * How the core's speed after the run differs from its speed before it, when by more than {@link #STEADY_SPREAD}
+     * either way ("median 45 ms after the run against 30 ms before it: 1.50x"), else null; null too when either was not
+     * sampled. Each set of samples is checked for steadiness on its own; a host that changed speed between them ran
+     * the first configurations and the last ones at different speeds.
+     */
+    static String change(Samples before, Samples after) {
+        if (before == null || after == null) {
+            return null;
+        }
+        double ratio = after.over(before);
+        if (ratio <= STEADY_SPREAD && ratio >= 1 / STEADY_SPREAD) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "median %.0f ms after the run against %.0f ms before it: %.2fx",
+                after.median(), before.median(), ratio);
     }
 
     /** A random cycle through {@link #CYCLE} ints: {@code next[i]} is the step after {@code i}. */

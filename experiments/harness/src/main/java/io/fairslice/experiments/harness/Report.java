@@ -85,6 +85,10 @@ public final class Report {
                 Instant.ofEpochMilli(result.startEpochMillis()), Instant.ofEpochMilli(result.endEpochMillis()),
                 Progress.clock(Duration.ofMillis(result.endEpochMillis() - result.startEpochMillis())),
                 capitalize(headline(result, summary)))));
+        String unsteady = hostSpeedNote(result.machine());
+        if (unsteady != null) {
+            b.add(new Paragraph(unsteady));
+        }
 
         b.add(new Heading(2, "Beside the 2005 study"));
         b.add(new Paragraph("Light retention is light throughput with H heavy clients over light throughput with "
@@ -202,6 +206,28 @@ public final class Report {
         double worst = summary.rowsOf(configuration).stream().mapToDouble(Summary.Row::failedShare)
                 .filter(v -> !Double.isNaN(v)).max().orElse(0);
         return worst > FAILED_NOTE ? "up to " + percent(worst) + " of a class's requests at a point failed" : "";
+    }
+
+    /**
+     * A warning when the run's core speed samples say the host did not run the server's core steadily (within a set
+     * of samples, or between the run's start and end): the report's reader sees it beside the headline, not only in
+     * the machine table.
+     */
+    static String hostSpeedNote(Map<String, String> machine) {
+        List<String> found = new ArrayList<>();
+        for (String key : List.of(StudyRunner.CORE_SPEED_AT_START, StudyRunner.CORE_SPEED_AT_END)) {
+            String v = machine.get(key);
+            if (v != null && v.contains("not steady")) {
+                found.add(key + " " + v);
+            }
+        }
+        String change = machine.get(StudyRunner.CORE_SPEED_CHANGE);
+        if (change != null) {
+            found.add(StudyRunner.CORE_SPEED_CHANGE + " " + change);
+        }
+        return found.isEmpty() ? null : "Warning: the host did not run the server's core at a steady speed ("
+                + String.join("; ", found) + "): windows measured at different speeds are not alike, and retention "
+                + "spreads with the speed (docs/study.md, \"A host that changes speed\").";
     }
 
     private static Table keyValues(Map<String, String> map) {

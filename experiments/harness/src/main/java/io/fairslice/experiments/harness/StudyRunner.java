@@ -126,6 +126,13 @@ public final class StudyRunner {
                 runInRounds(host, load, points, outcomes, settings, machine, started);
             }
             machine.put(CORE_SPEED_AT_END, coreSpeed(host, "after the run", "core-speed-end.log"));
+            String change = CoreSpeed.change(speeds.get("before the run"), speeds.get("after the run"));
+            if (change != null) {
+                machine.put(CORE_SPEED_CHANGE, change);
+                console.println("fairslice study: warning: the server's core ran at another speed after the run than"
+                        + " before it (" + change + "); the configurations measured at either end are not alike"
+                        + " (docs/study.md, \"A host that changes speed\")");
+            }
         }
         progress.done();
         return result(settings, machine, points, outcomes, started);
@@ -234,6 +241,10 @@ public final class StudyRunner {
 
     static final String CORE_SPEED_AT_START = "core_speed_at_start";
     static final String CORE_SPEED_AT_END = "core_speed_at_end";
+    /** Set only when the speed after the run differs from the speed before it by more than the steady spread. */
+    static final String CORE_SPEED_CHANGE = "core_speed_change";
+    /** The core speed samples taken, by when ({@link #coreSpeed}). */
+    private final Map<String, CoreSpeed.Samples> speeds = new LinkedHashMap<>();
     private static final int CORE_SPEED_SAMPLES = 6;
 
     /**
@@ -241,12 +252,13 @@ public final class StudyRunner {
      * and how fast the host ran the server's core.
      */
     private static final java.util.Set<String> VOLATILE_FACTS = java.util.Set.of("sched_rr_timeslice_ms_at_start",
-            "sched_rt_runtime_us_at_start", CORE_SPEED_AT_START, CORE_SPEED_AT_END);
+            "sched_rt_runtime_us_at_start", CORE_SPEED_AT_START, CORE_SPEED_AT_END, CORE_SPEED_CHANGE);
 
     /**
      * Samples the server core's speed ({@link CoreSpeed}) and says what it found; a host that does not run it
      * steadily gets a warning, since retention then spreads with the host's speed. A sampler that cannot run costs
-     * the run nothing but the fact. Its output goes to {@code logs/<log>}.
+     * the run nothing but the fact. Its output goes to {@code logs/<log>}; the samples, when taken, to
+     * {@link #speeds} under {@code when}.
      */
     private String coreSpeed(Host host, String when, String log) throws InterruptedException {
         try {
@@ -257,6 +269,7 @@ public final class StudyRunner {
                         + " a server's windows, minutes apart, may run at different speeds and light retention spreads"
                         + " with them (docs/study.md, \"A host that changes speed\")");
             }
+            speeds.put(when, samples);
             return samples.describe();
         } catch (IOException | IllegalArgumentException e) {
             console.println("fairslice study: the server's core speed " + when + " could not be sampled: "

@@ -205,6 +205,40 @@ class ReportTest {
                 .contains("| this run: share@default | 40 | 44.2 % | 40.0 % (disturbed) | 840.0 / 25.5 | 2 window(s) |");
     }
 
+    /** A point whose every attempt stayed disturbed: its means are over the attempt that had most of the core. */
+    @Test
+    void shouldTakeTheLeastDisturbedAttemptOfAPointThatStayedDisturbed() {
+        List<PointResult> points = new ArrayList<>(fixture().points().stream()
+                .filter(p -> !p.configuration().equals("share@default") || p.heavyUsers() != 40).toList());
+        PointResult first = point("share@default", 40, 1, 1, 900, 25, false);
+        points.add(new PointResult(first.configuration(), 40, 30, 1, 1, first.startEpochMillis(), 15.0, first.light(),
+                first.heavy(), 0.95, 0.04, 0.01, 0.0, 0.78, 0.2, 0.004, false, "disturbed: 0.950 of its core"));
+        points.add(point("share@default", 40, 1, 2, 700, 25, false)); // 0.80 of its core
+
+        Summary.Row share = Summary.of(points).heaviestRow("share@default");
+
+        assertThat(share.flagged()).isTrue();
+        assertThat(share.light()).as("attempt 1's, with 0.95 of the core, not the last one's").isEqualTo(900.0);
+    }
+
+    /** A host whose core ran slower after the run than before it: the report says so under its headline. */
+    @Test
+    void shouldWarnOfAHostThatChangedSpeedBesideTheHeadline() throws Exception {
+        StudyResult f = fixture();
+        Map<String, String> machine = new LinkedHashMap<>(f.machine());
+        machine.put(StudyRunner.CORE_SPEED_CHANGE, "median 45 ms after the run against 30 ms before it: 1.50x");
+        StudyResult changed = new StudyResult(f.runId(), f.settings(), machine, f.points(), f.outcomes(),
+                f.startEpochMillis(), f.endEpochMillis(), f.heaviest());
+
+        Report.write(changed, dir);
+
+        assertThat(Files.readString(dir.resolve("report.md"))).contains("Warning: the host did not run the server's "
+                + "core at a steady speed (core_speed_change median 45 ms after the run against 30 ms before it: "
+                + "1.50x)");
+        Report.write(f, dir);
+        assertThat(Files.readString(dir.resolve("report.md"))).doesNotContain("Warning: the host");
+    }
+
     /** A tenth of a percent: 79.6 % is not 80 % against an 80 % target. */
     @Test
     void shouldPrintPercentsToATenth() {
