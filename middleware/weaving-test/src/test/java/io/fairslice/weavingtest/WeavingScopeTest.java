@@ -192,8 +192,7 @@ class WeavingScopeTest {
 
     @Test
     void shouldRejectAScopeInsideTheContainer() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"org.apache.catalina.core..*\"/></weaver>"
-                + "</aspectj>");
+        String file = include("org.apache.catalina.core..*");
 
         assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
                 .contains("lies inside org.apache.catalina", "never woven");
@@ -213,8 +212,7 @@ class WeavingScopeTest {
                 "org.apache.jasper..*", "lies inside org.apache.jasper",
                 "org.eclipse.jdt.internal.compiler.*", "lies inside org.eclipse.jdt");
         for (Map.Entry<String, String> pattern : refused.entrySet()) {
-            String file = fragment("<aspectj><weaver><include within=\"" + pattern.getKey() + "\"/></weaver>"
-                    + "</aspectj>");
+            String file = include(pattern.getKey());
 
             WeavingScope scope = WeavingScope.inspect(loader, file);
 
@@ -235,7 +233,7 @@ class WeavingScopeTest {
 
     @Test
     void shouldRejectWeavingEverything() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"*\"/></weaver></aspectj>");
+        String file = include("*");
 
         assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
                 .contains("would weave every class");
@@ -247,8 +245,7 @@ class WeavingScopeTest {
      */
     @Test
     void shouldWarnAboutATypePatternItCannotCheckAndCountItInTheScope() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest..*Servlet\"/></weaver>"
-                + "</aspectj>");
+        String file = include("io.fairslice.weavingtest..*Servlet");
 
         WeavingScope scope = WeavingScope.inspect(loader, file);
 
@@ -268,8 +265,7 @@ class WeavingScopeTest {
                 "io.fairslice.weavingtest.shop..", "shop..", "io/fairslice/weavingtest/shop/..*",
                 "io.fairslice...shop.*", ".io.fairslice.weavingtest.shop..*",
                 "!io.fairslice.weavingtest.shop.Fibonacci && io.fairslice.weavingtest.shop..*.")) {
-            String file = fragment("<aspectj><weaver><include within=\"" + within.replace("&", "&amp;")
-                    + "\"/></weaver></aspectj>");
+            String file = include(within);
 
             WeavingScope scope = WeavingScope.inspect(loader, file);
 
@@ -278,8 +274,7 @@ class WeavingScopeTest {
             assertThat(scope.warnings()).as(within).isEmpty();
             assertThat(scope.includes()).as(within).isEmpty();
         }
-        String trailingDot = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shop..*.\"/>"
-                + "</weaver></aspectj>");
+        String trailingDot = include("io.fairslice.weavingtest.shop..*.");
         assertThat(WeavingScope.inspect(loader, trailingDot).problems()).singleElement().asString()
                 .contains("cannot finish with .", "nothing at all is woven");
     }
@@ -290,8 +285,7 @@ class WeavingScopeTest {
         for (String within : List.of("io.fairslice.weavingtest.shop..*Discount",
                 "io.fairslice.weavingtest.shop.Discount+",
                 "!io.fairslice.weavingtest.shop.Fibonacci && io.fairslice.weavingtest.shop..*")) {
-            String file = fragment("<aspectj><weaver><include within=\"" + within.replace("&", "&amp;")
-                    + "\"/></weaver></aspectj>");
+            String file = include(within);
 
             WeavingScope scope = WeavingScope.inspect(loader, file);
 
@@ -335,7 +329,7 @@ class WeavingScopeTest {
 
     @Test
     void shouldRejectAScopeInsideTheRelocatedMetricsLibraries() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.shaded..*\"/></weaver></aspectj>");
+        String file = include("io.fairslice.shaded..*");
 
         assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
                 .contains("lies inside io.fairslice.shaded", "never woven");
@@ -349,8 +343,7 @@ class WeavingScopeTest {
      */
     @Test
     void shouldNoteOnceAndOnOneLineWhenAJvmWideFilesOnlyPackageIsNotTheApplications() throws IOException {
-        String file = fragment("<aspectj><weaver><include within=\"io.fairslice.weavingtest.shp..*\"/></weaver>"
-                + "</aspectj>");
+        String file = include("io.fairslice.weavingtest.shp..*");
         try (URLClassLoader webapp = new URLClassLoader(new URL[0], loader) {
             @Override
             public String toString() { // as Tomcat's ParallelWebappClassLoader describes itself
@@ -406,6 +399,12 @@ class WeavingScopeTest {
 
         assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()
                 .contains("is not well-formed XML");
+    }
+
+    /** An aop.xml whose weaver includes {@code within} alone ({@code &} escaped for XML). */
+    private String include(String within) throws IOException {
+        return fragment("<aspectj><weaver><include within=\"" + within.replace("&", "&amp;")
+                + "\"/></weaver></aspectj>");
     }
 
     private String fragment(String xml) throws IOException {

@@ -108,13 +108,11 @@ class ReportTest {
     @Test
     void shouldCallOutFailedRequestsSoABrokenPageDoesNotPassForGoodRetention() throws Exception {
         StudyResult fixture = fixture();
-        List<PointResult> points = fixture.points().stream().map(p -> !p.configuration().equals("share@default")
-                || p.heavyUsers() == 0 ? p : new PointResult(p.configuration(), p.heavyUsers(), p.lightUsers(),
-                p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(), p.light(),
-                new ClassStats(40, 0, 0, 40, 0, -1, -1, -1, -1, -1, 0), p.serverCpu(), p.otherCpu(), p.irqCpu(),
-                p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note())).toList();
-        StudyResult broken = new StudyResult(fixture.runId(), fixture.settings(), fixture.machine(), points,
-                fixture.outcomes(), fixture.startEpochMillis(), fixture.endEpochMillis(), fixture.heaviest());
+        List<PointResult> points = replacing("share@default", 40, p -> new PointResult(p.configuration(),
+                p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(),
+                p.light(), new ClassStats(40, 0, 0, 40, 0, -1, -1, -1, -1, -1, 0), p.serverCpu(), p.otherCpu(),
+                p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note()));
+        StudyResult broken = withPoints(points);
 
         String headline = Report.write(broken, dir);
         ResultsFiles.write(broken, dir);
@@ -149,8 +147,8 @@ class ReportTest {
      */
     @Test
     void shouldMarkARetentionWhoseReferenceStayedDisturbed() throws Exception {
-        List<PointResult> points = fixture().points().stream().map(p -> !p.configuration().equals("share@default")
-                || p.heavyUsers() != 0 ? p : point(p.configuration(), 0, p.repetition(), 1, 1500, 0, false)).toList();
+        List<PointResult> points = replacing("share@default", 0,
+                p -> point(p.configuration(), 0, p.repetition(), 1, 1500, 0, false));
         StudyResult result = withPoints(points);
 
         String headline = Report.write(result, dir);
@@ -172,9 +170,8 @@ class ReportTest {
      */
     @Test
     void shouldSayWhenARepetitionThatStayedDisturbedWasLeftOut() throws Exception {
-        List<PointResult> points = fixture().points().stream().map(p -> !p.configuration().equals("share@default")
-                || p.heavyUsers() != 40 || p.repetition() != 2 ? p
-                : point(p.configuration(), 40, 2, 1, 780, 26, false)).toList();
+        List<PointResult> points = replacing("share@default", 40,
+                p -> p.repetition() != 2 ? p : point(p.configuration(), 40, 2, 1, 780, 26, false));
         StudyResult result = withPoints(points);
 
         String headline = Report.write(result, dir);
@@ -193,8 +190,8 @@ class ReportTest {
     /** The baseline's reference stayed disturbed: every "vs none at H=0" divided by it is marked. */
     @Test
     void shouldMarkARetentionVsNoneWhoseBaselineStayedDisturbed() throws Exception {
-        List<PointResult> points = fixture().points().stream().map(p -> !p.configuration().equals("none@default")
-                || p.heavyUsers() != 0 ? p : point(p.configuration(), 0, p.repetition(), 1, 2100, 0, false)).toList();
+        List<PointResult> points = replacing("none@default", 0,
+                p -> point(p.configuration(), 0, p.repetition(), 1, 2100, 0, false));
 
         Report.write(withPoints(points), dir);
 
@@ -246,6 +243,13 @@ class ReportTest {
         assertThat(Report.percent(0.79951)).isEqualTo("80.0 %");
         assertThat(Report.percent(0.064)).isEqualTo("6.4 %");
         assertThat(Report.percent(Double.NaN)).isEqualTo("n/a");
+    }
+
+    /** The fixture's points, those of {@code configuration} at {@code heavy} clients replaced {@code by}. */
+    private static List<PointResult> replacing(String configuration, int heavy,
+                                               java.util.function.UnaryOperator<PointResult> by) {
+        return fixture().points().stream().map(p -> p.configuration().equals(configuration)
+                && p.heavyUsers() == heavy ? by.apply(p) : p).toList();
     }
 
     private static StudyResult withPoints(List<PointResult> points) {

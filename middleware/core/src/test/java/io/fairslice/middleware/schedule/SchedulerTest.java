@@ -1588,6 +1588,22 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
     }
 
+    /**
+     * Parks {@code t} at a yield point on another thread and waits there (as its request thread would) until it is
+     * let go; returns once it parked, with the wait's end.
+     */
+    private CompletableFuture<Void> parkAtYieldAsync(Ticket t) {
+        CountDownLatch parked = new CountDownLatch(1);
+        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
+            assertThat(scheduler.parkAtYield(t)).isTrue();
+            t.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
+            parked.countDown();
+            scheduler.await(t, Scheduler.WHERE_YIELD);
+        });
+        await(parked);
+        return resumed;
+    }
+
     /** Reaches {@code n} yield points of {@code t}, {@code nanos} of its run (wall and CPU) before each. */
     private void yieldPoints(Ticket t, int n, long nanos) {
         for (int i = 0; i < n; i++) {
@@ -2700,14 +2716,7 @@ class SchedulerTest {
         Ticket light = queued(LIGHT);
         clock.advance(30 * MS, 30 * MS);
         long parkStart = clock.nanoTime();
-        CountDownLatch parked = new CountDownLatch(1);
-        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
-            assertThat(scheduler.parkAtYield(heavy)).isTrue();
-            heavy.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
-            parked.countDown();
-            scheduler.await(heavy, Scheduler.WHERE_YIELD);
-        });
-        await(parked);
+        CompletableFuture<Void> resumed = parkAtYieldAsync(heavy);
         assertThat(light.granted).isTrue(); // light keeps the one slot
         clock.advance(100 * MS, 0);
 
@@ -2802,14 +2811,7 @@ class SchedulerTest {
         Ticket light = queued(LIGHT);
         clock.advance(30 * MS, 30 * MS);
         long parkStart = clock.nanoTime();
-        CountDownLatch parked = new CountDownLatch(1);
-        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
-            assertThat(scheduler.parkAtYield(heavy)).isTrue();
-            heavy.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
-            parked.countDown();
-            scheduler.await(heavy, Scheduler.WHERE_YIELD); // on the thread the move wakes
-        });
-        await(parked);
+        CompletableFuture<Void> resumed = parkAtYieldAsync(heavy); // on the thread a move wakes
         assertThat(light.granted).isTrue(); // light keeps the one slot
         queued(batch); // batch competes too
         clock.advance(20 * MS, 0);
