@@ -59,11 +59,6 @@ final class CoreSpeed {
             return slowest() <= STEADY_SPREAD * fastest();
         }
 
-        /** The median of {@code after} over that of {@code before}. */
-        double over(Samples before) {
-            return median() / before.median();
-        }
-
         /** One line for run.properties and the console. */
         String describe() {
             return String.format(Locale.ROOT, "%.0f-%.0f ms (median %.0f) over %d samples of a fixed unit of work%s",
@@ -98,7 +93,7 @@ final class CoreSpeed {
         if (before == null || after == null) {
             return null;
         }
-        double ratio = after.over(before);
+        double ratio = after.median() / before.median();
         if (ratio <= STEADY_SPREAD && ratio >= 1 / STEADY_SPREAD) {
             return null;
         }

@@ -99,7 +99,7 @@ public final class StudyRunner {
         Map<String, String> machine;
         try (Host host = new Host()) {
             machine = host.facts();
-            machine.put(CORE_SPEED_AT_START, coreSpeed(host, "before the run", "core-speed-start.log"));
+            machine.put(CORE_SPEED_AT_START, coreSpeed(host, BEFORE_RUN, "core-speed-start.log"));
             if (previous != null) {
                 checkResumable(previous, settings, machine);
                 settings.put("resumed", (previous.settings().containsKey("resumed")
@@ -125,8 +125,8 @@ public final class StudyRunner {
             } else {
                 runInRounds(host, load, points, outcomes, settings, machine, started);
             }
-            machine.put(CORE_SPEED_AT_END, coreSpeed(host, "after the run", "core-speed-end.log"));
-            String change = CoreSpeed.change(speeds.get("before the run"), speeds.get("after the run"));
+            machine.put(CORE_SPEED_AT_END, coreSpeed(host, AFTER_RUN, "core-speed-end.log"));
+            String change = CoreSpeed.change(speeds.get(BEFORE_RUN), speeds.get(AFTER_RUN));
             if (change != null) {
                 machine.put(CORE_SPEED_CHANGE, change);
                 console.println("fairslice study: warning: the server's core ran at another speed after the run than"
@@ -243,7 +243,9 @@ public final class StudyRunner {
     static final String CORE_SPEED_AT_END = "core_speed_at_end";
     /** Set only when the speed after the run differs from the speed before it by more than the steady spread. */
     static final String CORE_SPEED_CHANGE = "core_speed_change";
-    /** The core speed samples taken, by when ({@link #coreSpeed}). */
+    private static final String BEFORE_RUN = "before the run";
+    private static final String AFTER_RUN = "after the run";
+    /** The core speed samples taken, by when ({@link #coreSpeed}: {@link #BEFORE_RUN}, {@link #AFTER_RUN}). */
     private final Map<String, CoreSpeed.Samples> speeds = new LinkedHashMap<>();
     private static final int CORE_SPEED_SAMPLES = 6;
 

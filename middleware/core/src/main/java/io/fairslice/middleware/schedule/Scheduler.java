@@ -289,7 +289,7 @@ public final class Scheduler {
      * yield point) if the new deadline has passed, and else naps to it.
      */
     private void rebound(Ticket t, ClassState c, FairsliceConfig cfg, boolean admission) {
-        long deadline = t.waitStartNanos + waitBound(t, c, cfg, admission);
+        long deadline = deadline(t, c, cfg, admission);
         if (deadline < t.deadlineNanos) {
             wake(t.thread);
         }
@@ -517,7 +517,7 @@ public final class Scheduler {
             boolean admission = t.queuedForAdmission;
             leaveQueue(t.cls, t, admission);
             switchClass(t, to, now, cfg);
-            t.deadlineNanos = t.waitStartNanos + waitBound(t, to, cfg, admission); // its new class's, from its start
+            t.deadlineNanos = deadline(t, to, cfg, admission); // its new class's, from its start
             if (admission) {
                 to.waitingAdmission++;
                 to.admissionQueue.add(t);
@@ -713,7 +713,7 @@ public final class Scheduler {
             t.granted = false;
             t.queuedForAdmission = true;
             t.waitStartNanos = now;
-            t.deadlineNanos = now + waitBound(t, c, cfg, true);
+            t.deadlineNanos = deadline(t, c, cfg, true);
             c.admissionQueue.add(t);
             c.waitingAdmission++;
             wantClock();
@@ -1306,7 +1306,7 @@ public final class Scheduler {
         t.granted = false;
         t.thread = Thread.currentThread();
         t.waitStartNanos = now;
-        t.deadlineNanos = now + waitBound(t, t.cls, cfg, false);
+        t.deadlineNanos = deadline(t, t.cls, cfg, false);
         if (first) {
             t.cls.yieldWaiters.addFirst(t); // the one it passes looks again at its next nap's end, then sleeps on
         } else {
@@ -1333,6 +1333,15 @@ public final class Scheduler {
                 h.clockWanted = true;
             }
         }
+    }
+
+    /**
+     * When the wait of {@code t} in {@code c} ends at the latest: its start ({@code waitStartNanos}) plus
+     * {@link #waitBound}. Every deadline counts from the wait's start, so that a move or a runtime change of the bound
+     * ({@link #rebound}) gives the same deadline the wait would have had from the start under it.
+     */
+    private static long deadline(Ticket t, ClassState c, FairsliceConfig cfg, boolean admission) {
+        return t.waitStartNanos + waitBound(t, c, cfg, admission);
     }
 
     /**

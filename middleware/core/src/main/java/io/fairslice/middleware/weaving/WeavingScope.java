@@ -39,21 +39,21 @@ import org.xml.sax.SAXException;
  * with one warning; this class reports each of those as a {@link #problems() problem} naming the file, the element
  * and the rule broken, so that the middleware can refuse to start ({@link #requireValid()}).
  *
- * <p>Rules: a declared {@code <aspect name="..."/>} must name a class the loader can see. An include of a package
- * and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class
- * ({@code com.acme.Checkout}) must not lie inside code that is never woven (the JDK, the container, AspectJ,
- * metrics libraries, fairslice), nor around it ({@code org.apache..*}), nor take in every library of a top-level name
- * many vendors share ({@code org..*}, but not an application's own {@code myapp..*}; {@link #refusal}), and must match at least one class the loader can see. That last rule gives a
- * {@link #notes() note} instead when the include comes from a configuration shared by the whole JVM (a
- * {@code file:} entry, or an aop.xml in the folders of a standalone Tomcat's common and shared loaders, such as
- * {@code lib/}): in a container with several web applications such a file legitimately names packages of the
- * others. An aop.xml merely seen by the parent loader is the application's own: in an embedded Tomcat (Spring Boot)
- * that is where the application's classes are. A pattern the weaver cannot parse (a trailing dot: it then
- * drops the whole file) or that names no class (a trailing {@code ..}, slashes) is a problem. Any other type
- * pattern ({@code com.acme..*Service}, {@code Foo+}: an application's own aop.xml may have them for its own aspects)
- * is valid for the weaver, which then puts yield points there too: it is part of the scope, with a warning that
- * fairslice cannot check it. An empty scope is a warning as well: nothing is woven. An exclude that matches no class
- * excludes nothing: a warning.
+ * <p>Rules: a declared {@code <aspect name="..."/>} must name a class the loader can see. An include of a package and
+ * its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class ({@code com.acme.Checkout}) must
+ * not lie inside code that is never woven (the JDK, the container, AspectJ, metrics libraries, fairslice), nor around
+ * it ({@code org.apache..*}), nor take in every library of a top-level name many vendors share ({@code org..*}, but not
+ * an application's own {@code myapp..*}; {@link #refusal}), and must match at least one class the loader can see. That
+ * last rule gives a {@link #notes() note} instead when the include comes from a configuration shared by the whole JVM
+ * (a {@code file:} entry, or an aop.xml in the folders of a standalone Tomcat's common and shared loaders, such as
+ * {@code lib/}): in a container with several web applications such a file legitimately names packages of the others. An
+ * aop.xml merely seen by the parent loader is the application's own: in an embedded Tomcat (Spring Boot) that is where
+ * the application's classes are. A pattern the weaver cannot parse (a trailing dot: it then drops the whole file) or
+ * that names no class (a trailing {@code ..}, slashes) is a problem. Any other type pattern
+ * ({@code com.acme..*Service}, {@code Foo+}: an application's own aop.xml may have them for its own aspects) is valid
+ * for the weaver, which then puts yield points there too: it is part of the scope, with a warning that fairslice cannot
+ * check it. An empty scope is a warning as well: nothing is woven. An exclude that matches no class excludes nothing:
+ * a warning.
  */
 public final class WeavingScope {
 
@@ -372,15 +372,18 @@ public final class WeavingScope {
      * ({@code org..*}, {@code io..*}, {@code com..*}: {@link #SHARED_ROOTS}) is every library of that name, such as H2
      * and AssertJ, woven with yield points the lock guard does not see into. An application's own one-segment root
      * ({@code myapp..*}) passes. Of a pattern with alternatives ({@code com.acme..* || org..*}) each is judged; one
-     * that is a negation alone ({@code !com.acme..*}, not narrowed by {@code &&}) is every other class. The installer refuses its
-     * {@code --weave} patterns by the same rules.
+     * that is a negation alone ({@code !com.acme..*}, not narrowed by {@code &&}) is every other class. The installer
+     * refuses its {@code --weave} patterns by the same rules.
      */
     public static String refusal(String within) {
         if (within.equals("*") || within.equals("*..*")) {
             return "would weave every class; name the application's packages instead, such as com.acme..*";
         }
         String malformed = malformed(within);
-        if (malformed == null && within.contains("||")) {
+        if (malformed != null) {
+            return malformed;
+        }
+        if (within.contains("||")) {
             for (String alternative : within.split("\\|\\|")) {
                 String one = alternative.strip().replaceAll("^\\(+|\\)+$", "").strip();
                 String refused = one.isEmpty() ? null : refusal(one);
@@ -390,12 +393,9 @@ public final class WeavingScope {
             }
             return null;
         }
-        if (malformed == null && within.strip().startsWith("!") && !within.contains("&&")) {
+        if (within.strip().startsWith("!") && !within.contains("&&")) {
             return "weaves every class but the ones it negates, libraries and the container included; name the"
                     + " application's packages instead, such as com.acme..*";
-        }
-        if (malformed != null) {
-            return malformed;
         }
         String fenced = INCLUDE.matcher(within).matches() ? fenceAround(within) : null;
         String tree = treeOf(within);
