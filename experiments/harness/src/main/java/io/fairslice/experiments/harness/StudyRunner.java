@@ -221,6 +221,7 @@ public final class StudyRunner {
     private Map<String, String> settings() {
         Map<String, String> settings = new LinkedHashMap<>(config.describe());
         settings.put("source", source());
+        settings.put("components", Components.describe(classpaths));
         settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));
         settings.put("weaving", classpaths.weavingJvmOptions().isEmpty()
                 ? "none (no yield points woven)"

@@ -162,6 +162,7 @@ class StudyEndToEndTest {
     private static StudyResult withRunSettings(StudyResult r, StudyRunner.Classpaths classpaths) {
         Map<String, String> settings = new java.util.LinkedHashMap<>(r.settings());
         settings.put("source", StudyRunner.source());
+        settings.put("components", Components.describe(classpaths));
         settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));
         settings.put("weaving", "none (no yield points woven)");
         return new StudyResult(r.runId(), settings, r.machine(), r.points(), r.outcomes(), r.startEpochMillis(),
