@@ -101,7 +101,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
               --metrics-ports PORTS  comma-separated connector ports where /fairslice/metrics answers any client;
                                      default none: only clients on this host, through a loopback address
               --catalina-home DIR    Tomcat's installation, to check its version when DIR has no lib/catalina.jar
-              --dist DIR             the bundle to install (default: the folder this installer's jar came from)
+              --dist DIR             the bundle to install (default: the folder above this installer's lib/)
               --uninstall            remove what an earlier install added
             """;
 
