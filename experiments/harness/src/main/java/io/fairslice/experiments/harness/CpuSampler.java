@@ -30,7 +30,7 @@ final class CpuSampler implements AutoCloseable {
     }
 
     /** {@code compilerTicks} is -1 where the compiler threads could not be read. */
-    private record Sample(long epochMillis, long serverTicks, long compilerTicks, ProcFs.CoreTimes core) {
+    record Sample(long epochMillis, long serverTicks, long compilerTicks, ProcFs.CoreTimes core) {
     }
 
     private final long pid;
@@ -77,11 +77,14 @@ final class CpuSampler implements AutoCloseable {
     /** The shares over [from, to) (epoch ms), from the samples closest inside the window; UNKNOWN if too few. */
     Share share(long fromEpochMillis, long toEpochMillis) {
         List<Sample> ends = ends(samples, Sample::epochMillis, fromEpochMillis, toEpochMillis);
-        if (ends.isEmpty() || ends.get(1).epochMillis - ends.get(0).epochMillis < 500) {
+        return ends.isEmpty() ? Share.UNKNOWN : between(ends.get(0), ends.get(1), ticksPerSecond);
+    }
+
+    /** The shares between two samples; UNKNOWN when they are less than 500 ms apart (too few ticks to tell). */
+    static Share between(Sample first, Sample last, long ticksPerSecond) {
+        if (last.epochMillis - first.epochMillis < 500) {
             return Share.UNKNOWN;
         }
-        Sample first = ends.get(0);
-        Sample last = ends.get(1);
         double ticks = (last.epochMillis - first.epochMillis) / 1000.0 * ticksPerSecond;
         double server = (last.serverTicks - first.serverTicks) / ticks;
         double task = (last.core.task() - first.core.task()) / ticks;

@@ -414,6 +414,33 @@ public final class StudyRunner {
         }
     }
 
+    /** Whether a window counts, and what its point says about the server's CPU in it ("" when nothing). */
+    record Verdict(boolean accepted, String note) {
+    }
+
+    /**
+     * A window is disturbed, and re-run, when the server had less than {@code threshold} of its core because other
+     * processes ran on it (more than {@code 1 - threshold}, the hypervisor's steal included); a core that sat idle
+     * is the server's own doing (RT throttling, a class that cannot use its share) and counts, with a note. A
+     * window without samples does not count.
+     */
+    static Verdict verdict(CpuSampler.Share share, double threshold) {
+        if (!share.known()) {
+            return new Verdict(false, "server CPU share unknown (no /proc samples in the window)");
+        }
+        if (share.server() < threshold && share.others() > 1 - threshold) {
+            return new Verdict(false, String.format(Locale.ROOT,
+                    "disturbed: server had %.3f of its core (< %.2f), other processes %.3f", share.server(), threshold,
+                    share.others()) + (share.steal() >= 0.005
+                    ? String.format(Locale.ROOT, ", hypervisor steal %.3f", share.steal()) : ""));
+        }
+        if (share.server() < threshold) {
+            return new Verdict(true, String.format(Locale.ROOT, "server used %.3f of its core; %.3f idle",
+                    share.server(), share.idle()));
+        }
+        return new Verdict(true, "");
+    }
+
     /** Measures one point, re-running a disturbed window; every window measured goes to {@code points}. */
     private void measure(LoadGenerator load, CpuSampler cpu, MeterSampler meter, StudyServerProcess server,
                          Configuration configuration, int heavy, int rep, List<PointResult> points)
@@ -437,19 +464,8 @@ public final class StudyRunner {
             long to = from + config.measure().toMillis();
             WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, from, to);
             CpuSampler.Share share = cpu.share(window.fromEpochMillis(), window.toEpochMillis());
-            double threshold = configuration.scheduler().minimumCpuShare();
-            boolean disturbed = share.known() && share.server() < threshold && share.others() > 1 - threshold;
-            String note = "";
-            if (!share.known()) {
-                note = "server CPU share unknown (no /proc samples in the window)";
-            } else if (disturbed) {
-                note = String.format(Locale.ROOT, "disturbed: server had %.3f of its core (< %.2f), other processes %.3f",
-                        share.server(), threshold, share.others())
-                        + (share.steal() >= 0.005 ? String.format(Locale.ROOT, ", hypervisor steal %.3f", share.steal())
-                        : "");
-            } else if (share.server() < threshold) {
-                note = String.format(Locale.ROOT, "server used %.3f of its core; %.3f idle", share.server(), share.idle());
-            }
+            Verdict verdict = verdict(share, configuration.scheduler().minimumCpuShare());
+            String note = verdict.note();
             if (window.logTruncated()) {
                 note = (note.isEmpty() ? "" : note + "; ") + "simulation.log truncated";
             }
@@ -462,7 +478,7 @@ public final class StudyRunner {
                     share.others(), share.interrupts(), share.idle(),
                     meter.part(window.fromEpochMillis(), window.toEpochMillis(), pages.lightPaths()),
                     meter.part(window.fromEpochMillis(), window.toEpochMillis(), List.of(pages.heavyPath())),
-                    share.jit(), share.known() && !disturbed, note);
+                    share.jit(), verdict.accepted(), note);
             progress.report(result);
             points.add(result);
             drain(cpu, server);

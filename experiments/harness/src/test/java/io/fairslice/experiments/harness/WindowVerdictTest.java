@@ -1,0 +1,79 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
+
+/** The server's share of its core in a window (CpuSampler) and whether the window counts (StudyRunner.verdict). */
+class WindowVerdictTest {
+
+    private static final long HZ = 100;
+    private static final CpuSampler.Sample START = new CpuSampler.Sample(1_000, 5_000, 700,
+            new ProcFs.CoreTimes(9_000, 20, 3_000, 100));
+
+    /** The sample 10 s after START: 1000 ticks of the core, split as given; the compiler's ticks of the server's. */
+    private static CpuSampler.Sample tenSecondsLater(long server, long task, long irq, long idle, long steal,
+                                                    long compiler) {
+        return new CpuSampler.Sample(11_000, 5_000 + server, compiler < 0 ? -1 : 700 + compiler,
+                new ProcFs.CoreTimes(9_000 + task, 20 + irq, 3_000 + idle, 100 + steal));
+    }
+
+    @Test
+    void shouldSplitTheCoreBetweenTheServerOtherTasksInterruptsAndIdle() {
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(600, 950, 10, 40, 50, 60), HZ);
+
+        assertThat(share.server()).isCloseTo(0.60, within(1e-9));
+        assertThat(share.others()).as("task time not the server's, steal included").isCloseTo(0.35, within(1e-9));
+        assertThat(share.interrupts()).isCloseTo(0.01, within(1e-9));
+        assertThat(share.idle()).isCloseTo(0.04, within(1e-9));
+        assertThat(share.steal()).isCloseTo(0.05, within(1e-9));
+        assertThat(share.jit()).as("of the server's own CPU").isCloseTo(0.10, within(1e-9));
+    }
+
+    @Test
+    void shouldKnowNothingOfAWindowUnderHalfASecondOrOfACompilerItCouldNotRead() {
+        CpuSampler.Sample soon = new CpuSampler.Sample(1_499, 5_040, 700, new ProcFs.CoreTimes(9_050, 20, 3_000, 100));
+        assertThat(CpuSampler.between(START, soon, HZ).known()).isFalse();
+
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(990, 990, 0, 10, 0, -1), HZ);
+        assertThat(share.known()).isTrue();
+        assertThat(share.jit()).isNaN();
+    }
+
+    @Test
+    void shouldRerunAWindowWhereOtherProcessesTookTheServersCore() {
+        StudyRunner.Verdict v = StudyRunner.verdict(
+                CpuSampler.between(START, tenSecondsLater(600, 1000, 0, 0, 50, 0), HZ), 0.97);
+
+        assertThat(v.accepted()).isFalse();
+        assertThat(v.note()).isEqualTo(
+                "disturbed: server had 0.600 of its core (< 0.97), other processes 0.400, hypervisor steal 0.050");
+    }
+
+    @Test
+    void shouldKeepAWindowWhereTheCoreSatIdleSayingSo() {
+        // a realtime server throttled to 95 %: idle, not taken by others
+        StudyRunner.Verdict throttled = StudyRunner.verdict(
+                CpuSampler.between(START, tenSecondsLater(930, 940, 0, 60, 0, 0), HZ), 0.94);
+
+        assertThat(throttled.accepted()).isTrue();
+        assertThat(throttled.note()).isEqualTo("server used 0.930 of its core; 0.060 idle");
+    }
+
+    @Test
+    void shouldKeepAWindowAtTheThresholdWithoutANoteAndDropOneWithoutSamples() {
+        StudyRunner.Verdict steady = StudyRunner.verdict(
+                CpuSampler.between(START, tenSecondsLater(970, 1000, 0, 0, 0, 0), HZ), 0.97);
+        assertThat(steady).isEqualTo(new StudyRunner.Verdict(true, ""));
+
+        // others at 3 % exactly: not more than 1 - threshold, so the server's own short-fall
+        StudyRunner.Verdict edge = StudyRunner.verdict(
+                CpuSampler.between(START, tenSecondsLater(960, 990, 0, 10, 0, 0), HZ), 0.97);
+        assertThat(edge.accepted()).isTrue();
+
+        StudyRunner.Verdict unknown = StudyRunner.verdict(CpuSampler.Share.UNKNOWN, 0.97);
+        assertThat(unknown).isEqualTo(
+                new StudyRunner.Verdict(false, "server CPU share unknown (no /proc samples in the window)"));
+    }
+}
