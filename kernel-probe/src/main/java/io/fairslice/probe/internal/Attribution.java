@@ -28,7 +28,8 @@ import java.util.function.Consumer;
  * {@code getrusage}, about 2 us) and adds the difference since its last checkpoint to the class it was serving. While
  * a thread runs, every run-queue wait before its current dispatch has been credited, so the split is exact. The
  * sampler checkpoints threads that sit in one class for long (idle threads, long requests) so that rates stay
- * current; a per-thread lock orders the two, and the only contention is once per interval.
+ * current; a per-thread lock orders the two, and the only contention is once per interval. The same lock guards the
+ * thread's nice and slice changes, which {@link #close} restores from another thread.
  *
  * <p>Threads are looked up in a map keyed by {@link Thread} rather than a {@link ThreadLocal}, so that undeploying a
  * web application leaves nothing of it on the container's worker threads.
@@ -181,8 +182,8 @@ public final class Attribution {
                 st.requestOpen = false;
             }
             st.classIndex = idx;
+            applyActuators(st, idx); // under the lock: a close() now waits, then restores what this set
         }
-        applyActuators(st, idx);
     }
 
     /**
@@ -204,9 +205,9 @@ public final class Attribution {
                 checkpoint(st, st.own, st.classIndex);
             }
             st.classIndex = idx;
+            restoreActuators(st);
+            applyActuators(st, idx);
         }
-        restoreActuators(st);
-        applyActuators(st, idx);
     }
 
     /** The calling thread stops serving the request it entered. */
@@ -215,11 +216,11 @@ public final class Attribution {
         if (st == null) {
             return;
         }
-        restoreActuators(st);
         synchronized (st) {
             if (st.closed) {
                 return;
             }
+            restoreActuators(st);
             int idx = st.classIndex;
             ThreadStats own = st.own;
             if (probe.readCurrentThread(st.handle, own)) {
@@ -277,15 +278,16 @@ public final class Attribution {
     /**
      * Stops tracking: gives every thread serving a request now its own nice and slice back (the container's threads
      * outlive the application; by thread id, from this thread), and closes every handle. Later enters and exits do
-     * nothing.
+     * nothing. A thread that is applying its class's nice or slice at this moment finishes first (both hold the
+     * thread's lock), so what it set is restored here: its own exit will find it gone.
      */
     public void close() {
         closed = true;
         for (ThreadState st : byThread.values()) {
-            if (st != untrackable) {
-                restoreActuators(st);
-            }
             synchronized (st) {
+                if (st != untrackable && !st.closed) {
+                    restoreActuators(st);
+                }
                 st.close();
             }
         }
@@ -547,7 +549,7 @@ public final class Attribution {
         long requestCpu;
         long requestVoluntary;
         long requestInvoluntary;
-        // actuator state: only the owner thread touches these
+        // actuator state: set by the owner thread, restored by it or by close(), always under the lock
         boolean niceApplied;
         boolean sliceApplied;
         int savedNice;

@@ -11,6 +11,8 @@ import io.fairslice.probe.ThreadStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The attribution arithmetic against a scripted probe: exact, platform-independent. */
@@ -35,6 +37,8 @@ class AttributionTest {
         volatile int nice;
         static final long DEFAULT_SLICE = 3_000_000;
         volatile long slice = DEFAULT_SLICE;
+        /** Run by setNice before it sets the value (a test blocks the thread there). */
+        volatile Runnable beforeSetNice = () -> { };
 
         void set(long run, long wait, long dispatches, long vol, long invol) {
             counters = new long[] {run, wait, dispatches, vol, invol};
@@ -137,6 +141,7 @@ class AttributionTest {
 
                 @Override
                 public void setNice(long tid, int value) {
+                    beforeSetNice.run();
                     nice = value;
                     calls.add("nice " + value);
                 }
@@ -275,6 +280,56 @@ class AttributionTest {
         a.exit("heavy"); // after the stop: nothing left to do
 
         assertThat(probe.actuatorCalls).containsExactly("nice 10", "slice 1000000", "slice 0", "nice 0");
+    }
+
+    /**
+     * The web application stops (or the listener fails) while a worker is setting heavy's nice: close() must not miss
+     * it, or the container's thread keeps nice 10 for good (its exit finds the thread no longer tracked).
+     */
+    @Test
+    void shouldRestoreANiceBeingAppliedWhileClosing() throws Exception {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
+                warnings::add);
+        CountDownLatch applying = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        probe.beforeSetNice = () -> {
+            if (applying.getCount() > 0) { // the first call: heavy's nice
+                applying.countDown();
+                awaitQuietly(release);
+            }
+        };
+        Thread worker = new Thread(() -> {
+            a.enter("heavy");
+            a.exit("heavy");
+        });
+        worker.start();
+        assertThat(applying.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread closer = new Thread(a::close);
+        closer.start();
+        awaitBlockedOrDone(closer); // it went as far as it can while the worker is inside the actuator
+        release.countDown();
+        closer.join(10_000);
+        worker.join(10_000);
+
+        assertThat(probe.nice).as("the worker's nice after close, calls " + probe.actuatorCalls).isZero();
+        assertThat(probe.actuatorCalls).containsExactly("nice 10", "nice 0");
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitBlockedOrDone(Thread t) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.getState() != Thread.State.BLOCKED && t.getState() != Thread.State.TERMINATED) {
+            assertThat(System.nanoTime() - deadline).as(t + " neither blocked nor done").isNegative();
+            Thread.onSpinWait();
+        }
     }
 
     /** One thread under a real-time or idle policy must not turn the slice off for every other thread. */
