@@ -63,7 +63,10 @@ public final class KernelProbeListener implements RequestListener {
         return KernelProbeConfig.SETTING_NAMES;
     }
 
-    /** The settings' rules, and no actuator with the probe off; whether this platform can apply them is start's. */
+    /**
+     * The settings' rules, no actuator with the probe off, and no request class named {@code none} with it on;
+     * whether this platform can apply them is start's.
+     */
     @Override
     public void check(Map<String, String> settings, List<String> requestClasses) {
         checked(settings, requestClasses);
@@ -74,6 +77,12 @@ public final class KernelProbeListener implements RequestListener {
         if (!cfg.enabled() && cfg.hasActuators()) { // they would silently do nothing
             throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but kernel-probe.enabled is "
                     + "false: the per-class nice and slice act through the probe; set kernel-probe.enabled=true");
+        }
+        if (cfg.enabled() && requestClasses.contains(ProbeMeterNames.CLASS_NONE)) { // its meters would be idle's
+            throw new IllegalArgumentException("classes names a request class '" + ProbeMeterNames.CLASS_NONE
+                    + "', but '" + ProbeMeterNames.CLASS_NONE + "' is the kernel probe's name for a worker thread's "
+                    + "time outside requests (its class tag): rename the class, or set kernel-probe.enabled=false "
+                    + "(classes: " + requestClasses + ")");
         }
         return cfg;
     }

@@ -394,6 +394,27 @@ class KernelProbeListenerTest {
         assertThat(warnings).isEmpty();
     }
 
+    /**
+     * A request class named none (a valid class name) would share the probe's idle class: its counters merged into
+     * the time outside requests, its per-request meters at 0. Refused while the probe is on.
+     */
+    @Test
+    void shouldRefuseARequestClassNamedNoneWhileTheProbeIsOn() {
+        KernelProbeListener unstarted = new KernelProbeListener(w -> {
+            throw new AssertionError("check must not open a probe");
+        }, warnings::add);
+
+        assertThatThrownBy(() -> unstarted.check(Map.of(), List.of("light", "none")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("classes names a request class 'none'")
+                .hasMessageContaining("the kernel probe's name for a worker thread's time outside requests")
+                .hasMessageContaining("[light, none]");
+        unstarted.check(Map.of("enabled", "false"), List.of("light", "none"));
+        assertThatThrownBy(() -> unstarted.start(new TestContext(List.of("light", "none"), registry, Map.of())))
+                .hasMessageContaining("classes names a request class 'none'");
+        assertThat(registry.getMeters()).isEmpty();
+    }
+
     @Test
     @EnabledOnOs(OS.LINUX)
     void shouldStayOffWithOneWarningWhenTheProbeCannotRunAndLeaveRequestsAlone(@TempDir Path fakeProc)
