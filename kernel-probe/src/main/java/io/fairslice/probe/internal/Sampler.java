@@ -6,6 +6,7 @@ import io.fairslice.probe.ThreadStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The probe's one daemon thread: every interval it checkpoints the tracked threads ({@link Attribution#sample}),
@@ -22,6 +23,7 @@ public final class Sampler {
     private final KernelProbe probe;
     private final IntervalGovernor governor;
     private final Consumer<String> warnings;
+    private final LongSupplier nanoClock;
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     private final ThreadStats scratch = new ThreadStats();
     private final SystemStats system = new SystemStats(); // the probe reads into this one, gauges see copies
@@ -48,7 +50,14 @@ public final class Sampler {
 
     public Sampler(Attribution attribution, KernelProbe probe, long intervalNanos, long maxIntervalNanos,
             Consumer<String> warnings) {
+        this(attribution, probe, intervalNanos, maxIntervalNanos, warnings, System::nanoTime);
+    }
+
+    /** With a chosen wall clock ({@link System#nanoTime} in production): tests give the ticks' intervals. */
+    Sampler(Attribution attribution, KernelProbe probe, long intervalNanos, long maxIntervalNanos,
+            Consumer<String> warnings, LongSupplier nanoClock) {
         this.attribution = attribution;
+        this.nanoClock = nanoClock;
         this.probe = probe;
         this.governor = new IntervalGovernor(intervalNanos, maxIntervalNanos, IntervalGovernor.DEFAULT_BUDGET);
         this.warnings = warnings;
@@ -117,17 +126,17 @@ public final class Sampler {
     /** One sample: visible for tests, which drive it directly instead of waiting for the thread. */
     public void tick() {
         long cpuBefore = threadCpuNanos();
-        long wallBefore = System.nanoTime();
+        long wallBefore = nanoClock.getAsLong();
         attribution.sample(scratch);
         probe.readSystem(system);
         publishSystem();
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         if (lastTickNanos > 0) {
             publishRates((now - lastTickNanos) / 1e9);
         }
         snapshotTotals();
         long cpuAfter = threadCpuNanos();
-        long cost = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : System.nanoTime() - wallBefore;
+        long cost = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : nanoClock.getAsLong() - wallBefore;
         if (lastTickNanos > 0) {
             costRatio = (double) cost / Math.max(1, now - lastTickNanos);
         }

@@ -1,15 +1,19 @@
 package io.fairslice.probe.internal;
 
+import static io.fairslice.probe.ProbeMeterNames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairslice.probe.KernelProbeMetrics;
 import io.fairslice.probe.SystemStats;
 import io.fairslice.probe.ThreadStats;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** What the sampler publishes for the system gauges, driven tick by tick against a scripted probe. */
+/** What the sampler publishes for the gauges, driven tick by tick against a scripted probe and a fake clock. */
 class SamplerTest {
 
     private final AttributionTest.ScriptedProbe probe = new AttributionTest.ScriptedProbe();
@@ -19,6 +23,56 @@ class SamplerTest {
 
     private Sampler sampler() {
         return new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, warnings::add);
+    }
+
+    private final AtomicLong clock = new AtomicLong(5_000_000_000L);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    /** A sampler on the fake clock whose gauges are in {@link #registry}. */
+    private Sampler boundSampler() {
+        Sampler sampler = new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, warnings::add, clock::get);
+        new KernelProbeMetrics(attribution, sampler, "/").bindTo(registry);
+        return sampler;
+    }
+
+    private double gauge(String name, String cls) {
+        return registry.get(name).tag(TAG_CLASS, cls).gauge().value();
+    }
+
+    private double gauge(String name, String cls, String kind) {
+        return registry.get(name).tag(TAG_CLASS, cls).tag(TAG_KIND, kind).gauge().value();
+    }
+
+    /** The interval gauges: a heavy request's growth over one 2 s interval, per dispatch and per second. */
+    @Test
+    void shouldPublishEachClassRatesOverTheLastInterval() {
+        Sampler sampler = boundSampler();
+        probe.set(0, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        sampler.tick(); // the baseline
+        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).as("no interval seen yet").isNaN();
+
+        probe.set(8_000_000, 2_000_000, 4, 6, 2); // 8 ms on a CPU in 4 dispatches, 2 ms waiting for one
+        clock.addAndGet(2_000_000_000L);
+        sampler.tick();
+
+        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).isEqualTo(0.002);
+        assertThat(gauge(RUN_QUEUE_WAIT_PER_DISPATCH, "heavy")).isEqualTo(0.0005);
+        assertThat(gauge(RUN_QUEUE_WAIT_RATE, "heavy")).isEqualTo(0.001);
+        assertThat(gauge(SWITCH_RATE, "heavy", KIND_VOLUNTARY)).isEqualTo(3.0);
+        assertThat(gauge(SWITCH_RATE, "heavy", KIND_INVOLUNTARY)).isEqualTo(1.0);
+        assertThat(gauge(EFFECTIVE_SLICE, "light")).as("no dispatch: no slice").isNaN();
+        assertThat(gauge(RUN_QUEUE_WAIT_RATE, "light")).isZero();
+        assertThat(gauge(SWITCH_RATE, "none", KIND_VOLUNTARY)).isZero();
+
+        probe.set(9_000_000, 2_000_000, 5, 6, 2); // one more dispatch of 1 ms, no wait, in the next second
+        clock.addAndGet(1_000_000_000L);
+        sampler.tick();
+
+        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).as("this interval's only").isEqualTo(0.001);
+        assertThat(gauge(RUN_QUEUE_WAIT_PER_DISPATCH, "heavy")).isZero();
+        assertThat(gauge(RUN_QUEUE_WAIT_RATE, "heavy")).isZero();
+        assertThat(gauge(SWITCH_RATE, "heavy", KIND_VOLUNTARY)).isZero();
     }
 
     @Test
