@@ -31,8 +31,10 @@ import java.util.function.Consumer;
  * current; a per-thread lock orders the two, and the only contention is once per interval. The same lock guards the
  * thread's nice and slice changes, which {@link #close} restores from another thread.
  *
- * <p>Threads are looked up in a map keyed by {@link Thread} rather than a {@link ThreadLocal}, so that undeploying a
- * web application leaves nothing of it on the container's worker threads.
+ * <p>Threads are looked up in a map keyed by {@link Thread} rather than a {@link ThreadLocal}, so that a thread's state
+ * (its open files, its class, its counters) goes with the web application. The platform probes do keep per-thread
+ * scratch in {@code ThreadLocal}s on the container's threads (a thread id, buffers for native calls), but only arrays
+ * of primitives under plain {@code ThreadLocal} keys held weakly: no class of the application's, so no class loader.
  */
 public final class Attribution {
 

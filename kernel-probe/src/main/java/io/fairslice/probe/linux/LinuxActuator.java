@@ -27,7 +27,8 @@ final class LinuxActuator implements ThreadActuator {
 
     LinuxKernelProbe probe;
     private final boolean sliceSupported;
-    private final ThreadLocal<int[]> attrs = ThreadLocal.withInitial(() -> new int[ATTR_INTS]);
+    /** Each thread's sched_attr buffer: a plain ThreadLocal of a primitive array, no class of this application. */
+    private final ThreadLocal<int[]> attrs = new ThreadLocal<>();
 
     LinuxActuator() {
         sliceSupported = LinuxLibC.SYS_SCHED_SETATTR > 0 && kernelAtLeast(6, 12);
@@ -45,7 +46,7 @@ final class LinuxActuator implements ThreadActuator {
 
     @Override
     public boolean readScheduling(long tid, ThreadStats into) {
-        int[] attr = attrs.get();
+        int[] attr = attr();
         if (!getattr(tid, attr)) {
             return false;
         }
@@ -64,7 +65,7 @@ final class LinuxActuator implements ThreadActuator {
     }
 
     long readNice(long tid) {
-        int[] attr = attrs.get();
+        int[] attr = attr();
         return getattr(tid, attr) ? attr[I_NICE] : ThreadStats.UNSUPPORTED;
     }
 
@@ -84,7 +85,7 @@ final class LinuxActuator implements ThreadActuator {
             throw new ActuatorException("sched_setattr", 0, "per-thread EEVDF slices need Linux 6.12 or newer on "
                     + "x86-64 or aarch64");
         }
-        int[] attr = attrs.get();
+        int[] attr = attr();
         if (!getattr(tid, attr)) {
             throw new ActuatorException("sched_getattr(" + tid + ")", 0, "could not read the current attributes");
         }
@@ -102,6 +103,15 @@ final class LinuxActuator implements ThreadActuator {
                     e.getMessage());
         }
         return true;
+    }
+
+    private int[] attr() {
+        int[] attr = attrs.get();
+        if (attr == null) {
+            attr = new int[ATTR_INTS];
+            attrs.set(attr);
+        }
+        return attr;
     }
 
     private static boolean getattr(long tid, int[] attr) {
