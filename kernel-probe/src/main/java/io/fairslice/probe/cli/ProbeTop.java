@@ -150,10 +150,10 @@ public final class ProbeTop {
                         o.count = 1;
                         break;
                     case "--count":
-                        o.count = (int) positive(a, value(args, ++i, a));
+                        o.count = positiveInt(a, value(args, ++i, a));
                         break;
                     case "--top":
-                        o.top = (int) positive(a, value(args, ++i, a));
+                        o.top = positiveInt(a, value(args, ++i, a));
                         break;
                     case "--help":
                     case "-h":
@@ -187,6 +187,16 @@ public final class ProbeTop {
             }
             throw new IllegalArgumentException(option + " must be a positive integer, got '" + v + "'");
         }
+
+        /** A table count or row count: an int, so a larger value is refused rather than wrapped (2^32 read 0). */
+        private static int positiveInt(String option, String v) {
+            long n = positive(option, v);
+            if (n > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException(option + " must be a positive integer up to " + Integer.MAX_VALUE
+                        + ", got '" + v + "'");
+            }
+            return (int) n;
+        }
     }
 
     /** One thread's figures over the last interval. */
@@ -202,7 +212,7 @@ public final class ProbeTop {
         double involuntaryPerSecond;
     }
 
-    private static final class Top {
+    static final class Top {
         private final LinuxKernelProbe probe;
         private final int pid;
         private final Path procDir;
@@ -210,7 +220,7 @@ public final class ProbeTop {
         /** Why the last thread that could not be opened could not, or null. */
         String unreadable;
         private final Map<Long, ThreadStats> last = new HashMap<>();
-        private final Map<Long, String> names = new HashMap<>();
+        final Map<Long, String> names = new HashMap<>();
         private final SystemStats system = new SystemStats();
         private long lastAt;
 
@@ -235,6 +245,7 @@ public final class ProbeTop {
                 if (!present.contains(tid)) {
                     handles.get(tid).close();
                     last.remove(tid);
+                    names.remove(tid);
                     return true;
                 }
                 return false;

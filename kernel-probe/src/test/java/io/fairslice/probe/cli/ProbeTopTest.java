@@ -3,6 +3,7 @@ package io.fairslice.probe.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.probe.ForkedJvm;
+import io.fairslice.probe.linux.LinuxKernelProbe;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -95,6 +96,14 @@ class ProbeTopTest {
         err.reset();
         assertThat(run("--pid", "1", "--colour")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown option '--colour'");
+        err.reset();
+        assertThat(run("--pid", "1", "--count", "4294967296")).as("2^32 tables would wrap to 0").isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--count must be a positive integer up to 2147483647, got '4294967296'");
+        err.reset();
+        assertThat(run("--pid", "1", "--top", "2147483648")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--top must be a positive integer up to 2147483647, got '2147483648'");
     }
 
     @Test
@@ -126,6 +135,35 @@ class ProbeTopTest {
                 .contains("probe: cannot read the scheduler statistics of any thread of process 2147483000 (")
                 .contains("2147483001/schedstat");
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /**
+     * A thread of the watched process ends: the table forgets it, its name too (a server's threads come and go for
+     * days under a live view). The process is a /proc tree whose one thread is this test's.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldForgetAThreadThatEndedNameAndAll(@TempDir Path proc) throws Exception {
+        String self = String.valueOf(ProcessHandle.current().pid());
+        Files.createSymbolicLink(proc.resolve(self), Path.of("/proc", self));
+        LinuxKernelProbe probe = LinuxKernelProbe.create(proc);
+        String tid = String.valueOf(probe.currentThreadId());
+        Path task = Files.createSymbolicLink(Files.createDirectories(proc.resolve("2147483000/task")).resolve(tid),
+                Path.of("/proc", self, "task", tid));
+        ProbeTop.Top top = new ProbeTop.Top(probe, 2147483000L, proc.resolve("2147483000"));
+        try {
+            top.sample();
+            assertThat(top.names).containsOnlyKeys(Long.parseLong(tid));
+            Files.delete(task); // the thread ended
+
+            top.sample();
+
+            assertThat(top.handles).isEmpty();
+            assertThat(top.names).isEmpty();
+        } finally {
+            top.close();
+            probe.close();
+        }
     }
 
     /** A script that asked for --count tables and got fewer (the process ended) must not read success. */
