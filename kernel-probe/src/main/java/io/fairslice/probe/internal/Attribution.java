@@ -336,10 +336,15 @@ public final class Attribution {
             return untrackable;
         }
         ThreadState st = new ThreadState(current, handle, handle.tid(), noneIndex);
-        if (probe.readCurrentThread(handle, st.own)) {
-            checkpoint(st, st.own, noneIndex); // sets the baseline only: history before tracking is nobody's
+        try {
+            if (probe.readCurrentThread(handle, st.own)) {
+                checkpoint(st, st.own, noneIndex); // sets the baseline only: history before tracking is nobody's
+            }
+            undoInherited(st);
+        } catch (RuntimeException | Error e) { // the listener disables the probe: its files must not stay open
+            handle.close();
+            throw e;
         }
-        undoInherited(st);
         byThread.put(current, st);
         if (closed) { // close() ran while this thread registered: its map was cleared before this entry came
             byThread.remove(current, st);

@@ -1,6 +1,7 @@
 package io.fairslice.probe.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.probe.KernelProbe;
 import io.fairslice.probe.SchedPolicy;
@@ -29,6 +30,10 @@ class AttributionTest {
         volatile boolean samplerReadFails;
         /** Thrown by readSystem when set. */
         volatile RuntimeException readSystemFailure;
+        /** Thrown by readCurrentThread (the thread's own reading) when set. */
+        volatile RuntimeException readCurrentFailure;
+        /** Handles opened and not yet closed. */
+        final java.util.concurrent.atomic.AtomicInteger openHandles = new java.util.concurrent.atomic.AtomicInteger();
         /** What the actuator was told ("nice 10", "slice 1000000"); nice and slice supported when set. */
         volatile List<String> actuatorCalls;
         /** The thread runs under a policy without an EEVDF slice (real-time, idle). */
@@ -76,7 +81,10 @@ class AttributionTest {
                 return null;
             }
             long tid = currentThreadId();
+            openHandles.incrementAndGet();
             return new ThreadHandle() {
+                private boolean closed;
+
                 @Override
                 public long tid() {
                     return tid;
@@ -93,12 +101,20 @@ class AttributionTest {
 
                 @Override
                 public void close() {
+                    if (!closed) {
+                        closed = true;
+                        openHandles.decrementAndGet();
+                    }
                 }
             };
         }
 
         @Override
         public boolean readCurrentThread(ThreadHandle handle, ThreadStats into) {
+            RuntimeException failure = readCurrentFailure;
+            if (failure != null) {
+                throw failure;
+            }
             fill(into, ownReadHasSwitches);
             return true;
         }
@@ -445,6 +461,17 @@ class AttributionTest {
 
         assertThat(attribution.sample(new ThreadStats())).isZero();
         assertThat(warnings).singleElement().asString().contains("not tracked");
+    }
+
+    /** The probe is disabled after an unexpected error (the listener's fail()): the handle just opened is closed. */
+    @Test
+    void shouldCloseTheHandleOfAThreadWhoseFirstReadingThrows() {
+        probe.readCurrentFailure = new IllegalStateException("unexpected");
+
+        assertThatThrownBy(() -> attribution.enter("heavy")).hasMessage("unexpected");
+
+        assertThat(probe.openHandles).as("handles left open").hasValue(0);
+        assertThat(attribution.trackedThreads()).isZero();
     }
 
     @Test
