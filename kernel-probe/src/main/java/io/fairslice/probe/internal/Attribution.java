@@ -127,9 +127,18 @@ public final class Attribution {
         this.sink = sink == null ? NO_SINK : sink;
     }
 
-    /** Threads being tracked (request workers, task executors). */
+    /**
+     * Threads being tracked (request workers, task executors); a thread whose statistics could not be opened is left
+     * alone and not counted (the map keeps a placeholder for it, so that it is tried once).
+     */
     public int trackedThreads() {
-        return byThread.size();
+        int n = 0;
+        for (ThreadState st : byThread.values()) {
+            if (st != untrackable) {
+                n++;
+            }
+        }
+        return n;
     }
 
     public long niceFailures() {
@@ -274,7 +283,7 @@ public final class Attribution {
             }
             byThread.remove(e.getKey(), st);
         }
-        return byThread.size();
+        return trackedThreads();
     }
 
     /**

@@ -474,6 +474,17 @@ class AttributionTest {
         assertThat(attribution.trackedThreads()).isZero();
     }
 
+    /** The threads gauge counts threads the probe follows, not those it could not open and leaves alone. */
+    @Test
+    void shouldNotCountAThreadItCannotOpenAsTracked() {
+        probe.canOpen = false;
+        attribution.enter("heavy");
+        attribution.exit("heavy");
+
+        assertThat(attribution.trackedThreads()).isZero();
+        assertThat(attribution.sample(new ThreadStats())).as("still alive, still not tracked").isZero();
+    }
+
     @Test
     void shouldCountUnknownClassesAsNoneWithOneWarning() {
         probe.set(0, 0, 0, 0, 0);
