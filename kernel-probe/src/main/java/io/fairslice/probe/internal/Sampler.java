@@ -33,7 +33,9 @@ public final class Sampler {
     private final long[] lastDispatches;
     private final long[] lastVoluntary;
     private final long[] lastInvoluntary;
-    private long lastTickNanos = -1;
+    private long lastTickNanos;
+    /** A tick was seen and lastTickNanos is its time (nanoTime may read 0 or less: no value of it can mean "none"). */
+    private boolean ticked;
     private Thread thread;
     private volatile boolean running;
 
@@ -131,17 +133,18 @@ public final class Sampler {
         probe.readSystem(system);
         publishSystem();
         long now = nanoClock.getAsLong();
-        if (lastTickNanos > 0) {
+        if (ticked) {
             publishRates((now - lastTickNanos) / 1e9);
         }
         snapshotTotals();
         long cpuAfter = threadCpuNanos();
         long cost = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : nanoClock.getAsLong() - wallBefore;
-        if (lastTickNanos > 0) {
+        if (ticked) {
             costRatio = (double) cost / Math.max(1, now - lastTickNanos);
         }
         lastSampleCostNanos = cost;
         lastTickNanos = now;
+        ticked = true;
         governor.onSample(cost);
         ticks++;
     }

@@ -75,6 +75,22 @@ class SamplerTest {
         assertThat(gauge(SWITCH_RATE, "heavy", KIND_VOLUNTARY)).isZero();
     }
 
+    /** System.nanoTime has an arbitrary origin and may read negative: the rates must come all the same. */
+    @Test
+    void shouldPublishRatesWhenTheClockReadsNegative() {
+        clock.set(-7_000_000_000L);
+        Sampler sampler = boundSampler();
+        probe.set(0, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        sampler.tick();
+
+        probe.set(3_000_000, 0, 3, 0, 0);
+        clock.addAndGet(1_000_000_000L);
+        sampler.tick();
+
+        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).isEqualTo(0.001);
+    }
+
     @Test
     void shouldPublishTheFirstSystemReadingAtConstructionWithUnsupportedSignalsMarked() {
         probe.load = 1.5;
