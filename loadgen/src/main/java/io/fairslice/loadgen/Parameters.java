@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads and validates the simulations' parameters. Every value comes from a lookup (system properties when run
@@ -12,6 +14,11 @@ import java.util.function.UnaryOperator;
  * parameter.
  */
 final class Parameters {
+
+    /** A decimal number: digits, an optional fraction, an optional minus sign (refused by the ranges). */
+    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
+    /** A decimal number and an optional unit, lower case. */
+    private static final Pattern DURATION = Pattern.compile("(-?[0-9]+(?:\\.[0-9]+)?)\\s*(ms|s|m|h)?");
 
     private final UnaryOperator<String> lookup;
 
@@ -46,12 +53,11 @@ final class Parameters {
         if (value == null || value.isBlank()) {
             return fallback;
         }
-        double parsed;
-        try {
-            parsed = Double.parseDouble(value.trim());
-        } catch (NumberFormatException e) {
-            throw new ParameterException(name, "must be a number, got '" + value + "'");
+        if (!DECIMAL.matcher(value.trim()).matches()) {
+            // Double.parseDouble alone took 12d, 12f, 0x1p3, NaN and Infinity
+            throw new ParameterException(name, "must be a number such as 50 or 12.5, got '" + value + "'");
         }
+        double parsed = Double.parseDouble(value.trim());
         if (!(parsed >= min && parsed <= max)) {
             throw new ParameterException(name, "must be " + min + ".." + max + ", got " + value.trim());
         }
@@ -113,31 +119,23 @@ final class Parameters {
 
     /**
      * Durations such as {@code 250ms}, {@code 1.5ms}, {@code 30s}, {@code 2m}, {@code 1h}, as the middleware and the
-     * study harness write them; a bare number is seconds. Not a number, or not a finite one: refused.
+     * study harness write them; a bare number is seconds. Anything else is refused: {@code 1d} (Java's double suffix,
+     * which Double.parseDouble read as 1 s), {@code 2f}, {@code 0x1p3} (a hex float), {@code NaN}, {@code 1e3}.
      */
     static Duration parseDuration(String text) {
-        String v = text.trim().toLowerCase(Locale.ROOT);
-        if (v.contains("nan") || v.contains("inf")) {
+        Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
             throw new IllegalArgumentException("not a duration: '" + text + "'");
         }
-        try {
-            if (v.endsWith("ms")) {
-                return Duration.ofNanos(Math.round(Double.parseDouble(v.substring(0, v.length() - 2).trim()) * 1e6));
-            }
-            if (v.endsWith("h")) {
-                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim())
-                        * 3_600_000));
-            }
-            if (v.endsWith("s")) {
-                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 1000));
-            }
-            if (v.endsWith("m")) {
-                return Duration.ofMillis(Math.round(Double.parseDouble(v.substring(0, v.length() - 1).trim()) * 60_000));
-            }
-            return Duration.ofMillis(Math.round(Double.parseDouble(v) * 1000));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("not a duration: '" + text + "'", e);
-        }
+        double number = Double.parseDouble(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        return switch (unit) {
+            case "ms" -> Duration.ofNanos(Math.round(number * 1e6));
+            case "s" -> Duration.ofMillis(Math.round(number * 1000));
+            case "m" -> Duration.ofMillis(Math.round(number * 60_000));
+            case "h" -> Duration.ofMillis(Math.round(number * 3_600_000));
+            default -> throw new IllegalStateException("unit " + unit); // the pattern allows no other
+        };
     }
 
     static String format(Duration d) {

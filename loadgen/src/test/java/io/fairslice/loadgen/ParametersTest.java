@@ -109,6 +109,41 @@ class ParametersTest {
                 .hasMessage("not a duration: 'NaNms'");
     }
 
+    /**
+     * Double.parseDouble read the whole text when no unit matched: 1d (meant a day) ran 1 s, 2f 2 s, and the hex float
+     * 0x1p3 was 8 s.
+     */
+    @Test
+    void shouldRejectJavaNumberSuffixesHexFloatsAndNaNInDurations() {
+        for (String value : List.of("1d", "2f", "0x1p3", "NaN", "1e3s", "Infinity", "1.s", ".5s", "+1s")) {
+            assertThatThrownBy(() -> StudyParameters.from(Map.of("requestTimeout", value)::get))
+                    .as(value)
+                    .hasMessage("requestTimeout must be a duration such as 500ms, 30s or 2m, got '" + value + "'")
+                    .isInstanceOfSatisfying(ParameterException.class,
+                            e -> assertThat(e.parameter()).isEqualTo("requestTimeout"));
+        }
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("duration", "1d")::get))
+                .hasMessage("duration must be a duration such as 500ms, 30s or 2m, got '1d'");
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("thinkTime", "0x1p3")::get))
+                .hasMessage("thinkTime must be a duration such as 500ms, 30s or 2m, got '0x1p3'");
+        // what stays accepted: a number, an optional fraction, an optional unit, spaces around
+        assertThat(Parameters.parseDuration(" 2 ")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(Parameters.parseDuration("1.25 s")).isEqualTo(Duration.ofMillis(1250));
+        assertThat(Parameters.parseDuration("30S")).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void shouldRejectJavaNumberSuffixesHexFloatsAndNaNInRates() {
+        for (String value : List.of("12d", "2f", "0x1p3", "NaN", "Infinity", "1e3", "50/s")) {
+            assertThatThrownBy(() -> SpikeParameters.from(Map.of("lightRate", value)::get))
+                    .as(value)
+                    .hasMessage("lightRate must be a number such as 50 or 12.5, got '" + value + "'")
+                    .isInstanceOfSatisfying(ParameterException.class,
+                            e -> assertThat(e.parameter()).isEqualTo("lightRate"));
+        }
+        assertThat(SpikeParameters.from(Map.of("heavyRate", " 7.25 ")::get).heavyRate()).isEqualTo(7.25);
+    }
+
     @Test
     void shouldRejectAZeroDuration() {
         assertThatThrownBy(() -> StudyParameters.from(Map.of("duration", "0s")::get))
