@@ -27,6 +27,8 @@ public class OverloadSpike extends Simulation {
     private final SpikeParameters parameters = SpikeParameters.fromSystemProperties();
 
     public OverloadSpike() {
+        // what the run goes by, before Gatling's own output: a parameter left at its default shows here
+        System.out.println(parameters.describe(System::getProperty));
         HttpProtocolBuilder protocol = http.baseUrl(parameters.baseUrl()).disableWarmUp();
         List<PopulationBuilder> populations = new ArrayList<>();
         if (parameters.lightRate() > 0) {

@@ -53,6 +53,8 @@ public class OverloadStudy extends Simulation {
     private final RejectionPause rejectionPause = parameters.rejectionPause();
 
     public OverloadStudy() {
+        // what the run goes by, before Gatling's own output: a parameter left at its default shows here
+        System.out.println(parameters.describe(System::getProperty));
         // one connection pool for all users, kept alive: the study's clients reused their connections
         HttpProtocolBuilder protocol = http.baseUrl(parameters.baseUrl()).disableWarmUp().shareConnections();
         List<PopulationBuilder> populations = new ArrayList<>();

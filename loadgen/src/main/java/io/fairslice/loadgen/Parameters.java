@@ -1,9 +1,14 @@
 package io.fairslice.loadgen;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -19,6 +24,11 @@ final class Parameters {
     private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
     /** A decimal number and an optional unit, lower case. */
     private static final Pattern DURATION = Pattern.compile("(-?[0-9]+(?:\\.[0-9]+)?)\\s*(ms|s|m|h)?");
+
+    /** Every parameter's name, of both simulations: only an exact one is read. */
+    private static final List<String> NAMES = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
+            "warmUp", "duration", "thinkTime", "requestTimeout", "retryAfterDefault", "retryAfterMax", "lightRate",
+            "heavyRate", "burstStart", "burstDuration");
 
     private final UnaryOperator<String> lookup;
 
@@ -82,13 +92,47 @@ final class Parameters {
         return parsed;
     }
 
-    /** A base URL: http or https, no trailing slash. */
+    /**
+     * A base URL: an absolute http or https URL with a host, and maybe a context path ({@code http://host:8080/shop}),
+     * returned without trailing slashes (the paths, which start with one, are appended to it). {@code http://},
+     * {@code http:/x} (no host) and a query or fragment (the paths would land in it) are refused.
+     */
     String baseUrl(String name, String fallback) {
         String value = string(name, fallback);
-        if (!value.startsWith("http://") && !value.startsWith("https://")) {
-            throw new ParameterException(name, "must start with http:// or https://, got '" + value + "'");
+        URI uri;
+        try {
+            uri = new URI(value);
+        } catch (URISyntaxException e) {
+            uri = null;
         }
-        return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
+        if (uri == null || uri.getScheme() == null || !(uri.getScheme().equalsIgnoreCase("http")
+                || uri.getScheme().equalsIgnoreCase("https")) || host(uri).isEmpty()) {
+            throw new ParameterException(name, "must be an absolute http:// or https:// URL with a host, such as "
+                    + "http://127.0.0.1:8080 or http://your-host:8080/shop, got '" + value + "'");
+        }
+        if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new ParameterException(name, "must not have a query or a fragment (the paths are appended to it),"
+                    + " got '" + value + "'");
+        }
+        String url = value;
+        while (url.endsWith("/")) {
+            url = url.substring(0, url.length() - 1);
+        }
+        return url;
+    }
+
+    /** The URL's host, or "" when it has none (also read from the authority: a host_name is no host to URI). */
+    private static String host(URI uri) {
+        if (uri.getHost() != null) {
+            return uri.getHost();
+        }
+        String authority = uri.getRawAuthority();
+        if (authority == null) {
+            return "";
+        }
+        String host = authority.substring(authority.lastIndexOf('@') + 1);
+        int port = host.lastIndexOf(':');
+        return port < 0 ? host : host.substring(0, port);
     }
 
     /** A comma-separated list of paths, each starting with a slash. */
@@ -136,6 +180,75 @@ final class Parameters {
             case "h" -> Duration.ofMillis(Math.round(number * 3_600_000));
             default -> throw new IllegalStateException("unit " + unit); // the pattern allows no other
         };
+    }
+
+    /**
+     * Refuses a property that is no parameter of either simulation but so close to one that it is most likely a typo
+     * of it: its name in another case ({@code baseURL}), or one edit away from a name of up to six letters, two from a
+     * longer one ({@code heavyPaths} for {@code heavyPath}). Left alone, the parameter it meant kept its default and
+     * the run went on against the wrong page. Other properties pass, whatever they are: the JVM's, Maven's and
+     * Gatling's own are there too, and none is this close to one of ours.
+     */
+    static void refuseNearMisses(Collection<String> properties) {
+        for (String property : properties.stream().sorted().toList()) {
+            if (NAMES.contains(property)) {
+                continue;
+            }
+            String closest = null;
+            int closestDistance = Integer.MAX_VALUE;
+            for (String name : NAMES) {
+                int distance = distance(property.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT));
+                if (distance <= (name.length() > 6 ? 2 : 1) && distance < closestDistance) {
+                    closest = name;
+                    closestDistance = distance;
+                }
+            }
+            if (closest != null) {
+                throw new ParameterException(property, "is not a parameter; did you mean " + closest + "? (without "
+                        + "it, " + closest + " keeps its default)");
+            }
+        }
+    }
+
+    /**
+     * The edits that turn {@code a} into {@code b}, an edit being a letter inserted, removed, replaced or two
+     * neighbours swapped (optimal string alignment). A typo is one or two; the property names are compared in lower
+     * case, so {@code baseURL} is a typo of {@code baseUrl} too.
+     */
+    static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+
+    /**
+     * One line that says what a simulation runs with, each value marked "(default)" when {@code lookup} has none for
+     * it: a typo the refusal above cannot tell (a name too far from ours) shows as a parameter left at its default.
+     */
+    static String describe(String simulation, Map<String, Object> values, UnaryOperator<String> lookup) {
+        StringJoiner line = new StringJoiner(", ", "fairslice loadgen: " + simulation + " with ", "");
+        values.forEach((name, value) -> {
+            String shown = value instanceof Duration d ? format(d)
+                    : value instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList())
+                    : String.valueOf(value);
+            String given = lookup.apply(name);
+            line.add(name + "=" + shown + (given == null || given.isBlank() ? " (default)" : ""));
+        });
+        return line.toString();
     }
 
     static String format(Duration d) {

@@ -1,7 +1,10 @@
 package io.fairslice.loadgen;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.function.UnaryOperator;
 
 /**
@@ -34,8 +37,29 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
         }
     }
 
+    /** Reads the parameters from system properties, as {@link StudyParameters#fromSystemProperties()} does. */
     public static SpikeParameters fromSystemProperties() {
-        return from(System::getProperty);
+        return from(System.getProperties());
+    }
+
+    static SpikeParameters from(Properties properties) {
+        Parameters.refuseNearMisses(properties.stringPropertyNames());
+        return from(properties::getProperty);
+    }
+
+    /** What the run uses, in one line, as {@link StudyParameters#describe}. */
+    public String describe(UnaryOperator<String> lookup) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("baseUrl", baseUrl);
+        values.put("lightPaths", lightPaths);
+        values.put("heavyPath", heavyPath);
+        values.put("lightRate", lightRate);
+        values.put("heavyRate", heavyRate);
+        values.put("duration", duration);
+        values.put("burstStart", burstStart);
+        values.put("burstDuration", burstDuration);
+        values.put("requestTimeout", requestTimeout);
+        return Parameters.describe("OverloadSpike", values, lookup);
     }
 
     public static SpikeParameters from(UnaryOperator<String> lookup) {

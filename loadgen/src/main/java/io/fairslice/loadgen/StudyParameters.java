@@ -1,7 +1,10 @@
 package io.fairslice.loadgen;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.function.UnaryOperator;
 
 /**
@@ -53,9 +56,17 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
         }
     }
 
-    /** Reads the parameters from system properties. */
+    /**
+     * Reads the parameters from system properties, after refusing any whose name looks like a typo of a parameter's
+     * ({@code heavyPaths}: {@link Parameters#refuseNearMisses}).
+     */
     public static StudyParameters fromSystemProperties() {
-        return from(System::getProperty);
+        return from(System.getProperties());
+    }
+
+    static StudyParameters from(Properties properties) {
+        Parameters.refuseNearMisses(properties.stringPropertyNames());
+        return from(properties::getProperty);
     }
 
     public static StudyParameters from(UnaryOperator<String> lookup) {
@@ -72,6 +83,26 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
                 p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30)),
                 p.duration("retryAfterDefault", DEFAULT_RETRY_AFTER, Duration.ZERO, Duration.ofHours(1)),
                 p.duration("retryAfterMax", DEFAULT_RETRY_AFTER_MAX, Duration.ZERO, Duration.ofHours(1)));
+    }
+
+    /**
+     * What the run uses, in one line for the console, each value marked "(default)" when {@code lookup} (where the
+     * parameters were read from) has none for it.
+     */
+    public String describe(UnaryOperator<String> lookup) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("baseUrl", baseUrl);
+        values.put("lightPaths", lightPaths);
+        values.put("heavyPath", heavyPath);
+        values.put("lightUsers", lightUsers);
+        values.put("heavyUsers", heavyUsers);
+        values.put("warmUp", warmUp);
+        values.put("duration", duration);
+        values.put("thinkTime", thinkTime);
+        values.put("requestTimeout", requestTimeout);
+        values.put("retryAfterDefault", retryAfterDefault);
+        values.put("retryAfterMax", retryAfterMax);
+        return Parameters.describe("OverloadStudy", values, lookup);
     }
 
     /** How a user waits after a shed request. */

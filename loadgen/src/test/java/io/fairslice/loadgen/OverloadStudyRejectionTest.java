@@ -160,6 +160,26 @@ class OverloadStudyRejectionTest {
         }
     }
 
+    /**
+     * A misspelt parameter ({@code heavyPaths} for {@code heavyPath}) ran the load against the default /heavy, whose
+     * 404s Gatling counted as errors of a run that "succeeded"; it now stops the run before any request.
+     */
+    @Test
+    @Timeout(120)
+    void shouldRefuseAMisspeltParameterBeforeAnyRequest() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        shed("/", "1");
+        server.start();
+
+        Gatling run = gatling(Map.of("lightUsers", "1", "heavyUsers", "1", "heavyPaths", "/report", "warmUp", "0s",
+                "duration", "1s"));
+
+        assertThat(run.status).as(run.output).isEqualTo(1);
+        assertThat(run.output).contains("heavyPaths is not a parameter; did you mean heavyPath? (without it, heavyPath"
+                + " keeps its default)");
+        assertThat(arrivals).as("requests sent").isEmpty();
+    }
+
     /** Arrivals of two paths in time order, each as {nanoTime, 0 for the first path or 1 for the second}. */
     private static List<long[]> merged(List<Long> first, List<Long> second) {
         List<long[]> all = new ArrayList<>();
@@ -185,9 +205,10 @@ class OverloadStudyRejectionTest {
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED",
                 "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-                "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",
-                "-DbaseUrl=http://127.0.0.1:" + port));
-        parameters.forEach((k, v) -> command.add("-D" + k + "=" + v));
+                "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9"));
+        Map<String, String> all = new java.util.TreeMap<>(parameters);
+        all.putIfAbsent("baseUrl", "http://127.0.0.1:" + port);
+        all.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.addAll(List.of("-cp", classpath, GatlingLauncher.class.getName(),
                 "--simulation", OverloadStudy.class.getName(),
                 "--results-folder", dir.resolve("results").toString(), "--no-reports"));

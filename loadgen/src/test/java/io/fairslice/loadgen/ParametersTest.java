@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 
 class ParametersTest {
@@ -153,9 +154,85 @@ class ParametersTest {
     }
 
     @Test
-    void shouldRejectABaseUrlWithoutScheme() {
-        assertThatThrownBy(() -> StudyParameters.from(Map.of("baseUrl", "127.0.0.1:8080")::get))
-                .hasMessage("baseUrl must start with http:// or https://, got '127.0.0.1:8080'");
+    void shouldRejectABaseUrlWithoutSchemeOrHost() {
+        for (String value : List.of("127.0.0.1:8080", "localhost:8080", "http://", "http:/shop", "http:///shop",
+                "http://:8080/shop", "ftp://host/shop", "http//host:8080")) {
+            assertThatThrownBy(() -> StudyParameters.from(Map.of("baseUrl", value)::get))
+                    .as(value)
+                    .hasMessage("baseUrl must be an absolute http:// or https:// URL with a host, such as "
+                            + "http://127.0.0.1:8080 or http://your-host:8080/shop, got '" + value + "'")
+                    .isInstanceOfSatisfying(ParameterException.class,
+                            e -> assertThat(e.parameter()).isEqualTo("baseUrl"));
+        }
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("baseUrl", "http://host/shop?x=1")::get))
+                .hasMessage("baseUrl must not have a query or a fragment (the paths are appended to it), got "
+                        + "'http://host/shop?x=1'");
+    }
+
+    /** The paths start with a slash and are appended: a context path keeps no trailing slash, or /shop//catalog. */
+    @Test
+    void shouldKeepABaseUrlsContextPathWithoutTrailingSlashes() {
+        assertThat(StudyParameters.from(Map.of("baseUrl", "http://your-host:8080/shop//")::get).baseUrl())
+                .isEqualTo("http://your-host:8080/shop");
+        assertThat(StudyParameters.from(Map.of("baseUrl", "HTTPS://[::1]:8443/")::get).baseUrl())
+                .isEqualTo("HTTPS://[::1]:8443");
+        // a compose service name: java.net.URI has no host for it, the authority has
+        assertThat(StudyParameters.from(Map.of("baseUrl", "http://my_shop:8080")::get).baseUrl())
+                .isEqualTo("http://my_shop:8080");
+    }
+
+    /** -DheavyPaths=/report ran the load against the default /heavy: 404s counted as errors, the run "succeeded". */
+    @Test
+    void shouldRefuseAPropertyThatLooksLikeATypoOfAParameterNamingBoth() {
+        assertThatThrownBy(() -> StudyParameters.from(properties(Map.of("heavyPaths", "/report"))))
+                .hasMessage("heavyPaths is not a parameter; did you mean heavyPath? (without it, heavyPath keeps its "
+                        + "default)")
+                .isInstanceOfSatisfying(ParameterException.class,
+                        e -> assertThat(e.parameter()).isEqualTo("heavyPaths"));
+        Map<String, String> typos = Map.of("baseURL", "baseUrl", "lightuser", "lightUsers", "haevyUsers",
+                "heavyUsers", "warmup", "warmUp", "Duration", "duration", "thinktime", "thinkTime",
+                "requestTimout", "requestTimeout", "retryAfterMaxi", "retryAfterMax", "lightRates", "lightRate",
+                "burstDurations", "burstDuration");
+        typos.forEach((typo, meant) -> {
+            assertThatThrownBy(() -> StudyParameters.from(properties(Map.of(typo, "1"))))
+                    .as(typo).hasMessageStartingWith(typo + " is not a parameter; did you mean " + meant + "?");
+            assertThatThrownBy(() -> SpikeParameters.from(properties(Map.of(typo, "1"))))
+                    .as(typo).hasMessageStartingWith(typo + " is not a parameter; did you mean " + meant + "?");
+        });
+    }
+
+    /** The JVM's, Maven's, Gatling's and surefire's properties are there too: a name not close to ours passes. */
+    @Test
+    void shouldLetOtherToolsPropertiesAndBothSimulationsParametersPass() {
+        Properties jvm = new Properties();
+        jvm.putAll(System.getProperties()); // surefire's JVM: java.*, user.*, basedir, surefire.*, ...
+        jvm.putAll(Map.of("gatling.simulationClass", "io.fairslice.loadgen.OverloadStudy", "basedir", "/x",
+                "maven.repo.local", "/m2", "https.proxyHost", "127.0.0.1", "https.proxyPort", "9",
+                "logback.configurationFile", "x.xml", "lightRate", "80", "burstStart", "10s", "durationMillis", "5"));
+
+        assertThat(StudyParameters.from(jvm).lightUsers()).isEqualTo(30);
+        assertThat(SpikeParameters.from(jvm).lightRate()).isEqualTo(80.0);
+    }
+
+    @Test
+    void shouldDescribeTheRunMarkingWhatKeptItsDefault() {
+        Map<String, String> given = Map.of("baseUrl", "http://your-host:8080/shop/", "lightPaths", "/catalog",
+                "heavyUsers", "20", "duration", "60s");
+
+        assertThat(StudyParameters.from(given::get).describe(given::get)).isEqualTo("fairslice loadgen: OverloadStudy "
+                + "with baseUrl=http://your-host:8080/shop, lightPaths=/catalog, heavyPath=/heavy (default), "
+                + "lightUsers=30 (default), heavyUsers=20, warmUp=5s (default), duration=60s, thinkTime=0s (default), "
+                + "requestTimeout=60s (default), retryAfterDefault=1s (default), retryAfterMax=60s (default)");
+        assertThat(SpikeParameters.from(given::get).describe(given::get)).isEqualTo("fairslice loadgen: OverloadSpike "
+                + "with baseUrl=http://your-host:8080/shop, lightPaths=/catalog, heavyPath=/heavy (default), "
+                + "lightRate=50.0 (default), heavyRate=20.0 (default), duration=60s, burstStart=20s (default), "
+                + "burstDuration=20s (default), requestTimeout=60s (default)");
+    }
+
+    private static Properties properties(Map<String, String> values) {
+        Properties properties = new Properties();
+        properties.putAll(values);
+        return properties;
     }
 
     @Test
