@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * OverloadStudy's clients against a real HTTP server on loopback that sheds every request, with Gatling in a JVM of
  * its own as the study harness runs it. The server records when each request arrived, so the pauses are read where
  * they matter (between requests) and asserted from below only: a pause is never shorter than asked, but a busy
- * machine may make it longer.
+ * machine may make it longer. Two more runs check where requests go: under a base URL's context path, and nowhere
+ * when a parameter's name is misspelt.
  */
 class OverloadStudyRejectionTest {
 
@@ -178,6 +179,40 @@ class OverloadStudyRejectionTest {
         assertThat(run.output).contains("heavyPaths is not a parameter; did you mean heavyPath? (without it, heavyPath"
                 + " keeps its default)");
         assertThat(arrivals).as("requests sent").isEmpty();
+    }
+
+    /**
+     * The user guide's case: an application under a context path, {@code baseUrl} ending in it and the pages given
+     * relative to it. Every request must arrive at /shop/page: not /page (the context path dropped), not /shop//page
+     * (a slash doubled where they are joined), which the application would both answer 404.
+     */
+    @Test
+    @Timeout(120)
+    void shouldSendEveryRequestUnderTheBaseUrlsContextPath() throws Exception {
+        List<String> paths = new CopyOnWriteArrayList<>();
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.createContext("/", exchange -> {
+            try (exchange) {
+                String path = exchange.getRequestURI().getRawPath();
+                paths.add(path);
+                byte[] body = "page\n".getBytes(StandardCharsets.UTF_8);
+                boolean known = path.equals("/shop/catalog") || path.equals("/shop/report");
+                exchange.sendResponseHeaders(known ? 200 : 404, body.length);
+                exchange.getResponseBody().write(body);
+            }
+        });
+        server.start();
+        String baseUrl = "http://127.0.0.1:" + server.getAddress().getPort() + "/shop";
+
+        Gatling run = gatling(Map.of("baseUrl", baseUrl, "lightPaths", "/catalog", "heavyPath", "/report",
+                "lightUsers", "1", "heavyUsers", "1", "warmUp", "0s", "duration", "1s", "thinkTime", "200ms"));
+
+        assertThat(run.status).as(run.output).isZero();
+        assertThat(run.output).as("what the run printed it goes by").contains("fairslice loadgen: OverloadStudy with "
+                + "baseUrl=" + baseUrl + ", lightPaths=/catalog, heavyPath=/report, lightUsers=1, heavyUsers=1,");
+        assertThat(paths).as("paths requested\n" + run.output).contains("/shop/catalog", "/shop/report")
+                .allMatch(path -> path.equals("/shop/catalog") || path.equals("/shop/report"));
     }
 
     /** Arrivals of two paths in time order, each as {nanoTime, 0 for the first path or 1 for the second}. */
