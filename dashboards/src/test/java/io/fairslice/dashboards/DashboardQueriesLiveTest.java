@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * with the dashboard's variables substituted as Grafana would, must return series that carry the labels its legend
  * prints and at least one finite non-zero value over the load. A panel whose meter does not exist, or never moves
  * under this load, fails the test by name. So does a recording rule or alert that names a series or label value the
- * server does not export ({@link #checkRuleSelectors}).
+ * server does not export ({@link #checkRuleSelectors}), or whose evaluation Prometheus reports unhealthy
+ * ({@link #ruleHealth}).
  */
 class DashboardQueriesLiveTest {
 
@@ -107,6 +108,9 @@ class DashboardQueriesLiveTest {
                                     + "server log:%n%s", ModuleFiles.dashboardJson().getFileName(), LOAD.toSeconds(),
                             responses, prometheus.logText(), server.logText())
                     .isEmpty();
+            // after the settle loop every rule has been evaluated many times over: each must have succeeded
+            assertThat(ruleHealth(prometheus)).as("recording rules and alerts that Prometheus did not evaluate "
+                    + "healthily (/api/v1/rules); Prometheus log:%n%s", prometheus.logText()).isEmpty();
 
             Map<String, Double> cost = meanByPage(dashboard, prometheus, COST_PANEL, start, epochSeconds());
             assertThat(cost).as("'%s' by page", COST_PANEL).containsKeys("/light", "/heavy");
@@ -253,6 +257,35 @@ class DashboardQueriesLiveTest {
         }
         if (queries.isEmpty()) {
             problems.add("no rule expression found in " + ModuleFiles.prometheusDir().resolve("rules"));
+        }
+        return problems;
+    }
+
+    /**
+     * What the real Prometheus says of each committed recording rule and alert after evaluating them against the
+     * server's series: every one must be loaded and its last evaluation healthy ({@code health} "ok", no {@code
+     * lastError}). An expression promtool accepts can still fail each evaluation against real series (many-to-many
+     * matching, a duplicate series after a label_replace), leaving its record empty and its alert silent; the series
+     * checks above cannot tell, since a failing rule has no series of its own to miss when nothing reads it.
+     */
+    private static List<String> ruleHealth(LocalPrometheus prometheus) throws IOException, InterruptedException {
+        List<String> problems = new ArrayList<>();
+        int rules = 0;
+        for (JsonNode group : prometheus.api("/api/v1/rules", Map.of()).path("groups")) {
+            for (JsonNode rule : group.path("rules")) {
+                rules++;
+                String health = rule.path("health").asText();
+                String lastError = rule.path("lastError").asText("");
+                if (!health.equals("ok") || !lastError.isEmpty()) {
+                    problems.add(group.path("file").asText() + " " + group.path("name").asText() + " "
+                            + rule.path("type").asText() + " " + rule.path("name").asText() + ": health '" + health
+                            + "', lastError '" + lastError + "'");
+                }
+            }
+        }
+        int committed = ruleExpressions().size();
+        if (rules != committed) {
+            problems.add("Prometheus has " + rules + " rules loaded, the rule files " + committed);
         }
         return problems;
     }
