@@ -349,7 +349,9 @@ public final class FairsliceFilter implements Filter {
                 if (route != null) {
                     if (async) {
                         Completion completion = new Completion(ticket, route, request.getMethod(), watch);
-                        completion.dispatchFailed = failed;
+                        if (failed) {
+                            completion.failedDispatchStatus = clientGone ? response.getStatus() : 500;
+                        }
                         request.setAttribute(COMPLETION_ATTRIBUTE, completion);
                         request.getAsyncContext().addListener(completion);
                     } else {
@@ -357,7 +359,7 @@ public final class FairsliceFilter implements Filter {
                                 failed && !clientGone ? 500 : response.getStatus());
                     }
                 } else if (async && failed && request.getAttribute(COMPLETION_ATTRIBUTE) instanceof Completion c) {
-                    c.dispatchFailed = true;
+                    c.failedDispatchStatus = clientGone ? response.getStatus() : 500;
                 }
             }
         }
@@ -426,10 +428,14 @@ public final class FairsliceFilter implements Filter {
         /** A dispatch of this async cycle failed after the response was committed: its status cannot say so. */
         private boolean failedCommitted;
         /**
-         * A dispatch that started this async cycle threw before the cycle was answered: Tomcat (11.0.25) then calls
-         * onError, twice, and never onComplete, so the request is finished at its first onError.
+         * Set when a dispatch that started this async cycle threw before the cycle was answered (0: none did), to the
+         * status the request counts by: 500, or the status it was sent when the dispatch failed as the client left
+         * after the commit (its write threw Tomcat's ClientAbortException), since the page was served until the client
+         * left. Tomcat (11.0.25) then calls onError, twice, and never onComplete (after a client gone it does: after
+         * the onError of a first dispatch, before it on a later one), so the request is finished at its first onError
+         * unless onComplete came first.
          */
-        volatile boolean dispatchFailed;
+        volatile int failedDispatchStatus;
         /** Finished: once, at onComplete or at the onError of a failed dispatch; later dispatches pass through. */
         volatile boolean done;
 
@@ -478,16 +484,16 @@ public final class FairsliceFilter implements Filter {
                     && event.getSuppliedResponse().isCommitted()) {
                 failedCommitted = true;
             }
-            if (dispatchFailed && !done) {
+            if (failedDispatchStatus != 0 && !done) {
                 done = true;
-                end(500);
+                end(failedDispatchStatus);
             }
         }
 
         @Override
         public void onStartAsync(AsyncEvent event) {
             failedCommitted = false; // the application took the request up again: the new cycle's end decides
-            dispatchFailed = false;
+            failedDispatchStatus = 0;
             event.getAsyncContext().addListener(this); // a new async cycle drops listeners: stay registered
         }
     }

@@ -227,12 +227,34 @@ class FaultToleranceTest {
         }
     }
 
+    /** Which dispatch of a request {@link Download} streams on. */
+    enum Streaming {
+        /** The request's only one. */
+        PLAIN,
+        /** The one that starts its async cycle (an event stream or a long poll that writes as it goes). */
+        FIRST_ASYNC_DISPATCH,
+        /** An async dispatch ({@code AsyncContext.dispatch()}) that starts a new async cycle. */
+        LATER_ASYNC_DISPATCH
+    }
+
     /** Answers 200 and streams until its client leaves; lets the write's IOException propagate, as pages do. */
     static final class Download extends HttpServlet {
         final CountDownLatch writeFailed = new CountDownLatch(1);
+        private final Streaming streaming;
+
+        Download(Streaming streaming) {
+            this.streaming = streaming;
+        }
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            if (streaming == Streaming.LATER_ASYNC_DISPATCH && req.getDispatcherType() == DispatcherType.REQUEST) {
+                req.startAsync().dispatch();
+                return;
+            }
+            if (streaming != Streaming.PLAIN) {
+                req.startAsync().setTimeout(20_000);
+            }
             resp.setContentType("application/octet-stream");
             ServletOutputStream out = resp.getOutputStream();
             out.write("begin\n".getBytes(StandardCharsets.US_ASCII));
@@ -481,7 +503,7 @@ class FaultToleranceTest {
     @Test
     void shouldCountARequestWhoseClientLeftMidAnswerByTheStatusItWasSent() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Download download = new Download();
+        Download download = new Download(Streaming.PLAIN);
         try (EmbeddedTomcat t = new EmbeddedTomcat("/dl", Map.of(), registry).servlet("/file", download, false)
                 .start()) {
             try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {
@@ -498,6 +520,47 @@ class FaultToleranceTest {
             assertThat(registry.find("fairslice.requests").tag("outcome", "server_error").timers().stream()
                     .mapToLong(Timer::count).sum()).isZero();
             assertThat(t.filter().classifier().routes().size()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * An async request whose client leaves while a dispatch that starts an async cycle writes (an event stream or a
+     * long poll streaming on the dispatch's thread; the first dispatch, or one after {@code AsyncContext.dispatch()}):
+     * the write's IOException (Tomcat's ClientAbortException) propagates out of the dispatch after the commit. Tomcat
+     * 11.0.25 then calls onError before onComplete after a first dispatch, onComplete first after a later one. The
+     * request was served until the client left, so it counts by the status it was sent, 200, as a download whose
+     * client leaves does, and its page joins the route table and teaches its route (the first dispatch's case counted
+     * as a server error, and a cheap one taught nothing).
+     */
+    @Test
+    void shouldCountAnAsyncRequestWhoseClientLeftDuringADispatchByTheStatusItWasSent() throws Exception {
+        for (Streaming streaming : new Streaming[] {Streaming.FIRST_ASYNC_DISPATCH, Streaming.LATER_ASYNC_DISPATCH}) {
+            assertCountedByTheStatusSentWhenTheClientLeaves(streaming);
+        }
+    }
+
+    private static void assertCountedByTheStatusSentWhenTheClientLeaves(Streaming streaming) throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        Download stream = new Download(streaming);
+        String context = "/adl" + streaming.ordinal();
+        try (EmbeddedTomcat t = new EmbeddedTomcat(context, Map.of("fairslice.cpu.sample-interval", "0ns"), registry)
+                .servlet("/events", stream, true).start()) {
+            try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {
+                s.getOutputStream().write(("GET " + context + "/events HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                assertThat(readUntil(s.getInputStream(), "begin")).startsWith("HTTP/1.1 200");
+                s.setSoLinger(true, 0); // the client leaves: a reset, so the page's next writes fail
+            }
+            assertThat(stream.writeFailed.await(10, TimeUnit.SECONDS)).as("%s", streaming).isTrue();
+            assertSettled(t.filter());
+            FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
+                    .tags("page", "/events", "outcome", "success").timer().count()).as("%s", streaming).isEqualTo(1));
+            assertThat(registry.find("fairslice.requests").tag("outcome", "server_error").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("%s", streaming).isZero();
+            assertThat(t.filter().classifier().routes().size()).as("%s", streaming).isEqualTo(1);
+            FairsliceFilterTest.eventually(() -> assertThat(t.filter().classifier().route("/events").samples())
+                    .as("%s: what the page cost, learnt", streaming).isEqualTo(1));
         }
     }
 
