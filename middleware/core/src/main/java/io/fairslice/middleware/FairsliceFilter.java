@@ -120,8 +120,6 @@ public final class FairsliceFilter implements Filter {
                     + " deployment) uses the name " + path + "; this one's meters and JMX control are named "
                     + application);
         }
-        weavingMetrics = new WeavingMetrics(application, context.getClassLoader());
-        weavingMetrics.bindTo(registry);
         Clock clock = Clock.system();
         scheduler = new Scheduler(config, clock);
         collector = CollectorPauses.watch(scheduler::collectorPaused);
@@ -130,8 +128,21 @@ public final class FairsliceFilter implements Filter {
                     + "share.charge-gc charges nothing");
         }
         classifier = new RequestClassifier(config, clock::threadCpuNanos, application);
-        metrics = new FairsliceMetrics(registry, application, scheduler, classifier,
-                () -> scheduler.config().policy());
+        try {
+            weavingMetrics = new WeavingMetrics(application, context.getClassLoader());
+            weavingMetrics.bindTo(registry);
+            metrics = new FairsliceMetrics(registry, application, scheduler, classifier,
+                    () -> scheduler.config().policy());
+        } catch (RuntimeException e) {
+            // a registry may refuse a meter (a strict one: Prometheus's, with a meter of that name but other tag keys);
+            // Tomcat calls no destroy() on a filter whose init failed: the collectors' listener and the name would stay
+            destroy();
+            throw notStarted(path, "the meter registry (" + registry.getClass().getSimpleName() + ") refused a meter: "
+                    + e.getMessage(), e);
+        } catch (VirtualMachineError e) {
+            destroy();
+            throw e;
+        }
         try {
             listeners = GuardedListeners.start(found, config, registry, application);
         } catch (IllegalArgumentException e) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.metrics.MeterNames;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -17,6 +18,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
 import java.util.Collection;
 import java.util.Collections;
@@ -251,6 +253,47 @@ class ApplicationMetricsTest {
 
         assertThat(registry.getMeters()).as("meters of the application that failed to start, the failure counter of "
                 + "the listener started before the faulty one included").isEmpty();
+    }
+
+    /**
+     * A registry that refuses one of the middleware's meters (here Prometheus's, strict as Micrometer advises for
+     * tests, where something else registered {@code fairslice.policy} with other tag keys): the application does not
+     * start, saying which meter and why, and nothing of the attempt stays behind. Until 2026-12-02 the meters
+     * registered before the refused one, the weaving gauge, the claimed name and the collectors' pause listener (which
+     * holds the scheduler, and through it the application's class loader, on the platform's GC beans) stayed, on every
+     * redeploy.
+     */
+    @Test
+    void shouldLeaveNothingBehindWhenTheRegistryRefusesAMeter() throws Exception {
+        PrometheusMeterRegistry strict = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        strict.config().onMeterRegistrationFailed((id, reason) -> {
+            throw new IllegalArgumentException(reason);
+        });
+        Meter foreign = Gauge.builder(MeterNames.POLICY, () -> 1).tag("owner", "another library").register(strict);
+
+        WeakReference<Object> scheduler = refusedStart("/refused", strict);
+
+        assertThat(strict.getMeters()).as("only the other library's meter").containsExactly(foreign);
+        for (int i = 0; i < 50 && scheduler.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(scheduler.get()).as("the scheduler of the application that did not start, collected").isNull();
+        strict.remove(foreign);
+        FairsliceFilter next = new FairsliceFilter();
+        next.init(filterConfig("/refused", Map.of("jmx", "false"), strict));
+        others.add(next);
+        assertThat(strict.find(MeterNames.POLICY).tag(MeterNames.TAG_APPLICATION, "/refused").gauges())
+                .as("the name given back: the next start has it").hasSize(Policy.values().length);
+    }
+
+    /** Starts a filter that {@code registry} refuses; returns its scheduler, held by nothing of the test. */
+    private static WeakReference<Object> refusedStart(String contextPath, MeterRegistry registry) {
+        FairsliceFilter filter = new FairsliceFilter();
+        assertThatThrownBy(() -> filter.init(filterConfig(contextPath, Map.of("jmx", "false"), registry)))
+                .isInstanceOf(ServletException.class).hasMessageContaining("refused")
+                .hasMessageContaining("fairslice_policy").hasMessageContaining("same set of tag keys");
+        return new WeakReference<>(filter.scheduler());
     }
 
     private double policy(String application, String policy) {

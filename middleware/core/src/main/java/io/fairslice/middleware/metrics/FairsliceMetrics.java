@@ -48,6 +48,8 @@ public final class FairsliceMetrics implements AutoCloseable {
     /**
      * @param application the {@link MeterNames#TAG_APPLICATION} value: the servlet context path, {@code /} for the
      *                    root context
+     * @throws RuntimeException what the registry throws as it refuses a meter, the meters registered before it
+     *                          removed
      */
     public FairsliceMetrics(MeterRegistry registry, String application, Scheduler scheduler,
                             RequestClassifier classifier, java.util.function.Supplier<Policy> policy) {
@@ -61,6 +63,16 @@ public final class FairsliceMetrics implements AutoCloseable {
         this.classNames = scheduler.config().classNames();
         this.other = classifier.routes().other();
         this.retryAfter = new DistributionSummary[classNames.size()];
+        try {
+            registerAll(classifier, policy);
+        } catch (RuntimeException | Error e) {
+            close(); // nobody else holds this instance to close it
+            throw e;
+        }
+    }
+
+    /** Registers the gauges and counters read from the scheduler and the classifier, and the Retry-After summaries. */
+    private void registerAll(RequestClassifier classifier, java.util.function.Supplier<Policy> policy) {
         for (ClassState c : scheduler.classes()) {
             int i = c.index();
             Tags cls = this.application.and(TAG_CLASS, c.name());
