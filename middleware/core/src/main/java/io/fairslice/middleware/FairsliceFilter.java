@@ -137,8 +137,8 @@ public final class FairsliceFilter implements Filter {
             // a registry may refuse a meter (a strict one: Prometheus's, with a meter of that name but other tag keys);
             // Tomcat calls no destroy() on a filter whose init failed: the collectors' listener and the name would stay
             destroy();
-            throw notStarted(path, "the meter registry (" + registry.getClass().getSimpleName() + ") refused a meter: "
-                    + e.getMessage(), e);
+            throw notStarted(path, "its meters could not be registered in " + registry.getClass().getSimpleName()
+                    + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
         } catch (VirtualMachineError e) {
             destroy();
             throw e;
@@ -148,6 +148,11 @@ public final class FairsliceFilter implements Filter {
         } catch (IllegalArgumentException e) {
             destroy();
             throw notStarted(path, e.getMessage() + listenerSettingOrigin(config, merged, e.getMessage()), e);
+        } catch (RuntimeException e) { // GuardedListeners.start stopped what it started
+            destroy();
+            throw notStarted(path, "its request listeners' meters could not be registered in "
+                    + registry.getClass().getSimpleName() + " (" + e.getClass().getSimpleName() + ": "
+                    + e.getMessage() + ")", e);
         } catch (VirtualMachineError e) {
             destroy(); // Tomcat calls no destroy() on a filter whose init failed: the scheduler, meters and name
             throw e;

@@ -20,12 +20,14 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -287,11 +289,42 @@ class ApplicationMetricsTest {
                 .as("the name given back: the next start has it").hasSize(Policy.values().length);
     }
 
+    /**
+     * A page's meters are registered as its first request ends: a strict registry that refuses them then (something
+     * registered {@code fairslice.requests} with other tag keys after the start) costs the page its meters, not the
+     * request: it is served, its permit comes back, and the page is not asked for again.
+     */
+    @Test
+    void shouldServeAPageWhoseMetersTheRegistryRefuses() throws Exception {
+        PrometheusMeterRegistry strict = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        AtomicInteger refusals = new AtomicInteger();
+        strict.config().onMeterRegistrationFailed((id, reason) -> {
+            refusals.incrementAndGet();
+            throw new IllegalArgumentException(reason);
+        });
+        FairsliceFilter shop = new FairsliceFilter();
+        shop.init(filterConfig("/shop", Map.of("jmx", "false"), strict));
+        others.add(shop);
+        Timer.builder(MeterNames.REQUESTS).tag("owner", "another library").register(strict);
+        List<Boolean> served = new ArrayList<>();
+
+        serve(shop, "/cart", () -> served.add(true));
+        serve(shop, "/cart", () -> served.add(true));
+
+        assertThat(served).as("both requests reached the application").hasSize(2);
+        assertThat(refusals).as("the page's meters asked for once").hasValue(1);
+        assertThat(strict.find(MeterNames.REQUESTS).tag(MeterNames.TAG_APPLICATION, "/shop").meters()).isEmpty();
+        assertThat(shop.scheduler().classes()).allSatisfy(c -> {
+            assertThat(c.running()).as("running in %s", c.name()).isZero();
+            assertThat(c.permits()).as("permits of %s", c.name()).isZero();
+        });
+    }
+
     /** Starts a filter that {@code registry} refuses; returns its scheduler, held by nothing of the test. */
     private static WeakReference<Object> refusedStart(String contextPath, MeterRegistry registry) {
         FairsliceFilter filter = new FairsliceFilter();
         assertThatThrownBy(() -> filter.init(filterConfig(contextPath, Map.of("jmx", "false"), registry)))
-                .isInstanceOf(ServletException.class).hasMessageContaining("refused")
+                .isInstanceOf(ServletException.class).hasMessageContaining("its meters could not be registered")
                 .hasMessageContaining("fairslice_policy").hasMessageContaining("same set of tag keys");
         return new WeakReference<>(filter.scheduler());
     }

@@ -156,9 +156,14 @@ public final class GuardedListeners implements AutoCloseable {
                 // run without it, as when it throws on a request
                 g.disable(i, "start", e);
             }
-            g.meters.add(FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
-                    .tag(MeterNames.TAG_APPLICATION, application).tag(MeterNames.TAG_LISTENER, l.name())
-                    .description("listeners disabled because they threw").register(registry));
+            try {
+                g.meters.add(FunctionCounter.builder(MeterNames.LISTENER_FAILURES, g.failures[i], AtomicLong::get)
+                        .tag(MeterNames.TAG_APPLICATION, application).tag(MeterNames.TAG_LISTENER, l.name())
+                        .description("listeners disabled because they threw").register(registry));
+            } catch (RuntimeException e) { // a strict registry refused it: the start fails, nothing left running
+                g.close();
+                throw e;
+            }
             if (works) {
                 LOG.info(() -> "fairslice: request listener '" + l.name() + "' started (" + l.getClass().getName()
                         + ")");

@@ -19,6 +19,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Registers the middleware's meters and records into them. Gauges and function counters, registered once as the
@@ -36,6 +38,7 @@ public final class FairsliceMetrics implements AutoCloseable {
 
     private final MeterRegistry registry;
     private final Tags application;
+    private final String applicationName;
     private final Scheduler scheduler;
     private final List<String> classNames;
     private final List<Meter> meters = new ArrayList<>();
@@ -59,6 +62,7 @@ public final class FairsliceMetrics implements AutoCloseable {
         }
         this.registry = registry;
         this.application = Tags.of(TAG_APPLICATION, application);
+        this.applicationName = application;
         this.scheduler = scheduler;
         this.classNames = scheduler.config().classNames();
         this.other = classifier.routes().other();
@@ -187,14 +191,14 @@ public final class FairsliceMetrics implements AutoCloseable {
         }
         Object[] byClass = route.meters;
         if (byClass != null && byClass[classIndex] != null) {
-            return (Object[]) byClass[classIndex];
+            return byClass[classIndex] == REFUSED ? null : (Object[]) byClass[classIndex];
         }
         synchronized (route) {
             byClass = route.meters;
             if (byClass == null) {
                 byClass = new Object[classNames.size()];
             } else if (byClass[classIndex] != null) {
-                return (Object[]) byClass[classIndex];
+                return byClass[classIndex] == REFUSED ? null : (Object[]) byClass[classIndex];
             } else {
                 byClass = byClass.clone();
             }
@@ -207,13 +211,25 @@ public final class FairsliceMetrics implements AutoCloseable {
                     // and a removal of them would take the successor's series away; so it leaves no trace
                     return null;
                 }
-                register(fresh, route, cls);
+                try {
+                    register(fresh, route, cls);
+                } catch (RuntimeException e) {
+                    // a strict registry refused one (a meter of that name with other tags, registered since the
+                    // start): the request goes on without page meters, and the page does not ask again
+                    LOG.log(Level.WARNING, "fairslice[" + applicationName + "]: the meter registry refused the meters"
+                            + " of page " + route.page() + " in class " + cls + "; its requests go uncounted by page", e);
+                    fresh = REFUSED;
+                }
             }
             byClass[classIndex] = fresh;
             route.meters = byClass;
-            return fresh;
+            return fresh == REFUSED ? null : fresh;
         }
     }
+
+    /** A page's meters in a class that the registry refused: not asked for again. */
+    private static final Object[] REFUSED = new Object[0];
+    private static final Logger LOG = Logger.getLogger(FairsliceMetrics.class.getName());
 
     /** Registers a page's meters in one class into {@code fresh} (a timer per outcome, then the CPU counter). */
     private void register(Object[] fresh, Route route, String cls) {
