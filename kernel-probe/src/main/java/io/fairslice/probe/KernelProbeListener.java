@@ -78,10 +78,12 @@ public final class KernelProbeListener implements RequestListener {
             throw new IllegalArgumentException(firstActuatorKey(cfg) + " is set, but kernel-probe.enabled is "
                     + "false: the per-class nice and slice act through the probe; set kernel-probe.enabled=true");
         }
-        if (cfg.enabled() && requestClasses.contains(ProbeMeterNames.CLASS_NONE)) { // its meters would be idle's
+        // its meters would be idle's; refused on every platform, also where the probe cannot run (macOS, no JNA), so
+        // that a configuration starts everywhere or nowhere
+        if (cfg.enabled() && requestClasses.contains(ProbeMeterNames.CLASS_NONE)) {
             throw new IllegalArgumentException("classes names a request class '" + ProbeMeterNames.CLASS_NONE
                     + "', but '" + ProbeMeterNames.CLASS_NONE + "' is the kernel probe's name for a worker thread's "
-                    + "time outside requests (its class tag): rename the class, or set kernel-probe.enabled=false "
+                    + "time outside requests (its class tag): rename the class, or turn the kernel probe off "
                     + "(classes: " + requestClasses + ")");
         }
         return cfg;

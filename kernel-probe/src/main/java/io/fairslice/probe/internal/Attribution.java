@@ -483,17 +483,8 @@ public final class Attribution {
             restoreActuators(st); // an enter without its exit: do not stack changes
         }
         ThreadActuator actuator = probe.actuator();
-        if (wantNice) {
-            if (actuator.readScheduling(st.tid, st.scheduling) && ThreadStats.isSupported(st.scheduling.nice())) {
-                st.savedNice = (int) st.scheduling.nice();
-                try {
-                    actuator.setNice(st.tid, nice);
-                    st.niceApplied = true;
-                } catch (ActuatorException e) {
-                    niceFailed(e);
-                }
-            }
-        }
+        // the slice first and the nice last, and back the other way: this thread holds its lock meanwhile, and
+        // at the class's nice (say 10) it may wait long for the core while the sampler or a close() waits for it
         if (wantSlice) {
             try {
                 st.sliceApplied = actuator.setSlice(st.tid, slice);
@@ -506,6 +497,17 @@ public final class Attribution {
                 sliceFailed(e);
             }
         }
+        if (wantNice) {
+            if (actuator.readScheduling(st.tid, st.scheduling) && ThreadStats.isSupported(st.scheduling.nice())) {
+                st.savedNice = (int) st.scheduling.nice();
+                try {
+                    actuator.setNice(st.tid, nice);
+                    st.niceApplied = true;
+                } catch (ActuatorException e) {
+                    niceFailed(e);
+                }
+            }
+        }
     }
 
     private void restoreActuators(ThreadState st) {
@@ -513,20 +515,20 @@ public final class Attribution {
             return;
         }
         ThreadActuator actuator = probe.actuator();
-        if (st.sliceApplied) {
-            st.sliceApplied = false;
-            try {
-                actuator.setSlice(st.tid, 0); // 0: back to the kernel's default slice
-            } catch (ActuatorException e) {
-                sliceFailed(e);
-            }
-        }
         if (st.niceApplied) {
             st.niceApplied = false;
             try {
                 actuator.setNice(st.tid, st.savedNice);
             } catch (ActuatorException e) {
                 niceFailed(e);
+            }
+        }
+        if (st.sliceApplied) {
+            st.sliceApplied = false;
+            try {
+                actuator.setSlice(st.tid, 0); // 0: back to the kernel's default slice
+            } catch (ActuatorException e) {
+                sliceFailed(e);
             }
         }
     }

@@ -295,7 +295,7 @@ class AttributionTest {
         a.close();
         a.exit("heavy"); // after the stop: nothing left to do
 
-        assertThat(probe.actuatorCalls).containsExactly("nice 10", "slice 1000000", "slice 0", "nice 0");
+        assertThat(probe.actuatorCalls).containsExactly("slice 1000000", "nice 10", "nice 0", "slice 0");
     }
 
     /**

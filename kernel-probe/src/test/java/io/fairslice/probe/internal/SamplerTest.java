@@ -21,12 +21,12 @@ class SamplerTest {
     private final Attribution attribution = new Attribution(probe, List.of("light", "heavy"), "none", Map.of(),
             Map.of(), warnings::add);
 
+    private final AtomicLong clock = new AtomicLong(5_000_000_000L);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
     private Sampler sampler() {
         return new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, warnings::add);
     }
-
-    private final AtomicLong clock = new AtomicLong(5_000_000_000L);
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     /** A sampler on the fake clock whose gauges are in {@link #registry}. */
     private Sampler boundSampler() {
