@@ -20,10 +20,14 @@ import java.util.regex.Pattern;
  */
 final class Parameters {
 
-    /** A decimal number: digits, an optional fraction, an optional minus sign (refused by the ranges). */
-    private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(\\.[0-9]+)?");
+    /**
+     * A decimal number as people write it: digits with an optional fraction ({@code 12}, {@code 12.5}, {@code 12.},
+     * {@code .5}), an optional sign (a minus is refused by the ranges); no exponent, type suffix or hex.
+     */
+    private static final String NUMBER = "[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)";
+    private static final Pattern DECIMAL = Pattern.compile(NUMBER);
     /** A decimal number and an optional unit, lower case. */
-    private static final Pattern DURATION = Pattern.compile("(-?[0-9]+(?:\\.[0-9]+)?)\\s*(ms|s|m|h)?");
+    private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)?");
 
     /** Every parameter's name, of both simulations: only an exact one is read. */
     private static final List<String> NAMES = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",

@@ -15,7 +15,7 @@ import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
 
 /**
- * The simulations run on machines that reach no outside host, and a run must not try (shared/GUIDE.md section 6):
+ * The simulations run on machines that reach no outside host, and a run must not try:
  * Gatling's analytics and its HTTP warm-up request are off in gatling.conf, and the plugin's forked JVM sends the
  * version check (an https request) to a dead proxy. Nothing else notices when one of them goes: a run still passes,
  * it only tries the network first.
@@ -24,7 +24,8 @@ class OfflineSettingsTest {
 
     @Test
     void shouldTurnAnalyticsAndTheWarmUpRequestOffInGatlingConf() {
-        Config ours = ConfigFactory.parseResources("gatling.conf", ConfigParseOptions.defaults().setAllowMissing(false));
+        Config ours = ConfigFactory.parseResources("gatling.conf",
+                ConfigParseOptions.defaults().setAllowMissing(false));
         // Gatling's own defaults, from its jar: what Gatling reads our file over
         Config defaults = ConfigFactory.parseResources("gatling-defaults.conf",
                 ConfigParseOptions.defaults().setAllowMissing(false));
