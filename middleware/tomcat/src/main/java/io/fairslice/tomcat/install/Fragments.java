@@ -34,23 +34,29 @@ final class Fragments {
             lines.addAll(List.of(
                     "# catalina.sh runs the installation's setenv.sh only when the instance has none: this file was",
                     "# created by the installer, so it runs that one itself, as Tomcat did before",
-                    "if [ \"$CATALINA_HOME\" != \"$CATALINA_BASE\" ] && [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]; then",
+                    "if [ -r \"$CATALINA_BASE/bin/setenv.sh\" ] && [ \"$CATALINA_HOME\" != \"$CATALINA_BASE\" ]"
+                            + " && [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]; then",
                     "  . \"$CATALINA_HOME/bin/setenv.sh\"",
                     "fi"));
         }
         lines.addAll(List.of(
-                "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dfairslice.config=$CATALINA_BASE/" + TomcatLayout.CONFIG + "\\\"\"",
-                "# the kernel probe uses JNA, which asks for native access on JDK 24+ (JDK 17 accepts the flag)",
-                "CATALINA_OPTS=\"$CATALINA_OPTS --enable-native-access=ALL-UNNAMED\""));
+                "# only in the instance fairslice is installed into: other instances that share this directory as",
+                "# their CATALINA_HOME run this file too when they have no setenv.sh of their own",
+                "if [ -r \"$CATALINA_BASE/" + InstallRecord.FILE + "\" ]; then",
+                "  CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dfairslice.config=$CATALINA_BASE/" + TomcatLayout.CONFIG
+                        + "\\\"\"",
+                "  # the kernel probe uses JNA, which asks for native access on JDK 24+ (JDK 17 accepts the flag)",
+                "  CATALINA_OPTS=\"$CATALINA_OPTS --enable-native-access=ALL-UNNAMED\""));
         if (weaverJar != null) {
             lines.addAll(List.of(
-                    "# yield points woven at class loading into the packages of " + TomcatLayout.AOP_XML,
-                    "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
+                    "  # yield points woven at class loading into the packages of " + TomcatLayout.AOP_XML,
+                    "  CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
                             + weaverJar + "\\\"\"",
-                    "CATALINA_OPTS=\"$CATALINA_OPTS \\\"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
+                    "  CATALINA_OPTS=\"$CATALINA_OPTS \\\"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
                             + WeavingScope.configurationWith("$CATALINA_BASE/" + TomcatLayout.AOP_XML)
                             + "\\\"\""));
         }
+        lines.add("fi");
         return lines;
     }
 
@@ -63,18 +69,23 @@ final class Fragments {
             lines.addAll(List.of(
                     "rem catalina.bat runs the installation's setenv.bat only when the instance has none: this file",
                     "rem was created by the installer, so it runs that one itself, as Tomcat did before",
-                    "if not \"%CATALINA_HOME%\" == \"%CATALINA_BASE%\" if exist \"%CATALINA_HOME%\\bin\\setenv.bat\" "
+                    "if exist \"%CATALINA_BASE%\\bin\\setenv.bat\" if not \"%CATALINA_HOME%\" == \"%CATALINA_BASE%\""
+                            + " if exist \"%CATALINA_HOME%\\bin\\setenv.bat\" "
                             + "call \"%CATALINA_HOME%\\bin\\setenv.bat\""));
         }
+        // each line tests on its own: in a ( ... ) block cmd would expand %CATALINA_OPTS% once, for all of them
+        String installed = "if exist \"%CATALINA_BASE%\\" + windows(InstallRecord.FILE) + "\" ";
         lines.addAll(List.of(
-                "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-Dfairslice.config=%CATALINA_BASE%\\"
+                "rem only in the instance fairslice is installed into: other instances that share this directory as",
+                "rem their CATALINA_HOME run this file too when they have no setenv.bat of their own",
+                installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-Dfairslice.config=%CATALINA_BASE%\\"
                         + windows(TomcatLayout.CONFIG) + "\"\"",
-                "set \"CATALINA_OPTS=%CATALINA_OPTS% --enable-native-access=ALL-UNNAMED\""));
+                installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% --enable-native-access=ALL-UNNAMED\""));
         if (weaverJar != null) {
             lines.addAll(List.of(
-                    "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-javaagent:%CATALINA_BASE%\\" + TomcatLayout.HOME + "\\"
-                            + weaverJar + "\"\"",
-                    "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
+                    installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-javaagent:%CATALINA_BASE%\\"
+                            + TomcatLayout.HOME + "\\" + weaverJar + "\"\"",
+                    installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
                             + WeavingScope.configurationWith("%CATALINA_BASE%\\" + windows(TomcatLayout.AOP_XML))
                             + "\"\""));
         }

@@ -157,6 +157,15 @@ public final class Installation {
 
         InstallRecord record = w.record();
         record.write(base);
+        if (Files.isRegularFile(base.resolve("bin/catalina.sh"))
+                && Files.isRegularFile(base.resolve("lib/catalina.jar"))) {
+            report.accept("note: " + base.dir() + " is also a CATALINA_HOME (bin/catalina.sh, lib/catalina.jar): an"
+                    + " instance that shares it and has no setenv script of its own runs this one's, whose fairslice"
+                    + " options apply only where $CATALINA_BASE/" + InstallRecord.FILE + " exists, so such an"
+                    + " instance starts as before; but this lib/ is on its class path too, so fairslice starts in its"
+                    + " applications with the defaults (no conf/fairslice.properties) unless a"
+                    + " conf/fairslice-tomcat.properties of its own names none of them in apps= (docs/tomcat.md)");
+        }
         if (!weaving) {
             report.accept("note: no --weave given, so no weaving agent: yield points only where application code"
                     + " calls Fairslice.yieldPoint()");

@@ -222,6 +222,47 @@ class InstallerTest {
         assertThat(read("bin/setenv.bat")).contains("call \"%CATALINA_HOME%\\bin\\setenv.bat\"");
     }
 
+    /**
+     * Installed into a directory that is also the CATALINA_HOME of other instances (the user guide's /opt/tomcat):
+     * catalina.sh runs its bin/setenv.sh for every instance without one of its own, and the block named files below
+     * their $CATALINA_BASE, where nothing was installed: the JVM refused to start on the missing -javaagent.
+     */
+    @Test
+    void shouldApplyTheBlockOnlyToTheInstanceItWasInstalledInto() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/catalina.sh"), "#!/bin/sh\n");
+        Path other = Files.createDirectories(tmp.resolve("other"));
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        String printed = out;
+
+        assertThat(catalinaOpts(base, other)).as("another instance sharing it as its home").isEmpty();
+        assertThat(catalinaOpts(base, base)).contains("-javaagent:" + base + "/fairslice/aspectjweaver-1.9.24.jar",
+                "-Dfairslice.config=" + base + "/conf/fairslice.properties");
+        assertThat(printed).contains("note: " + base + " is also a CATALINA_HOME");
+        assertThat(read("bin/setenv.bat")).contains("if exist \"%CATALINA_BASE%\\fairslice\\install-record.txt\" set");
+    }
+
+    /** CATALINA_OPTS as the JVM gets them from catalina.sh: the setenv.sh it runs sourced, the options eval'd. */
+    private static List<String> catalinaOpts(Path home, Path instance) throws Exception {
+        Path setenv = Files.exists(instance.resolve("bin/setenv.sh")) ? instance : home;
+        ProcessBuilder pb = new ProcessBuilder("sh", "-c", ". \"" + setenv + "/bin/setenv.sh\";"
+                + " eval \"set -- $CATALINA_OPTS\"; for o in \"$@\"; do printf '%s\\n' \"$o\"; done")
+                .redirectErrorStream(true);
+        pb.environment().put("CATALINA_HOME", home.toString());
+        pb.environment().put("CATALINA_BASE", instance.toString());
+        pb.environment().remove("CATALINA_OPTS");
+        Process p = pb.start();
+        p.getOutputStream().close();
+        boolean finished = p.waitFor(20, TimeUnit.SECONDS);
+        if (!finished) {
+            p.destroyForcibly();
+        }
+        assertThat(finished).as("setenv.sh finished").isTrue();
+        String opts = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(opts).isZero();
+        return opts.lines().toList();
+    }
+
     @Test
     void shouldLeaveASetenvFileThatIsNotUtf8ByteForByte() throws Exception {
         Files.createDirectories(base.resolve("bin"));
