@@ -34,8 +34,10 @@ final class Fragments {
             lines.addAll(List.of(
                     "# catalina.sh runs the installation's setenv.sh only when the instance has none: this file was",
                     "# created by the installer, so it runs that one itself, as Tomcat did before",
-                    "if [ -r \"$CATALINA_BASE/bin/setenv.sh\" ] && [ \"$CATALINA_HOME\" != \"$CATALINA_BASE\" ]"
-                            + " && [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]; then",
+                    "# (compared as files: the same directory written otherwise, such as with a trailing slash or",
+                    "# through a link, would source this file itself, forever)",
+                    "if [ -r \"$CATALINA_BASE/bin/setenv.sh\" ] && [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]"
+                            + " && ! [ \"$CATALINA_HOME/bin/setenv.sh\" -ef \"$CATALINA_BASE/bin/setenv.sh\" ]; then",
                     "  . \"$CATALINA_HOME/bin/setenv.sh\"",
                     "fi"));
         }
@@ -69,9 +71,11 @@ final class Fragments {
             lines.addAll(List.of(
                     "rem catalina.bat runs the installation's setenv.bat only when the instance has none: this file",
                     "rem was created by the installer, so it runs that one itself, as Tomcat did before",
-                    "if exist \"%CATALINA_BASE%\\bin\\setenv.bat\" if not \"%CATALINA_HOME%\" == \"%CATALINA_BASE%\""
-                            + " if exist \"%CATALINA_HOME%\\bin\\setenv.bat\" "
-                            + "call \"%CATALINA_HOME%\\bin\\setenv.bat\""));
+                    "rem (compared as full paths, whatever their letter case or a trailing backslash: the same",
+                    "rem directory written otherwise would call this file itself, forever)",
+                    "for %%h in (\"%CATALINA_HOME%\\.\") do for %%b in (\"%CATALINA_BASE%\\.\") do"
+                            + " if /i not \"%%~fh\" == \"%%~fb\" if exist \"%CATALINA_BASE%\\bin\\setenv.bat\""
+                            + " if exist \"%CATALINA_HOME%\\bin\\setenv.bat\" call \"%CATALINA_HOME%\\bin\\setenv.bat\""));
         }
         // each line tests on its own: in a ( ... ) block cmd would expand %CATALINA_OPTS% once, for all of them
         String installed = "if exist \"%CATALINA_BASE%\\" + windows(InstallRecord.FILE) + "\" ";

@@ -220,6 +220,13 @@ class InstallerTest {
         assertThat(p.waitFor()).as(opts).isZero();
         assertThat(opts).doesNotContain("-Xmx3g").containsOnlyOnce("-Dfairslice.config=");
         assertThat(read("bin/setenv.bat")).contains("call \"%CATALINA_HOME%\\bin\\setenv.bat\"");
+
+        // the same directory written otherwise (a trailing slash, a link to it): the file sourced itself forever
+        Path alias = Files.createSymbolicLink(tmp.resolve("alias"), base);
+        for (String same : List.of(base + "/", alias.toString())) {
+            assertThat(catalinaOpts(same, base)).as(same).containsOnlyOnce(
+                    "-Dfairslice.config=" + base + "/conf/fairslice.properties");
+        }
     }
 
     /**
@@ -235,20 +242,20 @@ class InstallerTest {
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
         String printed = out;
 
-        assertThat(catalinaOpts(base, other)).as("another instance sharing it as its home").isEmpty();
-        assertThat(catalinaOpts(base, base)).contains("-javaagent:" + base + "/fairslice/aspectjweaver-1.9.24.jar",
+        assertThat(catalinaOpts(base.toString(), other)).as("another instance sharing it as its home").isEmpty();
+        assertThat(catalinaOpts(base.toString(), base)).contains("-javaagent:" + base + "/fairslice/aspectjweaver-1.9.24.jar",
                 "-Dfairslice.config=" + base + "/conf/fairslice.properties");
         assertThat(printed).contains("note: " + base + " is also a CATALINA_HOME");
         assertThat(read("bin/setenv.bat")).contains("if exist \"%CATALINA_BASE%\\fairslice\\install-record.txt\" set");
     }
 
     /** CATALINA_OPTS as the JVM gets them from catalina.sh: the setenv.sh it runs sourced, the options eval'd. */
-    private static List<String> catalinaOpts(Path home, Path instance) throws Exception {
-        Path setenv = Files.exists(instance.resolve("bin/setenv.sh")) ? instance : home;
+    private static List<String> catalinaOpts(String home, Path instance) throws Exception {
+        String setenv = Files.exists(instance.resolve("bin/setenv.sh")) ? instance.toString() : home;
         ProcessBuilder pb = new ProcessBuilder("sh", "-c", ". \"" + setenv + "/bin/setenv.sh\";"
                 + " eval \"set -- $CATALINA_OPTS\"; for o in \"$@\"; do printf '%s\\n' \"$o\"; done")
                 .redirectErrorStream(true);
-        pb.environment().put("CATALINA_HOME", home.toString());
+        pb.environment().put("CATALINA_HOME", home);
         pb.environment().put("CATALINA_BASE", instance.toString());
         pb.environment().remove("CATALINA_OPTS");
         Process p = pb.start();
