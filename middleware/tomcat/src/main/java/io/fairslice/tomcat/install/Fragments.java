@@ -18,6 +18,12 @@ final class Fragments {
     static final String CALL_SITE_ASPECT = "io.fairslice.middleware.weaving.CallSiteYieldPointAspect";
     static final String BLOCKING_CALL_ASPECT = "io.fairslice.middleware.weaving.BlockingCallAspect";
 
+    /**
+     * Words of the comment a setenv file the installer created has in its block: the installer recognises such a file
+     * by them when its record does not say so (a kill between the write and the record).
+     */
+    static final String CREATED_MARK = "created by the installer";
+
     private Fragments() {
     }
 
@@ -33,7 +39,7 @@ final class Fragments {
         if (created) {
             lines.addAll(List.of(
                     "# catalina.sh runs the installation's setenv.sh only when the instance has none: this file was",
-                    "# created by the installer, so it runs that one itself, as Tomcat did before",
+                    "# " + CREATED_MARK + ", so it runs that one itself, as Tomcat did before",
                     "# (compared as files: the same directory written otherwise, such as with a trailing slash or",
                     "# through a link, would source this file itself, forever)",
                     "if [ -r \"$CATALINA_BASE/bin/setenv.sh\" ] && [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]"
@@ -70,7 +76,7 @@ final class Fragments {
         if (created) {
             lines.addAll(List.of(
                     "rem catalina.bat runs the installation's setenv.bat only when the instance has none: this file",
-                    "rem was created by the installer, so it runs that one itself, as Tomcat did before",
+                    "rem was " + CREATED_MARK + ", so it runs that one itself, as Tomcat did before",
                     "rem (compared as full paths, whatever their letter case or a trailing backslash: the same",
                     "rem directory written otherwise would call this file itself, forever)",
                     "for %%h in (\"%CATALINA_HOME%\\.\") do for %%b in (\"%CATALINA_BASE%\\.\") do"

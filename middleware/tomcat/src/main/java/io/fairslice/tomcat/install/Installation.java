@@ -129,6 +129,7 @@ public final class Installation {
         List<String> scopeBefore = Fragments.aopXmlScope(aspectsBefore);
         String metricsBefore = lastText(base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR));
         String portsBefore = metricsBefore == null ? null : Fragments.metricsPorts(metricsBefore);
+        w.createParents(base.resolve(InstallRecord.FILE)); // its folder is fairslice's too
         for (Path jar : bundle.libJars()) {
             w.file("lib/" + jar.getFileName(), Files.readAllBytes(jar), false);
         }
@@ -153,7 +154,6 @@ public final class Installation {
         w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(weaver, created));
         w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(weaver, created));
         w.removeStale();
-        w.createParents(base.resolve(InstallRecord.FILE)); // its folder is fairslice's too
 
         InstallRecord record = w.record();
         record.write(base);
@@ -246,18 +246,40 @@ public final class Installation {
          * removes them.
          */
         void recordPartial(Exception failure) {
+            try {
+                soFar(true).write(base);
+            } catch (IOException | RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+
+        /**
+         * Writes the record as it stands before a new file is written, listing that file already: a kill during the
+         * write leaves either no file under its name or the complete one ({@link #replace} renames it into place), so
+         * the rerun and an uninstall know it either way.
+         */
+        void checkpoint() throws IOException {
+            soFar(false).write(base);
+        }
+
+        /**
+         * What this attempt wrote, with what the previous record lists that it had not come to yet; after a failure
+         * ({@code failed}) without the files the attempt listed but did not get to write.
+         */
+        private InstallRecord soFar(boolean failed) {
             InstallRecord attempt = record();
-            List<Entry> merged = new ArrayList<>(attempt.entries());
+            List<Entry> merged = new ArrayList<>();
+            for (Entry e : attempt.entries()) {
+                if (!failed || e.kind() == Kind.BACKUP || Files.exists(base.resolve(e.path()))) {
+                    merged.add(e);
+                }
+            }
             for (Entry old : previous.entries()) {
                 if (attempt.find(old.kind(), old.path()).isEmpty() && Files.exists(base.resolve(old.path()))) {
                     merged.add(old);
                 }
             }
-            try {
-                new InstallRecord(version, merged).write(base);
-            } catch (IOException | RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+            return new InstallRecord(version, merged);
         }
 
         /**
@@ -316,9 +338,10 @@ public final class Installation {
                 return;
             }
             createParents(file);
-            replace(file, content);
             entries.add(new Entry(Kind.FILE, rel, hash));
             carryBackup(rel);
+            checkpoint();
+            replace(file, content);
             report.accept("added      " + rel);
         }
 
@@ -329,8 +352,9 @@ public final class Installation {
             Optional<Entry> ours = previous.find(Kind.BLOCK, rel);
             if (!Files.exists(file)) {
                 createParents(file);
-                replace(file, marked.write("", body.apply(true), rel).getBytes(SETENV_CHARSET));
                 entries.add(new Entry(Kind.BLOCK, rel, "created"));
+                checkpoint();
+                replace(file, marked.write("", body.apply(true), rel).getBytes(SETENV_CHARSET));
                 report.accept("added      " + rel + " (new file with fairslice's block)");
                 return;
             }
@@ -341,7 +365,10 @@ public final class Installation {
             }
             String flags;
             if (marked.isIn(text, rel)) {
-                flags = ours.map(Entry::value).orElse("-");
+                // a file created by an install killed before its record said so is still known by its block
+                boolean created = text.contains(Fragments.CREATED_MARK)
+                        && !marked.remove(text, rel).contains(Fragments.CREATED_MARK);
+                flags = ours.map(Entry::value).orElse(created ? "created" : "-");
                 carryBackup(rel);
             } else {
                 flags = !text.isEmpty() && !MarkedBlock.endsWithNewline(text) ? "no-final-newline" : "-";
@@ -510,15 +537,28 @@ public final class Installation {
     }
 
     /**
-     * Writes {@code content} to {@code file}. A file that exists is replaced by renaming a complete copy over it, so
-     * that a failure part way (a full disk, a kill) leaves the old file, never a truncated one: Tomcat would start
-     * without its settings, or not at all. A symbolic link stays a link (its target is replaced); the old file's
-     * permissions and, for a root installer, its owner are kept. Where nothing can be created beside it (a folder
-     * the installing user may not write into) it is written in place. A new file is simply written.
+     * Writes {@code content} to {@code file} by renaming a complete copy into place, so that a failure part way (a
+     * full disk, a kill) leaves the old file or none, never a truncated one under its name: Tomcat would start without
+     * its settings, or not at all, and the installer would take a truncated jar for the operator's. A symbolic link
+     * stays a link (its target is replaced); the old file's permissions and, for a root installer, its owner are
+     * kept. Where nothing can be created beside an existing file (a folder the installing user may not write into)
+     * it is written in place.
      */
     static void replace(Path file, byte[] content) throws IOException {
-        if (!Files.exists(file)) {
+        if (!Files.exists(file) && Files.isSymbolicLink(file)) { // a link to nothing yet: its target is created
             Files.write(file, content);
+            return;
+        }
+        if (!Files.exists(file)) {
+            // created as Files.write creates a file (the umask's mode), not createTempFile's owner-only one
+            Path temp = file.resolveSibling("." + file.getFileName() + "." + Long.toUnsignedString(
+                    java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36) + ".fairslice-new");
+            try {
+                Files.write(temp, content, java.nio.file.StandardOpenOption.CREATE_NEW);
+                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(temp);
+            }
             return;
         }
         Path target = Files.isSymbolicLink(file) ? file.toRealPath() : file;

@@ -230,6 +230,25 @@ class InstallerTest {
     }
 
     /**
+     * A kill after the installer created setenv.sh, before it recorded that: the rerun took the file for the
+     * operator's, and its block lost the lines that run the installation's setenv.sh (and uninstall left the file).
+     */
+    @Test
+    void shouldRecogniseTheSetenvItCreatedWhenTheRecordLacksIt() throws Exception {
+        assertThat(install()).as(err).isZero();
+        String created = read("bin/setenv.sh");
+        assertThat(created).contains(". \"$CATALINA_HOME/bin/setenv.sh\"");
+        Files.delete(base.resolve("fairslice/install-record.txt"));
+
+        assertThat(install()).as(err).isZero();
+        assertThat(read("bin/setenv.sh")).isEqualTo(created);
+        assertThat(read("bin/setenv.bat")).contains("call \"%CATALINA_HOME%\\bin\\setenv.bat\"");
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(base.resolve("bin/setenv.sh")).as("removed: fairslice created it").doesNotExist();
+        assertThat(base.resolve("bin/setenv.sh.before-fairslice")).as("no backup of fairslice's own").doesNotExist();
+    }
+
+    /**
      * Installed into a directory that is also the CATALINA_HOME of other instances (the user guide's /opt/tomcat):
      * catalina.sh runs its bin/setenv.sh for every instance without one of its own, and the block named files below
      * their $CATALINA_BASE, where nothing was installed: the JVM refused to start on the missing -javaagent.
