@@ -105,6 +105,7 @@ public record InstallRecord(String version, List<Entry> entries) {
         }
         Path file = base.resolve(FILE);
         Files.createDirectories(file.getParent());
-        Installation.replace(file, out.toString().getBytes(StandardCharsets.UTF_8));
+        Installation.replace(file, out.toString().getBytes(StandardCharsets.UTF_8),
+                base.resolve(Installation.SERVER_XML));
     }
 }

@@ -38,6 +38,8 @@ public final class Installation {
 
     static final String SETENV_SH = "bin/setenv.sh";
     static final String SETENV_BAT = "bin/setenv.bat";
+    /** Tomcat reads it: new files and folders get its permissions and group. */
+    static final String SERVER_XML = "conf/server.xml";
     /**
      * How setenv files are read and written: byte for byte, whatever their encoding (a setenv.bat is often in the
      * system's code page, not UTF-8); the marked block itself is ASCII.
@@ -341,7 +343,7 @@ public final class Installation {
             entries.add(new Entry(Kind.FILE, rel, hash));
             carryBackup(rel);
             checkpoint();
-            replace(file, content);
+            replace(file, content, base.resolve(SERVER_XML));
             report.accept("added      " + rel);
         }
 
@@ -354,7 +356,8 @@ public final class Installation {
                 createParents(file);
                 entries.add(new Entry(Kind.BLOCK, rel, "created"));
                 checkpoint();
-                replace(file, marked.write("", body.apply(true), rel).getBytes(SETENV_CHARSET));
+                replace(file, marked.write("", body.apply(true), rel).getBytes(SETENV_CHARSET),
+                        base.resolve(SERVER_XML));
                 report.accept("added      " + rel + " (new file with fairslice's block)");
                 return;
             }
@@ -412,6 +415,7 @@ public final class Installation {
             }
             for (Path dir : missing) {
                 Files.createDirectory(dir);
+                permitLike(dir, base.resolve(SERVER_XML), true);
                 entries.add(new Entry(Kind.DIR, base.relative(dir), "-"));
             }
         }
@@ -545,6 +549,11 @@ public final class Installation {
      * it is written in place.
      */
     static void replace(Path file, byte[] content) throws IOException {
+        replace(file, content, null);
+    }
+
+    /** {@link #replace(Path, byte[])}; a new file gets the permissions of {@code like} ({@link #permitLike}). */
+    static void replace(Path file, byte[] content, Path like) throws IOException {
         if (!Files.exists(file) && Files.isSymbolicLink(file)) { // a link to nothing yet: its target is created
             Files.write(file, content);
             return;
@@ -555,6 +564,9 @@ public final class Installation {
                     java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36) + ".fairslice-new");
             try {
                 Files.write(temp, content, java.nio.file.StandardOpenOption.CREATE_NEW);
+                if (like != null) {
+                    permitLike(temp, like, false);
+                }
                 Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
             } finally {
                 Files.deleteIfExists(temp);
@@ -588,6 +600,57 @@ public final class Installation {
         } finally {
             Files.deleteIfExists(temp);
         }
+    }
+
+    /**
+     * Gives {@code created} (a new file, or a folder: {@code dir}) the permissions and group of {@code like}
+     * (conf/server.xml, which Tomcat reads), so that Tomcat reads it as it reads that whatever the installing user's
+     * umask: installed as root with umask 077, the weaver jar was unreadable to a Tomcat running as tomcat. Its owner
+     * may always read and write it; a folder may be entered by whoever may read it. When the installer may (as
+     * root), it also takes the owner of the folder it is created in. Without POSIX attributes, or when a change is
+     * not permitted, it stays as created.
+     */
+    static void permitLike(Path created, Path like, boolean dir) throws IOException {
+        PosixFileAttributeView to = Files.getFileAttributeView(created, PosixFileAttributeView.class,
+                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        PosixFileAttributeView from = Files.getFileAttributeView(like, PosixFileAttributeView.class);
+        if (to == null || from == null || !Files.exists(like)) {
+            return;
+        }
+        PosixFileAttributes model = from.readAttributes();
+        try {
+            var parentOwner = Files.getOwner(created.toAbsolutePath().getParent());
+            if (!parentOwner.equals(to.getOwner())) {
+                to.setOwner(parentOwner);
+            }
+        } catch (IOException notRoot) {
+            // an unprivileged installer's file stays its own
+        }
+        try {
+            to.setGroup(model.group());
+        } catch (IOException notAMember) {
+            // a group the installing user is not in: the file keeps the user's
+        }
+        to.setPermissions(permissionsLike(model.permissions(), dir));
+    }
+
+    /** {@code model}'s permissions, with read and write for the owner, and for a folder search wherever read. */
+    static Set<java.nio.file.attribute.PosixFilePermission> permissionsLike(
+            Set<java.nio.file.attribute.PosixFilePermission> model, boolean dir) {
+        var p = java.util.EnumSet.noneOf(java.nio.file.attribute.PosixFilePermission.class);
+        p.addAll(model);
+        p.add(java.nio.file.attribute.PosixFilePermission.OWNER_READ);
+        p.add(java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+        if (dir) {
+            p.add(java.nio.file.attribute.PosixFilePermission.OWNER_EXECUTE);
+            if (p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)) {
+                p.add(java.nio.file.attribute.PosixFilePermission.GROUP_EXECUTE);
+            }
+            if (p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+                p.add(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE);
+            }
+        }
+        return p;
     }
 
     static String sha256(byte[] content) {

@@ -528,6 +528,41 @@ class InstallerTest {
         }
     }
 
+    /**
+     * New files got the installing user's umask and owner: installed as root with umask 077, the weaver jar was
+     * unreadable to a Tomcat running as tomcat. They are now readable as conf/server.xml is.
+     */
+    @Test
+    void shouldMakeNewFilesReadableAsServerXmlIs() throws Exception {
+        Files.setPosixFilePermissions(base.resolve("conf/server.xml"),
+                java.nio.file.attribute.PosixFilePermissions.fromString("r--r-----"));
+        Files.setPosixFilePermissions(base.resolve("lib"),
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+        var nobody = base.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+        boolean root = System.getProperty("user.name").equals("root");
+        if (root) {
+            Files.setOwner(base.resolve("lib"), nobody);
+        }
+
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+
+        for (String file : List.of("lib/fairslice-tomcat-1.0.jar", "fairslice/aspectjweaver-1.9.24.jar",
+                "bin/setenv.sh", "conf/fairslice.properties", "fairslice/install-record.txt")) {
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(base.resolve(file)))).as(file).isEqualTo("rw-r-----");
+        }
+        for (String dir : List.of("fairslice", "bin", "conf/Catalina/localhost")) {
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(base.resolve(dir)))).as(dir).isEqualTo("rwxr-x---");
+        }
+        if (root) {
+            assertThat(Files.getOwner(base.resolve("lib/fairslice-tomcat-1.0.jar"))).as("lib/'s owner")
+                    .isEqualTo(nobody);
+        }
+        assertThat(Installation.permissionsLike(java.nio.file.attribute.PosixFilePermissions.fromString(
+                "r--r--r--"), true)).isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
     @Test
     void shouldSayItKeptTheBackupOfASetenvFileDeletedSinceTheInstall() throws Exception {
         Files.createDirectories(base.resolve("bin"));
