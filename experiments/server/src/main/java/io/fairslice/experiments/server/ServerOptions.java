@@ -1,5 +1,7 @@
 package io.fairslice.experiments.server;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -7,7 +9,9 @@ import java.util.Map;
  * Command-line options of {@code ./fairslice serve}.
  *
  * @param port        listening port (0 picks a free one)
- * @param address     listening address; loopback by default, as /metrics is not for public connectors
+ * @param address     listening address, as an IP address (a host name given is resolved here, once, so that Tomcat binds
+ *                    and the loopback check reads the same address); loopback by default, as /metrics is not for
+ *                    public connectors
  * @param maxThreads  Tomcat worker threads; keep it above the client population
  * @param appSettings study application settings ({@code study.*}), passed as context parameters
  * @param policy      the middleware's policy, or {@code none} to run without the middleware at all
@@ -53,6 +57,7 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("--port must be 0..65535, got " + port);
         }
+        address = resolve(address);
         if (maxThreads < 1 || maxThreads > 10_000) {
             throw new IllegalArgumentException("--max-threads must be 1..10000, got " + maxThreads);
         }
@@ -71,6 +76,32 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         if (fairslice.containsKey("policy")) { // both would set the context parameter fairslice.policy
             throw new IllegalArgumentException("--fairslice policy=" + fairslice.get("policy") + ": set the policy with"
                     + " --policy " + fairslice.get("policy"));
+        }
+    }
+
+    /**
+     * A host name or an IP address as an IP address. A name that does not resolve is refused here: given to Tomcat,
+     * its connector ignored it and listened on every interface.
+     */
+    private static String resolve(String address) {
+        if (address == null || address.isBlank()) {
+            throw new IllegalArgumentException("--address must be a host name or an IP address, got '" + address
+                    + "'");
+        }
+        try {
+            return InetAddress.getByName(address.trim()).getHostAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("--address '" + address + "' does not resolve to an IP address (a"
+                    + " misspelt host name?)", e);
+        }
+    }
+
+    /** Whether the server listens on loopback only. */
+    public boolean loopback() {
+        try {
+            return InetAddress.getByName(address).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException("an IP address that does not parse: " + address, e); // resolved above
         }
     }
 

@@ -69,7 +69,11 @@ public final class StudyServer implements AutoCloseable {
         tomcat.setAddDefaultWebXmlToWebapp(false);
         Connector connector = new Connector();
         connector.setPort(options.port());
-        connector.setProperty("address", options.address());
+        if (!connector.setProperty("address", options.address())) {
+            // the connector would listen on every interface
+            throw new IllegalStateException("cannot listen on " + options.address() + ": Tomcat's connector refused"
+                    + " the address");
+        }
         connector.setProperty("maxThreads", Integer.toString(options.maxThreads()));
         if (options.virtualThreads()) {
             connector.setProperty("useVirtualThreads", "true");
@@ -166,6 +170,11 @@ public final class StudyServer implements AutoCloseable {
             System.out.println(ServerOptions.USAGE);
             return;
         }
+        if (!options.loopback()) {
+            // said before Tomcat starts: its threads, once started, would keep serving if anything here threw
+            System.err.println("fairslice serve: WARNING: --address " + options.address() + " is not loopback: the"
+                    + " study pages and /metrics (which tells how the server is loaded) will be open to the network");
+        }
         StudyServer server;
         try {
             server = new StudyServer(options).start();
@@ -173,10 +182,6 @@ public final class StudyServer implements AutoCloseable {
             System.err.println("fairslice serve: " + e.getMessage());
             System.exit(2);
             return;
-        }
-        if (!java.net.InetAddress.getByName(options.address()).isLoopbackAddress()) {
-            System.err.println("fairslice serve: WARNING: listening on " + options.address() + ", not loopback: the"
-                    + " study pages and /metrics (which tells how the server is loaded) are open to the network");
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "fairslice-shutdown"));
         // an IPv6 address in brackets, as a URL needs it (http://[::1]:8080/)
