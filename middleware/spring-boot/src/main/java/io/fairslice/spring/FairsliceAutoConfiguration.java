@@ -11,8 +11,10 @@ import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.GuardedListeners;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.logging.Logger;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -24,6 +26,10 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWarDeplo
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletContextInitializer;
 import org.springframework.context.annotation.Bean;
@@ -31,6 +37,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.task.TaskDecorator;
 
 /**
@@ -89,8 +96,8 @@ public class FairsliceAutoConfiguration {
      */
     static void validate(ConfigurableEnvironment environment, Map<String, String> settings) {
         ClassLoader loader = FairsliceAutoConfiguration.class.getClassLoader();
-        String file = environment.getProperty(CONFIG_FILE);
-        List<String> contextParams = file == null || file.isBlank() ? List.of() : List.of(CONFIG_FILE);
+        String file = configFile(environment);
+        List<String> contextParams = file == null ? List.of() : List.of(CONFIG_FILE);
         ConfigSources.Merged merged = null;
         FairsliceConfig config = null;
         try {
@@ -117,14 +124,16 @@ public class FairsliceAutoConfiguration {
         }
     }
 
-    /** The name of the property source of highest precedence that lists {@code name}. */
+    /** The name of the property source that gave {@code name} its value ({@link #setting}). */
     private static String sourceOf(ConfigurableEnvironment environment, String name) {
-        for (PropertySource<?> source : environment.getPropertySources()) {
-            if (source instanceof EnumerablePropertySource<?> enumerable && enumerable.containsProperty(name)) {
-                return source.getName();
-            }
-        }
-        return "the environment";
+        Setting setting = setting(environment, name);
+        return setting == null ? "the environment" : setting.source();
+    }
+
+    /** The properties file to read first, {@code fairslice.config}, or null. */
+    private static String configFile(ConfigurableEnvironment environment) {
+        Setting setting = setting(environment, CONFIG_FILE);
+        return setting == null ? null : setting.value();
     }
 
     /**
@@ -171,8 +180,8 @@ public class FairsliceAutoConfiguration {
             if (registry != null) {
                 context.setAttribute(FairsliceFilter.METER_REGISTRY_ATTRIBUTE, registry);
             }
-            String file = environment.getProperty(CONFIG_FILE);
-            if (file != null && !file.isBlank()) {
+            String file = configFile(environment);
+            if (file != null) {
                 context.setInitParameter(CONFIG_FILE, file);
             }
         };
@@ -180,24 +189,67 @@ public class FairsliceAutoConfiguration {
 
     /**
      * Every {@code fairslice.*} property the environment lists, by the name it was written with (not folded by Boot's
-     * relaxed binding, which would also turn a rule's number or a listener's setting into map keys of its own), with
-     * the value the environment resolves for it (the source of highest precedence, placeholders resolved; an
-     * environment variable {@code FAIRSLICE_POLICY} too, but only for a key another source lists).
+     * relaxed binding, which would also turn a rule's number or a listener's setting into map keys of its own, and
+     * take {@code class.batch-jobs.share} for {@code class.batchjobs.share}), with the value of the first property
+     * source, in Boot's order of precedence, that gives it a value that is not blank (placeholders resolved; an
+     * environment variable {@code FAIRSLICE_POLICY} too, but only for a key another source lists): a blank value sets
+     * nothing, as in the filter's own sources, so {@code -Dfairslice.policy=$POLICY} with {@code POLICY} unset leaves
+     * {@code fairslice.policy=observe} of {@code application.properties}. Names whose every value is blank are left
+     * out.
      */
     static Map<String, String> settings(ConfigurableEnvironment environment) {
         Map<String, String> settings = new TreeMap<>();
+        Set<String> seen = new HashSet<>();
         for (PropertySource<?> source : environment.getPropertySources()) {
             if (source instanceof EnumerablePropertySource<?> enumerable) {
                 for (String name : enumerable.getPropertyNames()) {
-                    if (name.startsWith(PREFIX) && !settings.containsKey(name)) {
-                        String value = environment.getProperty(name);
-                        if (value != null) {
-                            settings.put(name, value);
+                    if (name.startsWith(PREFIX) && seen.add(name)) {
+                        Setting setting = setting(environment, name);
+                        if (setting != null) {
+                            settings.put(name, setting.value());
                         }
                     }
                 }
             }
         }
         return settings;
+    }
+
+    /** A setting's value and the name of the property source that gave it. */
+    record Setting(String value, String source) {
+    }
+
+    /**
+     * The first value of {@code name} that is not blank, walking the property sources in order of precedence, or
+     * null. Each source is asked for the name as written; the environment variables by Boot's rules for them
+     * ({@code FAIRSLICE_POLICY} for {@code fairslice.policy}, {@code FAIRSLICE_CLASS_BATCHJOBS_SHARE} or
+     * {@code FAIRSLICE_CLASS_BATCH_JOBS_SHARE} for {@code fairslice.class.batch-jobs.share}).
+     */
+    static Setting setting(ConfigurableEnvironment environment, String name) {
+        ConfigurationPropertyName relaxed = ConfigurationPropertyName.ofIfValid(name);
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            if (ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)) {
+                continue; // Boot's relaxed view of all the others
+            }
+            Object raw;
+            if (source instanceof SystemEnvironmentPropertySource && relaxed != null) {
+                ConfigurationPropertySource variables = ConfigurationPropertySource.from(source);
+                ConfigurationProperty property = variables == null ? null
+                        : variables.getConfigurationProperty(relaxed);
+                raw = property == null ? null : property.getValue();
+            } else {
+                raw = source.getProperty(name);
+            }
+            if (raw == null) {
+                continue;
+            }
+            String value = raw instanceof String text ? text
+                    : environment.getConversionService().convert(raw, String.class);
+            value = value == null ? null : environment.resolveRequiredPlaceholders(value);
+            if (value != null && !value.isBlank()) {
+                return new Setting(value, source.getName());
+            }
+        }
+        return null;
     }
 }

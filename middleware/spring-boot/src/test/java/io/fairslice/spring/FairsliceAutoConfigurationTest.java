@@ -38,6 +38,10 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -231,6 +235,69 @@ class FairsliceAutoConfigurationTest {
 
         assertThat(filter.getInitParameters()).containsEntry("fairslice.policy", "observe")
                 .containsEntry("fairslice.class.heavy.share", "25").doesNotContainKey("unrelated.key");
+    }
+
+    /**
+     * A blank value sets nothing, as in the filter's own sources: {@code -Dfairslice.policy=$POLICY} with
+     * {@code POLICY} unset (or a compose file's empty {@code FAIRSLICE_POLICY=}) leaves the policy of the
+     * application's properties.
+     * Boot's own resolution keeps the highest source's value, blank included, and the filter then ignored it: the
+     * default policy ran.
+     */
+    @Test
+    void shouldLeaveALowerSourcesValueWhenAHigherOneIsBlank() {
+        System.setProperty("fairslice.policy", "");
+        try {
+            application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+                    .properties("server.port=0", "server.address=127.0.0.1", "fairslice.policy=observe").run();
+        } finally {
+            System.clearProperty("fairslice.policy");
+        }
+        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
+                FilterRegistrationBean.class);
+
+        assertThat(filter.getInitParameters()).containsEntry("fairslice.policy", "observe");
+        assertThat(application.getBean(MeterRegistry.class).get(MeterNames.POLICY)
+                .tag(MeterNames.TAG_POLICY, MeterNames.POLICY_OBSERVE).gauge().value()).as("observe in effect")
+                .isEqualTo(1);
+    }
+
+    /**
+     * Each setting is read by the name it was written with: Boot's relaxed binding ignores dashes, and gave classes
+     * {@code batch-jobs} and {@code batchjobs} one share between them.
+     */
+    @Test
+    void shouldKeepTheSettingsOfClassesWhoseNamesDifferOnlyByADash() {
+        start("fairslice.classes=light,batch-jobs,batchjobs", "fairslice.class.batch-jobs.share=10",
+                "fairslice.class.batchjobs.share=30");
+        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
+                FilterRegistrationBean.class);
+
+        assertThat(filter.getInitParameters()).containsEntry("fairslice.class.batch-jobs.share", "10")
+                .containsEntry("fairslice.class.batchjobs.share", "30");
+    }
+
+    /**
+     * An environment variable counts for a key another source lists, by Boot's names for it, and an empty one (a
+     * compose file's {@code FAIRSLICE_POLICY=}) sets nothing.
+     */
+    @Test
+    void shouldReadEnvironmentVariablesByBootsNamesAndSkipEmptyOnes() {
+        StandardEnvironment environment = new StandardEnvironment();
+        MutablePropertySources sources = environment.getPropertySources();
+        sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+        String variables = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
+        sources.replace(variables, new SystemEnvironmentPropertySource(variables, java.util.Map.of(
+                "FAIRSLICE_POLICY", "", "FAIRSLICE_CLASS_BATCHJOBS_SHARE", "30", "FAIRSLICE_SHARE_QUANTUM", "2ms")));
+        sources.addLast(new MapPropertySource("application", java.util.Map.of("fairslice.policy", "observe",
+                "fairslice.class.batchjobs.share", "50", "fairslice.share.quantum", "",
+                "fairslice.sleep.quantum", " ")));
+        org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+
+        assertThat(FairsliceAutoConfiguration.settings(environment)).containsOnly(
+                java.util.Map.entry("fairslice.policy", "observe"),
+                java.util.Map.entry("fairslice.class.batchjobs.share", "30"),
+                java.util.Map.entry("fairslice.share.quantum", "2ms"));
     }
 
     /**
