@@ -50,8 +50,8 @@ import org.springframework.core.task.TaskDecorator;
  * with a message naming it and the property source that set it. A {@code -Dfairslice.<key>} system property wins over
  * every other source, the command line's too, as the filter merges its sources. In a WAR deployed to a standalone
  * Tomcat it does nothing: there the jar's servlet container initializer registers the filter. Its meters go to the
- * application's {@link MeterRegistry} when it has one (Actuator's, which {@code /actuator/prometheus} exports), else
- * to Micrometer's global registry.
+ * application's {@link MeterRegistry} when it has one (Actuator's, which {@code /actuator/prometheus} exports), or
+ * several of which one is primary, else to Micrometer's global registry (logged when it has several, none primary).
  * Work handed to the application's task executor (a controller's {@code Callable}, {@code @Async}) counts as its
  * request's ({@link #fairsliceTasks}). {@code fairslice.enabled=false} registers nothing.
  */
@@ -179,6 +179,14 @@ public class FairsliceAutoConfiguration {
             MeterRegistry registry = registries.getIfUnique();
             if (registry != null) {
                 context.setAttribute(FairsliceFilter.METER_REGISTRY_ATTRIBUTE, registry);
+            } else {
+                long count = registries.stream().count();
+                if (count > 1) { // several, none primary (with none at all the global registry is expected)
+                    LOG.warning(() -> "fairslice: the application has " + count + " MeterRegistry beans and none is"
+                            + " @Primary, so fairslice's meters go to Micrometer's global registry"
+                            + " (Metrics.globalRegistry), not to any of them; mark the one to use @Primary"
+                            + " (docs/user-guide.md, \"Spring Boot\")");
+                }
             }
             String file = configFile(environment);
             if (file != null) {

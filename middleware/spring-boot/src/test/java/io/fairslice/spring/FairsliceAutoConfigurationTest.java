@@ -58,6 +58,10 @@ class FairsliceAutoConfigurationTest {
     static final java.util.concurrent.atomic.AtomicInteger OWN_DECORATOR_RUNS =
             new java.util.concurrent.atomic.AtomicInteger();
 
+    /** The auto-configuration's logger; held here, so that the handlers the tests add stay on it. */
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(
+            FairsliceAutoConfiguration.class.getName());
+
     private ConfigurableApplicationContext application;
     private final HttpClient client = HttpClient.newHttpClient();
 
@@ -318,6 +322,28 @@ class FairsliceAutoConfigurationTest {
         }
     }
 
+    /**
+     * Several registries and none primary: the meters go to Micrometer's global registry, which the application may
+     * not export. Said at startup (it went unsaid).
+     */
+    @Test
+    void shouldSayWhenSeveralMeterRegistriesLeaveTheMetersToTheGlobalOne() throws Exception {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = logTo(lines);
+        try {
+            start("test.second-registry=true");
+        } finally {
+            LOG.removeHandler(handler);
+        }
+
+        assertThat(lines).anyMatch(line -> line.startsWith("fairslice: the application has 2 MeterRegistry beans and"
+                + " none is @Primary, so fairslice's meters go to Micrometer's global registry"));
+        assertThat(get("/items/5")).isEqualTo("item 5");
+        assertThat(Metrics.globalRegistry.find(MeterNames.POLICY).meters()).as("in the global registry").isNotEmpty();
+        assertThat(application.getBeansOfType(MeterRegistry.class).values())
+                .allMatch(registry -> registry.find(MeterNames.POLICY).meters().isEmpty(), "none in the beans");
+    }
+
     /** Not a silent off switch: anything but false is checked as the filter checks it. */
     @Test
     void shouldRefuseAnEnabledThatIsNeitherTrueNorFalse() {
@@ -342,9 +368,24 @@ class FairsliceAutoConfigurationTest {
     /** An executor of the application's own replaces Boot's, which the decorator reaches: said at startup. */
     @Test
     void shouldSayWhenBootsTaskExecutorIsNotInUse() {
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(
-                FairsliceAutoConfiguration.class.getName());
         List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = logTo(lines);
+        try {
+            start("test.own-executor=true");
+
+            assertThat(lines).anyMatch(line -> line.startsWith("fairslice: Boot's task executor"
+                    + " (applicationTaskExecutor) is not in use"));
+            application.close();
+            lines.clear();
+            start("test.own-decorator=true");
+            assertThat(lines).as("with Boot's executor, whatever decorators the application has").isEmpty();
+        } finally {
+            LOG.removeHandler(handler);
+        }
+    }
+
+    /** Adds a handler to the auto-configuration's logger that collects its messages into {@code lines}. */
+    private static java.util.logging.Handler logTo(List<String> lines) {
         java.util.logging.Handler handler = new java.util.logging.Handler() {
             @Override
             public void publish(java.util.logging.LogRecord r) {
@@ -359,19 +400,8 @@ class FairsliceAutoConfigurationTest {
             public void close() {
             }
         };
-        logger.addHandler(handler);
-        try {
-            start("test.own-executor=true");
-
-            assertThat(lines).anyMatch(line -> line.startsWith("fairslice: Boot's task executor"
-                    + " (applicationTaskExecutor) is not in use"));
-            application.close();
-            lines.clear();
-            start("test.own-decorator=true");
-            assertThat(lines).as("with Boot's executor, whatever decorators the application has").isEmpty();
-        } finally {
-            logger.removeHandler(handler);
-        }
+        LOG.addHandler(handler);
+        return handler;
     }
 
     private void start(String... properties) {
@@ -420,6 +450,12 @@ class FairsliceAutoConfigurationTest {
 
         @Bean
         MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        @ConditionalOnProperty("test.second-registry")
+        MeterRegistry secondMeterRegistry() {
             return new SimpleMeterRegistry();
         }
 
