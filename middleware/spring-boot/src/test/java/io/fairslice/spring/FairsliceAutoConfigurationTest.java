@@ -85,7 +85,11 @@ class FairsliceAutoConfigurationTest {
         assertThat(Metrics.globalRegistry.find(MeterNames.REQUESTS).meters()).as("not the global registry").isEmpty();
     }
 
-    /** First in the chain: the application's own filters run inside a request fairslice has admitted. */
+    /**
+     * First in the chain: the application's own filters run inside a request fairslice has admitted, and so does one
+     * at {@code HIGHEST_PRECEDENCE + 1}, the order of Actuator's observation filter (Spring Security's comes later
+     * still, at -100): fairslice's 503s and admission waits are not in {@code http.server.requests}.
+     */
     @Test
     void shouldRunBeforeTheApplicationsFilters() throws Exception {
         start("test.app-filter=true");
@@ -93,6 +97,10 @@ class FairsliceAutoConfigurationTest {
         assertThat(get("/items/1")).isEqualTo("item 1");
 
         assertThat(application.getBean(AppFilter.class).sawRequest).as("a fairslice request in the app's filter")
+                .isTrue();
+        @SuppressWarnings("unchecked")
+        FilterRegistrationBean<AppFilter> next = application.getBean("nextFilter", FilterRegistrationBean.class);
+        assertThat(next.getFilter().sawRequest).as("a fairslice request in a filter at HIGHEST_PRECEDENCE + 1")
                 .isTrue();
     }
 
@@ -463,6 +471,15 @@ class FairsliceAutoConfigurationTest {
         @ConditionalOnProperty("test.app-filter")
         AppFilter appFilter() {
             return new AppFilter();
+        }
+
+        /** Right after fairslice's order, where Actuator's ServerHttpObservationFilter runs. */
+        @Bean
+        @ConditionalOnProperty("test.app-filter")
+        FilterRegistrationBean<AppFilter> nextFilter() {
+            FilterRegistrationBean<AppFilter> registration = new FilterRegistrationBean<>(new AppFilter());
+            registration.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE + 1);
+            return registration;
         }
 
         @Bean
