@@ -1,5 +1,6 @@
 package io.fairslice.experiments.server;
 
+import io.fairslice.experiments.app.StudySettings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
@@ -135,7 +136,13 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
                 case "--port" -> port = parseInt(arg, value(args, ++i, arg));
                 case "--address" -> address = value(args, ++i, arg);
                 case "--max-threads" -> maxThreads = parseInt(arg, value(args, ++i, arg));
-                case "--document-size" -> app.put("study.heavy.bytes", value(args, ++i, arg));
+                case "--document-size" -> {
+                    String size = value(args, ++i, arg);
+                    // the application's own rule, here: it checks as it starts, where a bad size only said that the
+                    // web application failed to start
+                    StudySettings.checkDocumentSize(arg, size);
+                    app.put("study.heavy.bytes", size);
+                }
                 case "--policy" -> policy = value(args, ++i, arg);
                 case "--fairslice" -> {
                     String kv = value(args, ++i, arg);
@@ -144,7 +151,12 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
                         throw new IllegalArgumentException("--fairslice needs key=value, got '" + kv + "'");
                     }
                     String key = kv.substring(0, eq).trim();
-                    fairslice.put(key.startsWith("fairslice.") ? key.substring(10) : key, kv.substring(eq + 1));
+                    key = key.startsWith("fairslice.") ? key.substring(10) : key;
+                    String before = fairslice.put(key, kv.substring(eq + 1));
+                    if (before != null) { // not the last one silently
+                        throw new IllegalArgumentException("--fairslice " + key + " given twice, '" + before
+                                + "' and '" + kv.substring(eq + 1) + "'");
+                    }
                 }
                 case "--virtual-threads" -> virtualThreads = true;
                 case "--help", "-h" -> help = true;

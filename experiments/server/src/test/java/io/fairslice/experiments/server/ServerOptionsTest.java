@@ -35,4 +35,57 @@ class ServerOptionsTest {
         assertThat(ServerOptions.parse("--address", "0.0.0.0").loopback()).isFalse();
         assertThat(ServerOptions.defaults().address()).isEqualTo("127.0.0.1");
     }
+
+    @Test
+    void shouldRefuseAPortOutOfRange() {
+        assertThatThrownBy(() -> ServerOptions.parse("--port", "65536"))
+                .hasMessage("--port must be 0..65535, got 65536");
+        assertThatThrownBy(() -> ServerOptions.parse("--port", "-1")).hasMessage("--port must be 0..65535, got -1");
+    }
+
+    @Test
+    void shouldRefuseMaxThreadsOutOfBounds() {
+        assertThatThrownBy(() -> ServerOptions.parse("--max-threads", "0"))
+                .hasMessage("--max-threads must be 1..10000, got 0");
+        assertThatThrownBy(() -> ServerOptions.parse("--max-threads", "10001"))
+                .hasMessage("--max-threads must be 1..10000, got 10001");
+        assertThat(ServerOptions.parse("--max-threads", "10000").maxThreads()).isEqualTo(10_000);
+    }
+
+    @Test
+    void shouldRefuseAnUnknownPolicy() {
+        assertThatThrownBy(() -> ServerOptions.parse("--policy", "fair"))
+                .hasMessage("--policy must be one of [none, observe, sleep, share], got 'fair'");
+    }
+
+    @Test
+    void shouldRefuseMiddlewareKeysWithoutTheMiddleware() {
+        assertThatThrownBy(() -> ServerOptions.parse("--policy", "none", "--fairslice", "class.heavy.share=10"))
+                .hasMessage("--fairslice needs a policy other than none, got [class.heavy.share]");
+    }
+
+    @Test
+    void shouldRefuseAFairsliceSettingWithoutAValue() {
+        assertThatThrownBy(() -> ServerOptions.parse("--fairslice", "class.heavy.share"))
+                .hasMessage("--fairslice needs key=value, got 'class.heavy.share'");
+    }
+
+    /** The last one won without a word, with or without the {@code fairslice.} prefix. */
+    @Test
+    void shouldRefuseAFairsliceKeyGivenTwiceNamingBothValues() {
+        assertThatThrownBy(() -> ServerOptions.parse("--fairslice", "class.heavy.share=10",
+                "--fairslice", "fairslice.class.heavy.share=30"))
+                .hasMessage("--fairslice class.heavy.share given twice, '10' and '30'");
+    }
+
+    /** Checked by the application's rule as the options are parsed: the web application checked it as it started. */
+    @Test
+    void shouldRefuseABadDocumentSize() {
+        assertThatThrownBy(() -> ServerOptions.parse("--document-size", "2XB"))
+                .hasMessage("--document-size must be a size such as 2097152, 512KB or 2MB, got '2XB'");
+        assertThatThrownBy(() -> ServerOptions.parse("--document-size", "2GB"))
+                .hasMessage("--document-size must be a size in 1KB..1GB such as 2MB, got '2GB'");
+        assertThat(ServerOptions.parse("--document-size", "10MB").appSettings())
+                .containsEntry("study.heavy.bytes", "10MB");
+    }
 }
