@@ -50,7 +50,7 @@ final class Fragments {
         lines.addAll(List.of(
                 "# only in the instance fairslice is installed into: other instances that share this directory as",
                 "# their CATALINA_HOME run this file too when they have no setenv.sh of their own",
-                "if [ -r \"$CATALINA_BASE/" + InstallRecord.FILE + "\" ]; then",
+                "if [ -f \"$CATALINA_BASE/" + InstallRecord.FILE + "\" ]; then",
                 "  CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dfairslice.config=$CATALINA_BASE/" + TomcatLayout.CONFIG
                         + "\\\"\"",
                 "  # the kernel probe uses JNA, which asks for native access on JDK 24+ (JDK 17 accepts the flag)",
@@ -81,7 +81,8 @@ final class Fragments {
                     "rem directory written otherwise would call this file itself, forever)",
                     "for %%h in (\"%CATALINA_HOME%\\.\") do for %%b in (\"%CATALINA_BASE%\\.\") do"
                             + " if /i not \"%%~fh\" == \"%%~fb\" if exist \"%CATALINA_BASE%\\bin\\setenv.bat\""
-                            + " if exist \"%CATALINA_HOME%\\bin\\setenv.bat\" call \"%CATALINA_HOME%\\bin\\setenv.bat\""));
+                            + " if exist \"%CATALINA_HOME%\\bin\\setenv.bat\""
+                            + " call \"%CATALINA_HOME%\\bin\\setenv.bat\""));
         }
         // each line tests on its own: in a ( ... ) block cmd would expand %CATALINA_OPTS% once, for all of them
         String installed = "if exist \"%CATALINA_BASE%\\" + windows(InstallRecord.FILE) + "\" ";

@@ -12,9 +12,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.HashSet;
 import java.util.List;
@@ -363,8 +366,8 @@ public final class Installation {
             }
             String text = Files.readString(file, SETENV_CHARSET);
             if (Files.isSymbolicLink(file)) {
-                report.accept("note: " + rel + " links to " + file.toRealPath() + ": fairslice's block there applies to"
-                        + " every Tomcat that runs that file");
+                report.accept("note: " + rel + " links to " + file.toRealPath() + ": fairslice's block goes there;"
+                        + " of the Tomcats that run that file it applies to those with fairslice installed");
             }
             String flags;
             if (marked.isIn(text, rel)) {
@@ -603,12 +606,12 @@ public final class Installation {
     }
 
     /**
-     * Gives {@code created} (a new file, or a folder: {@code dir}) the permissions and group of {@code like}
-     * (conf/server.xml, which Tomcat reads), so that Tomcat reads it as it reads that whatever the installing user's
-     * umask: installed as root with umask 077, the weaver jar was unreadable to a Tomcat running as tomcat. Its owner
-     * may always read and write it; a folder may be entered by whoever may read it. When the installer may (as
-     * root), it also takes the owner of the folder it is created in. Without POSIX attributes, or when a change is
-     * not permitted, it stays as created.
+     * Makes {@code created} (a new file, or a folder: {@code dir}) readable to whoever reads {@code like}
+     * (conf/server.xml, which Tomcat reads), whatever the installing user's umask: installed as root with umask 077,
+     * the weaver jar was unreadable to a Tomcat running as tomcat. It takes {@code like}'s group and, when the
+     * installer may (as root), the owner of the folder it is created in; it keeps every permission it was created
+     * with and adds only reads ({@link #permissionsLike}), never a write for others: setenv.sh may be sourced as root.
+     * Without POSIX attributes, or where a change is not permitted (a mount that refuses chmod), it stays as created.
      */
     static void permitLike(Path created, Path like, boolean dir) throws IOException {
         PosixFileAttributeView to = Files.getFileAttributeView(created, PosixFileAttributeView.class,
@@ -618,10 +621,12 @@ public final class Installation {
             return;
         }
         PosixFileAttributes model = from.readAttributes();
+        UserPrincipal owner = to.getOwner();
         try {
-            var parentOwner = Files.getOwner(created.toAbsolutePath().getParent());
-            if (!parentOwner.equals(to.getOwner())) {
+            UserPrincipal parentOwner = Files.getOwner(created.toAbsolutePath().getParent());
+            if (!parentOwner.equals(owner)) {
                 to.setOwner(parentOwner);
+                owner = parentOwner;
             }
         } catch (IOException notRoot) {
             // an unprivileged installer's file stays its own
@@ -631,23 +636,40 @@ public final class Installation {
         } catch (IOException notAMember) {
             // a group the installing user is not in: the file keeps the user's
         }
-        to.setPermissions(permissionsLike(model.permissions(), dir));
+        try {
+            to.setPermissions(permissionsLike(to.readAttributes().permissions(), model.permissions(),
+                    !owner.equals(model.owner()), dir));
+        } catch (IOException notPermitted) {
+            // it stays as created
+        }
     }
 
-    /** {@code model}'s permissions, with read and write for the owner, and for a folder search wherever read. */
-    static Set<java.nio.file.attribute.PosixFilePermission> permissionsLike(
-            Set<java.nio.file.attribute.PosixFilePermission> model, boolean dir) {
-        var p = java.util.EnumSet.noneOf(java.nio.file.attribute.PosixFilePermission.class);
-        p.addAll(model);
-        p.add(java.nio.file.attribute.PosixFilePermission.OWNER_READ);
-        p.add(java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    /**
+     * {@code created}'s permissions with the reads {@code model} gives: read and write for the owner; read for the
+     * group where the model's group or, when the file's owner is not the model's ({@code otherOwner}), the model's
+     * owner may read (the file has the model's group); read for others where the model's others may; for a folder,
+     * search wherever read. Nothing is taken away, and no write is given beyond the owner's.
+     */
+    static Set<PosixFilePermission> permissionsLike(Set<PosixFilePermission> created, Set<PosixFilePermission> model,
+                                                    boolean otherOwner, boolean dir) {
+        Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
+        p.addAll(created);
+        p.add(PosixFilePermission.OWNER_READ);
+        p.add(PosixFilePermission.OWNER_WRITE);
+        if (model.contains(PosixFilePermission.GROUP_READ)
+                || otherOwner && model.contains(PosixFilePermission.OWNER_READ)) {
+            p.add(PosixFilePermission.GROUP_READ);
+        }
+        if (model.contains(PosixFilePermission.OTHERS_READ)) {
+            p.add(PosixFilePermission.OTHERS_READ);
+        }
         if (dir) {
-            p.add(java.nio.file.attribute.PosixFilePermission.OWNER_EXECUTE);
-            if (p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)) {
-                p.add(java.nio.file.attribute.PosixFilePermission.GROUP_EXECUTE);
+            p.add(PosixFilePermission.OWNER_EXECUTE);
+            if (p.contains(PosixFilePermission.GROUP_READ)) {
+                p.add(PosixFilePermission.GROUP_EXECUTE);
             }
-            if (p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
-                p.add(java.nio.file.attribute.PosixFilePermission.OTHERS_EXECUTE);
+            if (p.contains(PosixFilePermission.OTHERS_READ)) {
+                p.add(PosixFilePermission.OTHERS_EXECUTE);
             }
         }
         return p;

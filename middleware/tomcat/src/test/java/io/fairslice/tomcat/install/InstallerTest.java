@@ -9,9 +9,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
@@ -262,7 +265,8 @@ class InstallerTest {
         String printed = out;
 
         assertThat(catalinaOpts(base.toString(), other)).as("another instance sharing it as its home").isEmpty();
-        assertThat(catalinaOpts(base.toString(), base)).contains("-javaagent:" + base + "/fairslice/aspectjweaver-1.9.24.jar",
+        assertThat(catalinaOpts(base.toString(), base)).contains(
+                "-javaagent:" + base + "/fairslice/aspectjweaver-1.9.24.jar",
                 "-Dfairslice.config=" + base + "/conf/fairslice.properties");
         assertThat(printed).contains("note: " + base + " is also a CATALINA_HOME");
         assertThat(read("bin/setenv.bat")).contains("if exist \"%CATALINA_BASE%\\fairslice\\install-record.txt\" set");
@@ -534,10 +538,8 @@ class InstallerTest {
      */
     @Test
     void shouldMakeNewFilesReadableAsServerXmlIs() throws Exception {
-        Files.setPosixFilePermissions(base.resolve("conf/server.xml"),
-                java.nio.file.attribute.PosixFilePermissions.fromString("r--r-----"));
-        Files.setPosixFilePermissions(base.resolve("lib"),
-                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+        Files.setPosixFilePermissions(base.resolve("conf/server.xml"), posix("r--r-----"));
+        Files.setPosixFilePermissions(base.resolve("lib"), posix("rwxr-x---"));
         var nobody = base.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
         boolean root = System.getProperty("user.name").equals("root");
         if (root) {
@@ -548,19 +550,37 @@ class InstallerTest {
 
         for (String file : List.of("lib/fairslice-tomcat-1.0.jar", "fairslice/aspectjweaver-1.9.24.jar",
                 "bin/setenv.sh", "conf/fairslice.properties", "fairslice/install-record.txt")) {
-            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
-                    Files.getPosixFilePermissions(base.resolve(file)))).as(file).isEqualTo("rw-r-----");
+            assertThat(Files.getPosixFilePermissions(base.resolve(file))).as(file)
+                    .contains(PosixFilePermission.OWNER_READ, PosixFilePermission.GROUP_READ)
+                    .doesNotContain(PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
         }
         for (String dir : List.of("fairslice", "bin", "conf/Catalina/localhost")) {
-            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(
-                    Files.getPosixFilePermissions(base.resolve(dir)))).as(dir).isEqualTo("rwxr-x---");
+            assertThat(Files.getPosixFilePermissions(base.resolve(dir))).as(dir)
+                    .contains(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_EXECUTE);
         }
         if (root) {
             assertThat(Files.getOwner(base.resolve("lib/fairslice-tomcat-1.0.jar"))).as("lib/'s owner")
                     .isEqualTo(nobody);
         }
-        assertThat(Installation.permissionsLike(java.nio.file.attribute.PosixFilePermissions.fromString(
-                "r--r--r--"), true)).isEqualTo(java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        // the rule itself, as the umask would leave a file (077: rw-------; 022: rw-r--r--)
+        assertThat(mode(Installation.permissionsLike(posix("rw-------"), posix("r--r-----"), false, false)))
+                .as("umask 077, server.xml group-readable").isEqualTo("rw-r-----");
+        assertThat(mode(Installation.permissionsLike(posix("rw-r--r--"), posix("r--------"), false, false)))
+                .as("nothing the file was created with is taken away").isEqualTo("rw-r--r--");
+        assertThat(mode(Installation.permissionsLike(posix("rw-------"), posix("rw-------"), true, false)))
+                .as("server.xml of another owner (tomcat's, 600): its group may read the file").isEqualTo("rw-r-----");
+        assertThat(mode(Installation.permissionsLike(posix("rw-------"), posix("rw-rw-rw-"), false, false)))
+                .as("no write beyond the owner's: setenv.sh may be sourced as root").isEqualTo("rw-r--r--");
+        assertThat(mode(Installation.permissionsLike(posix("rwx------"), posix("r--r--r--"), false, true)))
+                .as("a folder: search wherever read").isEqualTo("rwxr-xr-x");
+    }
+
+    private static Set<PosixFilePermission> posix(String mode) {
+        return PosixFilePermissions.fromString(mode);
+    }
+
+    private static String mode(Set<PosixFilePermission> permissions) {
+        return PosixFilePermissions.toString(permissions);
     }
 
     @Test
