@@ -253,7 +253,12 @@ public class FairsliceAutoConfiguration {
             }
             String value = raw instanceof String text ? text
                     : environment.getConversionService().convert(raw, String.class);
-            value = value == null ? null : environment.resolveRequiredPlaceholders(value);
+            try {
+                value = value == null ? null : environment.resolveRequiredPlaceholders(value);
+            } catch (IllegalArgumentException e) { // Spring's message names the placeholder, not the property
+                throw new IllegalArgumentException("fairslice: " + name + " (from " + source.getName() + "): "
+                        + e.getMessage(), e);
+            }
             if (value != null && !value.isBlank()) {
                 return new Setting(value, source.getName());
             }
