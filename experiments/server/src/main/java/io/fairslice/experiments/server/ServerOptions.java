@@ -10,9 +10,9 @@ import java.util.Map;
  * Command-line options of {@code ./fairslice serve}.
  *
  * @param port        listening port (0 picks a free one)
- * @param address     listening address, as an IP address (a host name given is resolved here, once, so that Tomcat binds
- *                    and the loopback check reads the same address); loopback by default, as /metrics is not for
- *                    public connectors
+ * @param address     listening address, as an IP address (a host name given is resolved here, once, so that Tomcat
+ *                    binds and the loopback check reads the same address); loopback by default, as /metrics is not
+ *                    for public connectors
  * @param maxThreads  Tomcat worker threads; keep it above the client population
  * @param appSettings study application settings ({@code study.*}), passed as context parameters
  * @param policy      the middleware's policy, or {@code none} to run without the middleware at all

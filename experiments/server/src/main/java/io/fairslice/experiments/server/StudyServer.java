@@ -184,9 +184,8 @@ public final class StudyServer implements AutoCloseable {
             return;
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "fairslice-shutdown"));
-        // an IPv6 address in brackets, as a URL needs it (http://[::1]:8080/)
-        String host = options.address().contains(":") && !options.address().startsWith("[")
-                ? "[" + options.address() + "]" : options.address();
+        // an IPv6 address in brackets, as a URL needs it (http://[::1]:8080/); the options hold it resolved, bare
+        String host = options.address().contains(":") ? "[" + options.address() + "]" : options.address();
         System.out.println("fairslice study server listening on http://" + host + ":" + server.port()
                 + "/  (pages /light /light2 /heavy, metrics /metrics, fairslice policy " + options.policy()
                 + "; Ctrl-C stops)");

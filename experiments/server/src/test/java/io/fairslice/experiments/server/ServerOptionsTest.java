@@ -14,9 +14,9 @@ class ServerOptionsTest {
      */
     @Test
     void shouldRefuseAnAddressThatDoesNotResolve() {
-        assertThatThrownBy(() -> ServerOptions.parse("--address", "no-such-host.invalid"))
+        assertThatThrownBy(() -> ServerOptions.parse("--address", "no-such-host.invalid."))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("--address 'no-such-host.invalid' does not resolve");
+                .hasMessageStartingWith("--address 'no-such-host.invalid.' does not resolve");
     }
 
     @Test
