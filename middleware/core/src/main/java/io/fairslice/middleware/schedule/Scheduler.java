@@ -1166,6 +1166,17 @@ public final class Scheduler {
         if (--t.clockCountdown > 0 && !t.clockWanted) {
             return;
         }
+        clockRead(t, cfg, policy);
+    }
+
+    /**
+     * The part of a yield point that reads the clock: adjusts the stride, then sleeps (policy sleep) or charges and
+     * may park (share) once the burst has run its quantum. Apart from {@link #yieldOrMove}, whose early returns are
+     * nearly every yield point, so that it stays small enough for the JIT to inline it into {@link #yieldPoint}
+     * (HotSpot's 325 bytes: with this inside it was 368, and armed yield points cost 1-2 ns more in
+     * YieldPointInRequestBenchmark, docs/benchmarks).
+     */
+    private void clockRead(Ticket t, FairsliceConfig cfg, Policy policy) {
         if (t.clockWanted) {
             t.clockWanted = false; // before the read: a waiter's ask that comes after it is one for the next read
         }
