@@ -217,7 +217,8 @@ public final class FairsliceMetrics implements AutoCloseable {
                     // a strict registry refused one (a meter of that name with other tags, registered since the
                     // start): the request goes on without page meters, and the page does not ask again
                     LOG.log(Level.WARNING, "fairslice[" + applicationName + "]: the meter registry refused the meters"
-                            + " of page " + route.page() + " in class " + cls + "; its requests go uncounted by page", e);
+                            + " of page " + route.page() + " in class " + cls + "; its requests go uncounted by page",
+                            e);
                     fresh = REFUSED;
                 }
             }
