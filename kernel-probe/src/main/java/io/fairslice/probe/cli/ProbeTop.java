@@ -261,8 +261,10 @@ public final class ProbeTop {
                         continue;
                     }
                     handles.put(tid, h);
-                    names.put(tid, comm(tid));
                 }
+                // read at every table: a thread seen just after it was created may not have its name yet (a JVM
+                // thread is "java" until it runs), and threads may rename themselves
+                names.put(tid, comm(tid));
                 ThreadStats now = new ThreadStats();
                 if (!h.read(now, true)) {
                     continue;

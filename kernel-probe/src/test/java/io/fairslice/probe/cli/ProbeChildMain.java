@@ -1,6 +1,7 @@
 package io.fairslice.probe.cli;
 
 import io.fairslice.probe.linux.BusyBurstyMain;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * The JVM {@link ProbeTopTest} inspects: a thread named {@code probe-busy} that never blocks and one named
@@ -10,12 +11,16 @@ import io.fairslice.probe.linux.BusyBurstyMain;
 public final class ProbeChildMain {
 
     public static void main(String[] args) throws Exception {
+        // ready once both threads run: a JVM thread gets its name in the OS only as it starts running
+        CountDownLatch running = new CountDownLatch(2);
         Thread busy = new Thread(() -> {
+            running.countDown();
             while (true) {
                 BusyBurstyMain.spin(10_000_000L);
             }
         }, "probe-busy");
         Thread sleepy = new Thread(() -> {
+            running.countDown();
             while (true) {
                 try {
                     Thread.sleep(5);
@@ -28,6 +33,7 @@ public final class ProbeChildMain {
         sleepy.setDaemon(true);
         busy.start();
         sleepy.start();
+        running.await();
         System.out.println("ready");
         System.out.flush();
         long deadline = System.nanoTime() + 120_000_000_000L;
