@@ -32,6 +32,7 @@ public final class StudyServer implements AutoCloseable {
     private final ServerOptions options;
     private final PrometheusMeterRegistry registry;
     private final Path baseDir;
+    private JvmGcMetrics gcMetrics; // listens to the JVM's collectors until closed
     private Tomcat tomcat;
 
     public StudyServer(ServerOptions options) {
@@ -59,7 +60,8 @@ public final class StudyServer implements AutoCloseable {
 
     private StudyServer startTomcat() throws LifecycleException {
         new JvmMemoryMetrics().bindTo(registry);
-        new JvmGcMetrics().bindTo(registry);
+        gcMetrics = new JvmGcMetrics();
+        gcMetrics.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         Metrics.addRegistry(registry);
@@ -143,6 +145,10 @@ public final class StudyServer implements AutoCloseable {
             }
             tomcat = null;
         }
+        if (gcMetrics != null) {
+            gcMetrics.close();
+            gcMetrics = null;
+        }
         Metrics.removeRegistry(registry);
         registry.close();
         deleteRecursively(baseDir);
@@ -178,7 +184,7 @@ public final class StudyServer implements AutoCloseable {
         StudyServer server;
         try {
             server = new StudyServer(options).start();
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException | LifecycleException e) {
             System.err.println("fairslice serve: " + e.getMessage());
             System.exit(2);
             return;

@@ -3,6 +3,7 @@ package io.fairslice.experiments.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,6 +33,29 @@ class StudyServerTest {
                     .hasMessageContaining("the port is in use");
             assertThat(tomcatFolders()).as("fairslice-tomcat-* folders in the temp folder").isEqualTo(before);
         }
+    }
+
+    /**
+     * The harness's tests start and close servers in one JVM: a closed server's registry must be free to go (the
+     * collectors' notification listeners of {@code JvmGcMetrics} held it for good until it was closed too).
+     */
+    @Test
+    void shouldLeaveNothingHoldingItsRegistryOnceClosed() throws Exception {
+        StudyServer server = new StudyServer(ServerOptions.parse("--port", "0", "--policy", "none")).start();
+        WeakReference<Object> registry = new WeakReference<>(server.registry());
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.port() + "/light")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        server.close();
+        server = null;
+
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (registry.get() != null && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        assertThat(registry.get()).as("the closed server's meter registry, still reachable").isNull();
     }
 
     @Test
