@@ -23,8 +23,9 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnNotWarDeployment;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -33,10 +34,13 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletContextInitializer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.PropertySource;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.core.task.TaskDecorator;
 
@@ -58,7 +62,7 @@ import org.springframework.core.task.TaskDecorator;
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnNotWarDeployment // a WAR in a standalone Tomcat: the jar's initializer, or the installer's bundle
-@ConditionalOnProperty(prefix = "fairslice", name = "enabled", matchIfMissing = true) // any value but false: checked
+@Conditional(FairsliceAutoConfiguration.Enabled.class)
 public class FairsliceAutoConfiguration {
 
     private static final Logger LOG = Logger.getLogger(FairsliceAutoConfiguration.class.getName());
@@ -264,5 +268,31 @@ public class FairsliceAutoConfiguration {
             }
         }
         return null;
+    }
+
+    /**
+     * {@code fairslice.enabled} read as the filter reads its settings: a {@code -D} system property that is not blank
+     * first, then the first value that is not blank in Boot's sources ({@link #setting}). Anything but {@code false}
+     * (in any case) registers fairslice, whose filter then refuses a value that is not a boolean. Boot's
+     * {@code @ConditionalOnProperty} took the highest source's value, blank included: {@code -Dfairslice.enabled=}
+     * over {@code application.properties}' {@code fairslice.enabled=false} registered the filter and its task
+     * decorator.
+     */
+    static final class Enabled extends SpringBootCondition {
+
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            String name = PREFIX + ConfigKeys.ENABLED;
+            String system = System.getProperty(name);
+            Setting setting = system != null && !system.isBlank() ? new Setting(system, "a system property")
+                    : context.getEnvironment() instanceof ConfigurableEnvironment environment
+                            ? setting(environment, name)
+                            : null;
+            if (setting != null && setting.value().trim().equalsIgnoreCase("false")) {
+                return ConditionOutcome.noMatch(name + "=false (" + setting.source() + ")");
+            }
+            return ConditionOutcome.match(setting == null ? name + " not set"
+                    : name + "=" + setting.value() + " (" + setting.source() + ")");
+        }
     }
 }

@@ -209,6 +209,41 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
+     * {@code fairslice.enabled} is read as the other settings are: a blank higher source sets nothing. Boot's
+     * {@code @ConditionalOnProperty} took {@code -Dfairslice.enabled=} (a variable unset) over the application's
+     * {@code fairslice.enabled=false} and registered fairslice.
+     */
+    @Test
+    void shouldStayOffWhenAHigherSourceLeavesEnabledBlank() throws Exception {
+        System.setProperty("fairslice.enabled", "");
+        try {
+            start("fairslice.enabled=false");
+        } finally {
+            System.clearProperty("fairslice.enabled");
+        }
+
+        assertThat(get("/items/4")).isEqualTo("item 4");
+        assertThat(application.containsBean(FairsliceAutoConfiguration.FILTER_BEAN)).isFalse();
+        assertThat(application.containsBean(FairsliceAutoConfiguration.TASKS_BEAN)).isFalse();
+    }
+
+    /** A {@code -D} system property wins over the command line, for {@code enabled} as for every other setting. */
+    @Test
+    void shouldLetASystemPropertyEnableOverTheCommandLine() throws Exception {
+        System.setProperty("fairslice.enabled", "true");
+        try {
+            application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+                    .properties("server.port=0", "server.address=127.0.0.1").run("--fairslice.enabled=false");
+        } finally {
+            System.clearProperty("fairslice.enabled");
+        }
+
+        assertThat(get("/items/5")).isEqualTo("item 5");
+        assertThat(application.containsBean(FairsliceAutoConfiguration.FILTER_BEAN)).isTrue();
+        assertThat(requests(application.getBean(MeterRegistry.class), "light")).isEqualTo(1);
+    }
+
+    /**
      * Under the weaving agent (this module's test JVM runs with it), the application's own classes get yield points,
      * by the scope in its META-INF/aop.xml, and Spring's do not.
      */
