@@ -393,6 +393,9 @@ public final class Installation {
             if (updated.equals(text)) {
                 report.accept("unchanged  " + rel + " (fairslice's block)");
             } else {
+                // recorded first: a kill during the replace leaves the operator's file (or the one with the block)
+                // and a record that lists its backup either way; a rerun or an uninstall finds a missing block fine
+                checkpoint();
                 replace(file, updated.getBytes(SETENV_CHARSET));
                 report.accept("updated    " + rel + " (fairslice's block)");
             }
