@@ -343,6 +343,24 @@ class ReportTest {
         assertThat(Summary.of(noNone).heaviestRow("share@default").retention()).isCloseTo(840.0 / 1900.0, within(1e-9));
     }
 
+    @Test
+    void shouldRaiseTheRetentionAxisOverABarAbove100Percent() {
+        StudyResult result = fixture();
+        assertThat(Figures.retention(Summary.of(result.points()), result.outcomes()).getStyler().getYAxisMax())
+                .isEqualTo(100.0);
+        // share@default keeps 115 % of its light throughput at H = 40: a 0-100 % axis cut its bar off at 100
+        List<PointResult> above = new ArrayList<>(result.points().stream()
+                .filter(p -> !p.configuration().equals("share@default")).toList());
+        above.add(point("share@default", 0, 1, 1, 1000, 0, true));
+        above.add(point("share@default", 40, 1, 1, 1150, 25, true));
+
+        CategoryChart chart = Figures.retention(Summary.of(above), result.outcomes());
+
+        assertThat(new ArrayList<Object>(chart.getSeriesMap().get("scheduler default").getYData()).get(1))
+                .satisfies(v -> assertThat((Double) v).isCloseTo(115.0, within(1e-9)));
+        assertThat(chart.getStyler().getYAxisMax()).isEqualTo(120.0);
+    }
+
     /**
      * `./fairslice study --report DIR` as the launcher runs it: with the weaving agent's JVM options it passes to every
      * study command, which a report does not use (refused, --report failed whatever the user gave).
