@@ -10,7 +10,6 @@ import java.awt.RenderingHints;
 import java.awt.geom.AffineTransform;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,6 +39,9 @@ public final class Figures {
     private static final Color LIGHT = new Color(0x1f77b4);
     private static final Color HEAVY = new Color(0xd62728);
 
+    /** The figures' base names, each written as .png and .svg. */
+    static final List<String> NAMES = List.of("throughput", "retention", "latency");
+
     private Figures() {
     }
 
@@ -54,12 +56,12 @@ public final class Figures {
         if (summary.rows().isEmpty()) {
             return written;
         }
-        save(throughputPanels(summary), dir, "throughput");
-        written.add("throughput");
-        save(List.of(retention(summary, outcomes)), dir, "retention");
-        written.add("retention");
-        save(latencyPanels(summary), dir, "latency");
-        written.add("latency");
+        save(throughputPanels(summary), dir, NAMES.get(0));
+        written.add(NAMES.get(0));
+        save(List.of(retention(summary, outcomes)), dir, NAMES.get(1));
+        written.add(NAMES.get(1));
+        save(latencyPanels(summary), dir, NAMES.get(2));
+        written.add(NAMES.get(2));
         return written;
     }
 
@@ -249,7 +251,10 @@ public final class Figures {
         styler.setAntiAlias(true);
     }
 
-    /** Lays the charts out in a grid (up to 3 per row) and writes {@code name}.png and {@code name}.svg. */
+    /**
+     * Lays the charts out in a grid (up to 3 per row) and writes {@code name}.png and {@code name}.svg, each whole or
+     * not at all ({@link ResultsFiles#replaceBytes}).
+     */
     static void save(List<? extends Chart<?, ?>> charts, Path dir, String name) throws IOException {
         int columns = Math.min(3, charts.size());
         int rows = (charts.size() + columns - 1) / columns;
@@ -263,13 +268,16 @@ public final class Figures {
         g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
         paintGrid(charts, g, columns, cellWidth, cellHeight, width, height);
         g.dispose();
-        ImageIO.write(image, "png", dir.resolve(name + ".png").toFile());
+        ResultsFiles.replaceBytes(dir.resolve(name + ".png"), out -> {
+            if (!ImageIO.write(image, "png", out)) {
+                throw new IOException("no PNG writer in this JVM (javax.imageio)");
+            }
+        });
 
         VectorGraphics2D svg = new VectorGraphics2D();
         paintGrid(charts, svg, columns, cellWidth, cellHeight, width, height);
-        try (OutputStream out = Files.newOutputStream(dir.resolve(name + ".svg"))) {
-            Processors.get("svg").getDocument(svg.getCommands(), new PageSize(0, 0, width, height)).writeTo(out);
-        }
+        ResultsFiles.replaceBytes(dir.resolve(name + ".svg"), out ->
+                Processors.get("svg").getDocument(svg.getCommands(), new PageSize(0, 0, width, height)).writeTo(out));
     }
 
     private static void paintGrid(List<? extends Chart<?, ?>> charts, Graphics2D g, int columns, int cellWidth,

@@ -1,7 +1,6 @@
 package io.fairslice.experiments.harness;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,15 +47,40 @@ public final class Report {
     private Report() {
     }
 
-    /** Writes figures/, report.md and report.html into {@code dir}; returns the headline. */
+    static final String REPORT_MD = "report.md";
+    static final String REPORT_HTML = "report.html";
+
+    /**
+     * Writes figures/, report.md and report.html into {@code dir}, each file whole or not at all
+     * ({@link ResultsFiles#replace}), as the data files are; returns the headline.
+     */
     public static String write(StudyResult result, Path dir) throws IOException {
         Summary summary = Summary.of(result.points());
         List<String> figures = Figures.write(summary, result.outcomes(), dir.resolve("figures"));
         List<Block> blocks = blocks(result, summary, figures);
-        Files.writeString(dir.resolve("report.md"), markdown(blocks), StandardCharsets.UTF_8);
-        Files.writeString(dir.resolve("report.html"), html(blocks, "fairslice study " + result.runId()),
-                StandardCharsets.UTF_8);
+        String md = markdown(blocks);
+        String html = html(blocks, "fairslice study " + result.runId());
+        ResultsFiles.replace(dir.resolve(REPORT_MD), w -> w.write(md));
+        ResultsFiles.replace(dir.resolve(REPORT_HTML), w -> w.write(html));
         return headline(result, summary);
+    }
+
+    /**
+     * Removes the report and figures an earlier end of the run or {@code --report} wrote into {@code dir}; returns
+     * whether there were any. A resumed run adds configurations to the data files, and until it ends an old
+     * report.md would read as the run's report; without one, {@code --report DIR} makes a current one at any time.
+     */
+    static boolean removeEarlier(Path dir) throws IOException {
+        List<Path> files = new ArrayList<>(List.of(dir.resolve(REPORT_MD), dir.resolve(REPORT_HTML)));
+        for (String figure : Figures.NAMES) {
+            files.add(dir.resolve("figures").resolve(figure + ".png"));
+            files.add(dir.resolve("figures").resolve(figure + ".svg"));
+        }
+        boolean any = false;
+        for (Path f : files) {
+            any |= Files.deleteIfExists(f);
+        }
+        return any;
     }
 
     /** One line: light retention per configuration at the heaviest point. */

@@ -1,6 +1,10 @@
 package io.fairslice.experiments.harness;
 
+import java.io.BufferedOutputStream;
+import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.Reader;
 import java.io.Writer;
 import java.nio.channels.FileChannel;
@@ -74,16 +78,33 @@ public final class ResultsFiles {
         void writeTo(Writer w) throws IOException;
     }
 
+    /** Writes a file's bytes (a figure). */
+    interface Bytes {
+        void writeTo(OutputStream out) throws IOException;
+    }
+
     /**
      * Writes {@code file} whole or not at all: into {@code <file>.tmp} beside it, forced to disk, then renamed over
      * it. The data files are rewritten after every configuration; written in place, a run stopped mid-write (Ctrl-C,
      * a crash) left a truncated points.csv that --resume and --report refused, where now the previous one remains.
      */
     static void replace(Path file, Content content) throws IOException {
+        replaceBytes(file, out -> {
+            Writer w = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8));
+            content.writeTo(w);
+            w.flush();
+        });
+    }
+
+    /**
+     * {@link #replace} for bytes: the report and its figures are written so too, so that a stop part way, or a reader
+     * while the report is made again, never finds half a report.md or a cut PNG.
+     */
+    static void replaceBytes(Path file, Bytes content) throws IOException {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try {
-            try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-                content.writeTo(w);
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp))) {
+                content.writeTo(out);
             }
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
                 channel.force(true);

@@ -102,6 +102,10 @@ public final class StudyRunner {
             machine.put(CORE_SPEED_AT_START, coreSpeed(host, BEFORE_RUN, "core-speed-start.log"));
             if (previous != null) {
                 checkResumable(previous, settings, machine);
+                if (Report.removeEarlier(out)) {
+                    console.println("fairslice study: the run's earlier report (report.md, report.html, figures/) is "
+                            + "removed: it is made again when this run ends, or by --report " + out);
+                }
                 settings.put("resumed", (previous.settings().containsKey("resumed")
                         ? previous.settings().get("resumed") + ", " : "") + java.time.Instant.now());
             }

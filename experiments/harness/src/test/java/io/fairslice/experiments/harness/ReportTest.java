@@ -292,6 +292,46 @@ class ReportTest {
         assertThat(throughput.getWidth()).isEqualTo(2 * Figures.PANEL_WIDTH);
     }
 
+    /**
+     * report.md, report.html and the figures are replaced whole, as the data files are: a reader that opened them
+     * before the report was made again reads the whole earlier files, not files cut and rewritten under it (and a
+     * stop part way leaves the earlier ones).
+     */
+    @Test
+    void shouldReplaceTheReportAndItsFiguresWholeAsTheDataFiles() throws Exception {
+        StudyResult before = fixture();
+        Report.write(before, dir);
+        List<Path> files = List.of(dir.resolve("report.md"), dir.resolve("report.html"),
+                dir.resolve("figures/retention.png"), dir.resolve("figures/retention.svg"));
+        Map<Path, byte[]> earlier = new LinkedHashMap<>();
+        Map<Path, java.io.InputStream> readers = new LinkedHashMap<>();
+        for (Path f : files) {
+            earlier.put(f, Files.readAllBytes(f));
+            readers.put(f, Files.newInputStream(f));
+        }
+        // another run: other numbers, so every file changes
+        StudyResult after = new StudyResult("another", before.settings(), before.machine(),
+                before.points().subList(0, 4), before.outcomes(), before.startEpochMillis(), before.endEpochMillis(),
+                before.heaviest());
+        try {
+            Report.write(after, dir);
+
+            for (Path f : files) {
+                assertThat(java.util.Arrays.equals(Files.readAllBytes(f), earlier.get(f))).as(f + " made again")
+                        .isFalse();
+                assertThat(java.util.Arrays.equals(readers.get(f).readAllBytes(), earlier.get(f)))
+                        .as(f + " as its reader sees it: the whole earlier file").isTrue();
+            }
+        } finally {
+            for (java.io.InputStream r : readers.values()) {
+                r.close();
+            }
+        }
+        try (var listed = Files.walk(dir)) {
+            assertThat(listed.map(f -> f.getFileName().toString())).noneMatch(f -> f.endsWith(".tmp"));
+        }
+    }
+
     @Test
     void shouldDrawEveryThroughputPanelOnTheSameTwoScales() {
         // share@default's heavy rate tops out at 26 req/s, none@default's at 32: both panels must reach 40

@@ -77,6 +77,46 @@ class ResumeTest {
                         + " machine fact sched_new_policy (now 'available'); start a new run");
     }
 
+    /**
+     * A resumed run removes the report an earlier end or --report left: until the run ends it would read as the
+     * run's report. Every configuration of this run was measured, so it starts no server (only the core speed
+     * sampler's JVM, twice).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void shouldRemoveTheEarlierReportWhenARunGoesOn() throws Exception {
+        StudyConfig config = StudyConfig.quick().with(Map.of("configurations", "none@default"));
+        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        StudyRunner.Classpaths classpaths = new StudyRunner.Classpaths(classpath, classpath, List.of(), List.of());
+        Map<String, String> settings = new LinkedHashMap<>(config.describe());
+        settings.put("source", StudyRunner.source());
+        settings.put("components", Components.describe(classpaths));
+        settings.put("extraServerJvmOptions", "");
+        settings.put("weaving", "none (no yield points woven)");
+        Map<String, String> machine;
+        try (Host host = new Host()) {
+            machine = host.facts();
+        }
+        StudyResult previous = new StudyResult("earlier", settings, machine, ReportTest.fixture().points().stream()
+                .filter(p -> p.configuration().equals("none@default")).toList(), List.of(
+                new ConfigurationOutcome("none@default", ConfigurationOutcome.Status.MEASURED, "")),
+                1_700_000_000_000L, 1_700_000_500_000L, 40);
+        ResultsFiles.write(previous, dir);
+        Report.write(previous, dir);
+        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+
+        new StudyRunner(config, classpaths, dir, new java.io.PrintStream(console, true,
+                java.nio.charset.StandardCharsets.UTF_8), previous).run();
+
+        assertThat(console.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .contains("none@default was measured before; kept")
+                .contains("the run's earlier report (report.md, report.html, figures/) is removed");
+        assertThat(dir.resolve("report.md")).doesNotExist();
+        assertThat(dir.resolve("report.html")).doesNotExist();
+        assertThat(dir.resolve("figures/retention.png")).doesNotExist();
+        assertThat(dir.resolve(ResultsFiles.POINTS_CSV)).exists();
+    }
+
     @Test
     void shouldRefuseResumeWithOtherSettingsOnTheCommandLine() {
         assertThatThrownBy(() -> StudyMain.run(new String[] {"--resume", dir.toString(), "--full"}))
