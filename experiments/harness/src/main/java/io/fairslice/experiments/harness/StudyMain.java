@@ -3,7 +3,8 @@ package io.fairslice.experiments.harness;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,7 @@ public final class StudyMain {
                                     H = 0,10,20,30,40, 3 repetitions (planned 3h26m; about 4 hours)
               --config FILE         properties overriding the preset's settings; keys:
             %s
-              --out DIR             where to write (default results/<date-time> in the checkout)
+              --out DIR             where to write, not a run's folder (default results/<UTC date-time> in the checkout)
               --plan                print what would run and the planned duration (the ETA's start), run nothing
               --report DIR          make summary, JSON, figures and report again from a results folder's
                                     points.csv, outcomes.csv and run.properties (also of an interrupted run:
@@ -167,8 +168,16 @@ public final class StudyMain {
             config.describe().forEach((k, v) -> System.out.println("  " + k + " = " + v));
             return 0;
         }
+        boolean outGiven = out != null;
         if (out == null) {
-            out = Path.of(System.getProperty("fairslice.results", "results"), LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+            out = defaultOut(System.getProperty("fairslice.results", "results"), Instant.now());
+        }
+        if (resume == null && Files.exists(out.resolve(ResultsFiles.RUN_PROPERTIES))) {
+            // a new run there rewrote points.csv and the rest after its first configuration, the old run's gone
+            throw new IllegalArgumentException((outGiven ? "--out " : "the results folder ") + out
+                    + " holds a study run already (" + ResultsFiles.RUN_PROPERTIES + "), whose data files a new run "
+                    + "would overwrite: go on with it (--resume " + out + "), make its report again (--report " + out
+                    + "), or give another folder");
         }
         Files.createDirectories(out);
         StudyRunner runner = new StudyRunner(config,
@@ -183,6 +192,14 @@ public final class StudyMain {
         boolean anyMeasured = result.outcomes().stream()
                 .anyMatch(o -> o.status() == ConfigurationOutcome.Status.MEASURED);
         return anyMeasured ? 0 : 1;
+    }
+
+    /**
+     * A new run's folder when no --out is given: {@code root/yyyyMMdd-HHmmss} in UTC, the time zone the report gives
+     * the run's start and end in, so that the name matches them wherever the machine's clock is set.
+     */
+    static Path defaultOut(String root, Instant now) {
+        return Path.of(root, DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(now));
     }
 
     /** The config a run was made with, from its recorded settings: its preset with the recorded keys over it. */

@@ -117,6 +117,31 @@ class ResumeTest {
         assertThat(dir.resolve(ResultsFiles.POINTS_CSV)).exists();
     }
 
+    /** A new run in a run's folder rewrote its points.csv and the rest after its first configuration, unasked. */
+    @Test
+    void shouldRefuseANewRunInTheFolderOfAnotherRun() throws Exception {
+        ResultsFiles.write(ReportTest.fixture(), dir);
+        // one configuration whose server cannot start: were the run not refused, it would end in seconds
+        Path config = java.nio.file.Files.writeString(dir.resolve("one.properties"), "configurations = none@default\n");
+
+        assertThatThrownBy(() -> StudyMain.run(new String[] {"--out", dir.toString(), "--config", config.toString(),
+                "--server-classpath", dir.resolve("no-such.jar").toString()}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--out " + dir + " holds a study run already (run.properties), whose data files a new run "
+                        + "would overwrite: go on with it (--resume " + dir + "), make its report again (--report "
+                        + dir + "), or give another folder");
+        assertThat(ResultsFiles.read(dir).points()).isEqualTo(ReportTest.fixture().points());
+        // --report (and --plan) still take it
+        assertThat(StudyConfigTest.runQuietly("--report", dir.toString())).isZero();
+        assertThat(StudyConfigTest.runQuietly("--plan", "--out", dir.toString())).isZero();
+    }
+
+    @Test
+    void shouldNameADefaultFolderByTheTimeInUtc() {
+        assertThat(StudyMain.defaultOut("results", java.time.Instant.parse("2026-12-02T23:30:05Z")))
+                .isEqualTo(Path.of("results", "20261202-233005"));
+    }
+
     @Test
     void shouldRefuseResumeWithOtherSettingsOnTheCommandLine() {
         assertThatThrownBy(() -> StudyMain.run(new String[] {"--resume", dir.toString(), "--full"}))
