@@ -3,6 +3,7 @@ package io.fairslice.experiments.harness;
 import io.fairslice.experiments.server.ProcCpu;
 import io.fairslice.experiments.server.RequestCpu;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -36,10 +37,19 @@ final class MeterSampler implements AutoCloseable {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Sample> samples = new ArrayList<>();
     private final Thread thread;
+    private final PrintStream warnings;
+    /** Whether a failed scrape was reported: once per sampler, not once a second. */
+    private boolean warned;
     private volatile boolean running = true;
 
     MeterSampler(long pid, String baseUrl) {
+        this(pid, baseUrl, System.err);
+    }
+
+    /** A sampler that reports a scrape it could not read to {@code warnings}. */
+    MeterSampler(long pid, String baseUrl, PrintStream warnings) {
         this.pid = pid;
+        this.warnings = warnings;
         this.uri = URI.create(baseUrl + "/metrics" + QUERY);
         this.thread = new Thread(this::loop, "fairslice-meter-sampler");
         this.thread.setDaemon(true);
@@ -62,9 +72,16 @@ final class MeterSampler implements AutoCloseable {
                     }
                 }
                 Thread.sleep(PERIOD_MILLIS);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 if (!running) {
                     return;
+                }
+                if (e instanceof RuntimeException && !warned) {
+                    // a /metrics line RequestCpu cannot read (IllegalArgumentException, naming it): uncaught, it
+                    // ended the thread without a word, and every later window's page CPU read NaN
+                    warned = true;
+                    warnings.println("fairslice study: the meter sampler could not read " + uri + ": " + e
+                            + " (the windows without a sample have no light / heavy CPU; it goes on sampling)");
                 }
                 try {
                     Thread.sleep(PERIOD_MILLIS); // the server is gone or busy: the windows it spoils read NaN

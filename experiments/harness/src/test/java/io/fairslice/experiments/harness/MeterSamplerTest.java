@@ -1,0 +1,75 @@
+package io.fairslice.experiments.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The meter sampler against a stand-in for the study server's /metrics; the process it reads /proc of is this one. */
+class MeterSamplerTest {
+
+    /**
+     * A /metrics line it cannot read (no page label) ended the sampler's thread without a word, and every later
+     * window's light and heavy CPU read NaN: now it says so once and goes on sampling.
+     */
+    @Test
+    @Timeout(30)
+    void shouldSayOnceWhatItCouldNotReadAndGoOnSampling() throws Exception {
+        AtomicInteger scrapes = new AtomicInteger();
+        HttpServer metrics = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        metrics.createContext("/metrics", exchange -> {
+            int n = scrapes.incrementAndGet();
+            String body = n <= 2 ? "fairslice_requests_cpu_seconds_total{class=\"light\"} 1.0\n"
+                    : "fairslice_requests_cpu_seconds_total{class=\"light\",page=\"/light\"} " + (0.01 * n) + "\n";
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+        metrics.start();
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        try (MeterSampler sampler = new MeterSampler(ProcessHandle.current().pid(),
+                "http://127.0.0.1:" + metrics.getAddress().getPort(), new PrintStream(warnings, true,
+                StandardCharsets.UTF_8))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            waitFor(scrapes, 3, deadline);
+            long from = System.currentTimeMillis(); // a window after the scrapes it could not read
+            waitFor(scrapes, 7, deadline);
+            long to = System.currentTimeMillis();
+
+            assertThat(scrapes.get()).as("scrapes after two it could not read").isGreaterThanOrEqualTo(7);
+            assertThat(sampler.part(from, to, List.of("/light"))).as("the light page's part").isPositive();
+        } finally {
+            metrics.stop(0);
+        }
+        String said = warnings.toString(StandardCharsets.UTF_8);
+        assertThat(said).contains("the meter sampler could not read").contains("no page label in the /metrics line: "
+                + "fairslice_requests_cpu_seconds_total{class=\"light\"} 1.0");
+        assertThat(said.lines()).as("said once").hasSize(1);
+    }
+
+    /**
+     * Waits until {@code count} reaches {@code target} or the deadline passes, using a little CPU as it goes (10 ms of
+     * every 100): the samples divide by this process's CPU time, which must grow between them.
+     */
+    private static void waitFor(AtomicInteger count, int target, long deadline) throws InterruptedException {
+        while (count.get() < target && System.nanoTime() < deadline) {
+            long busyUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
+            while (System.nanoTime() < busyUntil) {
+                Thread.onSpinWait();
+            }
+            Thread.sleep(90);
+        }
+    }
+}
