@@ -200,8 +200,21 @@ final class Host implements AutoCloseable {
 
     /** Starts a child process, output to a log file, and remembers it so that it is stopped with the run. */
     Process start(List<String> command, Path log) throws IOException {
+        return start(command, log, null);
+    }
+
+    /**
+     * {@link #start(List, Path)} with the standard error in a file of its own ({@code errors}), or with the output
+     * when it is null.
+     */
+    Process start(List<String> command, Path log, Path errors) throws IOException {
         Files.createDirectories(log.getParent());
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(log.toFile());
+        if (errors == null) {
+            builder.redirectErrorStream(true);
+        } else {
+            builder.redirectError(errors.toFile());
+        }
         // under the lock that cleanUp takes: a process is either started before the stop, and stopped by it, or not
         synchronized (this) {
             refuseWhenStopping("start " + String.join(" ", command));
@@ -284,7 +297,17 @@ final class Host implements AutoCloseable {
         }
         command.addAll(List.of(StudyServerProcess.javaExecutable(), "-Xmx64m", "-XX:+UseSerialGC", "-cp", classes,
                 CoreSpeed.class.getName(), Integer.toString(samples), "100"));
-        Process p = start(command, log);
+        return sample(command, log);
+    }
+
+    /**
+     * Runs a core speed sampler's command and reads its samples from its standard output, in {@code log}; its standard
+     * error goes to {@code <log>.stderr} (removed when empty). Merged into the output, a JVM's notice there ("Picked up
+     * JAVA_TOOL_OPTIONS: ...") was read as a sample, refused, and the core's speed not sampled.
+     */
+    CoreSpeed.Samples sample(List<String> command, Path log) throws IOException, InterruptedException {
+        Path errors = log.resolveSibling(log.getFileName() + ".stderr");
+        Process p = start(command, log, errors);
         try {
             if (!p.waitFor(2, TimeUnit.MINUTES)) {
                 throw new IOException("the core speed sampler did not end within 2 minutes; see " + log);
@@ -293,8 +316,13 @@ final class Host implements AutoCloseable {
             stop(p, 0);
         }
         String output = Files.readString(log, java.nio.charset.StandardCharsets.UTF_8);
+        String stderr = Files.readString(errors, java.nio.charset.StandardCharsets.UTF_8);
+        if (stderr.isBlank()) {
+            Files.deleteIfExists(errors);
+        }
         if (p.exitValue() != 0) {
-            throw new IOException("the core speed sampler exited with " + p.exitValue() + ": " + output.strip());
+            throw new IOException("the core speed sampler exited with " + p.exitValue() + ": "
+                    + (output.strip() + "\n" + stderr.strip()).strip());
         }
         return CoreSpeed.Samples.parse(output);
     }

@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CoreSpeedTest {
 
@@ -49,6 +52,29 @@ class CoreSpeedTest {
         assertThatThrownBy(() -> CoreSpeed.Samples.parse("812.0\nError: could not find main class\n"))
                 .hasMessage("core speed: not a number of ms: 'Error: could not find main class'");
         assertThatThrownBy(() -> CoreSpeed.Samples.parse("")).hasMessage("no samples");
+    }
+
+    /**
+     * The sampler's JVM tells of JAVA_TOOL_OPTIONS on its standard error; merged into the output, that line was read
+     * as a sample and refused, and the core's speed went unsampled.
+     */
+    @Test
+    void shouldReadTheSamplesFromTheSamplersOutputOnly(@TempDir Path dir) throws Exception {
+        Path quantum = Files.writeString(dir.resolve("sched_rr_timeslice_ms"), "100\n");
+        Path throttle = Files.writeString(dir.resolve("sched_rt_runtime_us"), "950000\n");
+        Path log = dir.resolve("logs/core-speed-start.log");
+        try (Host host = new Host(quantum, throttle)) {
+            CoreSpeed.Samples samples = host.sample(List.of("sh", "-c",
+                    "echo 'Picked up JAVA_TOOL_OPTIONS: -Xss1m' >&2; echo 30.1; echo 30.5"), log);
+
+            assertThat(samples.millis()).containsExactly(30.1, 30.5);
+        }
+        assertThat(Files.readString(dir.resolve("logs/core-speed-start.log.stderr")))
+                .isEqualTo("Picked up JAVA_TOOL_OPTIONS: -Xss1m\n");
+        try (Host host = new Host(quantum, throttle)) {
+            host.sample(List.of("sh", "-c", "echo 30.1"), log);
+        }
+        assertThat(dir.resolve("logs/core-speed-start.log.stderr")).as("removed when empty").doesNotExist();
     }
 
     @Test
