@@ -445,7 +445,23 @@ public final class StudyRunner {
         return new Verdict(true, "");
     }
 
-    /** Measures one point, re-running a disturbed window; every window measured goes to {@code points}. */
+    /**
+     * The window's verdict once its simulation.log is read: a log cut short (Gatling stopped mid-write) lacks the
+     * requests after the cut, so the window's counts and throughput read low; it is re-run as a disturbed one is. It
+     * was accepted with a note, and its low light throughput went into the means.
+     */
+    static Verdict withLog(Verdict cpu, boolean logTruncated) {
+        if (!logTruncated) {
+            return cpu;
+        }
+        return new Verdict(false, (cpu.note().isEmpty() ? "" : cpu.note() + "; ")
+                + "simulation.log truncated (requests after the cut not counted)");
+    }
+
+    /**
+     * Measures one point, re-running a disturbed window or one whose simulation.log is truncated; every window
+     * measured goes to {@code points}.
+     */
     private void measure(LoadGenerator load, CpuSampler cpu, MeterSampler meter, StudyServerProcess server,
                          Configuration configuration, int heavy, int rep, List<PointResult> points)
             throws IOException, InterruptedException {
@@ -468,11 +484,9 @@ public final class StudyRunner {
             long to = from + config.measure().toMillis();
             WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, from, to);
             CpuSampler.Share share = cpu.share(window.fromEpochMillis(), window.toEpochMillis());
-            Verdict verdict = verdict(share, configuration.scheduler().minimumCpuShare());
+            Verdict verdict = withLog(verdict(share, configuration.scheduler().minimumCpuShare()),
+                    window.logTruncated());
             String note = verdict.note();
-            if (window.logTruncated()) {
-                note = (note.isEmpty() ? "" : note + "; ") + "simulation.log truncated";
-            }
             if (share.jit() >= ProcCpu.JIT_SETTLED) {
                 note = (note.isEmpty() ? "" : note + "; ") + String.format(Locale.ROOT,
                         "JIT compiler %.1f %% of the server's CPU in the window (%s)", share.jit() * 100, settled);

@@ -76,4 +76,17 @@ class WindowVerdictTest {
         assertThat(unknown).isEqualTo(
                 new StudyRunner.Verdict(false, "server CPU share unknown (no /proc samples in the window)"));
     }
+
+    /** A simulation.log cut short lacks the requests after the cut: its window read low and was accepted. */
+    @Test
+    void shouldRerunAWindowWhoseSimulationLogIsTruncated() {
+        StudyRunner.Verdict steady = new StudyRunner.Verdict(true, "");
+        assertThat(StudyRunner.withLog(steady, false)).isSameAs(steady);
+
+        assertThat(StudyRunner.withLog(steady, true)).isEqualTo(new StudyRunner.Verdict(false,
+                "simulation.log truncated (requests after the cut not counted)"));
+        assertThat(StudyRunner.withLog(new StudyRunner.Verdict(true, "server used 0.930 of its core; 0.060 idle"), true))
+                .isEqualTo(new StudyRunner.Verdict(false, "server used 0.930 of its core; 0.060 idle; simulation.log "
+                        + "truncated (requests after the cut not counted)"));
+    }
 }
