@@ -79,6 +79,12 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
     /** The values of {@code freshServer}. */
     public static final List<String> FRESH_SERVER = List.of("configuration", "repetition");
 
+    /**
+     * The longest drainTimeout: the presets wait 15 s at most, and a server still busy after minutes is stuck, not
+     * draining; a typo such as 99999h would have a stuck server hold the run for years.
+     */
+    static final Duration MAX_DRAIN_TIMEOUT = Duration.ofMinutes(10);
+
     public static final List<String> DEFAULT_SERVER_JVM_OPTIONS = ServerOptions.JVM_OPTIONS;
     public static final List<String> DEFAULT_GATLING_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
 
@@ -104,7 +110,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         require(!warmUp.isNegative(), "warmUp", "must not be negative", Durations.format(warmUp));
         require(!jitWarmUp.isNegative(), "jitWarmUp", "must not be negative", Durations.format(jitWarmUp));
         require(!jitSettle.isNegative(), "jitSettle", "must not be negative", Durations.format(jitSettle));
-        require(!drainTimeout.isNegative(), "drainTimeout", "must not be negative", Durations.format(drainTimeout));
+        require(!drainTimeout.isNegative() && drainTimeout.compareTo(MAX_DRAIN_TIMEOUT) <= 0, "drainTimeout",
+                "must be 0s.." + Durations.format(MAX_DRAIN_TIMEOUT), Durations.format(drainTimeout));
         require(retries >= 0 && retries <= 5, "retries", "must be 0..5", retries);
         require(maxThreads >= 1 && maxThreads <= 10_000, "maxThreads", "must be 1..10000", maxThreads);
         require(maxThreads > lightUsers + heavyUsers.stream().mapToInt(Integer::intValue).max().orElse(0),

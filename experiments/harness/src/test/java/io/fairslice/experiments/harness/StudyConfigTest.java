@@ -259,6 +259,17 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldBoundTheDrainTimeout() {
+        assertThat(StudyConfig.quick().with(Map.of("drainTimeout", "10m")).drainTimeout())
+                .isEqualTo(Duration.ofMinutes(10));
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("drainTimeout", "99999h")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("drainTimeout must be 0s..10m, got 99999h");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("drainTimeout", "601s")))
+                .hasMessage("drainTimeout must be 0s..10m, got 601s");
+    }
+
+    @Test
     void shouldReadDurationsInTheMiddlewaresGrammar() {
         StudyConfig config = StudyConfig.quick().with(Map.of("warmUp", "1.5s", "measure", "2m", "jitWarmUp", "0s",
                 "jitSettle", "25s", "drainTimeout", "2500ms"));
