@@ -137,10 +137,15 @@ public final class ResultsFiles {
             }
         }
         List<ConfigurationOutcome> outcomes = readOutcomesCsv(existing(dir.resolve(OUTCOMES_CSV)));
-        return new StudyResult(p.getProperty("run.id", dir.getFileName().toString()), settings, machine,
-                readPointsCsv(existing(dir.resolve(POINTS_CSV))), outcomes,
-                number(p, properties, "run.start", Long.MAX_VALUE), number(p, properties, "run.end", Long.MAX_VALUE),
-                (int) number(p, properties, "run.heaviest", Integer.MAX_VALUE));
+        List<PointResult> points = readPointsCsv(existing(dir.resolve(POINTS_CSV)));
+        // without run.heaviest (an edited or older file) the heaviest point measured: 0 made the report's fair-sharing
+        // bound "30 light + 0 heavy", 100 %
+        int heaviest = p.getProperty("run.heaviest") == null
+                ? points.stream().mapToInt(PointResult::heavyUsers).max().orElse(0)
+                : (int) number(p, properties, "run.heaviest", Integer.MAX_VALUE);
+        return new StudyResult(p.getProperty("run.id", dir.getFileName().toString()), settings, machine, points,
+                outcomes, number(p, properties, "run.start", Long.MAX_VALUE),
+                number(p, properties, "run.end", Long.MAX_VALUE), heaviest);
     }
 
     /** The file, if it exists; a bare NoSuchFileException would say only its path. */

@@ -430,6 +430,22 @@ class ReportTest {
         assertThat(Files.readAllLines(dir.resolve("summary.csv"))).hasSize(1 + 4);
     }
 
+    /** Without run.heaviest the fair-sharing bound was that of 0 heavy clients: "30 light + 0 heavy", 100 %. */
+    @Test
+    void shouldTakeTheHeaviestPointMeasuredWhenRunPropertiesDoesNotSayIt() throws Exception {
+        ResultsFiles.write(fixture(), dir);
+        Path properties = dir.resolve(ResultsFiles.RUN_PROPERTIES);
+        Files.write(properties, Files.readAllLines(properties).stream().filter(l -> !l.startsWith("run.heaviest="))
+                .toList());
+
+        StudyResult read = ResultsFiles.read(dir);
+        Report.write(read, dir);
+
+        assertThat(read.heaviest()).isEqualTo(40);
+        assertThat(Files.readString(dir.resolve("report.md")))
+                .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 42.9 % |");
+    }
+
     @Test
     void shouldNameTheFileTheLineAndWhatIsWrongWhenTheDataFilesAreMissingOrBroken() throws Exception {
         // --report on a folder without data said only the path (NoSuchFileException)
