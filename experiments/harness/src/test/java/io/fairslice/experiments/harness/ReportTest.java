@@ -332,6 +332,16 @@ class ReportTest {
         }
     }
 
+    /** The figure's fair share is the table's bound, to a tenth: it said 43 % beside the table's 42.9 %. */
+    @Test
+    void shouldLabelTheFairShareInTheRetentionFigureAsTheTableGivesIt() throws Exception {
+        Report.write(fixture(), dir);
+
+        assertThat(Files.readString(dir.resolve("report.md")))
+                .contains("| fair-sharing bound (30 light + 40 heavy) | 40 | 42.9 % |");
+        assertThat(Figures.fairShareLabel(30, 40)).isEqualTo("fair share 42.9 %");
+    }
+
     @Test
     void shouldDrawEveryThroughputPanelOnTheSameTwoScales() {
         // share@default's heavy rate tops out at 26 req/s, none@default's at 32: both panels must reach 40
