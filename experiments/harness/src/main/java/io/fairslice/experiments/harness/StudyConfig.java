@@ -106,12 +106,12 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         require(lightPaths.startsWith("/"), "lightPaths", "must be paths starting with '/'", lightPaths);
         require(repetitions >= 1 && repetitions <= 100, "repetitions", "must be 1..100", repetitions);
         require(!measure.isNegative() && measure.toMillis() >= 1000, "measure", "must be at least 1s",
-                Durations.format(measure));
-        require(!warmUp.isNegative(), "warmUp", "must not be negative", Durations.format(warmUp));
-        require(!jitWarmUp.isNegative(), "jitWarmUp", "must not be negative", Durations.format(jitWarmUp));
-        require(!jitSettle.isNegative(), "jitSettle", "must not be negative", Durations.format(jitSettle));
+                format(measure));
+        require(!warmUp.isNegative(), "warmUp", "must not be negative", format(warmUp));
+        require(!jitWarmUp.isNegative(), "jitWarmUp", "must not be negative", format(jitWarmUp));
+        require(!jitSettle.isNegative(), "jitSettle", "must not be negative", format(jitSettle));
         require(!drainTimeout.isNegative() && drainTimeout.compareTo(MAX_DRAIN_TIMEOUT) <= 0, "drainTimeout",
-                "must be 0s.." + Durations.format(MAX_DRAIN_TIMEOUT), Durations.format(drainTimeout));
+                "must be 0s.." + format(MAX_DRAIN_TIMEOUT), format(drainTimeout));
         require(retries >= 0 && retries <= 5, "retries", "must be 0..5", retries);
         require(maxThreads >= 1 && maxThreads <= 10_000, "maxThreads", "must be 1..10000", maxThreads);
         require(maxThreads > lightUsers + heavyUsers.stream().mapToInt(Integer::intValue).max().orElse(0),
@@ -308,6 +308,14 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         return heavyUsers.stream().mapToInt(Integer::intValue).max().orElseThrow();
     }
 
+    /**
+     * A duration as the settings, the report and the console give it: the middleware's form ({@link Durations#format}),
+     * but zero as {@code 0s}, where that form says {@code 0ns} (a jitWarmUp of 0s read "0ns" in the report's settings).
+     */
+    static String format(Duration d) {
+        return d.isZero() ? "0s" : Durations.format(d);
+    }
+
     /** Settings as key/value pairs, for the run's JSON and the report. */
     public Map<String, String> describe() {
         Map<String, String> m = new LinkedHashMap<>();
@@ -317,11 +325,11 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         m.put("lightUsers", Integer.toString(lightUsers));
         m.put("lightPaths", lightPaths);
         m.put("repetitions", Integer.toString(repetitions));
-        m.put("warmUp", Durations.format(warmUp));
-        m.put("measure", Durations.format(measure));
-        m.put("jitWarmUp", Durations.format(jitWarmUp));
-        m.put("jitSettle", Durations.format(jitSettle));
-        m.put("drainTimeout", Durations.format(drainTimeout));
+        m.put("warmUp", format(warmUp));
+        m.put("measure", format(measure));
+        m.put("jitWarmUp", format(jitWarmUp));
+        m.put("jitSettle", format(jitSettle));
+        m.put("drainTimeout", format(drainTimeout));
         m.put("retries", Integer.toString(retries));
         m.put("documentSize", documentSize);
         m.put("maxThreads", Integer.toString(maxThreads));
@@ -330,8 +338,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         m.put("gatlingJvmOptions", String.join(" ", gatlingJvmOptions));
         m.put("realtimeThrottle", realtimeThrottle);
         m.put("freshServer", freshServer);
-        m.put("retryAfterDefault", Durations.format(retryAfterDefault));
-        m.put("retryAfterMax", Durations.format(retryAfterMax));
+        m.put("retryAfterDefault", format(retryAfterDefault));
+        m.put("retryAfterMax", format(retryAfterMax));
         return m;
     }
 

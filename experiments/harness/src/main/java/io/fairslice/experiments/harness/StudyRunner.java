@@ -2,7 +2,6 @@ package io.fairslice.experiments.harness;
 
 import io.fairslice.experiments.server.ProcCpu;
 import io.fairslice.loadgen.StudyParameters;
-import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -395,7 +394,7 @@ public final class StudyRunner {
              MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl)) {
             progress.configurationStarted();
             if (!config.jitWarmUp().isZero()) {
-                progress.step(id, "JIT warm-up " + Durations.format(config.jitWarmUp()));
+                progress.step(id, "JIT warm-up " + StudyConfig.format(config.jitWarmUp()));
                 load.run(parameters(server, config.heaviest(), Duration.ZERO, config.jitWarmUp()),
                         config.jitWarmUp(), out.resolve("gatling").resolve(name + "-jit"),
                         logs.resolve(name + "-jit-gatling.log"), id + " JIT warm-up");
@@ -540,7 +539,7 @@ public final class StudyRunner {
         }
         drain(cpu, server);
         return String.format(Locale.ROOT, "after %s of settling, the compiler at %.1f %% in its last step",
-                Durations.format(spent), jit * 100);
+                StudyConfig.format(spent), jit * 100);
     }
 
     private Map<String, String> parameters(StudyServerProcess server, int heavy, Duration warmUp, Duration duration) {

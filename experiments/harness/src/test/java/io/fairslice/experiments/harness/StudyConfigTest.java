@@ -268,6 +268,15 @@ class StudyConfigTest {
     }
 
     @Test
+    void shouldGiveAZeroDurationAsZeroSeconds() {
+        StudyConfig config = StudyConfig.quick().with(Map.of("jitWarmUp", "0s", "drainTimeout", "0ms"));
+
+        assertThat(config.describe()).containsEntry("jitWarmUp", "0s").containsEntry("drainTimeout", "0s")
+                .containsEntry("measure", StudyConfig.format(config.measure()));
+        assertThat(StudyConfig.format(Duration.ofMillis(2500))).isEqualTo("2500ms");
+    }
+
+    @Test
     void shouldBoundTheDrainTimeout() {
         assertThat(StudyConfig.quick().with(Map.of("drainTimeout", "10m")).drainTimeout())
                 .isEqualTo(Duration.ofMinutes(10));
