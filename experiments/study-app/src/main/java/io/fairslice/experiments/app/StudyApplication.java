@@ -33,7 +33,7 @@ public class StudyApplication implements ServletContextListener {
         context.addServlet("light", new LightServlet(settings.fibonacciN())).addMapping("/light");
         context.addServlet("light2", new Light2Servlet(settings.primeLimit())).addMapping("/light2");
         context.addServlet("heavy", new HeavyServlet(document)).addMapping("/heavy");
-        context.addServlet("index", new IndexServlet()).addMapping("");
+        context.addServlet("index", new IndexServlet(settings.fibonacciN(), settings.primeLimit())).addMapping("");
     }
 
     /**

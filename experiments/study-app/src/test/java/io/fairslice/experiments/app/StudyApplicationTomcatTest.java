@@ -79,6 +79,19 @@ class StudyApplicationTomcatTest {
         assertThat(field(response.body(), "value")).isEqualTo(75025);
     }
 
+    /** The index said "the 25th Fibonacci number" whatever study.light.fibonacci was. */
+    @Test
+    void shouldSayOnTheIndexWhatTheLightPagesComputeWithTheirSettings() throws Exception {
+        start("study.light.fibonacci", "20", "study.light2.primes", "5000");
+
+        HttpResponse<String> index = get("/");
+
+        assertThat(index.statusCode()).isEqualTo(200);
+        assertThat(index.body()).contains("the Fibonacci number fib(20), naively")
+                .contains("the primes below 5000 by trial division").doesNotContain("25th");
+        assertThat(field(get("/light").body(), "value")).isEqualTo(6765);
+    }
+
     @Test
     void shouldServeThePrimeCount() throws Exception {
         start("study.light2.primes", "100");
