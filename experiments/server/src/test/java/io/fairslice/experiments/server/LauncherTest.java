@@ -75,11 +75,13 @@ class LauncherTest {
         assertThat(result.stderr()).contains("unknown command 'frobnicate'").contains("usage:");
     }
 
+    /** A usage error, as an unknown command is: the text on stderr, nothing on stdout (a pipe gets no usage). */
     @Test
-    void shouldFailWithUsageWhenGivenNoCommand() throws Exception {
+    void shouldFailWithUsageOnStderrWhenGivenNoCommand() throws Exception {
         Result result = run();
-        assertThat(result.exitCode()).isNotZero();
-        assertThat(result.stdout() + result.stderr()).contains("usage:");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).contains("usage: ./fairslice <command>");
+        assertThat(result.stdout()).isEmpty();
     }
 
     /** Answered by the launcher: no build, no 4 GB server JVM; the server's options and the launcher's own. */
