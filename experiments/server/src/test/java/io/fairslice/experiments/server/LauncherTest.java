@@ -148,6 +148,20 @@ class LauncherTest {
         assertThat(result.stderr()).contains("test takes no arguments");
     }
 
+    /** The command it names is the build's without -q: it must not run the whole module's tests as well. */
+    @Test
+    void shouldNameTheBuildWithoutItsTestsWhenTheBuildFails(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Sandbox.executable(dir.resolve("mvnw"), "#!/usr/bin/env bash\necho \"$*\" >> mvnw.log\nexit 1\n");
+
+        Result result = sandbox.run(Map.of(), "serve", "--policy", "none");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).contains("fairslice: the build of experiments/server failed; run"
+                + " ./mvnw -B -DskipTests package -pl experiments/server -am to see why");
+        assertThat(sandbox.serverCommand()).isEmpty();
+    }
+
     /** The baseline pays for no weaving: no agent, no scope check, whatever FAIRSLICE_WEAVING says. */
     @Test
     void shouldStartTheServerWithoutTheWeavingAgentUnderPolicyNone(@TempDir Path dir) throws Exception {
