@@ -162,6 +162,53 @@ class LauncherTest {
         assertThat(sandbox.serverCommand()).isEmpty();
     }
 
+    /**
+     * Run through a link from another folder (ln -s .../fairslice ~/bin/), the launcher builds and runs its checkout's:
+     * it took the link's folder for the checkout, made a stray target/ there and said it could not write a build stamp.
+     */
+    @Test
+    void shouldRunTheCheckoutALinkPointsTo(@TempDir Path dir, @TempDir Path elsewhere) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Path link = Files.createSymbolicLink(elsewhere.resolve("fairslice"), dir.resolve("fairslice"));
+
+        Result result = sandbox.run(link, elsewhere, Map.of(), "serve", "--policy", "none");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(sandbox.builds()).as("builds in the checkout").isNotEmpty();
+        assertThat(sandbox.serverCommand()).contains("--policy", "none");
+        assertThat(elsewhere.resolve("target")).as("nothing made beside the link").doesNotExist();
+    }
+
+    /** A copy of the script alone is no checkout: said so, before anything is made beside it. */
+    @Test
+    void shouldSayThatACopyOfTheLauncherIsNoCheckout(@TempDir Path dir, @TempDir Path elsewhere) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Path copy = Files.copy(dir.resolve("fairslice"), elsewhere.resolve("fairslice"));
+
+        Result result = sandbox.run(copy, elsewhere, Map.of(), "probe", "--pid", "1", "--once");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr().strip()).isEqualTo("fairslice: " + elsewhere.toRealPath() + " is not a fairslice"
+                + " checkout (no executable mvnw there): run the launcher from its checkout, or through a link to it"
+                + " (ln -s /path/to/checkout/fairslice ~/bin/), not a copy");
+        assertThat(elsewhere.resolve("target")).doesNotExist();
+    }
+
+    /** A source folder the build stamp lists that is missing: said so, not "cannot write the build stamp". */
+    @Test
+    void shouldSayThatItCannotListTheSourcesOfABuild(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Files.delete(dir.resolve("experiments/study-app"));
+
+        Result result = sandbox.run(Map.of(), "serve", "--policy", "none");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).contains("study-app").contains("fairslice: cannot list the sources of"
+                + " experiments/server (find's message is above): is the checkout at " + dir.toRealPath()
+                + " complete?").doesNotContain("build stamp");
+        assertThat(sandbox.builds()).isEmpty();
+    }
+
     /** The baseline pays for no weaving: no agent, no scope check, whatever FAIRSLICE_WEAVING says. */
     @Test
     void shouldStartTheServerWithoutTheWeavingAgentUnderPolicyNone(@TempDir Path dir) throws Exception {
@@ -405,7 +452,13 @@ class LauncherTest {
         }
 
         Result run(Map<String, String> environment, String... args) throws IOException, InterruptedException {
-            Process process = start(environment, args);
+            return run(root.resolve("fairslice"), root, environment, args);
+        }
+
+        /** Runs {@code launcher} (the sandbox's, a link to it or a copy) in {@code directory}. */
+        Result run(Path launcher, Path directory, Map<String, String> environment, String... args)
+                throws IOException, InterruptedException {
+            Process process = start(launcher, directory, environment, args);
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
             return new Result(process.exitValue(),
                     new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
@@ -414,13 +467,13 @@ class LauncherTest {
 
         /** Starts the sandbox's launcher with {@code args}; its output goes to pipes, its input is closed. */
         Process start(String... args) throws IOException {
-            return start(Map.of(), args);
+            return start(root.resolve("fairslice"), root, Map.of(), args);
         }
 
-        private Process start(Map<String, String> environment, String... args) throws IOException {
-            List<String> command = Stream.concat(Stream.of(root.resolve("fairslice").toString()), Stream.of(args))
-                    .toList();
-            ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile());
+        private Process start(Path launcher, Path directory, Map<String, String> environment, String... args)
+                throws IOException {
+            List<String> command = Stream.concat(Stream.of(launcher.toString()), Stream.of(args)).toList();
+            ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile());
             builder.environment().keySet().removeIf(name -> name.startsWith("FAIRSLICE_"));
             builder.environment().put("JAVA_HOME", root.resolve("jdk").toString());
             builder.environment().putAll(environment);
