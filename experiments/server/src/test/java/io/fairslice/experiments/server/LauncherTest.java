@@ -133,6 +133,32 @@ class LauncherTest {
                 + " Prometheus must know where to scrape");
     }
 
+    /**
+     * An option without its value is refused naming it, before anything is built or started: `prometheus
+     * --metrics-path` alone scraped /metrics, and `serve --prometheus --address` a target ":8080".
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "prometheus --target                  ; prometheus: --target",
+        "prometheus --metrics-path            ; prometheus: --metrics-path",
+        "prometheus --listen                  ; prometheus: --listen",
+        "prometheus --scrape-interval         ; prometheus: --scrape-interval",
+        "prometheus --metrics-path --listen x ; prometheus: --metrics-path",
+        "serve --prometheus --port            ; serve: --port",
+        "serve --port 8080 --prometheus --address ; serve: --address",
+        "serve --policy                       ; serve: --policy"})
+    void shouldRefuseAnOptionWithoutItsValue(String args, String option, @TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of(), args.split(" "));
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        String command = option.substring(0, option.indexOf(':'));
+        assertThat(result.stderr().strip()).isEqualTo("fairslice: " + option + " needs a value (./fairslice "
+                + command + " --help)");
+        assertThat(sandbox.builds()).as("builds").isEmpty();
+    }
+
     @Test
     void shouldNameAJavaHomeWithoutJava() throws Exception {
         Result result = run(Map.of("JAVA_HOME", "/nonexistent-jdk"), "serve");
