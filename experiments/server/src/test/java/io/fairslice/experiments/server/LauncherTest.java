@@ -235,6 +235,47 @@ class LauncherTest {
         assertThat(sandbox.builds()).isEmpty();
     }
 
+    /**
+     * `test` as root on Debian: an apt-get that fails stops the launcher with a message of its own (it ended with
+     * apt's status and none), and one that leaves a tool missing does not go on to the whole suite. Run with a PATH
+     * of the few commands the launcher uses, a stand-in apt-get and an id that says root; nothing is installed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "update fails  | 100 | 0   | apt-get update failed (its message is above); install nodejs npm util-linux"
+                + " prometheus by hand (Debian: sudo apt-get install nodejs npm util-linux prometheus) and run again",
+        "install fails | 0   | 100 | apt-get install nodejs npm util-linux prometheus failed (its message is above);"
+                + " install nodejs npm util-linux prometheus by hand",
+        "tools missing | 0   | 0   | apt-get installed nodejs npm util-linux prometheus, but node npm taskset"
+                + " prometheus promtool still not on the PATH; install nodejs npm util-linux prometheus by hand"})
+    void shouldStopTheTestsWhenAptGetDoesNotInstallTheirTools(String how, int update, int install, String message,
+                                                              @TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        for (String command : List.of("bash", "sed", "head", "dirname", "readlink", "cat")) {
+            Files.createSymbolicLink(bin.resolve(command), onThePath(command));
+        }
+        Sandbox.executable(bin.resolve("id"), "#!/usr/bin/env bash\necho 0\n");
+        Sandbox.executable(bin.resolve("apt-get"), """
+                #!/usr/bin/env bash
+                echo "$*" >> '%s'
+                case "$1" in update) exit %d ;; install) exit %d ;; esac
+                """.formatted(dir.resolve("apt-get.log"), update, install));
+
+        Result result = sandbox.run(Map.of("PATH", bin.toString()), "test");
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).contains("fairslice: test: " + message);
+        assertThat(Files.readAllLines(dir.resolve("apt-get.log"))).as("apt-get runs")
+                .hasSize(update == 0 ? 2 : 1);
+        assertThat(sandbox.builds()).as("no test suite run").isEmpty();
+    }
+
+    private static Path onThePath(String command) {
+        return Stream.of(System.getenv("PATH").split(File.pathSeparator)).map(dir -> Path.of(dir, command))
+                .filter(Files::isExecutable).findFirst().orElseThrow(() -> new AssertionError("no " + command));
+    }
+
     /** The baseline pays for no weaving: no agent, no scope check, whatever FAIRSLICE_WEAVING says. */
     @Test
     void shouldStartTheServerWithoutTheWeavingAgentUnderPolicyNone(@TempDir Path dir) throws Exception {
