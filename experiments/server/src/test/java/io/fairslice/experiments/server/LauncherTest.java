@@ -8,6 +8,10 @@ import io.fairslice.middleware.weaving.WeavingScope;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -342,6 +346,55 @@ class LauncherTest {
         assertThat(sandbox.serverCommand()).isEmpty();
     }
 
+    /**
+     * A TERM ends `./fairslice prometheus` with 143, the status of a program the signal ended, and its Prometheus
+     * with it (the launcher's EXIT trap): it exited 130, as for Ctrl-C. INT (130) cannot be sent here: a test run
+     * in the background, as CI may run it, inherits INT ignored, and bash cannot trap a signal ignored as it starts.
+     */
+    @Test
+    void shouldExitWith143WhenPrometheusIsTerminated() throws Exception {
+        assumeTrue(Stream.of(System.getenv("PATH").split(File.pathSeparator))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, "prometheus"))), "needs prometheus on the PATH");
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort();
+        }
+        Process launcher = new ProcessBuilder(LAUNCHER.toString(), "prometheus", "--listen", "127.0.0.1:" + port)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            BufferedReader stderr = new BufferedReader(new InputStreamReader(launcher.getErrorStream(),
+                    StandardCharsets.UTF_8));
+            String line;
+            while ((line = stderr.readLine()) != null && !line.contains("query it at")) {
+                // Prometheus's own lines, if any
+            }
+            assertThat(line).as("Prometheus started").isNotNull();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!listening(port) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(listening(port)).as("Prometheus listening").isTrue();
+            Thread.sleep(500); // the launcher's own readiness check, 0.2 s apart: then it waits for Prometheus
+
+            new ProcessBuilder("kill", "-TERM", Long.toString(launcher.pid())).start().waitFor();
+
+            assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+            assertThat(launcher.exitValue()).isEqualTo(143);
+            assertThat(listening(port)).as("its Prometheus stopped").isFalse();
+        } finally {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+    }
+
+    private static boolean listening(int port) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private static final Path RR_TIMESLICE = Path.of("/proc/sys/kernel/sched_rr_timeslice_ms");
     private static final Path RT_RUNTIME = Path.of("/proc/sys/kernel/sched_rt_runtime_us");
 
@@ -354,7 +407,7 @@ class LauncherTest {
      * or terminates the launcher. Whatever happens, the test puts both settings back as it found them.
      */
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"harness killed, 137", "launcher terminated, 130"})
+    @CsvSource({"harness killed, 137", "launcher terminated, 143"})
     void shouldStopTheStudysProcessesAndRestoreTheRealtimeSettingsWhenTheHarnessCannot(String how, int exitCode,
                                                                                       @TempDir Path dir)
             throws Exception {
