@@ -296,6 +296,24 @@ class LauncherTest {
         assertThat(result.stderr()).doesNotContain("FAIRSLICE_WEAVING");
     }
 
+    /**
+     * FAIRSLICE_JAVA_OPTS is split on blanks and newlines, never glob-expanded: unquoted, -Dglob=* became the name of
+     * a file in the folder the launcher ran in.
+     */
+    @Test
+    void shouldPassTheJavaOptionsAsWrittenWithoutExpandingGlobs(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Files.writeString(dir.resolve("-Dglob=matched"), "");
+
+        Result result = sandbox.run(Map.of("FAIRSLICE_JAVA_OPTS", " -Dglob=*  -Xss1m\n-Dnext.line=1 "), "serve",
+                "--policy", "none");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        List<String> command = sandbox.serverCommand();
+        assertThat(command).contains("-Dglob=*", "-Xss1m", "-Dnext.line=1").doesNotContain("-Dglob=matched", "");
+        assertThat(command.indexOf("-Dnext.line=1")).as("before the class path").isLessThan(command.indexOf("-cp"));
+    }
+
     @Test
     void shouldSayThatPolicyNoneDoesNotUseTheWeavingSettingsGiven(@TempDir Path dir) throws Exception {
         Sandbox sandbox = new Sandbox(dir);
