@@ -488,6 +488,36 @@ class LauncherTest {
     }
 
     /**
+     * A harness that put the SCHED_RR quantum back itself (to 100 ms, from a machine whose value at start was another)
+     * leaves the launcher nothing to restore: it said it had restored it all the same. The test puts it back.
+     */
+    @Test
+    void shouldNotSayItRestoredTheQuantumWhenTheHarnessHad(@TempDir Path dir) throws Exception {
+        assumeTrue(Files.isWritable(RR_TIMESLICE), "needs root: the quantum is written for real");
+        // written before the launcher takes the study's lock: not under a study that is measuring
+        assumeTrue(new ProcessBuilder("flock", "-n", "/run/fairslice-study.lock", "true").start().waitFor() == 0,
+                "no study running on this machine");
+        String rrAtStart = kernelSetting(RR_TIMESLICE);
+        Sandbox sandbox = new Sandbox(dir);
+        Sandbox.executable(dir.resolve("stand-in-harness"), """
+                #!/usr/bin/env bash
+                echo 8 > %1$s
+                echo 100 > %1$s
+                """.formatted(RR_TIMESLICE));
+        try {
+            Files.writeString(RR_TIMESLICE, "90");
+
+            Result result = sandbox.run(Map.of(), "study", "--quick");
+
+            assertThat(result.exitCode()).as(result.stderr()).isZero();
+            assertThat(kernelSetting(RR_TIMESLICE)).isEqualTo("100");
+            assertThat(result.stderr()).doesNotContain("restored");
+        } finally {
+            Files.writeString(RR_TIMESLICE, rrAtStart);
+        }
+    }
+
+    /**
      * Bash reads a script as it runs it: a launcher edited in place while a study runs (a `git pull`, an editor) must
      * not go on at the old offset of the new text once the study ends (it reported a syntax error after a finished
      * run, or would run a command twice). The stand-in harness puts lines before the launcher's text, in place, as
