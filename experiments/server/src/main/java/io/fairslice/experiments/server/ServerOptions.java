@@ -1,9 +1,16 @@
 package io.fairslice.experiments.server;
 
 import io.fairslice.experiments.app.StudySettings;
+import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.FairsliceConfigException;
+import io.fairslice.middleware.config.ConfigKeys;
+import io.fairslice.middleware.config.ConfigSources;
+import io.fairslice.middleware.internal.GuardedListeners;
+import io.fairslice.middleware.spi.RequestListener;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -163,7 +170,58 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
             }
         }
-        return new ServerOptions(port, address, maxThreads, app, policy, fairslice, virtualThreads, help);
+        ServerOptions options = new ServerOptions(port, address, maxThreads, app, policy, fairslice, virtualThreads,
+                help);
+        if (options.middleware() && !help) {
+            checkMiddlewareSettings(options.policy(), options.fairslice());
+        }
+        return options;
+    }
+
+    /**
+     * A middleware setting that breaks the middleware's rules: not an error of the command line's form, so it is said
+     * without the usage text.
+     */
+    static final class MiddlewareSettingException extends IllegalArgumentException {
+
+        private static final long serialVersionUID = 1L;
+
+        MiddlewareSettingException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Checks the middleware's settings as its filter will as Tomcat starts (FairsliceFilter.init), by the middleware's
+     * own parser and its request listeners' rules: the policy and the --fairslice keys as the context parameters they
+     * become, over a fairslice.properties on the class path and under -Dfairslice.* system properties
+     * (FAIRSLICE_JAVA_OPTS). A bad key or value stopped the start with Tomcat's stack trace, then "the study web
+     * application failed to start".
+     *
+     * @throws MiddlewareSettingException naming the key, the rule, the value and where it was set
+     */
+    static void checkMiddlewareSettings(String policy, Map<String, String> fairslice) {
+        Map<String, String> parameters = new LinkedHashMap<>();
+        parameters.put(ConfigKeys.PREFIX + ConfigKeys.POLICY, policy);
+        fairslice.forEach((key, value) -> parameters.put(ConfigKeys.PREFIX + key, value));
+        ClassLoader loader = ServerOptions.class.getClassLoader();
+        ConfigSources.Merged merged = null;
+        FairsliceConfig config = null;
+        try {
+            List<RequestListener> listeners = GuardedListeners.discover(loader);
+            merged = ConfigSources.merge(parameters::get, parameters.keySet(), Map.of(), name -> null, loader,
+                    System.getProperties());
+            config = FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(listeners));
+            GuardedListeners.check(listeners, config);
+        } catch (IllegalArgumentException e) {
+            String key = e instanceof FairsliceConfigException c ? c.key()
+                    : config == null ? null : GuardedListeners.settingNamedIn(config, e.getMessage());
+            String origin = key == null || merged == null ? null : merged.originOf(key);
+            if (origin != null && origin.equals("by context parameter " + ConfigKeys.PREFIX + key)) {
+                origin = key.equals(ConfigKeys.POLICY) ? "by --policy" : "by --fairslice " + key;
+            }
+            throw new MiddlewareSettingException(e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
+        }
     }
 
     private static String value(String[] args, int i, String option) {

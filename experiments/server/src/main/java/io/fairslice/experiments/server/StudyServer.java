@@ -168,7 +168,9 @@ public final class StudyServer implements AutoCloseable {
             options = ServerOptions.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("fairslice serve: " + e.getMessage());
-            System.err.println(ServerOptions.USAGE);
+            if (!(e instanceof ServerOptions.MiddlewareSettingException)) { // a value's rule, not the command's form
+                System.err.println(ServerOptions.USAGE);
+            }
             System.exit(2);
             return;
         }

@@ -88,4 +88,31 @@ class ServerOptionsTest {
         assertThat(ServerOptions.parse("--document-size", "10MB").appSettings())
                 .containsEntry("study.heavy.bytes", "10MB");
     }
+
+    /**
+     * Checked by the middleware's own parser as the options are parsed, naming the key, the rule, the value and the
+     * option that set it: Tomcat's start failed with a stack trace and "the study web application failed to start".
+     */
+    @Test
+    void shouldRefuseAMiddlewareSettingByTheMiddlewaresRules() {
+        assertThatThrownBy(() -> ServerOptions.parse("--fairslice", "class.heavy.share=abc"))
+                .isInstanceOf(ServerOptions.MiddlewareSettingException.class)
+                .hasMessage("fairslice configuration: class.heavy.share must be a whole number 1..1000, got 'abc'"
+                        + " (set by --fairslice class.heavy.share)");
+        assertThatThrownBy(() -> ServerOptions.parse("--fairslice", "bogus.key=1"))
+                .isInstanceOf(ServerOptions.MiddlewareSettingException.class)
+                .hasMessageStartingWith("fairslice configuration: bogus.key ")
+                .hasMessageEndingWith(", got '1' (set by --fairslice bogus.key)");
+        assertThat(ServerOptions.parse("--policy", "sleep", "--fairslice", "fairslice.class.heavy.share=10")
+                .fairslice()).containsEntry("class.heavy.share", "10");
+    }
+
+    /** A request listener's settings (the kernel probe's, on the server's class path) by the listener's own rules. */
+    @Test
+    void shouldRefuseARequestListenersSettingByItsRules() {
+        assertThatThrownBy(() -> ServerOptions.parse("--fairslice", "kernel-probe.enabled=false",
+                "--fairslice", "kernel-probe.nice.heavy=5"))
+                .isInstanceOf(ServerOptions.MiddlewareSettingException.class)
+                .hasMessageContaining("kernel-probe.enabled is false");
+    }
 }
