@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
@@ -29,6 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code armed-share}: policy share with a request of the other class held open: the gate is armed and every
  * yield point asks the scheduler, which lets this request run (it stays under its CPU quantum).</li>
  * </ul>
+ * Each request notes whether the gate was armed in it; a trial in which that is not what {@code gate} names fails at
+ * its end (a change to the filter's setup could otherwise turn {@code armed-share} into the unarmed path unseen).
  * The baseline runs the same loop of empty calls with no filter.
  */
 @State(Scope.Thread)
@@ -47,8 +50,15 @@ public class YieldPointInRequestBenchmark {
     private FilterHarness harness;
     private final FilterHarness.Request request = new FilterHarness.Request("/light");
     private final FilterHarness.Response response = new FilterHarness.Response();
+    private boolean armedSeen;
+    private boolean unarmedSeen;
 
-    private static final FilterChain YIELD_POINT_LOOP = (req, res) -> {
+    private final FilterChain yieldPointLoop = (req, res) -> {
+        if (harness.armed()) {
+            armedSeen = true;
+        } else {
+            unarmedSeen = true;
+        }
         for (int i = 0; i < YIELD_POINTS; i++) {
             Fairslice.yieldPoint();
         }
@@ -60,14 +70,23 @@ public class YieldPointInRequestBenchmark {
         }
     };
 
-    @Setup
+    @Setup(Level.Trial)
     public void start() throws ServletException, InterruptedException {
+        if (!gate.equals("unarmed") && !gate.equals("armed-observe") && !gate.equals("armed-share")) {
+            throw new IllegalArgumentException("gate: unarmed, armed-observe or armed-share, not " + gate);
+        }
         harness = FilterHarness.heavyRule(gate.equals("armed-observe") ? "observe" : "share", gate.equals("armed-share"));
     }
 
-    @TearDown
+    @TearDown(Level.Trial)
     public void stop() throws InterruptedException {
         harness.close();
+        boolean wanted = !gate.equals("unarmed");
+        if (wanted ? unarmedSeen : armedSeen) {
+            throw new IllegalStateException("gate " + gate + ": the yield points ran with the gate "
+                    + (wanted ? "not armed" : "armed") + " in some requests (armed in some: " + armedSeen
+                    + ", not armed in some: " + unarmedSeen + ")");
+        }
     }
 
     @Benchmark
@@ -79,6 +98,6 @@ public class YieldPointInRequestBenchmark {
     @Benchmark
     @OperationsPerInvocation(YIELD_POINTS)
     public void yieldPointsInsideRequest() throws IOException, ServletException {
-        harness.send(request, response, YIELD_POINT_LOOP);
+        harness.send(request, response, yieldPointLoop);
     }
 }
