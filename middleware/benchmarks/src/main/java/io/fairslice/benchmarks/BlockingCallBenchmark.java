@@ -30,9 +30,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * the scheduler's decisions;</li>
  * <li>{@code observe}: policy observe: the declaration changes nothing (the thread-local lookup and the handle).</li>
  * </ul>
- * {@code outsideRequest} is a declaration on a thread that serves no request: a thread-local lookup, no handle.
+ * {@code outsideRequest} is a declaration on a thread that serves no request: a thread-local lookup, no handle (run
+ * once: it has no {@code scheduler}).
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
@@ -41,13 +41,6 @@ import org.openjdk.jmh.annotations.Warmup;
 public class BlockingCallBenchmark {
 
     static final int CALLS = 1_000;
-
-    @Param({"alone", "competing", "observe"})
-    public String scheduler;
-
-    private FilterHarness harness;
-    private final FilterHarness.Request request = new FilterHarness.Request("/light");
-    private final FilterHarness.Response response = new FilterHarness.Response();
 
     private static final FilterChain DECLARED_CALLS = (req, res) -> declare();
 
@@ -59,20 +52,33 @@ public class BlockingCallBenchmark {
         }
     }
 
-    @Setup
-    public void start() throws ServletException, InterruptedException {
-        harness = FilterHarness.heavyRule(scheduler.equals("observe") ? "observe" : "share", scheduler.equals("competing"));
-    }
+    /** A filter set up as its {@code scheduler} names, and a request to send through it. */
+    @State(Scope.Thread)
+    public static class InRequest {
 
-    @TearDown
-    public void stop() throws InterruptedException {
-        harness.close();
+        @Param({"alone", "competing", "observe"})
+        public String scheduler;
+
+        private FilterHarness harness;
+        private final FilterHarness.Request request = new FilterHarness.Request("/light");
+        private final FilterHarness.Response response = new FilterHarness.Response();
+
+        @Setup
+        public void start() throws ServletException, InterruptedException {
+            harness = FilterHarness.heavyRule(scheduler.equals("observe") ? "observe" : "share",
+                    scheduler.equals("competing"));
+        }
+
+        @TearDown
+        public void stop() throws InterruptedException {
+            harness.close();
+        }
     }
 
     @Benchmark
     @OperationsPerInvocation(CALLS)
-    public void declaredInsideRequest() throws IOException, ServletException {
-        harness.send(request, response, DECLARED_CALLS);
+    public void declaredInsideRequest(InRequest state) throws IOException, ServletException {
+        state.harness.send(state.request, state.response, DECLARED_CALLS);
     }
 
     @Benchmark

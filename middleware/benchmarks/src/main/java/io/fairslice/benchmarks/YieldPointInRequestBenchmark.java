@@ -21,8 +21,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Yield points inside a request served by the real filter, when the scheduler has nothing to do, per yield point:
- * one request runs {@value #YIELD_POINTS} of them, so the filter's own per-request cost adds about 0.1 ns.
+ * Yield points inside a request served by the real filter, when the scheduler has nothing to do. Each benchmark is
+ * one request (or, without a filter, one loop) of {@value #YIELD_POINTS} calls, and its score is that request's time
+ * divided by {@value #YIELD_POINTS}: loop throughput, the filter's own per-request cost included (and its
+ * per-request allocation in {@code gc.alloc.rate.norm}). A yield point's own cost is
+ * {@code yieldPointsInsideRequest} minus {@code baselineEmptyLoopInsideRequest} of the same {@code gate}: the same
+ * request through the same filter with a loop of empty calls.
  *
  * <ul>
  * <li>{@code unarmed}: policy share, only this request's class busy: the gate is not armed (the fast path);</li>
@@ -32,7 +36,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Each request notes whether the gate was armed in it; a trial in which that is not what {@code gate} names fails at
  * its end (a change to the filter's setup could otherwise turn {@code armed-share} into the unarmed path unseen).
- * The baseline runs the same loop of empty calls with no filter.
+ * {@code baselineEmptyLoopNoFilter} runs the loop of empty calls with no filter, once (it has no {@code gate}).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,48 +48,66 @@ public class YieldPointInRequestBenchmark {
 
     static final int YIELD_POINTS = 10_000;
 
-    @Param({"unarmed", "armed-observe", "armed-share"})
-    public String gate;
-
-    private FilterHarness harness;
     private final FilterHarness.Request request = new FilterHarness.Request("/light");
     private final FilterHarness.Response response = new FilterHarness.Response();
-    private boolean armedSeen;
-    private boolean unarmedSeen;
 
-    private final FilterChain yieldPointLoop = (req, res) -> {
-        if (harness.armed()) {
-            armedSeen = true;
-        } else {
-            unarmedSeen = true;
-        }
-        for (int i = 0; i < YIELD_POINTS; i++) {
-            Fairslice.yieldPoint();
-        }
-    };
+    private static final FilterChain EMPTY_LOOP = (req, res) -> emptyLoop();
 
-    private static final FilterChain EMPTY_LOOP = (req, res) -> {
+    private static void emptyLoop() {
         for (int i = 0; i < YIELD_POINTS; i++) {
             Blank.call();
         }
-    };
-
-    @Setup(Level.Trial)
-    public void start() throws ServletException, InterruptedException {
-        if (!gate.equals("unarmed") && !gate.equals("armed-observe") && !gate.equals("armed-share")) {
-            throw new IllegalArgumentException("gate: unarmed, armed-observe or armed-share, not " + gate);
-        }
-        harness = FilterHarness.heavyRule(gate.equals("armed-observe") ? "observe" : "share", gate.equals("armed-share"));
     }
 
-    @TearDown(Level.Trial)
-    public void stop() throws InterruptedException {
-        harness.close();
-        boolean wanted = !gate.equals("unarmed");
-        if (wanted ? unarmedSeen : armedSeen) {
-            throw new IllegalStateException("gate " + gate + ": the yield points ran with the gate "
-                    + (wanted ? "not armed" : "armed") + " in some requests (armed in some: " + armedSeen
-                    + ", not armed in some: " + unarmedSeen + ")");
+    /** A filter in the state its {@code gate} names, checked at every request it serves. */
+    @State(Scope.Thread)
+    public static class Gate {
+
+        @Param({"unarmed", "armed-observe", "armed-share"})
+        public String gate;
+
+        private FilterHarness harness;
+        private boolean armedSeen;
+        private boolean unarmedSeen;
+
+        final FilterChain yieldPointLoop = (req, res) -> {
+            sawGate();
+            for (int i = 0; i < YIELD_POINTS; i++) {
+                Fairslice.yieldPoint();
+            }
+        };
+
+        final FilterChain emptyLoop = (req, res) -> {
+            sawGate();
+            emptyLoop();
+        };
+
+        private void sawGate() {
+            if (harness.armed()) {
+                armedSeen = true;
+            } else {
+                unarmedSeen = true;
+            }
+        }
+
+        @Setup(Level.Trial)
+        public void start() throws ServletException, InterruptedException {
+            if (!gate.equals("unarmed") && !gate.equals("armed-observe") && !gate.equals("armed-share")) {
+                throw new IllegalArgumentException("gate: unarmed, armed-observe or armed-share, not " + gate);
+            }
+            harness = FilterHarness.heavyRule(gate.equals("armed-observe") ? "observe" : "share",
+                    gate.equals("armed-share"));
+        }
+
+        @TearDown(Level.Trial)
+        public void stop() throws InterruptedException {
+            harness.close();
+            boolean wanted = !gate.equals("unarmed");
+            if (wanted ? unarmedSeen || !armedSeen : armedSeen || !unarmedSeen) {
+                throw new IllegalStateException("gate " + gate + ": the requests did not all run with the gate "
+                        + (wanted ? "armed" : "not armed") + " (armed in some: " + armedSeen
+                        + ", not armed in some: " + unarmedSeen + ")");
+            }
         }
     }
 
@@ -97,7 +119,13 @@ public class YieldPointInRequestBenchmark {
 
     @Benchmark
     @OperationsPerInvocation(YIELD_POINTS)
-    public void yieldPointsInsideRequest() throws IOException, ServletException {
-        harness.send(request, response, yieldPointLoop);
+    public void baselineEmptyLoopInsideRequest(Gate state) throws IOException, ServletException {
+        state.harness.send(request, response, state.emptyLoop);
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(YIELD_POINTS)
+    public void yieldPointsInsideRequest(Gate state) throws IOException, ServletException {
+        state.harness.send(request, response, state.yieldPointLoop);
     }
 }
