@@ -1,6 +1,7 @@
 package io.fairslice.experiments.harness;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -64,21 +65,38 @@ public final class StudyMain {
     }
 
     public static void main(String[] args) {
-        int status;
+        System.exit(execute(args, System.err));
+    }
+
+    /**
+     * Runs the study and returns the exit status, the errors written to {@code err}: the usage follows a command
+     * line of the wrong form only (an unknown option, a missing value, options that exclude each other); after a bad
+     * value in a --config file or a folder that cannot be used, the one line that names it is the whole answer.
+     */
+    static int execute(String[] args, PrintStream err) {
         try {
-            status = run(args);
+            return run(args);
+        } catch (UsageException e) {
+            err.println("fairslice study: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
         } catch (IllegalArgumentException e) {
-            System.err.println("fairslice study: " + e.getMessage());
-            System.err.println(USAGE);
-            status = 2;
+            err.println("fairslice study: " + e.getMessage());
+            return 2;
         } catch (IOException e) {
-            System.err.println("fairslice study: " + e.getMessage());
-            status = 1;
+            err.println("fairslice study: " + e.getMessage());
+            return 1;
         } catch (InterruptedException e) {
-            System.err.println("fairslice study: interrupted");
-            status = 130;
+            err.println("fairslice study: interrupted");
+            return 130;
         }
-        System.exit(status);
+    }
+
+    /** A command line of the wrong form, answered with the usage. */
+    static final class UsageException extends IllegalArgumentException {
+        UsageException(String message) {
+            super(message);
+        }
     }
 
     static int run(String[] args) throws IOException, InterruptedException {
@@ -99,7 +117,7 @@ public final class StudyMain {
             switch (arg) {
                 case "--quick", "--full" -> {
                     if (presetGiven) {
-                        throw new IllegalArgumentException("give at most one of --quick and --full");
+                        throw new UsageException("give at most one of --quick and --full");
                     }
                     presetGiven = true;
                     config = arg.equals("--full") ? StudyConfig.full() : StudyConfig.quick();
@@ -118,13 +136,13 @@ public final class StudyMain {
                     System.out.println(USAGE);
                     return 0;
                 }
-                default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
+                default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }
         if (reportOnly != null) {
             // (the launcher passes its JVM options to every run, which a report does not use)
             if (presetGiven || configFile != null || out != null || planOnly || resume != null) {
-                throw new IllegalArgumentException("--report makes the report again from the run's own data files; "
+                throw new UsageException("--report makes the report again from the run's own data files; "
                         + "give it alone (without --quick, --full, --config, --out, --plan, --resume)");
             }
             if (!Files.isRegularFile(reportOnly.resolve(ResultsFiles.RUN_PROPERTIES))) {
@@ -142,7 +160,7 @@ public final class StudyMain {
         StudyResult previous = null;
         if (resume != null) {
             if (presetGiven || configFile != null || out != null || planOnly) {
-                throw new IllegalArgumentException("--resume takes the settings and the folder of the run it goes on "
+                throw new UsageException("--resume takes the settings and the folder of the run it goes on "
                         + "with; give it alone (without --quick, --full, --config, --out, --plan)");
             }
             if (!Files.isRegularFile(resume.resolve(ResultsFiles.RUN_PROPERTIES))) {
@@ -218,14 +236,14 @@ public final class StudyMain {
 
     private static String jvmOption(String[] args, int i, String option) {
         if (i >= args.length || args[i].isBlank()) {
-            throw new IllegalArgumentException(option + " needs a value (a JVM option, such as -Xmx2g)");
+            throw new UsageException(option + " needs a value (a JVM option, such as -Xmx2g)");
         }
         return args[i];
     }
 
     private static String value(String[] args, int i, String option) {
         if (i >= args.length || args[i].startsWith("--")) {
-            throw new IllegalArgumentException(option + " needs a value");
+            throw new UsageException(option + " needs a value");
         }
         return args[i];
     }

@@ -267,6 +267,39 @@ class StudyConfigTest {
                 .hasMessageStartingWith("--report makes the report again from the run's own data files; give it alone");
     }
 
+    /**
+     * The usage follows a command line of the wrong form, not a bad value: after "repetitions must be a whole
+     * number" in a --config file, 30 lines of options pushed the one line that mattered off the screen.
+     */
+    @Test
+    void shouldAnswerWithTheUsageOnlyACommandLineOfTheWrongForm() throws Exception {
+        Path file = Files.writeString(dir.resolve("bad.properties"), "repetitions = three\n");
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+        int status = execute(err, "--plan", "--config", file.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .isEqualTo("fairslice study: " + file + ": repetitions must be a whole number, got 'three'\n");
+
+        err.reset();
+        status = execute(err, "--bogus");
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .startsWith("fairslice study: unknown option '--bogus'\nusage: ./fairslice study");
+    }
+
+    private static int execute(java.io.OutputStream err, String... args) {
+        java.io.PrintStream saved = System.out;
+        try {
+            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+            return StudyMain.execute(args, new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(saved);
+        }
+    }
+
     @Test
     void shouldGiveAZeroDurationAsZeroSeconds() {
         StudyConfig config = StudyConfig.quick().with(Map.of("jitWarmUp", "0s", "drainTimeout", "0ms"));
