@@ -44,6 +44,11 @@ final class Host implements AutoCloseable {
      * take the machine for a single-core one and refuse to resume on it.
      */
     private static final int CORES = Runtime.getRuntime().availableProcessors();
+    /**
+     * The cores this JVM could run on when it started, read once as {@link #CORES} is: the server and Gatling are
+     * pinned to the first two, so a study started under {@code taskset -c 2,3} keeps to cores 2 and 3.
+     */
+    private static final List<Integer> ALLOWED_CORES = allowedCores();
 
     final int cores;
     final boolean pinning;
@@ -71,7 +76,7 @@ final class Host implements AutoCloseable {
         this.rrTimeslice = rrTimeslice;
         this.rtRuntime = rtRuntime;
         cores = CORES;
-        pinning = cores >= 2 && onPath("taskset");
+        pinning = cores >= 2 && ALLOWED_CORES.size() >= 2 && onPath("taskset");
         rrUnavailableReason = probeRealtime(rrTimeslice);
         batchUnavailableReason = probeLaunch(Scheduler.BATCH.launchPrefix());
         ticksPerSecond = clockTicks();
@@ -87,13 +92,36 @@ final class Host implements AutoCloseable {
         Taskset.pin(ProcessHandle.current().pid(), Integer.toString(loadCore()));
     }
 
-    /** The core the server runs on and the one Gatling runs on (the server gets 1, as GUIDE section 2 did). */
+    /**
+     * The core the server runs on and the one Gatling runs on: the second and the first of the cores the harness may
+     * use (on a 2-core machine 1 and 0, as GUIDE section 2 did).
+     */
     int serverCore() {
-        return pinning ? 1 : 0;
+        return ALLOWED_CORES.get(pinning ? 1 : 0);
     }
 
     int loadCore() {
-        return 0;
+        return ALLOWED_CORES.get(0);
+    }
+
+    /** {@link #ALLOWED_CORES}: from /proc/self/status, or 0..CORES-1 where that cannot be read (not Linux). */
+    private static List<Integer> allowedCores() {
+        try {
+            return ProcFs.allowedCores(ProcFs.read(Path.of("/proc/self/status")));
+        } catch (IOException e) {
+            return java.util.stream.IntStream.range(0, CORES).boxed().toList();
+        }
+    }
+
+    /** Why the server and Gatling are not pinned to cores of their own, or null when they are. */
+    String pinningUnavailableReason() {
+        if (pinning) {
+            return null;
+        }
+        if (cores < 2 || ALLOWED_CORES.size() < 2) {
+            return "this JVM may use " + (cores < 2 ? cores + " core" : "the cores " + ALLOWED_CORES) + " only";
+        }
+        return "no taskset on the PATH";
     }
 
     /** Command prefix that pins to a core (empty when pinning is not possible). */
@@ -336,7 +364,7 @@ final class Host implements AutoCloseable {
         m.put("memory", memory());
         m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         m.put("pinning", pinning ? "server on core " + serverCore() + ", Gatling on core " + loadCore()
-                : "none (fewer than 2 cores or no taskset)");
+                : "none (" + pinningUnavailableReason() + ")");
         m.put("sched_rr", realtimeAvailable() ? "available (chrt -r 1, quantum via " + rrTimeslice + ")"
                 : "not available: " + rrUnavailableReason);
         m.put("sched_batch", batchUnavailableReason == null ? "available (chrt -b 0)"

@@ -45,6 +45,24 @@ final class ProcFs {
     }
 
     /**
+     * The cores a process may run on, in ascending order, from the {@code Cpus_allowed_list} line of its
+     * /proc/PID/status text ("0-1", "2,5-7"): what taskset or a cpuset gave the harness, where it pins its children.
+     */
+    static java.util.List<Integer> allowedCores(String procStatus) throws IOException {
+        for (String line : procStatus.split("\n")) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                String list = line.substring("Cpus_allowed_list:".length());
+                try {
+                    return io.fairslice.experiments.server.Taskset.cpuList(list).stream().boxed().toList();
+                } catch (IllegalArgumentException e) {
+                    throw new IOException(e.getMessage(), e);
+                }
+            }
+        }
+        throw new IOException("no Cpus_allowed_list line");
+    }
+
+    /**
      * One core's times from /proc/stat, in clock ticks. {@code task} includes {@code steal}: time the hypervisor gave
      * the virtual CPU to someone else takes the core from the server just as another process would.
      */

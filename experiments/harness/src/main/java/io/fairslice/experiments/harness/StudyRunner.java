@@ -115,6 +115,12 @@ public final class StudyRunner {
                             + " configurations are skipped and the rest runs");
                 }
             }
+            if (!host.pinning) {
+                // the study's machine is a server on one core and Gatling on another (docs/study.md)
+                console.println("fairslice study: warning: the server and Gatling are not pinned to cores of their "
+                        + "own (" + host.pinningUnavailableReason() + "): they share the cores, and the windows "
+                        + "measure that");
+            }
             LoadGenerator load = new LoadGenerator(host, classpaths.loadgen(), config.gatlingJvmOptions());
             if (config.serversPerConfiguration() == 1) {
                 for (Configuration configuration : config.configurations()) {

@@ -32,4 +32,14 @@ class ProcFsTest {
     void shouldNameTheMissingCore() {
         assertThatThrownBy(() -> ProcFs.coreTimes(PROC_STAT, 2)).hasMessageContaining("no line for cpu2");
     }
+
+    /** Where the harness pins the server and Gatling: the cores taskset or a cpuset left it, not always 0 and 1. */
+    @Test
+    void shouldListTheAllowedCoresInOrder() throws Exception {
+        assertThat(ProcFs.allowedCores("Name:\tjava\nCpus_allowed:\tec\nCpus_allowed_list:\t5-7,2,3\n"))
+                .containsExactly(2, 3, 5, 6, 7);
+        assertThat(ProcFs.allowedCores("Cpus_allowed_list:\t0\n")).containsExactly(0);
+        assertThatThrownBy(() -> ProcFs.allowedCores("Cpus_allowed_list:\t0-x\n"))
+                .hasMessageContaining("not a CPU list (like 0-2,5):");
+    }
 }

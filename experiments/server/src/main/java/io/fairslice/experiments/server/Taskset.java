@@ -92,7 +92,7 @@ public final class Taskset {
     }
 
     /** A CPU list as taskset and /proc write it ("0-2,5") as a set. */
-    static BitSet cpuList(String list) {
+    public static BitSet cpuList(String list) {
         BitSet set = new BitSet();
         for (String part : list.trim().split(",")) {
             String[] range = part.split("-", 2);
