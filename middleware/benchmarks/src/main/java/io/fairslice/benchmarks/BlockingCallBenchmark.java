@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
@@ -30,6 +31,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * the scheduler's decisions;</li>
  * <li>{@code observe}: policy observe: the declaration changes nothing (the thread-local lookup and the handle).</li>
  * </ul>
+ * Each request notes whether the scheduler's gate was armed in it (the sign that the classes compete); an
+ * {@code alone} trial with it armed in some request, or a {@code competing} one with it not armed, fails at its end.
  * {@code outsideRequest} is a declaration on a thread that serves no request: a thread-local lookup, no handle (run
  * once: it has no {@code scheduler}).
  */
@@ -41,8 +44,6 @@ import org.openjdk.jmh.annotations.Warmup;
 public class BlockingCallBenchmark {
 
     static final int CALLS = 1_000;
-
-    private static final FilterChain DECLARED_CALLS = (req, res) -> declare();
 
     private static void declare() {
         for (int i = 0; i < CALLS; i++) {
@@ -62,23 +63,47 @@ public class BlockingCallBenchmark {
         private FilterHarness harness;
         private final FilterHarness.Request request = new FilterHarness.Request("/light");
         private final FilterHarness.Response response = new FilterHarness.Response();
+        private boolean armedSeen;
+        private boolean unarmedSeen;
 
-        @Setup
+        private final FilterChain declaredCalls = (req, res) -> {
+            if (harness.armed()) {
+                armedSeen = true;
+            } else {
+                unarmedSeen = true;
+            }
+            declare();
+        };
+
+        @Setup(Level.Trial)
         public void start() throws ServletException, InterruptedException {
+            if (!scheduler.equals("alone") && !scheduler.equals("competing") && !scheduler.equals("observe")) {
+                throw new IllegalArgumentException("scheduler: alone, competing or observe, not " + scheduler);
+            }
             harness = FilterHarness.heavyRule(scheduler.equals("observe") ? "observe" : "share",
                     scheduler.equals("competing"));
         }
 
-        @TearDown
+        @TearDown(Level.Trial)
         public void stop() throws InterruptedException {
             harness.close();
+            boolean wrong = switch (scheduler) {
+                case "alone" -> armedSeen;
+                case "competing" -> unarmedSeen;
+                default -> false;
+            };
+            if (wrong) {
+                throw new IllegalStateException("scheduler " + scheduler + ": the calls were declared with the gate "
+                        + (scheduler.equals("alone") ? "armed" : "not armed") + " in some requests (armed in some: "
+                        + armedSeen + ", not armed in some: " + unarmedSeen + ")");
+            }
         }
     }
 
     @Benchmark
     @OperationsPerInvocation(CALLS)
     public void declaredInsideRequest(InRequest state) throws IOException, ServletException {
-        state.harness.send(state.request, state.response, DECLARED_CALLS);
+        state.harness.send(state.request, state.response, state.declaredCalls);
     }
 
     @Benchmark
