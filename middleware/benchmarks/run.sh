@@ -7,18 +7,19 @@
 # The output is saved only when JMH exits 0 and every benchmark ran (a bad name or option, a failed benchmark: nothing
 # saved); -h, -l, -lp, -lprof and -lrf only print. It rebuilds target/benchmarks.jar when a source or pom.xml it is
 # built from is newer, and takes the shared build lock when /tmp/fairslice-build.lock exists (parallel work on one
-# machine).
+# machine; FAIRSLICE_BUILD_LOCK names another file, empty for none). It writes JMH's output itself: -o is refused.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 JAR="$ROOT/middleware/benchmarks/target/benchmarks.jar"
+LOCK_FILE="${FAIRSLICE_BUILD_LOCK-/tmp/fairslice-build.lock}"
 LOCK=()
-[[ -e /tmp/fairslice-build.lock ]] && LOCK=(flock /tmp/fairslice-build.lock)
+if [[ -n "$LOCK_FILE" && -e "$LOCK_FILE" ]]; then LOCK=(flock "$LOCK_FILE"); fi
 
 BUILT_FROM=("$ROOT/pom.xml" "$ROOT/middleware/pom.xml" "$ROOT/middleware/core/pom.xml" "$ROOT/middleware/core/src"
   "$ROOT/middleware/benchmarks/pom.xml" "$ROOT/middleware/benchmarks/src")
 if [[ ! -f "$JAR" ]] || [[ -n "$(find "${BUILT_FROM[@]}" -newer "$JAR" -type f -print -quit)" ]]; then
-  (cd "$ROOT" && "${LOCK[@]}" ./mvnw -B -q -DskipTests package -pl middleware/benchmarks -am)
+  (cd "$ROOT" && ${LOCK[@]+"${LOCK[@]}"} ./mvnw -B -q -DskipTests package -pl middleware/benchmarks -am)
 fi
 
 # JMH refuses an option given twice: a default goes in only where the caller did not give that option (-f 3, -f3 or
@@ -39,6 +40,13 @@ for arg in "$@"; do
     -h | -l | -lp | -lprof | -lrf) exec "$JAVA" -jar "$JAR" "$@" ;;
   esac
 done
+# with -o JMH writes its results to that file and nothing to the output this script saves and checks
+for arg in "$@"; do
+  if [[ "$arg" =~ ^-o($|=|[^a-z]) ]]; then
+    echo "run.sh: -o is not taken: run.sh saves JMH's output under docs/benchmarks/ itself" >&2
+    exit 2
+  fi
+done
 
 out="$ROOT/docs/benchmarks/jmh-$(date -u +%Y%m%dT%H%M%SZ)-jdk$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}').txt"
 tmp="$(mktemp "${TMPDIR:-/tmp}/fairslice-jmh.XXXXXX")"
@@ -56,7 +64,7 @@ trap '$keep || rm -f "$tmp"' EXIT
   echo
 } > "$tmp"
 status=0
-"${LOCK[@]}" "$JAVA" -jar "$JAR" "${defaults[@]}" -prof gc "$@" 2>&1 | tee -a "$tmp" || status=$?
+${LOCK[@]+"${LOCK[@]}"} "$JAVA" -jar "$JAR" ${defaults[@]+"${defaults[@]}"} -prof gc "$@" 2>&1 | tee -a "$tmp" || status=$?
 if (( status != 0 )); then
   echo "run.sh: JMH exited with status $status: nothing saved" >&2
   exit "$status"

@@ -52,6 +52,17 @@ class RunScriptTest {
         assertThat(saved()).hasSize(1);
     }
 
+    /** With -o JMH writes its results there and nothing to the output run.sh checks and saves. */
+    @Test
+    void shouldRefuseJmhsOwnOutputFile() throws Exception {
+        Result result = run("Benchmark", "-o", "results.txt", "-opi", "2");
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).contains("run.sh: -o is not taken");
+        assertThat(root.resolve("jmh-commands.log")).doesNotExist();
+        assertThat(saved()).isEmpty();
+    }
+
     @Test
     void shouldSaveARunHeadedByTheMachinesFacts() throws Exception {
         Result result = run("Benchmark");
@@ -125,9 +136,15 @@ class RunScriptTest {
         builder.environment().put("JAVA_HOME", root.resolve("jdk").toString());
         builder.environment().put("TMPDIR", root.resolve("tmp").toString());
         builder.environment().remove("FAIRSLICE_COMMIT");
+        // not the machine's shared build lock: another build holding it would stall the test
+        builder.environment().put("FAIRSLICE_BUILD_LOCK", "");
         Process process = builder.start();
         process.getOutputStream().close();
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("run.sh finished").isTrue();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            throw new AssertionError("run.sh did not finish in 60 s");
+        }
         return new Result(process.exitValue(),
                 new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
                 new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
