@@ -85,7 +85,8 @@ class WindowVerdictTest {
 
         assertThat(StudyRunner.withLog(steady, true)).isEqualTo(new StudyRunner.Verdict(false,
                 "simulation.log truncated (requests after the cut not counted)"));
-        assertThat(StudyRunner.withLog(new StudyRunner.Verdict(true, "server used 0.930 of its core; 0.060 idle"), true))
+        StudyRunner.Verdict busy = new StudyRunner.Verdict(true, "server used 0.930 of its core; 0.060 idle");
+        assertThat(StudyRunner.withLog(busy, true))
                 .isEqualTo(new StudyRunner.Verdict(false, "server used 0.930 of its core; 0.060 idle; simulation.log "
                         + "truncated (requests after the cut not counted)"));
     }
