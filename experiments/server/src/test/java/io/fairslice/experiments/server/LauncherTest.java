@@ -568,6 +568,25 @@ class LauncherTest {
                 .contains("-Dfairslice.source=unknown");
     }
 
+    /**
+     * An argument the study does not take is refused before the build, as the harness would refuse it after (a
+     * mistyped --quick on a fresh clone built the project for minutes to be told so).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"--quik", "stray", "--out"})
+    void shouldRefuseAStudyArgumentItDoesNotTakeBeforeBuilding(String arg, @TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of(), "study", "--server-jvm-option",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED", arg);
+
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stderr()).startsWith(arg.equals("--out") ? "fairslice study: --out needs a value\n"
+                : "fairslice study: unknown option '" + arg + "'\n").contains("usage: ./fairslice study");
+        assertThat(sandbox.builds()).as("builds").isEmpty();
+        assertThat(sandbox.commands()).as("java commands").isEmpty();
+    }
+
     /** A /proc/sys file's value; read by line, as Files.readString reads only the first byte of one on JDK 17. */
     private static String kernelSetting(Path file) throws IOException {
         try (BufferedReader reader = Files.newBufferedReader(file)) {
