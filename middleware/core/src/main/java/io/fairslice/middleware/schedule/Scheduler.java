@@ -620,7 +620,10 @@ public final class Scheduler {
         return waits && !t.granted;
     }
 
-    /** Moves the ticket's counts (in flight or tasks, permit) from its class to {@code to}, under the lock. */
+    /**
+     * Moves the ticket's counts (in flight or tasks) from its class to {@code to}, under the lock. Its permit stays with
+     * the class that admitted it ({@link Ticket#permitClass}).
+     */
     private void switchClass(Ticket t, ClassState to, long now, FairsliceConfig cfg) {
         ClassState from = t.cls;
         if (t.isTask()) {
@@ -638,10 +641,6 @@ public final class Scheduler {
             countIn(to, now);
         }
         to.lastActiveNanos = now;
-        if (t.holdsPermit) {
-            from.permits--;
-            to.permits++;
-        }
         if (t.detached) {
             from.detached--;
             to.detached++;
@@ -758,7 +757,8 @@ public final class Scheduler {
 
     private void grantPermit(Ticket t, long now, boolean inTurn) {
         t.holdsPermit = true;
-        t.cls.permits++;
+        t.permitClass = t.cls;
+        t.permitClass.permits++;
         if (inTurn) {
             joinTurn(t, now, config);
         } else {
@@ -1781,7 +1781,8 @@ public final class Scheduler {
             }
             if (t.holdsPermit) {
                 t.holdsPermit = false;
-                c.permits--;
+                t.permitClass.permits--;
+                t.permitClass = null;
             }
             attach(t);
             c.inflight--;

@@ -46,6 +46,12 @@ public final class Ticket {
     int osThread = -1;
     volatile boolean granted;
     boolean holdsPermit;
+    /**
+     * The class whose {@code max-concurrency} the permit counts against: the one that admitted the request, wherever
+     * it moves afterwards (docs/configuration.md), so that a move neither frees the class it leaves nor fills the one it
+     * joins. Set with {@link #holdsPermit}, under the lock.
+     */
+    ClassState permitClass;
     /** Whether the request holds a run slot (admitted, dispatching or about to, not parked), and since when. */
     boolean holdsSlot;
     long slotSince;

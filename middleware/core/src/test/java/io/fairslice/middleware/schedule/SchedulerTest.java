@@ -29,6 +29,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 
@@ -2586,6 +2588,37 @@ class SchedulerTest {
         assertThat(scheduler.tryAdmit(third)).isEqualTo(Scheduler.REJECTED_QUEUE_FULL);
         assertThat(scheduler.classState(HEAVY).rejections(Scheduler.REJECTED_QUEUE_FULL)).isEqualTo(1);
         assertThat(scheduler.classState(HEAVY).inflight()).isEqualTo(3);
+    }
+
+    /**
+     * A request that moves class keeps the permit of the class that admitted it (docs/configuration.md,
+     * {@code max-concurrency}): it used to carry it along, freeing the class it left to admit more and counting against
+     * the cap of the class it joined, so a front controller's declared exports ran as heavy at any concurrency while
+     * the requests a rule sent to heavy were refused.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"share", "sleep"})
+    void shouldCountAMovedRequestAgainstTheCapOfTheClassThatAdmittedIt(String policy) {
+        scheduler("policy", policy, "share.cpus", "8", "class.light.max-concurrency", "1", "class.light.queue-size", "0",
+                "class.heavy.max-concurrency", "1", "class.heavy.queue-size", "0");
+        Ticket export = running(LIGHT);
+        assertThat(scheduler.declare(export, "heavy")).isTrue();
+        assertThat(export.className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(LIGHT).permits()).as("light's permit, kept").isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).permits()).as("heavy's cap, untouched").isZero();
+
+        Ticket another = scheduler.newTicket(LIGHT);
+        scheduler.beginDispatch(another);
+        assertThat(scheduler.tryAdmit(another)).as("light's cap holds the moved request").isEqualTo(
+                Scheduler.REJECTED_QUEUE_FULL);
+        Ticket report = running(HEAVY); // a rule's heavy request: heavy's permit is free
+
+        finish(export, MS);
+        assertThat(scheduler.classState(LIGHT).permits()).as("returned to light").isZero();
+        assertThat(scheduler.classState(HEAVY).permits()).isEqualTo(1);
+        finish(running(LIGHT), MS);
+        finish(report, MS);
+        assertThat(scheduler.classState(HEAVY).permits()).isZero();
     }
 
     @Test
