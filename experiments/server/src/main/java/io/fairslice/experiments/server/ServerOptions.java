@@ -75,7 +75,7 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         }
         fairslice = Map.copyOf(fairslice);
         if (POLICY_NONE.equals(policy) && !fairslice.isEmpty()) {
-            throw new IllegalArgumentException("--fairslice needs a policy other than none, got " + fairslice.keySet());
+            throw new UsageException("--fairslice needs a policy other than none, got " + fairslice.keySet());
         }
         if (virtualThreads && Runtime.version().feature() < 21) {
             throw new IllegalArgumentException("--virtual-threads needs Java 21 or later; this JVM is Java "
@@ -161,13 +161,13 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
                     key = key.startsWith("fairslice.") ? key.substring(10) : key;
                     String before = fairslice.put(key, kv.substring(eq + 1));
                     if (before != null) { // not the last one silently
-                        throw new IllegalArgumentException("--fairslice " + key + " given twice, '" + before
+                        throw new UsageException("--fairslice " + key + " given twice, '" + before
                                 + "' and '" + kv.substring(eq + 1) + "'");
                     }
                 }
                 case "--virtual-threads" -> virtualThreads = true;
                 case "--help", "-h" -> help = true;
-                default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
+                default -> throw new UsageException("unknown option '" + arg + "'");
             }
         }
         ServerOptions options = new ServerOptions(port, address, maxThreads, app, policy, fairslice, virtualThreads,
@@ -179,9 +179,19 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
     }
 
     /**
-     * A middleware setting that breaks the middleware's rules: not an error of the command line's form, so it is said
-     * without the usage text.
+     * A command line of the wrong form (an unknown option, an option without its value, options that exclude each
+     * other): answered with the usage text. Every other refusal is a value's, said in the one line that names it.
      */
+    static final class UsageException extends IllegalArgumentException {
+
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    /** A middleware setting that breaks the middleware's rules: a value's error, said without the usage text. */
     static final class MiddlewareSettingException extends IllegalArgumentException {
 
         private static final long serialVersionUID = 1L;
@@ -226,7 +236,7 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
 
     private static String value(String[] args, int i, String option) {
         if (i >= args.length || args[i].startsWith("--")) {
-            throw new IllegalArgumentException(option + " needs a value");
+            throw new UsageException(option + " needs a value");
         }
         return args[i];
     }

@@ -11,6 +11,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.File;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -162,16 +163,25 @@ public final class StudyServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Says why the options were refused and returns the exit status, 2: the usage follows a command line of the wrong
+     * form only; after a bad value (an address that does not resolve, a port out of range, a middleware setting) its
+     * 30 lines buried the one line that names the option and the value.
+     */
+    static int refuse(IllegalArgumentException e, PrintStream err) {
+        err.println("fairslice serve: " + e.getMessage());
+        if (e instanceof ServerOptions.UsageException) {
+            err.println(ServerOptions.USAGE);
+        }
+        return 2;
+    }
+
     public static void main(String[] args) throws Exception {
         ServerOptions options;
         try {
             options = ServerOptions.parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("fairslice serve: " + e.getMessage());
-            if (!(e instanceof ServerOptions.MiddlewareSettingException)) { // a value's rule, not the command's form
-                System.err.println(ServerOptions.USAGE);
-            }
-            System.exit(2);
+            System.exit(refuse(e, System.err));
             return;
         }
         if (options.help()) {

@@ -38,6 +38,14 @@ class LauncherTest {
 
     private static final Path LAUNCHER = Path.of(System.getProperty("user.dir")).resolve("../../fairslice")
             .normalize();
+    private static final String TEST_CLASS_PATH = System.getProperty("surefire.test.class.path",
+            System.getProperty("java.class.path"));
+    private static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
+    /** After the launcher's own -Xms4g -Xmx4g -Xmn3g -XX:+AlwaysPreTouch, so these count: a test's server is small. */
+    private static final String SMALL_HEAP = "-Xms64m -Xmx256m -Xmn32m -XX:-AlwaysPreTouch";
+    /** What the launcher says as it runs the sandbox's stand-in build. */
+    private static final String BUILDING_THE_SERVER = "fairslice: building experiments/server (./mvnw package"
+            + " -DskipTests) ...\n";
 
     record Result(int exitCode, String stdout, String stderr) {
     }
@@ -365,6 +373,54 @@ class LauncherTest {
     }
 
     /**
+     * A bad value is answered with the one line that names the option and the value, exit 2; the usage follows only a
+     * command line of the wrong form (an unknown option, an option without its value, options that exclude each
+     * other): after an address that did not resolve, a dozen lines of options buried the line that mattered. The real
+     * server's main, run by the launcher and on its own.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "--address no-such-host.invalid.  | false | --address 'no-such-host.invalid.' does not resolve to an IP address"
+                + " (a misspelt host name?)",
+        "--port 65536                     | false | --port must be 0..65535, got 65536",
+        "--max-threads many               | false | --max-threads must be a whole number, got 'many'",
+        "--fairslice class.heavy.share    | false | --fairslice needs key=value, got 'class.heavy.share'",
+        "--fairslice class.heavy.share=abc | false | fairslice configuration: class.heavy.share must be a whole number"
+                + " 1..1000, got 'abc' (set by --fairslice class.heavy.share)",
+        "--bogus                          | true  | unknown option '--bogus'",
+        "--port                           | true  | --port needs a value",
+        "--policy none --fairslice class.heavy.share=10 | true | --fairslice needs a policy other than none, got"
+                + " [class.heavy.share]"})
+    void shouldAnswerABadServeValueInOneLineAndOnlyAWrongFormWithTheUsage(String args, boolean usage, String message,
+                                                                          @TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        sandbox.runTheRealServer();
+        List<String> serverArgs = List.of(args.split(" "));
+
+        Result launched = sandbox.run(Map.of("FAIRSLICE_JAVA_OPTS", SMALL_HEAP, "FAIRSLICE_WEAVING", "off"),
+                Stream.concat(Stream.of("serve"), serverArgs.stream()).toArray(String[]::new));
+        Process process = new ProcessBuilder(Stream.concat(Stream.of(JAVA.toString(), "-cp", TEST_CLASS_PATH,
+                StudyServer.class.getName()), serverArgs.stream()).toList()).start();
+        process.getOutputStream().close();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the server's main finished").isTrue();
+        Result main = new Result(process.exitValue(),
+                new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+
+        assertThat(launched.stderr()).as("the sandbox's build").startsWith(BUILDING_THE_SERVER);
+        for (Result result : List.of(launched, main)) {
+            String stderr = result.stderr().replace(BUILDING_THE_SERVER, "");
+            assertThat(result.exitCode()).as(stderr).isEqualTo(2);
+            assertThat(result.stdout()).isEmpty();
+            if (usage) {
+                assertThat(stderr).startsWith("fairslice serve: " + message + "\nusage: ./fairslice serve");
+            } else {
+                assertThat(stderr).isEqualTo("fairslice serve: " + message + "\n");
+            }
+        }
+    }
+
+    /**
      * A TERM ends `./fairslice prometheus` with 143, the status of a program the signal ended, and its Prometheus
      * with it (the launcher's EXIT trap): it exited 130, as for Ctrl-C. INT (130) cannot be sent here: a test run
      * in the background, as CI may run it, inherits INT ignored, and bash cannot trap a signal ignored as it starts.
@@ -598,8 +654,8 @@ class LauncherTest {
      * A copy of the launcher in a folder of its own, where `./mvnw` logs its arguments and only puts the weaving
      * agent's jar where the launcher looks for it, and JAVA_HOME is a JDK whose java logs each command, runs the real
      * java for everything but the study server (a weaving scope check gets the class path of this test's middleware
-     * and study app), and returns at once for the study server; for the study harness it runs the sandbox's
-     * {@code stand-in-harness} script, which a test writes.
+     * and study app), and returns at once for the study server ({@link #runTheRealServer} runs the real one); for
+     * the study harness it runs the sandbox's {@code stand-in-harness} script, which a test writes.
      */
     private static final class Sandbox {
         private final Path root;
@@ -629,13 +685,15 @@ class LauncherTest {
                     args=("$@")
                     for ((i = 0; i < ${#args[@]}; i++)); do
                       case "${args[i]}" in
-                        -cp) args[i + 1]='%s' ;;
-                        io.fairslice.experiments.server.StudyServer) exit 0 ;;
+                        -cp) args[i + 1]='%s'; classpath=$((i + 1)) ;;
+                        io.fairslice.experiments.server.StudyServer)
+                          [[ -f real-server ]] || exit 0
+                          args[classpath]='%s' ;;
                         io.fairslice.experiments.harness.StudyMain) exec ./stand-in-harness ;;
                       esac
                     done
                     exec '%s' "${args[@]}"
-                    """.formatted(log, classpath, realJava));
+                    """.formatted(log, classpath, TEST_CLASS_PATH, realJava));
         }
 
         Result run(Map<String, String> environment, String... args) throws IOException, InterruptedException {
@@ -667,6 +725,14 @@ class LauncherTest {
             Process process = builder.start();
             process.getOutputStream().close();
             return process;
+        }
+
+        /**
+         * From now on `serve` runs the real study server (this test's class path; exec'd, so that the launcher's
+         * server pid is the JVM's).
+         */
+        void runTheRealServer() throws IOException {
+            Files.writeString(root.resolve("real-server"), "");
         }
 
         /** Every java command the launcher ran, each as its arguments. */
