@@ -421,6 +421,83 @@ class LauncherTest {
     }
 
     /**
+     * `serve --prometheus`: a Prometheus that exits while the server runs is said at once, in one line on stderr with
+     * its status and where its log is, and the server goes on serving (a load test may be running); the dashboard only
+     * went stale without a word. A TERM then stops the launcher as before, leaving nothing running. The server and
+     * Prometheus are real; Prometheus is killed as the OOM killer would.
+     */
+    @Test
+    void shouldSayThatPrometheusExitedAndGoOnServing(@TempDir Path dir) throws Exception {
+        assumeTrue(Stream.of(System.getenv("PATH").split(File.pathSeparator))
+                .anyMatch(bin -> Files.isExecutable(Path.of(bin, "prometheus"))), "needs prometheus on the PATH");
+        Sandbox sandbox = new Sandbox(dir);
+        sandbox.runTheRealServer();
+        int serverPort = freePort();
+        String listen = "127.0.0.1:" + freePort();
+        Path stderr = dir.resolve("launcher.stderr");
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        Process launcher = sandbox.start(stderr, Map.of("FAIRSLICE_JAVA_OPTS", SMALL_HEAP,
+                "FAIRSLICE_PROMETHEUS_LISTEN", listen, "TMPDIR", tmp.toString()),
+                "serve", "--prometheus", "--port", Integer.toString(serverPort), "--policy", "none");
+        List<ProcessHandle> children = List.of();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (status("http://127.0.0.1:" + serverPort + "/metrics") != 200 && System.nanoTime() < deadline) {
+                assertThat(launcher.isAlive()).as("launcher running: %s", Files.readString(stderr)).isTrue();
+                Thread.sleep(200);
+            }
+            assertThat(status("http://127.0.0.1:" + serverPort + "/metrics")).as("the server answering within 60 s: %s",
+                    Files.readString(stderr)).isEqualTo(200);
+            children = launcher.descendants().toList();
+            ProcessHandle prometheus = children.stream()
+                    .filter(p -> p.info().command().orElse("").endsWith("/prometheus")).findFirst().orElseThrow();
+
+            prometheus.destroyForcibly();
+
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!Files.readString(stderr).contains("Prometheus exited") && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(Files.readAllLines(stderr)).as("the launcher's stderr").contains("fairslice: Prometheus exited"
+                    + " with status 137 (SIGKILL); the server goes on serving, but the dashboard gets no new data."
+                    + " Prometheus's log: its lines above on this standard error (ts=...). To start another:"
+                    + " ./fairslice prometheus --target 127.0.0.1:" + serverPort + " --listen " + listen);
+            assertThat(launcher.isAlive()).as("the launcher").isTrue();
+            assertThat(status("http://127.0.0.1:" + serverPort + "/light")).as("the server serves").isEqualTo(200);
+
+            new ProcessBuilder("kill", "-TERM", Long.toString(launcher.pid())).start().waitFor();
+
+            assertThat(launcher.waitFor(30, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+            assertThat(launcher.exitValue()).as(Files.readString(stderr)).isEqualTo(143);
+            assertThat(children).as("processes the launcher started").allSatisfy(child ->
+                    assertThat(child.isAlive()).as("%s alive after the launcher ended", child.info()).isFalse());
+            try (Stream<Path> left = Files.list(tmp)) {
+                assertThat(left).as("Prometheus's storage, deleted").isEmpty();
+            }
+        } finally {
+            children.forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** The HTTP status of a GET, -1 when nothing answers. */
+    private static int status(String url) throws InterruptedException {
+        try {
+            return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(url)).timeout(java.time.Duration.ofSeconds(5)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /**
      * A TERM ends `./fairslice prometheus` with 143, the status of a program the signal ended, and its Prometheus
      * with it (the launcher's EXIT trap): it exited 130, as for Ctrl-C. INT (130) cannot be sent here: a test run
      * in the background, as CI may run it, inherits INT ignored, and bash cannot trap a signal ignored as it starts.
@@ -715,24 +792,40 @@ class LauncherTest {
             return start(root.resolve("fairslice"), root, Map.of(), args);
         }
 
+        /** Starts the sandbox's launcher with {@code args}, its stderr to {@code stderr}, its stdout discarded. */
+        Process start(Path stderr, Map<String, String> environment, String... args) throws IOException {
+            Process process = builder(root.resolve("fairslice"), root, environment, args)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(stderr.toFile()).start();
+            process.getOutputStream().close();
+            return process;
+        }
+
         private Process start(Path launcher, Path directory, Map<String, String> environment, String... args)
                 throws IOException {
+            Process process = builder(launcher, directory, environment, args).start();
+            process.getOutputStream().close();
+            return process;
+        }
+
+        private ProcessBuilder builder(Path launcher, Path directory, Map<String, String> environment,
+                                       String... args) {
             List<String> command = Stream.concat(Stream.of(launcher.toString()), Stream.of(args)).toList();
             ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile());
             builder.environment().keySet().removeIf(name -> name.startsWith("FAIRSLICE_"));
             builder.environment().put("JAVA_HOME", root.resolve("jdk").toString());
             builder.environment().putAll(environment);
-            Process process = builder.start();
-            process.getOutputStream().close();
-            return process;
+            return builder;
         }
 
         /**
          * From now on `serve` runs the real study server (this test's class path; exec'd, so that the launcher's
-         * server pid is the JVM's).
+         * server pid is the JVM's), and Prometheus has the checkout's configuration and rules.
          */
         void runTheRealServer() throws IOException {
             Files.writeString(root.resolve("real-server"), "");
+            Files.createDirectories(root.resolve("dashboards"));
+            Files.createSymbolicLink(root.resolve("dashboards/prometheus"),
+                    LAUNCHER.resolveSibling("dashboards/prometheus"));
         }
 
         /** Every java command the launcher ran, each as its arguments. */
