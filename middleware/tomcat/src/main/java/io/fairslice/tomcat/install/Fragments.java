@@ -2,7 +2,12 @@ package io.fairslice.tomcat.install;
 
 import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.tomcat.TomcatLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,67 +33,123 @@ final class Fragments {
     }
 
     /**
+     * The mark of the blocks the installer writes into {@code baseDir}'s setenv files: a block acts only where
+     * {@code $CATALINA_BASE}'s own setenv file holds its mark. Without it, an installation's setenv.sh run from an
+     * instance's (catalina.sh runs one of them; the instance's runs the installation's, as Tomcat would) acted for
+     * the instance too: it sourced itself until the shell crashed, and added its options to the instance's (a
+     * -javaagent the instance does not have). Derived from the directory, so that a rerun writes the same block.
+     */
+    static String mark(Path baseDir) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(
+                    baseDir.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+
+    /** The comment that carries a block's {@link #mark}, which the block looks for in the instance's setenv file. */
+    private static String markLine(String mark) {
+        return "fairslice install mark " + mark;
+    }
+
+    /** Runs the installation's setenv.sh from an instance's, unless they are the same file. */
+    private static final List<String> HOME_SETENV_SH = List.of(
+            "if [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]"
+                    + " && ! [ \"$CATALINA_HOME/bin/setenv.sh\" -ef \"$CATALINA_BASE/bin/setenv.sh\" ]; then",
+            "  . \"$CATALINA_HOME/bin/setenv.sh\"",
+            "fi");
+
+    /** Calls the installation's setenv.bat from an instance's, unless they are the same directory. */
+    private static final String HOME_SETENV_BAT = "for %%h in (\"%CATALINA_HOME%\\.\") do for %%b in"
+            + " (\"%CATALINA_BASE%\\.\") do if /i not \"%%~fh\" == \"%%~fb\" if exist \"%CATALINA_HOME%\\bin\\setenv.bat\""
+            + " call \"%CATALINA_HOME%\\bin\\setenv.bat\"";
+
+    /**
+     * What the uninstall leaves at the top of a setenv file the installer created when it keeps the file for the
+     * operator's lines: the lines of the block that ran the installation's setenv file, which catalina.sh would not
+     * run beside the instance's own (without them the instance lost its heap and JAVA_HOME settings).
+     */
+    static List<String> keptHomeSetenv(boolean batch) {
+        List<String> lines = new ArrayList<>();
+        String c = batch ? "rem " : "# ";
+        lines.add(c + "`fairslice install` created this file and ran the installation's setenv file from it, as");
+        lines.add(c + "catalina.sh does for an instance without one; its uninstall kept these lines beside yours");
+        if (batch) {
+            lines.add(HOME_SETENV_BAT);
+        } else {
+            lines.addAll(HOME_SETENV_SH);
+        }
+        return lines;
+    }
+
+    /**
      * The setenv.sh block. CATALINA_OPTS (not JAVA_OPTS) so that {@code catalina.sh stop} does not load the agent.
      * catalina.sh passes CATALINA_OPTS through {@code eval}: the escaped quotes keep each option one word, and the
      * {@code ;} of the weaver's configuration list from ending the command.
      */
-    static List<String> setenvSh(String weaverJar, boolean created) {
+    static List<String> setenvSh(String mark, String weaverJar, boolean created) {
         List<String> lines = new ArrayList<>(List.of(
                 "# Written by `fairslice install`; `fairslice install --uninstall` removes this block. Edit the",
-                "# configuration in $CATALINA_BASE/" + TomcatLayout.CONFIG + " (docs/configuration.md), not here."));
+                "# configuration in $CATALINA_BASE/" + TomcatLayout.CONFIG + " (docs/configuration.md), not here.",
+                "# " + markLine(mark) + ": this block acts only in the instance whose own bin/setenv.sh holds it",
+                "# (an installation's setenv.sh also runs for instances that use it as their CATALINA_HOME), once",
+                "if [ -z \"$FAIRSLICE_SETENV_DONE\" ] && grep -qF '" + markLine(mark)
+                        + "' \"$CATALINA_BASE/bin/setenv.sh\" 2>/dev/null; then",
+                "  FAIRSLICE_SETENV_DONE=1"));
         if (created) {
             lines.addAll(List.of(
-                    "# catalina.sh runs the installation's setenv.sh only when the instance has none: this file was",
-                    "# " + CREATED_MARK + ", so it runs that one itself, as Tomcat did before",
-                    "# (compared as files: the same directory written otherwise, such as with a trailing slash or",
-                    "# through a link, would source this file itself, forever)",
-                    "if [ -r \"$CATALINA_BASE/bin/setenv.sh\" ] && [ -r \"$CATALINA_HOME/bin/setenv.sh\" ]"
-                            + " && ! [ \"$CATALINA_HOME/bin/setenv.sh\" -ef \"$CATALINA_BASE/bin/setenv.sh\" ]; then",
-                    "  . \"$CATALINA_HOME/bin/setenv.sh\"",
-                    "fi"));
+                    "  # catalina.sh runs the installation's setenv.sh only when the instance has none: this file was",
+                    "  # " + CREATED_MARK + ", so it runs that one itself, as Tomcat did before",
+                    "  # (compared as files: the same directory written otherwise, such as with a trailing slash or",
+                    "  # through a link, would source this file again)",
+                    "  " + HOME_SETENV_SH.get(0), "  " + HOME_SETENV_SH.get(1), "  " + HOME_SETENV_SH.get(2)));
         }
         lines.addAll(List.of(
-                "# only in the instance fairslice is installed into: other instances that share this directory as",
-                "# their CATALINA_HOME run this file too when they have no setenv.sh of their own",
-                "if [ -f \"$CATALINA_BASE/" + InstallRecord.FILE + "\" ]; then",
-                "  CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dfairslice.config=$CATALINA_BASE/" + TomcatLayout.CONFIG
+                "  if [ -f \"$CATALINA_BASE/" + InstallRecord.FILE + "\" ]; then",
+                "    CATALINA_OPTS=\"$CATALINA_OPTS \\\"-Dfairslice.config=$CATALINA_BASE/" + TomcatLayout.CONFIG
                         + "\\\"\"",
-                "  # the kernel probe uses JNA, which asks for native access on JDK 24+ (JDK 17 accepts the flag)",
-                "  CATALINA_OPTS=\"$CATALINA_OPTS --enable-native-access=ALL-UNNAMED\""));
+                "    # the kernel probe uses JNA, which asks for native access on JDK 24+ (JDK 17 accepts the flag)",
+                "    CATALINA_OPTS=\"$CATALINA_OPTS --enable-native-access=ALL-UNNAMED\""));
         if (weaverJar != null) {
             lines.addAll(List.of(
-                    "  # yield points woven at class loading into the packages of " + TomcatLayout.AOP_XML,
-                    "  CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
+                    "    # yield points woven at class loading into the packages of " + TomcatLayout.AOP_XML,
+                    "    CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
                             + weaverJar + "\\\"\"",
-                    "  CATALINA_OPTS=\"$CATALINA_OPTS \\\"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
+                    "    CATALINA_OPTS=\"$CATALINA_OPTS \\\"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
                             + WeavingScope.configurationWith("$CATALINA_BASE/" + TomcatLayout.AOP_XML)
                             + "\\\"\""));
         }
-        lines.add("fi");
+        lines.addAll(List.of("  fi", "fi"));
         return lines;
     }
 
     /** The setenv.bat block: the same options for catalina.bat (not tested on Windows by this project). */
-    static List<String> setenvBat(String weaverJar, boolean created) {
+    static List<String> setenvBat(String mark, String weaverJar, boolean created) {
+        // each line tests on its own: in a ( ... ) block cmd would expand %CATALINA_OPTS% once, for all of them; the
+        // variable is the block's own, so that the installation's setenv.bat, called below, leaves it as it was
+        String here = "FAIRSLICE_HERE_" + mark;
         List<String> lines = new ArrayList<>(List.of(
                 "rem Written by \"fairslice install\"; \"fairslice install --uninstall\" removes this block. Edit the",
-                "rem configuration in %CATALINA_BASE%\\" + windows(TomcatLayout.CONFIG) + ", not here."));
+                "rem configuration in %CATALINA_BASE%\\" + windows(TomcatLayout.CONFIG) + ", not here.",
+                "rem " + markLine(mark) + ": this block acts only in the instance whose own bin\\setenv.bat holds it",
+                "rem (an installation's setenv.bat also runs for instances that use it as their CATALINA_HOME), once",
+                "set \"" + here + "=\"",
+                "if not defined FAIRSLICE_SETENV_DONE findstr /l /c:\"" + markLine(mark)
+                        + "\" \"%CATALINA_BASE%\\bin\\setenv.bat\" >nul 2>&1 && set \"" + here + "=1\"",
+                "if defined " + here + " set \"FAIRSLICE_SETENV_DONE=1\""));
+        String inHere = "if defined " + here + " ";
         if (created) {
             lines.addAll(List.of(
                     "rem catalina.bat runs the installation's setenv.bat only when the instance has none: this file",
                     "rem was " + CREATED_MARK + ", so it runs that one itself, as Tomcat did before",
                     "rem (compared as full paths, whatever their letter case or a trailing backslash: the same",
-                    "rem directory written otherwise would call this file itself, forever)",
-                    "for %%h in (\"%CATALINA_HOME%\\.\") do for %%b in (\"%CATALINA_BASE%\\.\") do"
-                            + " if /i not \"%%~fh\" == \"%%~fb\" if exist \"%CATALINA_BASE%\\bin\\setenv.bat\""
-                            + " if exist \"%CATALINA_HOME%\\bin\\setenv.bat\""
-                            + " call \"%CATALINA_HOME%\\bin\\setenv.bat\""));
+                    "rem directory written otherwise would call this file again)",
+                    inHere + HOME_SETENV_BAT));
         }
-        // each line tests on its own: in a ( ... ) block cmd would expand %CATALINA_OPTS% once, for all of them
-        String installed = "if exist \"%CATALINA_BASE%\\" + windows(InstallRecord.FILE) + "\" ";
+        String installed = inHere + "if exist \"%CATALINA_BASE%\\" + windows(InstallRecord.FILE) + "\" ";
         lines.addAll(List.of(
-                "rem only in the instance fairslice is installed into: other instances that share this directory as",
-                "rem their CATALINA_HOME run this file too when they have no setenv.bat of their own",
                 installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-Dfairslice.config=%CATALINA_BASE%\\"
                         + windows(TomcatLayout.CONFIG) + "\"\"",
                 installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% --enable-native-access=ALL-UNNAMED\""));

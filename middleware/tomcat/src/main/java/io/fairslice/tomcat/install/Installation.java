@@ -156,8 +156,9 @@ public final class Installation {
             noteOwnWeaver(SETENV_SH, MarkedBlock.SHELL);
             noteOwnWeaver(SETENV_BAT, MarkedBlock.BATCH);
         }
-        w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(weaver, created));
-        w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(weaver, created));
+        String mark = Fragments.mark(base.dir());
+        w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(mark, weaver, created));
+        w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(mark, weaver, created));
         w.removeStale();
 
         InstallRecord record = w.record();
@@ -511,6 +512,13 @@ public final class Installation {
         if (block.value().contains("created") && updated.isBlank()) {
             Files.delete(file);
             report.accept("removed    " + block.path());
+        } else if (block.value().contains("created") && !updated.equals(text)) {
+            String eol = MarkedBlock.lineEnding(text, marked.defaultEol());
+            List<String> kept = Fragments.keptHomeSetenv(marked == MarkedBlock.BATCH);
+            replace(file, (String.join(eol, kept) + eol + updated).getBytes(SETENV_CHARSET));
+            report.accept("updated    " + block.path() + " (removed fairslice's block; kept the lines that run"
+                    + " $CATALINA_HOME/" + block.path() + ", as catalina.sh does for an instance without a "
+                    + block.path().substring(block.path().indexOf('/') + 1) + ", above yours)");
         } else if (!updated.equals(text)) {
             replace(file, updated.getBytes(SETENV_CHARSET));
             report.accept("updated    " + block.path() + " (removed fairslice's block)");

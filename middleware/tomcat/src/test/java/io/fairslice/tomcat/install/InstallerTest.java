@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -270,6 +271,70 @@ class InstallerTest {
                 "-Dfairslice.config=" + base + "/conf/fairslice.properties");
         assertThat(printed).contains("note: " + base + " is also a CATALINA_HOME");
         assertThat(read("bin/setenv.bat")).contains("if exist \"%CATALINA_BASE%\\fairslice\\install-record.txt\" set");
+    }
+
+    /**
+     * The user guide's layout done in two steps, as the installer's note suggests: fairslice installed into the
+     * installation (/opt/tomcat, which had no setenv.sh), then into an instance that uses it as its CATALINA_HOME. The
+     * installation's setenv.sh, run from the instance's, sourced itself until the shell crashed (catalina.sh exited
+     * 139), and its block added the installation's options to the instance (a -javaagent the instance does not have,
+     * or every option twice). Each block now acts only in the instance whose setenv file holds it, and once.
+     */
+    @Test
+    void shouldApplyEachInstallsBlockOnceWhenTheInstallationAndAnInstanceBothHaveIt() throws Exception {
+        Path home = TestTomcat.base(tmp.resolve("home"), "11.0.25");
+        Files.createDirectories(home.resolve("bin"));
+        Files.writeString(home.resolve("bin/catalina.sh"), "#!/bin/sh\n");
+        assertThat(run("--catalina-base", home.toString(), "--dist", dist.toString(), "--weave", "com.acme..*"))
+                .as(err).isZero();
+        Files.writeString(home.resolve("bin/setenv.sh"), "CATALINA_OPTS=\"$CATALINA_OPTS -Xmx3g\"\n"
+                + Files.readString(home.resolve("bin/setenv.sh"))); // the operator's own line, above the block
+        String config = "-Dfairslice.config=" + base + "/conf/fairslice.properties";
+
+        assertThat(install("--catalina-home", home.toString())).as(err).isZero(); // the instance, not woven
+        assertThat(catalinaOpts(home.toString(), base)).as("the instance, without weaving").containsOnlyOnce("-Xmx3g")
+                .containsOnlyOnce(config).noneMatch(o -> o.startsWith("-javaagent:"));
+
+        assertThat(install("--catalina-home", home.toString(), "--weave", "com.acme.shop..*")).as(err).isZero();
+        List<String> opts = catalinaOpts(home.toString(), base);
+        assertThat(opts).as("the instance, woven").containsOnlyOnce("-Xmx3g").containsOnlyOnce(config)
+                .containsOnlyOnce("-javaagent:" + base + "/fairslice/aspectjweaver-1.9.24.jar")
+                .filteredOn(o -> o.startsWith("-javaagent:")).hasSize(1);
+
+        assertThat(catalinaOpts(home.toString(), home)).as("the installation itself").containsOnlyOnce("-Xmx3g")
+                .containsOnlyOnce("-Dfairslice.config=" + home + "/conf/fairslice.properties")
+                .containsOnlyOnce("-javaagent:" + home + "/fairslice/aspectjweaver-1.9.24.jar");
+
+        // an instance whose own setenv.sh (not the installer's) runs the installation's, as operators write them
+        Path own = TestTomcat.base(tmp.resolve("own"), null);
+        Files.createDirectories(own.resolve("bin"));
+        Files.writeString(own.resolve("bin/setenv.sh"), ". \"$CATALINA_HOME/bin/setenv.sh\"\n");
+        assertThat(catalinaOpts(home.toString(), own)).as("an instance without fairslice").containsExactly("-Xmx3g");
+    }
+
+    /**
+     * A setenv.sh the installer created, to which the operator added a line (as docs/tomcat.md suggests for JDK 24's
+     * flag): the uninstall kept the file for that line but dropped, with the block, the lines that ran the
+     * installation's setenv.sh, so the instance started without its heap and JAVA_HOME, without a word.
+     */
+    @Test
+    void shouldKeepRunningTheInstallationsSetenvWhenItKeepsACreatedFileWithTheOperatorsLines() throws Exception {
+        Path home = TestTomcat.base(tmp.resolve("home"), "11.0.25");
+        Files.createDirectories(home.resolve("bin"));
+        Files.writeString(home.resolve("bin/setenv.sh"), "CATALINA_OPTS=\"-Xmx256m\"\n");
+        assertThat(install("--catalina-home", home.toString())).as(err).isZero();
+        Files.writeString(base.resolve("bin/setenv.sh"), "CATALINA_OPTS=\"$CATALINA_OPTS -Dmine=1\"\n",
+                StandardOpenOption.APPEND);
+        Files.writeString(base.resolve("bin/setenv.bat"), "set \"CATALINA_OPTS=%CATALINA_OPTS% -Dmine=1\"\r\n",
+                StandardOpenOption.APPEND);
+
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(catalinaOpts(home.toString(), base)).containsExactly("-Xmx256m", "-Dmine=1");
+        assertThat(out).contains("updated    bin/setenv.sh (removed fairslice's block; kept the lines that run"
+                + " $CATALINA_HOME/bin/setenv.sh, as catalina.sh does for an instance without a setenv.sh");
+        assertThat(read("bin/setenv.bat")).contains("call \"%CATALINA_HOME%\\bin\\setenv.bat\"")
+                .doesNotContain("fairslice >>>");
+        assertThat(read("bin/setenv.sh")).doesNotContain("fairslice >>>", "fairslice.config");
     }
 
     /** CATALINA_OPTS as the JVM gets them from catalina.sh: the setenv.sh it runs sourced, the options eval'd. */
