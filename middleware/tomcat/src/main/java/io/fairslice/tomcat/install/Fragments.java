@@ -168,7 +168,6 @@ final class Fragments {
         return path.replace('/', '\\');
     }
 
-    /** XML comments may not contain "--": the installer's options are named without it in the files below. */
     /** The packages of a scope file {@link #aopXml} wrote, in order. */
     static List<String> aopXmlScope(String aopXml) {
         List<String> scope = new ArrayList<>();
@@ -182,6 +181,10 @@ final class Fragments {
     /** An include element as {@link #aopXml} writes it. */
     private static final Pattern INCLUDE = Pattern.compile("<include within=\"([^\"]+)\"/>");
 
+    /**
+     * The weaving scope file. XML comments may not contain "--": the installer's options are named without it in this
+     * file and the ones below.
+     */
     static byte[] aopXml(List<String> scope, boolean calls, boolean jdbc) {
         String includes = scope.stream().map(w -> "    <include within=\"" + w + "\"/>")
                 .collect(Collectors.joining("\n"));
