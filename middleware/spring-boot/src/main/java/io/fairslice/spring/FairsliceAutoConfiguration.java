@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -53,7 +54,8 @@ import org.springframework.core.task.TaskDecorator;
  * system properties), passed to the filter as init parameters; a bad key or value stops the application's startup
  * with a message naming it and the property source that set it. A {@code -Dfairslice.<key>} system property wins over
  * every other source, the command line's too, as the filter merges its sources. In a WAR deployed to a standalone
- * Tomcat it does nothing: there the jar's servlet container initializer registers the filter. Its meters go to the
+ * Tomcat it does nothing: there the jar's servlet container initializer registers the filter, and
+ * {@link FairsliceWarAutoConfiguration} hands it the application's properties. Its meters go to the
  * application's {@link MeterRegistry} when it has one (Actuator's, which {@code /actuator/prometheus} exports), or
  * several of which one is primary, else to Micrometer's global registry (logged when it has several, none primary).
  * Work handed to the application's task executor (a controller's {@code Callable}, {@code @Async}) counts as its
@@ -61,7 +63,7 @@ import org.springframework.core.task.TaskDecorator;
  */
 @AutoConfiguration
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnNotWarDeployment // a WAR in a standalone Tomcat: the jar's initializer, or the installer's bundle
+@ConditionalOnNotWarDeployment // a WAR: the jar's initializer registers the filter (FairsliceWarAutoConfiguration)
 @Conditional(FairsliceAutoConfiguration.Enabled.class)
 public class FairsliceAutoConfiguration {
 
@@ -102,29 +104,40 @@ public class FairsliceAutoConfiguration {
         ClassLoader loader = FairsliceAutoConfiguration.class.getClassLoader();
         String file = configFile(environment);
         List<String> contextParams = file == null ? List.of() : List.of(CONFIG_FILE);
+        validate(environment, settings, ConfigSources.FILTER_PARAMETER_ORIGIN, loader,
+                () -> ConfigSources.merge(name -> CONFIG_FILE.equals(name) ? file : null, contextParams, settings,
+                        name -> null, loader, System.getProperties()));
+    }
+
+    /**
+     * Checks the sources as {@code merge} merges them, where {@code settings} are the environment's properties that
+     * the filter reads as parameters of {@code origin} ({@link ConfigSources#FILTER_PARAMETER_ORIGIN}; in a WAR
+     * {@link ConfigSources#CONTEXT_PARAMETER_ORIGIN}): a bad value one of them gives is blamed on the property source
+     * that set it, not on the parameter.
+     */
+    static void validate(ConfigurableEnvironment environment, Map<String, String> settings, String origin,
+                         ClassLoader loader, Supplier<ConfigSources.Merged> merge) {
         ConfigSources.Merged merged = null;
         FairsliceConfig config = null;
         try {
             List<RequestListener> listeners = GuardedListeners.discover(loader);
-            merged = ConfigSources.merge(name -> CONFIG_FILE.equals(name) ? file : null, contextParams, settings,
-                    name -> null, loader, System.getProperties());
+            merged = merge.get();
             config = FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(listeners));
             GuardedListeners.check(listeners, config);
         } catch (IllegalArgumentException e) {
-            String origin = null;
+            String where = null;
             String key = e instanceof FairsliceConfigException c ? c.key()
                     : config == null ? null : GuardedListeners.settingNamedIn(config, e.getMessage());
             if (key != null && merged != null) {
-                origin = merged.originOf(key);
+                where = merged.originOf(key);
                 String property = PREFIX + key;
-                // the filter's init parameters are the environment's: name the property source that set the value,
-                // unless the value is a -D system property's, which the filter reads last (over the command line)
-                if (settings.containsKey(property) && origin != null
-                        && origin.startsWith(ConfigSources.FILTER_PARAMETER_ORIGIN)) {
-                    origin = "by " + property + " in " + sourceOf(environment, property);
+                // the parameters are the environment's: name the property source that set the value, unless the
+                // value is another source's (a -D system property, which the filter reads last)
+                if (settings.containsKey(property) && (origin + property).equals(where)) {
+                    where = "by " + property + " in " + sourceOf(environment, property);
                 }
             }
-            throw new IllegalStateException(e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
+            throw new IllegalStateException(e.getMessage() + (where == null ? "" : " (set " + where + ")"), e);
         }
     }
 

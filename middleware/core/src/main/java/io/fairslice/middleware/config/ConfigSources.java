@@ -34,6 +34,8 @@ public final class ConfigSources {
 
     /** How {@link Merged#originOf} begins for a value a filter init parameter set. */
     public static final String FILTER_PARAMETER_ORIGIN = "by filter init parameter ";
+    /** How {@link Merged#originOf} begins for a value a context parameter set. */
+    public static final String CONTEXT_PARAMETER_ORIGIN = "by context parameter ";
 
     private ConfigSources() {
     }
@@ -98,7 +100,7 @@ public final class ConfigSources {
         }
         for (String name : contextParamNames) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                set(keys, unprefixed(name), contextParams.apply(name), origins, "by context parameter " + name);
+                set(keys, unprefixed(name), contextParams.apply(name), origins, CONTEXT_PARAMETER_ORIGIN + name);
             }
         }
         filterParams.forEach((k, v) -> set(keys, unprefixed(k), v, origins, FILTER_PARAMETER_ORIGIN + k));
