@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.security.CodeSource;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * {@code fairslice install}: the command line over {@link Installation}. Exit status 0 when done, 2 when it refused
@@ -36,9 +37,17 @@ public final class Installer {
                     : options.catalinaHome());
             Installation installation = new Installation(base, version(), line -> out.println("  " + line));
             if (options.uninstall()) {
+                OptionalLong running = RunningTomcat.find(base.dir(), Path.of("/proc"));
+                if (running.isPresent()) {
+                    err.println("fairslice install: Tomcat is running from " + base.dir() + " (process "
+                            + running.getAsLong() + "): stop it first (bin/shutdown.sh), then uninstall, then start"
+                            + " it. Its JVM still reads the weaving agent and jars the uninstall deletes: at its"
+                            + " shutdown AspectJ logged SEVERE errors and left ajcore.*.txt dumps. Nothing was changed");
+                    return 2;
+                }
                 out.println("fairslice: uninstalling from " + base.dir());
                 if (installation.uninstall()) {
-                    out.println("fairslice: removed. Restart Tomcat to unload it.");
+                    out.println("fairslice: removed; Tomcat starts without it from now on.");
                 }
                 return 0;
             }

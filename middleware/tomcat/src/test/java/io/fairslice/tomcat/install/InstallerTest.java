@@ -337,6 +337,29 @@ class InstallerTest {
         assertThat(read("bin/setenv.sh")).doesNotContain("fairslice >>>", "fairslice.config");
     }
 
+    /**
+     * An uninstall under a running Tomcat deleted the weaving agent its JVM still reads: at its shutdown AspectJ logged
+     * SEVERE errors and left ajcore dumps behind. A process that names this base in its -Dcatalina.base (a stand-in
+     * for catalina.sh's JVM: a shell carrying the option as its $0) holds the uninstall back until it has ended.
+     */
+    @Test
+    void shouldRefuseToUninstallWhileATomcatRunsFromTheBase() throws Exception {
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        Map<String, String> installed = TestTomcat.snapshot(base);
+        Process tomcat = new ProcessBuilder("sh", "-c", "sleep 60", "-Dcatalina.base=" + base + "/").start();
+        try {
+            assertThat(uninstall()).as(out).isEqualTo(2);
+            assertThat(err).contains("Tomcat is running from " + base + " (process " + tomcat.pid()
+                    + "): stop it first");
+            assertThat(TestTomcat.snapshot(base)).as("nothing changed").isEqualTo(installed);
+        } finally {
+            tomcat.destroy();
+            tomcat.waitFor();
+        }
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(base.resolve("fairslice")).doesNotExist();
+    }
+
     /** CATALINA_OPTS as the JVM gets them from catalina.sh: the setenv.sh it runs sourced, the options eval'd. */
     private static List<String> catalinaOpts(String home, Path instance) throws Exception {
         String setenv = Files.exists(instance.resolve("bin/setenv.sh")) ? instance.toString() : home;

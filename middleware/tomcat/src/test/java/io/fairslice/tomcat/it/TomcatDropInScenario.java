@@ -389,8 +389,20 @@ abstract class TomcatDropInScenario {
                 .as("Tomcat's leak warnings").isEmpty();
     }
 
+    /** The real Tomcat, running: the uninstall waits for it to stop (it would delete the agent its JVM reads). */
     @Test
     @Order(8)
+    void shouldRefuseToUninstallWhileTomcatRuns() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--uninstall"),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(out, true, StandardCharsets.UTF_8));
+        assertThat(status).as(out.toString(StandardCharsets.UTF_8)).isEqualTo(2);
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Tomcat is running from", "stop it first");
+        assertThat(tomcat.base().resolve("fairslice")).as("nothing removed").isDirectory();
+    }
+
+    @Test
+    @Order(9)
     void shouldShutDownCleanly() throws Exception {
         assertThat(tomcat.stop()).as("Tomcat's exit status after catalina.sh stop").isZero();
         assertThat(tomcat.logLines("SEVERE", "appears to have started a thread", "memory leak", "failed to stop"))
@@ -399,7 +411,7 @@ abstract class TomcatDropInScenario {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void shouldUninstallEverythingItAdded() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--uninstall"),
