@@ -215,10 +215,18 @@ public final class Installation {
         }
         List<Path> applications = ApplicationClasses.applications(base.appBase(), options.apps());
         for (String pattern : applications.isEmpty() ? List.<String>of() : options.weave()) {
-            if (!WeavingScope.compiledAtRunTime(pattern) && !ApplicationClasses.anyHolds(applications, pattern)) {
-                report.accept("note: --weave " + pattern + ": no class of it in " + applications.stream()
-                        .map(a -> a.getFileName().toString()).toList() + " in " + base.relative(base.appBase())
-                        + "/ now, so nothing is woven for it there (a typo?)");
+            if (WeavingScope.compiledAtRunTime(pattern) || ApplicationClasses.anyHolds(applications, pattern)) {
+                continue;
+            }
+            List<String> names = applications.stream().map(a -> a.getFileName().toString()).toList();
+            if (!pattern.endsWith("*") && ApplicationClasses.anyHolds(applications, pattern + "..*")) {
+                // a package named without a wildcard is a class name to AspectJ: nothing would be woven
+                report.accept("note: --weave " + pattern + ": no class of that name, but a package in " + names
+                        + ": did you mean " + pattern + "..* (it and its subpackages) or " + pattern + ".* (its"
+                        + " classes only)?");
+            } else {
+                report.accept("note: --weave " + pattern + ": no class of it in " + names + " in "
+                        + base.relative(base.appBase()) + "/ now, so nothing is woven for it there (a typo?)");
             }
         }
         return record;

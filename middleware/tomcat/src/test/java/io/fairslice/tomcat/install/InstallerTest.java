@@ -478,6 +478,13 @@ class InstallerTest {
         install("--weave", "com.acme..*,com.example.api..*", "--apps", "/shop");
         assertThat(out).contains("note: --weave com.example.api..*: no class of it in [shop] in webapps/ now")
                 .doesNotContain("--weave com.acme..*:");
+
+        // a package written as the user thinks of it, without a wildcard, is a class name to AspectJ: it wove nothing
+        // and the note only asked about a typo
+        install("--weave", "com.acme.shop,com.legacy");
+        assertThat(out).contains("note: --weave com.acme.shop: no class of that name, but a package in [ROOT, api,"
+                + " legacy.war, shop]: did you mean com.acme.shop..* (it and its subpackages) or com.acme.shop.* (its"
+                + " classes only)?", "note: --weave com.legacy: no class of that name, but a package");
     }
 
     /** A zip of name and content pairs. */
