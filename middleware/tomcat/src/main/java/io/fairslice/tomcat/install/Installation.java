@@ -165,12 +165,11 @@ public final class Installation {
         record.write(base);
         if (Files.isRegularFile(base.resolve("bin/catalina.sh"))
                 && Files.isRegularFile(base.resolve("lib/catalina.jar"))) {
-            report.accept("note: " + base.dir() + " is also a CATALINA_HOME (bin/catalina.sh, lib/catalina.jar): an"
-                    + " instance that shares it and has no setenv script of its own runs this one's, whose fairslice"
-                    + " options apply only where $CATALINA_BASE/" + InstallRecord.FILE + " exists, so such an"
-                    + " instance starts as before; but this lib/ is on its class path too, so fairslice starts in its"
-                    + " applications with the defaults (no conf/fairslice.properties) unless a"
-                    + " conf/fairslice-tomcat.properties of its own names none of them in apps= (docs/tomcat.md)");
+            // only what the operator may need to act on: the reasons are in docs/tomcat.md
+            report.accept("note: " + base.dir() + " is also a CATALINA_HOME: other Tomcat instances that use it"
+                    + " start as before, but fairslice starts in their applications too, with its defaults (its"
+                    + " jars are in this lib/); to keep them free of it, install into an instance directory of its"
+                    + " own instead (docs/tomcat.md)");
         }
         if (!weaving) {
             report.accept("note: no --weave given, so no weaving agent: yield points only where application code"
