@@ -165,6 +165,11 @@ public final class Scheduler {
      * last look ({@link #idleGrant}).
      */
     private int idleAllowance;
+    /**
+     * The highest the least virtual time of the active classes has been (as the kernel's min_vruntime): where a class
+     * that becomes active while none is starts ({@link #catchUp}). Under the lock.
+     */
+    private double vtimeFloor;
     /** The class whose turn it is (it has every run slot; its requests run as they come), or null. */
     private ClassState turn;
     /**
@@ -2091,7 +2096,13 @@ public final class Scheduler {
         return !k.yieldWaiters.isEmpty() ? k.yieldWaiters.peek() : k.admissionQueue.peek();
     }
 
-    /** A class that becomes active starts level with the most-owed active class: idle time banks no credit. */
+    /**
+     * A class that becomes active starts level with the most-owed active class, or, when none is active, with the
+     * {@link #vtimeFloor}: idle time banks no credit. Without the floor a class that started while the others were
+     * quiet kept the virtual time it had when it last ran, however long ago: light pages that ran alone for a while,
+     * then paused past the linger, came back behind heavy ones that had started in the pause, and waited up to the
+     * lag bound (1 s x share.cpus of heavy run) after every lull of a quiet site.
+     */
     private void catchUp(ClassState c, long now, FairsliceConfig cfg) {
         double min = Double.NaN;
         for (ClassState k : classes) {
@@ -2099,9 +2110,7 @@ public final class Scheduler {
                 min = k.vtime;
             }
         }
-        if (!Double.isNaN(min) && c.vtime < min) {
-            c.vtime = min;
-        }
+        c.vtime = Math.max(c.vtime, Double.isNaN(min) ? vtimeFloor : min);
     }
 
     /**
@@ -2133,10 +2142,15 @@ public final class Scheduler {
             }
         }
         double mean = weighted / weights;
+        double least = Double.POSITIVE_INFINITY;
         for (ClassState k : classes) {
             boolean on = k == c || active(k, now, cfg);
             k.balance = on ? (long) ((mean - k.vtime) * cfg.classes().get(k.index).share()) : 0;
+            if (on) {
+                least = Math.min(least, k.vtime);
+            }
         }
+        vtimeFloor = Math.max(vtimeFloor, least);
     }
 
     /** Counts the ticket's CPU since the last count (a sample stands for {@link Ticket#cpuWeight} requests). */

@@ -783,8 +783,8 @@ class SchedulerTest {
         finish(running(LIGHT), MS);
         measure(LIGHT, 3 * MS); // light's mean CPU per request: 2 ms (its EWMA: 1.2 ms)
         Ticket heavy = running(HEAVY);
-        Ticket light = queued(LIGHT); // light's virtual time: 4 ms / 80 = 0.05 ms
-        finish(heavy, 4 * MS); // heavy's: 4 ms / 20 = 0.2 ms; light is owed 12 ms
+        Ticket light = queued(LIGHT); // level with heavy, which started where light's alone run left off (0.05 ms)
+        finish(heavy, 4 * MS); // heavy's: 0.05 + 4 ms / 20 = 0.25 ms; light is owed 16 ms
         assertThat(light.granted).as("light's turn, its first request charged 2 ms").isTrue();
         Ticket heavy2 = queued(HEAVY);
         assertThat(heavy2.napUntil).as("the turn's events grant the waiter; it looks again on its own now and then")
@@ -802,8 +802,8 @@ class SchedulerTest {
                 late = next;
             }
         }
-        assertThat(turn).as("requests started in the turn: the 6th puts light's 12 ms past heavy").hasSize(6);
-        assertThat(scheduler.totalRunning()).isEqualTo(6);
+        assertThat(turn).as("requests started in the turn: the 8th puts light's 16 ms past heavy").hasSize(8);
+        assertThat(scheduler.totalRunning()).isEqualTo(8);
         assertThat(heavy2.granted).as("the turn's requests end first").isFalse();
         for (Ticket t : turn) {
             finish(t, MS);
@@ -1408,14 +1408,14 @@ class SchedulerTest {
         Ticket heavy = running(HEAVY);
         Ticket light = queued(LIGHT);
         Ticket heavy2 = queued(HEAVY);
-        finish(heavy, 4 * MS); // light's turn: light owed for 15 ms of CPU
+        finish(heavy, 4 * MS); // light's turn: light owed for 16 ms of CPU (4 ms x 80 / 20)
         Ticket last = light;
-        for (int i = 0; i < 15; i++) {
+        for (int i = 0; i < 16; i++) {
             Ticket next = running(LIGHT);
             finish(last, MS);
             last = next;
         }
-        finish(last, MS); // the 16th: the turn is over, heavy is owed
+        finish(last, MS); // the 17th: the turn is over, heavy is owed
         assertThat(heavy2.granted).isTrue();
         Ticket heavy3 = queued(HEAVY);
         finish(heavy2, 4 * MS); // light further behind again, its next request not here yet
@@ -2471,7 +2471,7 @@ class SchedulerTest {
         Ticket heavy2 = queued(HEAVY);
         finish(heavy, 4 * MS); // light's turn
         Ticket last = light;
-        for (int i = 0; i < 15; i++) {
+        for (int i = 0; i < 16; i++) {
             Ticket next = running(LIGHT);
             finish(last, MS);
             last = next;
@@ -2588,6 +2588,31 @@ class SchedulerTest {
         assertThat(scheduler.tryAdmit(third)).isEqualTo(Scheduler.REJECTED_QUEUE_FULL);
         assertThat(scheduler.classState(HEAVY).rejections(Scheduler.REJECTED_QUEUE_FULL)).isEqualTo(1);
         assertThat(scheduler.classState(HEAVY).inflight()).isEqualTo(3);
+    }
+
+    /**
+     * A class that becomes active starts level with the most-owed active class, whatever it ran before: light pages
+     * that ran alone for 10 s, then paused longer than the linger, came back behind heavy ones that had started in the
+     * pause, and waited a second of heavy run (the lag bound) for the slot, after every lull of a quiet site.
+     */
+    @Test
+    void shouldStartAClassLevelWithTheActiveOnesWhateverItRanBeforeAPause() {
+        scheduler();
+        for (int i = 0; i < 1000; i++) {
+            finish(running(LIGHT), 10 * MS); // light alone for 10 s
+        }
+        clock.advance(300 * MS, 0); // quiet past the linger
+
+        Ticket current = running(HEAVY);
+        Ticket light = queued(LIGHT);
+        long heavyRan = 0;
+        while (!light.granted && heavyRan < 5_000 * MS) {
+            Ticket next = queued(HEAVY);
+            finish(current, 5 * MS);
+            heavyRan += 5 * MS;
+            current = next;
+        }
+        assertThat(heavyRan).as("heavy run before light got the slot").isEqualTo(5 * MS);
     }
 
     /**
