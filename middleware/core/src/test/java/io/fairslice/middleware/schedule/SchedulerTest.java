@@ -2616,6 +2616,31 @@ class SchedulerTest {
     }
 
     /**
+     * Virtual times only grow: far from 0 (a share-1 class's long uptime) a double dropped the small charges of a
+     * class of a large share, which then never advanced, and the other class was never granted.
+     */
+    @Test
+    void shouldKeepChargingSmallRunsAfterALongUptime() {
+        scheduler("class.light.share", "1000", "class.heavy.share", "1", "share.quantum", "1ms",
+                "share.turn-below", "0ns");
+        Ticket heavy = running(HEAVY);
+        Ticket current = queued(LIGHT);
+        scheduler.classState(LIGHT).vtime = 6e17; // the history of a long uptime, as if run
+        scheduler.classState(HEAVY).vtime = 6e17;
+        clock.advance(MS, MS);
+        assertThat(scheduler.parkAtYield(heavy)).as("light is owed").isTrue();
+        int lightRuns = 0;
+        while (!heavy.granted && lightRuns < 150_000) {
+            Ticket next = queued(LIGHT);
+            finish(current, 20_000);
+            current = next;
+            lightRuns++;
+        }
+        assertThat(heavy.granted).as("heavy's turn came after light's %s runs of 20 us", lightRuns).isTrue();
+        assertThat(lightRuns).as("light's 1000-fold share of heavy's 1 ms").isBetween(49_000, 51_000);
+    }
+
+    /**
      * A request that moves class keeps the permit of the class that admitted it (docs/configuration.md,
      * {@code max-concurrency}): it used to carry it along, freeing the class it left to admit more and counting against
      * the cap of the class it joined, so a front controller's declared exports ran as heavy at any concurrency while
