@@ -1207,7 +1207,7 @@ public final class Scheduler {
             return;
         }
         if (policy == Policy.SLEEP) {
-            if (sleepy[t.cls.index] && now - t.burstStartWall >= cfg.sleepQuantum().toNanos()) {
+            if (sleepy[t.cls.index] && !t.onHostThread && now - t.burstStartWall >= cfg.sleepQuantum().toNanos()) {
                 sleep(t, cfg.sleepDuration().toNanos());
             }
             return;
@@ -1249,6 +1249,9 @@ public final class Scheduler {
                 t.checkIn(now);
             } else {
                 return false;
+            }
+            if (t.onHostThread) {
+                return false; // a task in place: its thread serves another request, which would wait with it
             }
             ClassState rival = mostOwedWaiter(now, cfg);
             if (rival == null || rival == c || rival.vtime >= c.vtime) {
@@ -1566,7 +1569,7 @@ public final class Scheduler {
             }
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
-            int start = closed || YieldGate.inMonitor() ? WITH_SLOT : startMode(t.cls, now, cfg);
+            int start = closed || YieldGate.inMonitor() || t.onHostThread ? WITH_SLOT : startMode(t.cls, now, cfg);
             return goOnOrWait(t, start, now, cfg, t.withoutAdmission());
         } finally {
             unlock();

@@ -399,6 +399,39 @@ class SchedulerTest {
     }
 
     /**
+     * Past its quantum at a yield point, with a class further behind waiting, a task run in place is charged but runs
+     * on: it parked there, and the request its thread serves (here a light one, holding the one run slot) waited
+     * with it, up to the task's class's queue-timeout (30 s).
+     */
+    @Test
+    void shouldChargeButNotParkATaskRunInPlaceAtAYieldPoint() {
+        scheduler("share.quantum", "1ms"); // one run slot
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS); // not cheap: no turns
+        Ticket heavy = detached(HEAVY);
+        Ticket light = running(LIGHT); // light holds the one slot, on this thread
+        Ticket light2 = queued(LIGHT); // light waits: further behind than heavy once heavy's task has run 2 ms
+        double heavyBefore = scheduler.classState(HEAVY).vtime;
+        java.util.concurrent.atomic.AtomicBoolean parked = new java.util.concurrent.atomic.AtomicBoolean(true);
+        YieldGate.enter(light);
+        try {
+            scheduler.task(heavy, () -> {
+                clock.advance(2 * MS, 2 * MS);
+                parked.set(scheduler.parkAtYield(YieldGate.current()));
+            }).run();
+        } finally {
+            YieldGate.exit();
+        }
+        assertThat(parked).as("in place: the task runs on").isFalse();
+        assertThat(scheduler.classState(HEAVY).vtime - heavyBefore).as("heavy charged the task's 2 ms at 20")
+                .isGreaterThanOrEqualTo(2.0 * MS / 20);
+        finish(light, 0);
+        assertThat(light2.granted).isTrue();
+        finish(light2, MS);
+        scheduler.complete(heavy);
+    }
+
+    /**
      * A task run in place on a thread that serves another request is measured as its own request's: the request the
      * thread serves is not measured or charged for it as well (its page's CPU, its class's CPU, allocation and slot).
      */
