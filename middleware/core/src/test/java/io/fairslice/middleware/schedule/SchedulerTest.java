@@ -2682,8 +2682,8 @@ class SchedulerTest {
     @ParameterizedTest
     @ValueSource(strings = {"share", "sleep"})
     void shouldCountAMovedRequestAgainstTheCapOfTheClassThatAdmittedIt(String policy) {
-        scheduler("policy", policy, "share.cpus", "8", "class.light.max-concurrency", "1", "class.light.queue-size", "0",
-                "class.heavy.max-concurrency", "1", "class.heavy.queue-size", "0");
+        scheduler("policy", policy, "share.cpus", "8", "class.light.max-concurrency", "1",
+                "class.light.queue-size", "0", "class.heavy.max-concurrency", "1", "class.heavy.queue-size", "0");
         Ticket export = running(LIGHT);
         assertThat(scheduler.declare(export, "heavy")).isTrue();
         assertThat(export.className()).isEqualTo("heavy");
