@@ -24,7 +24,8 @@ import java.util.List;
  */
 public class OverloadSpike extends Simulation {
 
-    private final SpikeParameters parameters = SpikeParameters.fromSystemProperties();
+    // a refused parameter is said in one line before Gatling's report of the crash (Parameters.readOrSay)
+    private final SpikeParameters parameters = Parameters.readOrSay(SpikeParameters::fromSystemProperties);
 
     public OverloadSpike() {
         // what the run goes by, before Gatling's own output: a parameter left at its default shows here

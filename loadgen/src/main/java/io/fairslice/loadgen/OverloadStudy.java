@@ -49,7 +49,8 @@ public class OverloadStudy extends Simulation {
     /** Set when the request got an answer, whatever its status: a check that needs one. */
     private static final String ANSWERED = "fairslice.answered";
 
-    private final StudyParameters parameters = StudyParameters.fromSystemProperties();
+    // a refused parameter is said in one line before Gatling's report of the crash (Parameters.readOrSay)
+    private final StudyParameters parameters = Parameters.readOrSay(StudyParameters::fromSystemProperties);
     private final RejectionPause rejectionPause = parameters.rejectionPause();
 
     public OverloadStudy() {

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +39,23 @@ final class Parameters {
 
     Parameters(UnaryOperator<String> lookup) {
         this.lookup = lookup;
+    }
+
+    /**
+     * Reads a simulation's parameters as its field initialiser does, and when they are refused says why in one line on
+     * stderr, {@code fairslice loadgen: <message>}, before rethrowing. Gatling reports a simulation whose constructor
+     * throws as "Run crashed" with the exception twice (its log's stack trace, then the Maven plugin's), and the one
+     * line that mattered was buried in ~50 lines of frames; it now comes first. The exception still ends the run with
+     * a non-zero status.
+     */
+    static <T> T readOrSay(Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            System.err.println("fairslice loadgen: " + e.getMessage());
+            System.err.flush();
+            throw e;
+        }
     }
 
     String string(String name, String fallback) {

@@ -8,15 +8,14 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -79,18 +78,18 @@ class OverloadStudyRejectionTest {
         // the light user alternates: a 503 that says 1 s, then one with no Retry-After (retryAfterDefault 2s); the
         // heavy user is told an hour, which the run's end cuts short
         long started = System.nanoTime();
-        Gatling run = gatling(Map.of(
+        SimulationRun run = gatling(Map.of(
                 "lightUsers", "1", "heavyUsers", "1", "lightPaths", "/retry-1s,/no-header", "heavyPath", "/retry-1h",
                 "warmUp", "0s", "duration", "4s", "retryAfterDefault", "2s"));
         double wallSeconds = (System.nanoTime() - started) / 1e9;
 
-        assertThat(run.status).as(run.output).isZero();
+        assertThat(run.status()).as(run.output()).isZero();
         List<Long> retry1s = arrivals.getOrDefault("/retry-1s", List.of());
         List<Long> noHeader = arrivals.getOrDefault("/no-header", List.of());
         List<Long> retry1h = arrivals.getOrDefault("/retry-1h", List.of());
         // retrying at once, the user sends thousands in 4 s; waiting 1 s and 2 s in turn: at 0, 1, 3 (and maybe 4) s
-        assertThat(retry1s.size()).as("requests to /retry-1s\n" + run.output).isBetween(1, 3);
-        assertThat(noHeader.size()).as("requests to /no-header\n" + run.output).isBetween(1, 2);
+        assertThat(retry1s.size()).as("requests to /retry-1s\n" + run.output()).isBetween(1, 3);
+        assertThat(noHeader.size()).as("requests to /no-header\n" + run.output()).isBetween(1, 2);
         List<long[]> light = merged(retry1s, noHeader);
         // what the run measured, for the record (target/surefire-reports/*-output.txt)
         System.out.printf("light arrivals (s after the first; 0 = Retry-After: 1, 1 = none): %s; heavy: %d;"
@@ -110,16 +109,16 @@ class OverloadStudyRejectionTest {
         // every 503 is in Gatling's count, failed with the message the harness reads as a rejection
         long sent = retry1s.size() + noHeader.size() + retry1h.size();
         // Gatling's console summary: "> Global | total | OK | KO" and, under Errors, the message and its count
-        Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)").matcher(run.output);
+        Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)").matcher(run.output());
         long[] last = null;
         while (global.find()) {
             // the summary at the end, not one printed while it ran
             last = new long[] {Long.parseLong(global.group(1)), Long.parseLong(global.group(3))};
         }
-        assertThat(last).as(run.output).isNotNull();
-        assertThat(last[0]).as("requests Gatling counted\n" + run.output).isEqualTo(sent);
-        assertThat(last[1]).as("of which failed\n" + run.output).isEqualTo(sent);
-        assertThat(run.output).containsPattern("found 503\\s+" + sent + "\\s+\\(100%\\)");
+        assertThat(last).as(run.output()).isNotNull();
+        assertThat(last[0]).as("requests Gatling counted\n" + run.output()).isEqualTo(sent);
+        assertThat(last[1]).as("of which failed\n" + run.output()).isEqualTo(sent);
+        assertThat(run.output()).containsPattern("found 503\\s+" + sent + "\\s+\\(100%\\)");
     }
 
     /**
@@ -143,20 +142,20 @@ class OverloadStudyRejectionTest {
             acceptor.setDaemon(true);
             acceptor.start();
 
-            Gatling run = gatling(dropping.getLocalPort(), Map.of("lightUsers", "1", "heavyUsers", "0",
+            SimulationRun run = gatling(dropping.getLocalPort(), Map.of("lightUsers", "1", "heavyUsers", "0",
                     "lightPaths", "/page", "warmUp", "0s", "duration", "3s", "retryAfterDefault", "1s"));
 
-            assertThat(run.status).as(run.output).isZero();
+            assertThat(run.status()).as(run.output()).isZero();
             // one request a second for 3 s (a client may try a dropped request once more on a new connection)
-            assertThat(accepted.size()).as("connections in 3 s\n" + run.output).isBetween(1, 8);
+            assertThat(accepted.size()).as("connections in 3 s\n" + run.output()).isBetween(1, 8);
             Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)")
-                    .matcher(run.output);
+                    .matcher(run.output());
             long[] last = null;
             while (global.find()) {
                 last = new long[] {Long.parseLong(global.group(1)), Long.parseLong(global.group(3))};
             }
-            assertThat(last).as(run.output).isNotNull();
-            assertThat(last[1]).as("every request failed, and counted\n" + run.output).isEqualTo(last[0])
+            assertThat(last).as(run.output()).isNotNull();
+            assertThat(last[1]).as("every request failed, and counted\n" + run.output()).isEqualTo(last[0])
                     .isBetween(1L, 4L);
         }
     }
@@ -172,12 +171,12 @@ class OverloadStudyRejectionTest {
         shed("/", "1");
         server.start();
 
-        Gatling run = gatling(Map.of("lightUsers", "1", "heavyUsers", "1", "heavyPaths", "/report", "warmUp", "0s",
-                "duration", "1s"));
+        SimulationRun run = gatling(Map.of("lightUsers", "1", "heavyUsers", "1", "heavyPaths", "/report",
+                "warmUp", "0s", "duration", "1s"));
 
-        assertThat(run.status).as(run.output).isEqualTo(1);
-        assertThat(run.output).contains("heavyPaths is not a parameter; did you mean heavyPath? (without it, heavyPath"
-                + " keeps its default)");
+        assertThat(run.status()).as(run.output()).isEqualTo(1);
+        assertThat(run.output()).contains("heavyPaths is not a parameter; did you mean heavyPath? (without it, "
+                + "heavyPath keeps its default)");
         assertThat(arrivals).as("requests sent").isEmpty();
     }
 
@@ -205,13 +204,13 @@ class OverloadStudyRejectionTest {
         server.start();
         String baseUrl = "http://127.0.0.1:" + server.getAddress().getPort() + "/shop";
 
-        Gatling run = gatling(Map.of("baseUrl", baseUrl, "lightPaths", "/catalog", "heavyPath", "/report",
+        SimulationRun run = gatling(Map.of("baseUrl", baseUrl, "lightPaths", "/catalog", "heavyPath", "/report",
                 "lightUsers", "1", "heavyUsers", "1", "warmUp", "0s", "duration", "1s", "thinkTime", "200ms"));
 
-        assertThat(run.status).as(run.output).isZero();
-        assertThat(run.output).as("what the run printed it goes by").contains("fairslice loadgen: OverloadStudy with "
+        assertThat(run.status()).as(run.output()).isZero();
+        assertThat(run.output()).as("what the run printed it goes by").contains("fairslice loadgen: OverloadStudy with "
                 + "baseUrl=" + baseUrl + ", lightPaths=/catalog, heavyPath=/report, lightUsers=1, heavyUsers=1,");
-        assertThat(paths).as("paths requested\n" + run.output).contains("/shop/catalog", "/shop/report")
+        assertThat(paths).as("paths requested\n" + run.output()).contains("/shop/catalog", "/shop/report")
                 .allMatch(path -> path.equals("/shop/catalog") || path.equals("/shop/report"));
     }
 
@@ -224,35 +223,15 @@ class OverloadStudyRejectionTest {
         return all;
     }
 
-    private record Gatling(int status, String output) {
-    }
-
     /** Runs OverloadStudy against the server in a JVM of its own, as the study harness does (LoadGenerator). */
-    private Gatling gatling(Map<String, String> parameters) throws Exception {
+    private SimulationRun gatling(Map<String, String> parameters) throws Exception {
         return gatling(server.getAddress().getPort(), parameters);
     }
 
     /** Runs OverloadStudy against the server on {@code port}. */
-    private Gatling gatling(int port, Map<String, String> parameters) throws Exception {
-        // surefire runs the tests from a manifest-only jar; this property holds the real class path
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-                "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9"));
-        Map<String, String> all = new java.util.TreeMap<>(parameters);
+    private SimulationRun gatling(int port, Map<String, String> parameters) throws Exception {
+        Map<String, String> all = new HashMap<>(parameters);
         all.putIfAbsent("baseUrl", "http://127.0.0.1:" + port);
-        all.forEach((k, v) -> command.add("-D" + k + "=" + v));
-        command.addAll(List.of("-cp", classpath, GatlingLauncher.class.getName(),
-                "--simulation", OverloadStudy.class.getName(),
-                "--results-folder", dir.resolve("results").toString(), "--no-reports"));
-        Path log = dir.resolve("gatling.log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!process.waitFor(90, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-            throw new AssertionError("Gatling did not finish within 90 s:\n" + Files.readString(log));
-        }
-        return new Gatling(process.exitValue(), Files.readString(log, StandardCharsets.ISO_8859_1));
+        return SimulationRun.of(OverloadStudy.class, all, dir);
     }
 }
