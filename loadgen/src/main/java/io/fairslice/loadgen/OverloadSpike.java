@@ -10,6 +10,7 @@ import static io.gatling.javaapi.http.HttpDsl.http;
 import io.gatling.javaapi.core.ChainBuilder;
 import io.gatling.javaapi.core.PopulationBuilder;
 import io.gatling.javaapi.core.Simulation;
+import io.gatling.javaapi.core.Simulation.SetUp;
 import io.gatling.javaapi.http.HttpProtocolBuilder;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,8 @@ public class OverloadSpike extends Simulation {
 
     // a refused parameter is said in one line before Gatling's report of the crash (Parameters.readOrSay)
     private final SpikeParameters parameters = Parameters.readOrSay(SpikeParameters::fromSystemProperties);
+
+    private final PageOutcomes outcomes = new PageOutcomes(pages(parameters));
 
     public OverloadSpike() {
         // what the run goes by, before Gatling's own output: a parameter left at its default shows here
@@ -48,10 +51,42 @@ public class OverloadSpike extends Simulation {
                     nothingFor(parameters.burstStart()),
                     constantUsersPerSec(parameters.heavyRate()).during(parameters.burstDuration())));
         }
-        setUp(populations).protocols(protocol);
+        SetUp setUp = setUp(populations).protocols(protocol);
+        if (parameters.requireSuccess()) {
+            setUp.assertions(outcomes.assertions());
+        }
+    }
+
+    /** The request names the run sends: each light page at a light rate, the heavy one when there is a burst. */
+    private static List<String> pages(SpikeParameters parameters) {
+        List<String> names = new ArrayList<>();
+        if (parameters.lightRate() > 0) {
+            parameters.lightPaths().forEach(path -> names.add(StudyParameters.lightRequestName(path)));
+        }
+        if (parameters.heavyRate() > 0 && !parameters.burstDuration().isZero()) {
+            names.add(StudyParameters.heavyRequestName(parameters.heavyPath()));
+        }
+        return names;
+    }
+
+    /** Says what a page that got no successful response got, before Gatling reports its failed assertion. */
+    @Override
+    public void after() {
+        if (parameters.requireSuccess()) {
+            outcomes.unserved().forEach(System.err::println);
+            System.err.flush();
+        }
     }
 
     private ChainBuilder request(String name, String path) {
-        return exec(http(name).get(path).requestTimeout(parameters.requestTimeout()));
+        // transformResponse passes the answer on unchanged: it is where each answer's status is seen, for outcomes
+        return exec(session -> {
+            outcomes.sent(name);
+            return session;
+        }).exec(http(name).get(path).requestTimeout(parameters.requestTimeout())
+                .transformResponse((response, session) -> {
+                    outcomes.answered(name, response.status().code());
+                    return response;
+                }));
     }
 }

@@ -13,6 +13,7 @@ import io.gatling.javaapi.core.PopulationBuilder;
 import io.gatling.javaapi.core.ScenarioBuilder;
 import io.gatling.javaapi.core.Session;
 import io.gatling.javaapi.core.Simulation;
+import io.gatling.javaapi.core.Simulation.SetUp;
 import io.gatling.javaapi.http.HttpProtocolBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +53,7 @@ public class OverloadStudy extends Simulation {
     // a refused parameter is said in one line before Gatling's report of the crash (Parameters.readOrSay)
     private final StudyParameters parameters = Parameters.readOrSay(StudyParameters::fromSystemProperties);
     private final RejectionPause rejectionPause = parameters.rejectionPause();
+    private final PageOutcomes outcomes = new PageOutcomes(pages(parameters));
 
     public OverloadStudy() {
         // what the run goes by, before Gatling's own output: a parameter left at its default shows here
@@ -71,15 +73,47 @@ public class OverloadStudy extends Simulation {
                     parameters.heavyPath());
             populations.add(closedLoop("heavy", List.of(heavy)).injectOpen(atOnceUsers(parameters.heavyUsers())));
         }
-        setUp(populations).protocols(protocol);
+        SetUp setUp = setUp(populations).protocols(protocol);
+        if (parameters.requireSuccess()) {
+            setUp.assertions(outcomes.assertions());
+        }
+    }
+
+    /** The request names the run sends: each light page when there are light users, the heavy one when heavy. */
+    private static List<String> pages(StudyParameters parameters) {
+        List<String> names = new ArrayList<>();
+        if (parameters.lightUsers() > 0) {
+            parameters.lightPaths().forEach(path -> names.add(StudyParameters.lightRequestName(path)));
+        }
+        if (parameters.heavyUsers() > 0) {
+            names.add(StudyParameters.heavyRequestName(parameters.heavyPath()));
+        }
+        return names;
+    }
+
+    /** Says what a page that got no successful response got, before Gatling reports its failed assertion. */
+    @Override
+    public void after() {
+        if (parameters.requireSuccess()) {
+            outcomes.unserved().forEach(System.err::println);
+            System.err.flush();
+        }
     }
 
     private ChainBuilder request(String name, String path) {
         // no status check of our own: Gatling's default one keeps a 503 failed, with the message the harness reads;
         // the header check only runs on a rejection, and saves "" when there is no Retry-After
         // (a response-time check, not a status check: a status check of our own would replace Gatling's default)
-        ChainBuilder chain = exec(session -> session.remove(ANSWERED))
+        // transformResponse passes the answer on unchanged: it is where each answer's status is seen, for outcomes
+        ChainBuilder chain = exec(session -> {
+            outcomes.sent(name);
+            return session.remove(ANSWERED);
+        })
                 .exec(http(name).get(path).requestTimeout(parameters.requestTimeout())
+                        .transformResponse((response, session) -> {
+                            outcomes.answered(name, response.status().code());
+                            return response;
+                        })
                         .check(responseTimeInMillis().saveAs(ANSWERED))
                         .checkIf((response, session) -> RejectionPause.isRejection(response.status().code()))
                         .then(header("Retry-After").withDefault("").saveAs(RETRY_AFTER)));

@@ -33,7 +33,7 @@ final class Parameters {
     /** Every parameter's name, of both simulations: only an exact one is read. */
     private static final List<String> NAMES = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
             "warmUp", "duration", "thinkTime", "requestTimeout", "retryAfterDefault", "retryAfterMax", "lightRate",
-            "heavyRate", "burstStart", "burstDuration");
+            "heavyRate", "burstStart", "burstDuration", "requireSuccess");
 
     private final UnaryOperator<String> lookup;
 
@@ -94,6 +94,19 @@ final class Parameters {
             throw new ParameterException(name, "must be " + min + ".." + max + ", got " + value.trim());
         }
         return parsed;
+    }
+
+    /** {@code true} or {@code false}, in any case; anything else is refused rather than read as false. */
+    boolean bool(String name, boolean fallback) {
+        String value = lookup.apply(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new ParameterException(name, "must be true or false, got '" + value + "'");
+        };
     }
 
     Duration duration(String name, Duration fallback, Duration min, Duration max) {

@@ -15,11 +15,12 @@ import java.util.function.UnaryOperator;
  *
  * <p>System properties (all optional): {@code baseUrl}, {@code lightPaths}, {@code heavyPath} as in
  * {@link StudyParameters}; {@code lightRate} (50/s), {@code heavyRate} (20/s), {@code duration} (60s),
- * {@code burstStart} (20s), {@code burstDuration} (20s), {@code requestTimeout} (60s).
+ * {@code burstStart} (20s), {@code burstDuration} (20s), {@code requestTimeout} (60s), {@code requireSuccess} (true:
+ * the run fails when a page got no successful response, see {@link PageOutcomes}).
  */
 public record SpikeParameters(String baseUrl, List<String> lightPaths, String heavyPath, double lightRate,
                               double heavyRate, Duration duration, Duration burstStart, Duration burstDuration,
-                              Duration requestTimeout) {
+                              Duration requestTimeout, boolean requireSuccess) {
 
     public SpikeParameters {
         lightPaths = List.copyOf(lightPaths);
@@ -59,6 +60,7 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
         values.put("burstStart", burstStart);
         values.put("burstDuration", burstDuration);
         values.put("requestTimeout", requestTimeout);
+        values.put("requireSuccess", requireSuccess);
         return Parameters.describe("OverloadSpike", values, lookup);
     }
 
@@ -74,6 +76,7 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
                 p.duration("burstStart", Duration.ofSeconds(20), Duration.ZERO, Duration.ofHours(24)),
                 p.duration("burstDuration", Duration.ofSeconds(20), Duration.ZERO, Duration.ofHours(24)),
                 p.duration("requestTimeout", StudyParameters.DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100),
-                        Duration.ofMinutes(30)));
+                        Duration.ofMinutes(30)),
+                p.bool("requireSuccess", true));
     }
 }

@@ -22,11 +22,13 @@ import java.util.function.UnaryOperator;
  * variant: each light user alternates between them), {@code heavyPath} (/heavy), {@code warmUp} (5s),
  * {@code duration} (30s), {@code thinkTime} (0ms), {@code requestTimeout} (60s), {@code retryAfterDefault} (1s),
  * {@code retryAfterMax} (60s; 0s retries a shed or unanswered request at once, as the study's clients did before
- * 2026-11-27).
+ * 2026-11-27), {@code requireSuccess} (true: the run fails when a page got no successful response, see
+ * {@link PageOutcomes}; the study harness, which counts served, shed and failed requests itself, sets false).
  */
 public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, List<String> lightPaths,
                               String heavyPath, Duration warmUp, Duration duration, Duration thinkTime,
-                              Duration requestTimeout, Duration retryAfterDefault, Duration retryAfterMax) {
+                              Duration requestTimeout, Duration retryAfterDefault, Duration retryAfterMax,
+                              boolean requireSuccess) {
 
     public static final String DEFAULT_BASE_URL = "http://127.0.0.1:8080";
     public static final int DEFAULT_LIGHT_USERS = 30;
@@ -82,7 +84,8 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
                 p.duration("thinkTime", Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10)),
                 p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30)),
                 p.duration("retryAfterDefault", DEFAULT_RETRY_AFTER, Duration.ZERO, Duration.ofHours(1)),
-                p.duration("retryAfterMax", DEFAULT_RETRY_AFTER_MAX, Duration.ZERO, Duration.ofHours(1)));
+                p.duration("retryAfterMax", DEFAULT_RETRY_AFTER_MAX, Duration.ZERO, Duration.ofHours(1)),
+                p.bool("requireSuccess", true));
     }
 
     /**
@@ -102,6 +105,7 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
         values.put("requestTimeout", requestTimeout);
         values.put("retryAfterDefault", retryAfterDefault);
         values.put("retryAfterMax", retryAfterMax);
+        values.put("requireSuccess", requireSuccess);
         return Parameters.describe("OverloadStudy", values, lookup);
     }
 

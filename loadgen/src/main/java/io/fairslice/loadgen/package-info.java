@@ -7,5 +7,7 @@
  * whoever forks the JVM) and name every request {@code class:path} so the harness can tell light from heavy in
  * simulation.log. A closed-model user whose request the server sheds (503, 429) waits what its Retry-After asks
  * ({@link io.fairslice.loadgen.RejectionPause}) instead of retrying at once; the request stays a failed one in the log.
+ * A page that got no successful response at all fails the run unless {@code requireSuccess=false} (the harness's
+ * setting): {@link io.fairslice.loadgen.PageOutcomes}.
  */
 package io.fairslice.loadgen;

@@ -24,6 +24,23 @@ class ParametersTest {
         assertThat(p.thinkTime()).isZero();
         assertThat(p.retryAfterDefault()).isEqualTo(Duration.ofSeconds(1));
         assertThat(p.retryAfterMax()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(p.requireSuccess()).isTrue();
+    }
+
+    @Test
+    void shouldReadRequireSuccessAsTrueOrFalseOnly() {
+        assertThat(StudyParameters.from(Map.of("requireSuccess", "false")::get).requireSuccess()).isFalse();
+        assertThat(SpikeParameters.from(Map.of("requireSuccess", " FALSE ")::get).requireSuccess()).isFalse();
+        assertThat(StudyParameters.from(Map.of("requireSuccess", "true")::get).requireSuccess()).isTrue();
+        // Boolean.parseBoolean would read these as false and quietly accept a run that served nothing
+        for (String value : List.of("no", "0", "off", "flase")) {
+            assertThatThrownBy(() -> StudyParameters.from(Map.of("requireSuccess", value)::get))
+                    .isInstanceOf(ParameterException.class)
+                    .hasMessage("requireSuccess must be true or false, got '" + value + "'");
+        }
+        // a typo of its name is refused as any parameter's
+        assertThatThrownBy(() -> StudyParameters.from(properties(Map.of("requireSucess", "false"))))
+                .hasMessageStartingWith("requireSucess is not a parameter; did you mean requireSuccess?");
     }
 
     @Test
@@ -226,11 +243,12 @@ class ParametersTest {
         assertThat(StudyParameters.from(given::get).describe(given::get)).isEqualTo("fairslice loadgen: OverloadStudy "
                 + "with baseUrl=http://your-host:8080/shop, lightPaths=/catalog, heavyPath=/heavy (default), "
                 + "lightUsers=30 (default), heavyUsers=20, warmUp=5s (default), duration=60s, thinkTime=0s (default), "
-                + "requestTimeout=60s (default), retryAfterDefault=1s (default), retryAfterMax=60s (default)");
+                + "requestTimeout=60s (default), retryAfterDefault=1s (default), retryAfterMax=60s (default), "
+                + "requireSuccess=true (default)");
         assertThat(SpikeParameters.from(given::get).describe(given::get)).isEqualTo("fairslice loadgen: OverloadSpike "
                 + "with baseUrl=http://your-host:8080/shop, lightPaths=/catalog, heavyPath=/heavy (default), "
                 + "lightRate=50.0 (default), heavyRate=20.0 (default), duration=60s, burstStart=20s (default), "
-                + "burstDuration=20s (default), requestTimeout=60s (default)");
+                + "burstDuration=20s (default), requestTimeout=60s (default), requireSuccess=true (default)");
     }
 
     private static Properties properties(Map<String, String> values) {

@@ -1,0 +1,109 @@
+package io.fairslice.loadgen;
+
+import static io.gatling.javaapi.core.CoreDsl.details;
+
+import io.gatling.javaapi.core.Assertion;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What each page's requests got in a run, counted as they are sent and answered, for {@code requireSuccess}: a page
+ * (a request name, {@code light:/catalog}) that got no successful response at all fails the run. A wrong port (every
+ * connection refused) or a misspelt page (every answer 404) ran to the end and left Maven with BUILD SUCCESS; the run
+ * now fails by Gatling's own assertions ({@link #assertions()}, which make Gatling's and the Maven plugin's exit status
+ * non-zero), and {@link #unserved()} says for each such page in one line what it got instead.
+ *
+ * <p>A page that was only shed (503, 429) fails too: nothing was served, which for someone checking a server is what
+ * matters; the study harness, for which a point where every heavy request is shed is a result, turns this off
+ * ({@code requireSuccess=false}) and counts served, shed and failed requests itself.
+ *
+ * <p>Thread-safe: Gatling's users count concurrently. The pages are fixed at construction, so the map is only read.
+ */
+final class PageOutcomes {
+
+    private final Map<String, Page> pages = new LinkedHashMap<>();
+
+    /** @param names the request names the simulation sends, in the order they are to be reported */
+    PageOutcomes(List<String> names) {
+        names.forEach(name -> pages.put(name, new Page()));
+    }
+
+    /** A request to {@code page} is about to be sent. */
+    void sent(String page) {
+        pages.get(page).sent.increment();
+    }
+
+    /** A request to {@code page} got an answer with this status (after the redirects Gatling follows). */
+    void answered(String page, int status) {
+        pages.get(page).statuses.computeIfAbsent(status, s -> new LongAdder()).increment();
+    }
+
+    /**
+     * What Gatling's default status check (the one the simulations keep) lets pass: {@code status.find.in([200, 209],
+     * 304)}. Everything else is a failed request in Gatling's report, and these are what its assertion counts.
+     */
+    static boolean isSuccess(int status) {
+        return status >= 200 && status <= 209 || status == 304;
+    }
+
+    /** One Gatling assertion per page: at least one successful request. */
+    List<Assertion> assertions() {
+        List<Assertion> assertions = new ArrayList<>();
+        for (String name : pages.keySet()) {
+            assertions.add(details(name).successfulRequests().count().gt(0L));
+        }
+        return assertions;
+    }
+
+    /**
+     * One line for each page that was sent requests but got no successful response, saying what it got: {@code
+     * light:/catalgo got no successful response: 412 of 412 requests answered 404}. Empty when every page was served.
+     */
+    List<String> unserved() {
+        List<String> lines = new ArrayList<>();
+        pages.forEach((name, page) -> {
+            long sent = page.sent.sum();
+            Map<Integer, Long> statuses = new LinkedHashMap<>();
+            page.statuses.entrySet().stream()
+                    .sorted(Map.Entry.<Integer, LongAdder>comparingByValue(Comparator.comparingLong(LongAdder::sum))
+                            .reversed().thenComparing(Map.Entry.comparingByKey()))
+                    .forEach(e -> statuses.put(e.getKey(), e.getValue().sum()));
+            if (sent == 0 || statuses.keySet().stream().anyMatch(PageOutcomes::isSuccess)) {
+                return;
+            }
+            lines.add(describe(name, sent, statuses));
+        });
+        return lines;
+    }
+
+    private static String describe(String name, long sent, Map<Integer, Long> statuses) {
+        StringJoiner got = new StringJoiner(", ");
+        long answered = 0;
+        boolean onlyShed = !statuses.isEmpty();
+        for (Map.Entry<Integer, Long> status : statuses.entrySet()) {
+            got.add(status.getValue() + " answered " + status.getKey());
+            answered += status.getValue();
+            onlyShed &= RejectionPause.isRejection(status.getKey());
+        }
+        // every request Gatling sent ends answered or failed without an answer before the run ends
+        long unanswered = Math.max(0, sent - answered);
+        if (unanswered > 0) {
+            got.add(unanswered + " got no answer (the connection refused or dropped, or requestTimeout passed: "
+                    + "Gatling's errors say which)");
+            onlyShed = false;
+        }
+        String line = "fairslice loadgen: " + name + " got no successful response: of " + sent + " requests, " + got;
+        return onlyShed ? line + " (shed: the server's overload rejection; requireSuccess=false accepts it)" : line;
+    }
+
+    private static final class Page {
+        private final LongAdder sent = new LongAdder();
+        private final Map<Integer, LongAdder> statuses = new ConcurrentHashMap<>();
+    }
+}
