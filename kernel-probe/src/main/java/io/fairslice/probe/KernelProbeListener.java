@@ -23,7 +23,8 @@ import java.util.function.Function;
  *
  * <p>Never breaks a request: without a working probe (unsupported OS, failed self-check) enter and exit return at
  * once after one warning; an unexpected exception disables the listener with one warning. Bad settings, and
- * actuators that cannot work here, fail {@link #start} with an {@link IllegalArgumentException} naming the key.
+ * actuators that cannot work here, fail {@link #start} with an {@link IllegalArgumentException} naming the key; so
+ * does a meter the registry refuses, once the probe's other meters are removed and the probe closed.
  */
 public final class KernelProbeListener implements RequestListener {
 
@@ -115,7 +116,20 @@ public final class KernelProbeListener implements RequestListener {
         Sampler s = new Sampler(a, p, cfg.intervalNanos(), KernelProbeConfig.MAX_INTERVAL_NANOS, warnings);
         KernelProbeMetrics m = new KernelProbeMetrics(a, s, context.application());
         if (context.meterRegistry() != null) {
-            m.bindTo(context.meterRegistry());
+            try {
+                m.bindTo(context.meterRegistry()); // removes what it registered if it throws
+            } catch (RuntimeException e) {
+                p.close();
+                // the application does not start, as when the registry refuses the middleware's own meters (an
+                // IllegalArgumentException: the middleware runs the application without a listener whose start
+                // throws anything else)
+                throw new IllegalArgumentException(NAME + ": its meters could not be registered in "
+                        + context.meterRegistry().getClass().getSimpleName() + " (" + e.getClass().getSimpleName()
+                        + ": " + e.getMessage() + ")", e);
+            } catch (Error e) {
+                p.close(); // stop() closes only what a start completed
+                throw e;
+            }
         }
         this.probe = p;
         this.sampler = s;

@@ -39,9 +39,24 @@ public final class KernelProbeMetrics implements MeterBinder {
         this.application = Tags.of(TAG_APPLICATION, application);
     }
 
+    /**
+     * @throws RuntimeException what the registry throws as it refuses a meter (a strict one: Prometheus's, with a
+     *                          meter of that name but other tag keys), the meters registered before it removed: left
+     *                          there, they would be handed to the next deploy under the same name, still reading this
+     *                          probe
+     */
     @Override
     public synchronized void bindTo(MeterRegistry registry) {
         this.registry = registry;
+        try {
+            registerAll();
+        } catch (RuntimeException | Error e) {
+            unbind(); // nobody else holds this binder to unbind it
+            throw e;
+        }
+    }
+
+    private void registerAll() {
         List<String> names = attribution.classNames();
         DistributionSummary[] cpu = new DistributionSummary[names.size()];
         DistributionSummary[] vol = new DistributionSummary[names.size()];

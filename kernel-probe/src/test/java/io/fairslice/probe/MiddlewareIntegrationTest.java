@@ -3,8 +3,11 @@ package io.fairslice.probe;
 import static io.fairslice.probe.ProbeMeterNames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.FairsliceInitializer;
 import io.fairslice.probe.linux.BusyBurstyMain;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,8 +19,17 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleState;
+import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -135,6 +147,100 @@ class MiddlewareIntegrationTest {
             tomcat.destroy();
             report.pool.shutdownNow();
         }
+    }
+
+    /**
+     * A registry that refuses one of the probe's meters (a strict Prometheus registry does when a meter of that name
+     * with other tag keys is there) fails the application's start, as a refusal of the middleware's own meters does,
+     * and leaves none of the probe's meters behind: Micrometer would hand them to the next deploy under the same name
+     * still reading the dead probe, frozen for that whole deploy.
+     */
+    @Test
+    void shouldLeaveNoProbeMeterBehindWhenTheRegistryRefusesOneSoThatTheNextDeployMetersItsOwn() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        AtomicBoolean refuse = new AtomicBoolean(true);
+        registry.config().meterFilter(new MeterFilter() {
+            @Override
+            public Meter.Id map(Meter.Id id) {
+                if (refuse.get() && id.getName().equals(THREADS)) { // late in bindTo: ~38 probe meters before it
+                    throw new IllegalArgumentException("a meter named " + THREADS + " with other tag keys is there");
+                }
+                return id;
+            }
+        });
+        List<String> severe = new CopyOnWriteArrayList<>();
+        Logger filterLog = Logger.getLogger(FairsliceFilter.class.getName());
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel() == Level.SEVERE) {
+                    severe.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        filterLog.addHandler(handler);
+        Tomcat tomcat = new Tomcat();
+        Path base = Files.createTempDirectory("kernel-probe-it");
+        tomcat.setBaseDir(base.toString());
+        tomcat.setPort(0);
+        tomcat.getConnector().setProperty("address", "127.0.0.1");
+        tomcat.start();
+        try {
+            Context refused = deploy(tomcat, base, "/shop", registry);
+            assertThat(refused.getState()).as("the deploy whose probe meter was refused").isNotEqualTo(
+                    LifecycleState.STARTED);
+            assertThat(severe).singleElement().asString().contains("fairslice[/shop]: not started")
+                    .contains("kernel-probe: its meters could not be registered in SimpleMeterRegistry")
+                    .contains("a meter named " + THREADS + " with other tag keys is there");
+            assertThat(registry.getMeters()).as("meters left by the deploy that did not start")
+                    .noneMatch(m -> m.getId().getName().startsWith("fairslice.probe."));
+            tomcat.getHost().removeChild(refused);
+            refuse.set(false);
+
+            Context next = deploy(tomcat, base, "/shop", registry);
+
+            assertThat(next.getState()).isEqualTo(LifecycleState.STARTED);
+            HttpClient client = HttpClient.newHttpClient();
+            String root = "http://127.0.0.1:" + tomcat.getConnector().getLocalPort() + "/shop";
+            for (int i = 0; i < 5; i++) {
+                get(client, root + "/heavy");
+            }
+            assertThat(registry.get(RUN_TIME).tags(TAG_APPLICATION, "/shop", TAG_CLASS, "heavy").functionCounter()
+                    .count()).as("heavy CPU the redeployed application's probe saw, s").isGreaterThan(0.09);
+            assertThat(registry.get(REQUEST_CPU).tags(TAG_APPLICATION, "/shop", TAG_CLASS, "heavy").summary()
+                    .count()).isEqualTo(5);
+        } finally {
+            filterLog.removeHandler(handler);
+            tomcat.stop();
+            tomcat.destroy();
+        }
+    }
+
+    /** Deploys {@code path} with the middleware and the probe (classes light and heavy, /heavy heavy, no actuator). */
+    private static Context deploy(Tomcat tomcat, Path base, String path, SimpleMeterRegistry registry) {
+        StandardContext ctx = new StandardContext(); // as Tomcat.addContext, with the servlet added before the start
+        ctx.setName(path);
+        ctx.setPath(path);
+        ctx.setDocBase(base.toString());
+        ctx.addLifecycleListener(new Tomcat.FixContextListener());
+        Map.of("fairslice.classes", "light,heavy", "fairslice.rule.1", "heavy path=/heavy")
+                .forEach(ctx::addParameter);
+        // its servlet context exists once it is attached: the registry is handed over as it starts
+        ctx.addServletContainerInitializer((classes, sc) -> sc.setAttribute("io.fairslice.meterRegistry", registry),
+                null);
+        ctx.addServletContainerInitializer(new FairsliceInitializer(), null);
+        Tomcat.addServlet(ctx, "heavy", new NiceServlet(20_000_000L));
+        ctx.addServletMapping("/heavy", "heavy");
+        tomcat.getHost().addChild(ctx); // starts it: the host runs
+        return ctx;
     }
 
     /**
