@@ -30,6 +30,30 @@ public final class KernelProbes {
      */
     public static KernelProbe create(String osName, Path procRoot, Consumer<String> warnings) {
         String os = osName.toLowerCase(Locale.ROOT);
+        if (!os.startsWith("linux") && !os.startsWith("freebsd") && !os.startsWith("windows")) {
+            return disabled(warnings, "no kernel probe for OS '" + osName + "' (supported: Linux, FreeBSD, Windows)");
+        }
+        try {
+            return createLendingNoClassLoader(os, procRoot);
+        } catch (ProbeUnavailableException e) {
+            return disabled(warnings, "self-check failed on " + osName + ": " + e.getMessage());
+        } catch (LinkageError | RuntimeException e) {
+            return disabled(warnings, "native access failed on " + osName + " (JNA): " + e);
+        }
+    }
+
+    /**
+     * The probe for {@code os}, made with no context class loader on this thread. JNA starts its cleaner thread as
+     * the first native memory is allocated, from the allocating thread, whose context class loader the cleaner keeps:
+     * the probe is made on a web application's startup thread, so that was the application's, held after its
+     * undeploy (Tomcat: "appears to have started a thread named [JNA Cleaner]"). Not the probe's own loader either:
+     * that is the application's when the probe is in its WEB-INF/lib. The probe holds native memory from here until it
+     * is dropped, so the cleaner runs on meanwhile and no allocation of the probe's on a request thread starts another.
+     */
+    private static KernelProbe createLendingNoClassLoader(String os, Path procRoot) throws ProbeUnavailableException {
+        Thread thread = Thread.currentThread();
+        ClassLoader context = thread.getContextClassLoader();
+        thread.setContextClassLoader(null);
         try {
             if (os.startsWith("linux")) {
                 return LinuxKernelProbe.create(procRoot);
@@ -37,14 +61,9 @@ public final class KernelProbes {
             if (os.startsWith("freebsd")) {
                 return FreeBsdKernelProbe.create();
             }
-            if (os.startsWith("windows")) {
-                return WindowsKernelProbe.create();
-            }
-            return disabled(warnings, "no kernel probe for OS '" + osName + "' (supported: Linux, FreeBSD, Windows)");
-        } catch (ProbeUnavailableException e) {
-            return disabled(warnings, "self-check failed on " + osName + ": " + e.getMessage());
-        } catch (LinkageError | RuntimeException e) {
-            return disabled(warnings, "native access failed on " + osName + " (JNA): " + e);
+            return WindowsKernelProbe.create();
+        } finally {
+            thread.setContextClassLoader(context); // before a warning: the host logs it under the application's
         }
     }
 
