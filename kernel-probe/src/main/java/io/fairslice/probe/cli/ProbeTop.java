@@ -267,6 +267,13 @@ public final class ProbeTop {
                 names.put(tid, comm(tid));
                 ThreadStats now = new ThreadStats();
                 if (!h.read(now, true)) {
+                    // its thread ended and a new one took its id within the interval (it is listed again): these
+                    // files are the ended thread's and answer ESRCH for good; forgotten, the next table opens the new
+                    // one's
+                    h.close();
+                    handles.remove(tid);
+                    last.remove(tid);
+                    names.remove(tid);
                     continue;
                 }
                 ThreadStats before = last.put(tid, now);

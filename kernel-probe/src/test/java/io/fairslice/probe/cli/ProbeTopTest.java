@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -161,6 +162,60 @@ class ProbeTopTest {
             assertThat(top.handles).isEmpty();
             assertThat(top.names).isEmpty();
         } finally {
+            top.close();
+            probe.close();
+        }
+    }
+
+    /**
+     * A thread of the watched process ends and a new one takes its id within one interval: the files kept open are
+     * the ended thread's and read nothing from then on (ESRCH), so the table opens the id's files again rather than
+     * lose its row for good. The process is a /proc tree whose one thread is first a thread of this test that then
+     * ends, then this test's own thread under the same id.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldReopenAThreadIdThatANewThreadTookWithinAnInterval(@TempDir Path proc) throws Exception {
+        String self = String.valueOf(ProcessHandle.current().pid());
+        Files.createSymbolicLink(proc.resolve(self), Path.of("/proc", self));
+        LinuxKernelProbe probe = LinuxKernelProbe.create(proc);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
+        long[] endedTid = new long[1];
+        Thread ending = new Thread(() -> {
+            endedTid[0] = probe.currentThreadId();
+            started.countDown();
+            try {
+                end.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "probe-ending");
+        ending.start();
+        started.await();
+        Path task = Files.createSymbolicLink(Files.createDirectories(proc.resolve("2147483000/task"))
+                .resolve("2147483001"), Path.of("/proc", self, "task", String.valueOf(endedTid[0])));
+        ProbeTop.Top top = new ProbeTop.Top(probe, 2147483000L, proc.resolve("2147483000"));
+        try {
+            top.sample();
+            assertThat(top.handles).containsOnlyKeys(2147483001L);
+            end.countDown();
+            ending.join();
+            Path gone = Path.of("/proc", self, "task", String.valueOf(endedTid[0]));
+            for (int i = 0; i < 100 && Files.exists(gone); i++) { // the OS thread ends just after the Java one
+                Thread.sleep(10);
+            }
+            assertThat(gone).as("the ended thread's task directory").doesNotExist();
+            Files.delete(task);
+            Files.createSymbolicLink(task, Path.of("/proc", self, "task", String.valueOf(probe.currentThreadId())));
+
+            top.sample(); // the kept files answer ESRCH
+            top.sample(); // the id's files opened again: a first reading
+            List<ProbeTop.Row> rows = top.sample();
+
+            assertThat(rows).extracting(r -> r.tid).as("rows").containsExactly(2147483001L);
+        } finally {
+            end.countDown();
             top.close();
             probe.close();
         }
