@@ -28,7 +28,8 @@ public class OverloadSpike extends Simulation {
     // a refused parameter is said in one line before Gatling's report of the crash (Parameters.readOrSay)
     private final SpikeParameters parameters = Parameters.readOrSay(SpikeParameters::fromSystemProperties);
 
-    private final PageOutcomes outcomes = new PageOutcomes(pages(parameters));
+    private final PageOutcomes outcomes = PageOutcomes.of(parameters.lightRate() > 0, parameters.lightPaths(),
+            parameters.heavyRate() > 0 && !parameters.burstDuration().isZero(), parameters.heavyPath());
 
     public OverloadSpike() {
         // what the run goes by, before Gatling's own output: a parameter left at its default shows here
@@ -57,24 +58,11 @@ public class OverloadSpike extends Simulation {
         }
     }
 
-    /** The request names the run sends: each light page at a light rate, the heavy one when there is a burst. */
-    private static List<String> pages(SpikeParameters parameters) {
-        List<String> names = new ArrayList<>();
-        if (parameters.lightRate() > 0) {
-            parameters.lightPaths().forEach(path -> names.add(StudyParameters.lightRequestName(path)));
-        }
-        if (parameters.heavyRate() > 0 && !parameters.burstDuration().isZero()) {
-            names.add(StudyParameters.heavyRequestName(parameters.heavyPath()));
-        }
-        return names;
-    }
-
     /** Says what a page that got no successful response got, before Gatling reports its failed assertion. */
     @Override
     public void after() {
         if (parameters.requireSuccess()) {
-            outcomes.unserved().forEach(System.err::println);
-            System.err.flush();
+            outcomes.sayUnserved();
         }
     }
 

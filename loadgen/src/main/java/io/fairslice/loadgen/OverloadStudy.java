@@ -53,7 +53,8 @@ public class OverloadStudy extends Simulation {
     // a refused parameter is said in one line before Gatling's report of the crash (Parameters.readOrSay)
     private final StudyParameters parameters = Parameters.readOrSay(StudyParameters::fromSystemProperties);
     private final RejectionPause rejectionPause = parameters.rejectionPause();
-    private final PageOutcomes outcomes = new PageOutcomes(pages(parameters));
+    private final PageOutcomes outcomes = PageOutcomes.of(parameters.lightUsers() > 0, parameters.lightPaths(),
+            parameters.heavyUsers() > 0, parameters.heavyPath());
 
     public OverloadStudy() {
         // what the run goes by, before Gatling's own output: a parameter left at its default shows here
@@ -79,24 +80,11 @@ public class OverloadStudy extends Simulation {
         }
     }
 
-    /** The request names the run sends: each light page when there are light users, the heavy one when heavy. */
-    private static List<String> pages(StudyParameters parameters) {
-        List<String> names = new ArrayList<>();
-        if (parameters.lightUsers() > 0) {
-            parameters.lightPaths().forEach(path -> names.add(StudyParameters.lightRequestName(path)));
-        }
-        if (parameters.heavyUsers() > 0) {
-            names.add(StudyParameters.heavyRequestName(parameters.heavyPath()));
-        }
-        return names;
-    }
-
     /** Says what a page that got no successful response got, before Gatling reports its failed assertion. */
     @Override
     public void after() {
         if (parameters.requireSuccess()) {
-            outcomes.unserved().forEach(System.err::println);
-            System.err.flush();
+            outcomes.sayUnserved();
         }
     }
 

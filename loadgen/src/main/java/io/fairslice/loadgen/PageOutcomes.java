@@ -30,8 +30,23 @@ final class PageOutcomes {
     private final Map<String, Page> pages = new LinkedHashMap<>();
 
     /** @param names the request names the simulation sends, in the order they are to be reported */
-    PageOutcomes(List<String> names) {
+    private PageOutcomes(List<String> names) {
         names.forEach(name -> pages.put(name, new Page()));
+    }
+
+    /**
+     * The pages a simulation sends requests to: each of {@code lightPaths} when {@code light} (it has light users or a
+     * light rate), {@code heavyPath} when {@code heavy}; named as Gatling records them.
+     */
+    static PageOutcomes of(boolean light, List<String> lightPaths, boolean heavy, String heavyPath) {
+        List<String> names = new ArrayList<>();
+        if (light) {
+            lightPaths.forEach(path -> names.add(StudyParameters.lightRequestName(path)));
+        }
+        if (heavy) {
+            names.add(StudyParameters.heavyRequestName(heavyPath));
+        }
+        return new PageOutcomes(names);
     }
 
     /** A request to {@code page} is about to be sent. */
@@ -59,6 +74,12 @@ final class PageOutcomes {
             assertions.add(details(name).successfulRequests().count().gt(0L));
         }
         return assertions;
+    }
+
+    /** Says {@link #unserved} on stderr: a simulation's {@code after}, before Gatling reports its failed assertion. */
+    void sayUnserved() {
+        unserved().forEach(System.err::println);
+        System.err.flush();
     }
 
     /**
