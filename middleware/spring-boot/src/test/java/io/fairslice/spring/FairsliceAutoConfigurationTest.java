@@ -1,5 +1,7 @@
 package io.fairslice.spring;
 
+import static io.fairslice.spring.BootTestSupport.messages;
+import static io.fairslice.spring.BootTestSupport.requests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +12,6 @@ import io.fairslice.middleware.weaving.WovenClasses;
 import io.fairslice.spring.shop.Reports;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -461,30 +462,6 @@ class FairsliceAutoConfigurationTest {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(path).isEqualTo(200);
         return response.body();
-    }
-
-    /**
-     * The requests of {@code className} counted, once the count is at least one or 5 s have passed: a request is
-     * counted as its response completes, which the client may see first.
-     */
-    private static long requests(MeterRegistry registry, String className) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (true) {
-            long count = registry.find(MeterNames.REQUESTS).tag(MeterNames.TAG_CLASS, className).timers().stream()
-                    .mapToLong(Timer::count).sum();
-            if (count > 0 || System.nanoTime() > deadline) {
-                return count;
-            }
-            Thread.sleep(10);
-        }
-    }
-
-    private static List<String> messages(Throwable e) {
-        List<String> messages = new ArrayList<>();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            messages.add(String.valueOf(t.getMessage()));
-        }
-        return messages;
     }
 
     @SpringBootConfiguration

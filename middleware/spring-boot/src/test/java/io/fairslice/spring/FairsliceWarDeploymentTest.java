@@ -1,12 +1,13 @@
 package io.fairslice.spring;
 
+import static io.fairslice.spring.BootTestSupport.messages;
+import static io.fairslice.spring.BootTestSupport.requests;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.FairsliceInitializer;
 import io.fairslice.middleware.metrics.MeterNames;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletException;
@@ -69,8 +70,8 @@ class FairsliceWarDeploymentTest {
         assertThat(get("/reports/2024")).isEqualTo("report 2024");
 
         assertThat(policy(MeterNames.POLICY_OBSERVE)).as("observe, from application.properties").isEqualTo(1);
-        assertThat(requests("heavy")).as("the report, by the rule in application.properties").isEqualTo(1);
-        assertThat(requests("light")).isEqualTo(1);
+        assertThat(requests(registry, "heavy")).as("the report, by the rule in application.properties").isEqualTo(1);
+        assertThat(requests(registry, "light")).isEqualTo(1);
     }
 
     /**
@@ -86,7 +87,7 @@ class FairsliceWarDeploymentTest {
         assertThat(get("/reports/1999")).isEqualTo("report 1999");
 
         assertThat(policy(MeterNames.POLICY_SLEEP)).as("the context's parameter").isEqualTo(1);
-        assertThat(requests("heavy")).as("the rule of application.properties").isEqualTo(1);
+        assertThat(requests(registry, "heavy")).as("the rule of application.properties").isEqualTo(1);
     }
 
     /** A typo in the WAR's application.properties stops the deployment naming the key, the rule and the file. */
@@ -144,27 +145,6 @@ class FairsliceWarDeploymentTest {
 
     private double policy(String policy) {
         return registry.get(MeterNames.POLICY).tag(MeterNames.TAG_POLICY, policy).gauge().value();
-    }
-
-    /** The requests of {@code className} counted, once at least one is or 5 s have passed (counted as they end). */
-    private long requests(String className) throws InterruptedException {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (true) {
-            long count = registry.find(MeterNames.REQUESTS).tag(MeterNames.TAG_CLASS, className).timers().stream()
-                    .mapToLong(Timer::count).sum();
-            if (count > 0 || System.nanoTime() > deadline) {
-                return count;
-            }
-            Thread.sleep(10);
-        }
-    }
-
-    private static List<String> messages(Throwable e) {
-        List<String> messages = new ArrayList<>();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            messages.add(String.valueOf(t.getMessage()));
-        }
-        return messages;
     }
 
     /** The WAR's initializer, as an application writes it; its application.properties where the test put it. */
