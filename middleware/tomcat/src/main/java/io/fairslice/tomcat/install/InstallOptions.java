@@ -102,7 +102,8 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                                      default none: only clients on this host, through a loopback address
               --catalina-home DIR    Tomcat's installation, to check its version when DIR has no lib/catalina.jar
               --dist DIR             the bundle to install (default: the folder above this installer's lib/)
-              --uninstall            remove what an earlier install added
+              --uninstall            remove what an earlier install added; stop Tomcat first (refused while a
+                                     Tomcat runs from DIR: its JVM reads the files it removes)
             """;
 
     /** Parses the command line; throws {@link InstallException} naming the bad option. */
