@@ -107,8 +107,9 @@ public final class GuardedListeners implements AutoCloseable {
     }
 
     /**
-     * Starts every listener; a bad setting ({@link IllegalArgumentException}) fails startup, any other failure
-     * disables that listener (counted in {@code fairslice.listener.failures}) and the application runs without it.
+     * Starts every listener; an {@link IllegalArgumentException} (a bad setting, or a meter the registry refuses)
+     * fails startup, any other failure disables that listener (counted in {@code fairslice.listener.failures}) and
+     * the application runs without it.
      *
      * @param application the {@link MeterNames#TAG_APPLICATION} value, on the failure counters and handed to the
      *                    listeners for theirs
@@ -147,7 +148,7 @@ public final class GuardedListeners implements AutoCloseable {
                 works = l.start(context);
             } catch (IllegalArgumentException e) {
                 g.close(); // stops the listeners started before, removes their counters
-                throw e; // a bad setting: the operator must fix the configuration
+                throw e; // a bad setting or a refused meter: the operator must fix the configuration
             } catch (VirtualMachineError e) {
                 g.close();
                 throw e; // the JVM itself fails: nothing to run without
