@@ -2002,11 +2002,14 @@ public final class Scheduler {
     }
 
     /**
-     * Whether a holder's run slot keeps others out: it reached a yield point (or started) within
-     * {@code share.max-park}, and its thread is not blocked ({@link #blockedHolder}).
+     * Whether a holder's run slot keeps others out: it reached a yield point (or took its slot, or checked in) within
+     * {@code share.max-park}, and its thread is not blocked ({@link #blockedHolder}). A yield point counts by its
+     * clock read ({@link Ticket#lastClockRead}), not by its check-in: a holder checks in once a quantum, and with a
+     * quantum of max-park or more one that computed all along looked silent, and others ran beside it.
      */
     private boolean keepsSlot(Ticket t, long now, FairsliceConfig cfg) {
-        return now - t.slotSince <= cfg.shareMaxPark().toNanos() && !blockedHolder(t, now);
+        long seen = Math.max(t.slotSince, t.lastClockRead);
+        return now - seen <= cfg.shareMaxPark().toNanos() && !blockedHolder(t, now);
     }
 
     /**

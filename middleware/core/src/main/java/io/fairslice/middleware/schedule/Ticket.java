@@ -158,10 +158,17 @@ public final class Ticket {
     /** Wall time at the start of the current burst (since the dispatch began, the last park or the last check). */
     long burstStartWall;
     long yieldPoints;
-    /** Yield points to pass before the next clock read, the current stride, and the last read (see yieldPoint). */
+    /** Yield points to pass before the next clock read, and the current stride (see yieldPoint). */
     int clockCountdown;
     int clockStride = 1;
-    long lastClockRead;
+    /**
+     * When the request's thread last read the clock at a yield point: the stride's measure, and, read by the
+     * scheduler from other threads (Scheduler#keepsSlot), the last sign that a slot's holder computes, which
+     * {@link #slotSince} is not: it moves only as the holder is charged, once a quantum, and a quantum may be as long
+     * as share.max-park or longer. Written only where the clock is read, so its volatile write costs no yield point
+     * that does not read it.
+     */
+    volatile long lastClockRead;
     /**
      * Set by a waiter for the holder's run slot (Scheduler.wantClock, under the lock): the holder's next yield point
      * reads the clock whatever its countdown. Cleared by the holder's thread as it reads.

@@ -1791,6 +1791,28 @@ class SchedulerTest {
     }
 
     /**
+     * A holder that reaches yield points keeps its slot whatever its quantum: with {@code share.quantum} at least
+     * {@code share.max-park} it checks in (is charged) only once a quantum, yet it computes all along. Others run
+     * beside it once it has reached none for max-park, counted from its last one.
+     */
+    @Test
+    void shouldKeepTheSlotOfAHolderThatReachesYieldPointsWhenItsQuantumIsLongerThanMaxPark() {
+        scheduler("share.quantum", "1s"); // share.max-park: its default, 500 ms
+        Ticket heavy = running(HEAVY);
+        Ticket light = queued(LIGHT); // light competes: the yield points are armed
+        yieldPoints(heavy, 800, MS); // 800 ms into its slot and its quantum, a yield point every ms
+        queued(LIGHT); // an event: the dispatcher looks again
+        assertThat(light.granted).as("800 ms into its slot, its last yield point 1 ms ago: it keeps it").isFalse();
+        clock.advance(400 * MS, 400 * MS); // then none (unwoven code, say)
+        queued(LIGHT);
+        assertThat(light.granted).as("400 ms after its last yield point").isFalse();
+        clock.advance(150 * MS, 150 * MS);
+        Ticket third = queued(LIGHT);
+        assertThat(light.granted).as("max-park after its last yield point: others run beside it").isTrue();
+        assertThat(third.granted).as("but only its own slot is given away").isFalse();
+    }
+
+    /**
      * A holder blocked in a call (a connection pool, an HTTP client, a lock, a sleep) uses no CPU: once it has been
      * seen blocked at two looks at least 2 ms apart, its slot goes to the next request instead of after share.max-park.
      */
