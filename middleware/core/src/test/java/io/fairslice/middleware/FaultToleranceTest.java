@@ -23,6 +23,7 @@ import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Faults while requests hold or wait for a permit, through the filter in a real embedded Tomcat: the application
  * throws, a waiting thread is interrupted, an async request times out or its dispatch fails after the commit, a
- * client leaves while its request waits or while its event stream runs,
+ * client leaves while its request waits or while its event stream runs, an async request is completed or times out
+ * while its dispatch is parked at a yield point,
  * the application blocks without reaching a yield point (and no weaving agent is present), a request listener (the
  * kernel probe's SPI) throws. Each case ends with the scheduler back at zero (nothing in flight, running or
  * waiting) and no thread left behind once the server stops. Written against behaviour, not scheduler internals.
@@ -174,6 +176,95 @@ class FaultToleranceTest {
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
             AsyncContext ac = req.startAsync();
             ac.setTimeout(300);
+        }
+    }
+
+    /** Which dispatch of an async request parks at a yield point, and what ends its cycle meanwhile. */
+    enum ParkedDispatch {
+        /** The first dispatch starts the cycle and parks; another thread calls complete(). */
+        FIRST_COMPLETED,
+        /** The first dispatch starts the cycle and parks; nobody completes it: it times out. */
+        FIRST_TIMED_OUT,
+        /** An async dispatch starts a new cycle and parks; another thread calls complete() on it. */
+        LATER_NEW_CYCLE_COMPLETED,
+        /** An async dispatch parks; another thread calls complete() on the cycle that dispatched it. */
+        LATER_COMPLETED
+    }
+
+    /**
+     * An async request whose dispatch ({@link ParkedDispatch}) spins through yield points until stopped, as woven code
+     * would, each of its cycles with a 100 ms timeout; records its cycles' events, and whether they came while that
+     * dispatch ran.
+     */
+    static final class ParkingAsync extends HttpServlet {
+        final AtomicReference<AsyncContext> context = new AtomicReference<>();
+        final CountDownLatch stop = new CountDownLatch(1);
+        final List<String> events = Collections.synchronizedList(new ArrayList<>());
+        volatile boolean inDispatch;
+        private final ParkedDispatch parked;
+        private final AsyncListener recorder = new AsyncListener() {
+            @Override
+            public void onComplete(AsyncEvent event) {
+                record("complete");
+            }
+
+            @Override
+            public void onTimeout(AsyncEvent event) {
+                record("timeout");
+            }
+
+            @Override
+            public void onError(AsyncEvent event) {
+                record("error");
+            }
+
+            @Override
+            public void onStartAsync(AsyncEvent event) {
+                event.getAsyncContext().addListener(this); // a new cycle drops the listeners
+            }
+
+            private void record(String event) {
+                events.add(inDispatch ? event + " during the parked dispatch" : event);
+            }
+        };
+
+        ParkingAsync(ParkedDispatch parked) {
+            this.parked = parked;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            boolean first = req.getDispatcherType() == DispatcherType.REQUEST;
+            boolean later = parked == ParkedDispatch.LATER_NEW_CYCLE_COMPLETED
+                    || parked == ParkedDispatch.LATER_COMPLETED;
+            if (first || parked == ParkedDispatch.LATER_NEW_CYCLE_COMPLETED) {
+                AsyncContext ac = req.startAsync();
+                ac.setTimeout(100);
+                if (first) {
+                    ac.addListener(recorder);
+                }
+                context.set(ac);
+                if (first && later) {
+                    ac.dispatch();
+                    return;
+                }
+            }
+            inDispatch = true;
+            try {
+                long x = 0;
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (stop.getCount() > 0 && System.nanoTime() < until) {
+                    for (int i = 0; i < 10_000; i++) {
+                        x += i ^ x;
+                    }
+                    Fairslice.yieldPoint();
+                }
+                if (parked != ParkedDispatch.FIRST_TIMED_OUT) {
+                    resp.getWriter().write("served " + x);
+                }
+            } finally {
+                inDispatch = false;
+            }
         }
     }
 
@@ -461,6 +552,82 @@ class FaultToleranceTest {
             FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
                     .tags("class", "heavy", "page", "other", "outcome", "server_error").timer().count()).isEqualTo(3));
             assertSettled(t.filter());
+        }
+    }
+
+    /**
+     * An async request whose dispatch is parked at a yield point (its class over its share) while another thread calls
+     * complete(), or its cycle's timeout passes, is released once, as its dispatch returns: Tomcat (11.0.25) defers
+     * complete() on a cycle that the parked dispatch started until that dispatch's thread has returned to the container
+     * (AsyncStateMachine's COMPLETE_PENDING), refuses it on the cycle that dispatched it (IllegalStateException: the
+     * request is no longer async during that dispatch), and checks a cycle's timeout only while no thread runs the
+     * request (its processor is back among the waiting ones only once the dispatch returned; and the event a timeout
+     * posts runs under the connection's lock, which the dispatch holds). So the filter never completes a ticket that
+     * waits in its yield queue, which Scheduler.complete would leave there: its later grant would take a run slot
+     * that nothing frees.
+     */
+    @Test
+    void shouldReleaseAnAsyncRequestOnceWhenCompletedOrTimedOutWhileItsDispatchIsParkedAtAYieldPoint()
+            throws Exception {
+        for (ParkedDispatch parked : ParkedDispatch.values()) {
+            assertReleasedOnceAfterTheParkedDispatch(parked);
+        }
+    }
+
+    private static void assertReleasedOnceAfterTheParkedDispatch(ParkedDispatch parked) throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        ParkingAsync page = new ParkingAsync(parked);
+        BusyLight light = new BusyLight();
+        String context = "/apark" + parked.ordinal();
+        try (EmbeddedTomcat t = new EmbeddedTomcat(context, Map.of("fairslice.rule.1", "heavy path=/park",
+                "fairslice.share.cpus", "1", "fairslice.share.quantum", "2ms", "fairslice.share.max-park", "10s",
+                "fairslice.adaptive.heavy-above", NEVER_COSTLY), registry)
+                .servlet("/park", page, true).servlet("/light", light, false).start()) {
+            ClassState heavy = t.filter().scheduler().classState(1);
+            CompletableFuture<HttpResponse<String>> response = CompletableFuture.supplyAsync(() -> get(t, "/park"));
+            awaitTrue(() -> page.inDispatch, parked + ": the dispatch runs");
+            // two light requests burn CPU: the heavy one parks for them at its next yield point
+            CompletableFuture<HttpResponse<String>> lightA = CompletableFuture.supplyAsync(() -> get(t, "/light"));
+            CompletableFuture<HttpResponse<String>> lightB = CompletableFuture.supplyAsync(() -> get(t, "/light"));
+            try {
+                awaitTrue(() -> heavy.waiting() - heavy.waitingAdmission() == 1,
+                        parked + ": the dispatch parks at a yield point");
+                Throwable refused = null;
+                if (parked != ParkedDispatch.FIRST_TIMED_OUT) {
+                    // on another thread than the dispatch's, as an application's executor would
+                    refused = CompletableFuture.runAsync(() -> page.context.get().complete())
+                            .handle((done, e) -> e == null ? null : e.getCause()).get(10, TimeUnit.SECONDS);
+                }
+                if (parked == ParkedDispatch.LATER_COMPLETED) {
+                    assertThat(refused).as("%s: complete() on the cycle that dispatched it: refused", parked)
+                            .isInstanceOf(IllegalStateException.class);
+                } else {
+                    assertThat(refused).as("%s: complete() accepted (deferred)", parked).isNull();
+                }
+                Thread.sleep(1_500); // past the cycle's 100 ms timeout and the container's check, once a second
+                assertThat(page.inDispatch).as("%s: the dispatch has not returned", parked).isTrue();
+                assertThat(page.events).as("%s: no event of its cycle while the dispatch runs", parked).isEmpty();
+                assertThat(heavy.inflight()).as("%s: in flight", parked).isEqualTo(1);
+                assertThat(heavy.permits()).as("%s: its permit", parked).isEqualTo(1);
+                assertThat(response).as("%s: no answer yet", parked).isNotDone();
+            } finally {
+                light.release.countDown();
+                page.stop.countDown();
+            }
+            HttpResponse<String> r = response.get(10, TimeUnit.SECONDS);
+            assertThat(r.statusCode()).as("%s", parked).isEqualTo(parked == ParkedDispatch.FIRST_TIMED_OUT ? 500 : 200);
+            assertThat(lightA.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            assertThat(lightB.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            assertSettled(t.filter());
+            FairsliceFilterTest.eventually(() -> assertThat(page.events).as("%s", parked)
+                    .contains("complete").noneMatch(e -> e.endsWith("during the parked dispatch")));
+            assertThat(page.events).as("%s", parked).startsWith(parked == ParkedDispatch.FIRST_TIMED_OUT
+                    ? "timeout" : "complete");
+            FairsliceFilterTest.eventually(() -> assertThat(registry.find("fairslice.requests").tag("class", "heavy")
+                    .timers().stream().mapToLong(Timer::count).sum()).as("%s: counted once", parked).isEqualTo(1));
+            assertThat(registry.find("fairslice.requests").tags("class", "heavy", "outcome",
+                    parked == ParkedDispatch.FIRST_TIMED_OUT ? "server_error" : "success").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("%s", parked).isEqualTo(1);
         }
     }
 
