@@ -254,7 +254,7 @@ export function buildDashboard(): dashboard.Dashboard {
           "sample of requests, each counted for those it stands for; its tasks included) over the requests served. " +
           "This is what the adaptive classifier learns from: a page above adaptive.heavy-above (5 ms by default) " +
           "is learnt heavy, and light again below adaptive.light-below (2 ms). A page whose cost swings across " +
-          "them flaps between classes: give it a rule.",
+          "them flaps between classes: give it a rule. A page with no request served in the interval has no value.",
         unit: "s",
         min: 0,
         width: 24,
@@ -262,8 +262,8 @@ export function buildDashboard(): dashboard.Dashboard {
           {
             expr:
               `sum by (application, page, class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))` +
-              ` / sum by (application, page, class) ` +
-              `(rate(${m.requestsCount}{${PAGES}, outcome!="rejected"}[$__rate_interval]))`,
+              ` / (sum by (application, page, class) ` +
+              `(rate(${m.requestsCount}{${PAGES}, outcome!="rejected"}[$__rate_interval])) > 0)`,
             legend: "{{application}} {{page}} ({{class}})",
           },
         ],
@@ -394,14 +394,16 @@ export function buildDashboard(): dashboard.Dashboard {
     .withPanel(
       panel({
         title: "Retry-After given",
-        description: "The Retry-After sent with rejections: mean over the interval and the recent maximum.",
+        description:
+          "The Retry-After sent with rejections: mean over the interval (none where nothing was rejected) and the " +
+          "recent maximum.",
         unit: "s",
         min: 0,
         queries: [
           {
             expr:
               `sum by (application, class) (rate(${m.retryAfterSum}{${TARGET}}[$__rate_interval])) / ` +
-              `sum by (application, class) (rate(${m.retryAfterCount}{${TARGET}}[$__rate_interval]))`,
+              `(sum by (application, class) (rate(${m.retryAfterCount}{${TARGET}}[$__rate_interval])) > 0)`,
             legend: "{{application}} {{class}} mean",
           },
           {
@@ -419,15 +421,15 @@ export function buildDashboard(): dashboard.Dashboard {
         description:
           "CPU time per dispatch of the worker threads serving each class: how long a thread runs once the OS " +
           "puts it on a CPU. Long slices for expensive work are what starve cheap requests on a long-slice OS. " +
-          "From the run-time and dispatch counters, so an instance where a class was idle leaves a gap, not a NaN " +
-          "that hides every instance's line.",
+          "From the run-time and dispatch counters, so an instance where a class was idle does not hide the " +
+          "other instances' line (the probe's slice gauge is NaN there); a class idle everywhere leaves a gap.",
         unit: "s",
         min: 0,
         queries: [
           {
             expr:
               `sum by (application, class) (rate(${p.runTime}{${TARGET}}[$__rate_interval])) / ` +
-              `sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval]))`,
+              `(sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval])) > 0)`,
             legend: "{{application}} {{class}}",
           },
         ],
@@ -445,7 +447,7 @@ export function buildDashboard(): dashboard.Dashboard {
           {
             expr:
               `sum by (application, class) (rate(${p.runQueueWait}{${TARGET}}[$__rate_interval])) / ` +
-              `sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval]))`,
+              `(sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval])) > 0)`,
             legend: "{{application}} {{class}}",
           },
         ],
