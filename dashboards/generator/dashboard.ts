@@ -190,13 +190,20 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Throughput retention per class",
         description:
           "The requests each class was served over the last minute (admission control's 503s left out) as a " +
-          "fraction of its best minute in the last hour (recording rule). The study's 'light retention': near 100% " +
-          "means heavy load does not crowd the class out.",
+          "fraction of its best minute in the last hour, over the selected instances together (recording rules). " +
+          "The study's 'light retention': near 100% means heavy load does not crowd the class out. Shown only " +
+          "while the class has demand (requests answered in the last minute, 503s included): an idle class has no " +
+          "value.",
         unit: "percentunit",
         min: 0,
         queries: [
           {
-            expr: `min by (application, class) (${r.classRetention}{${TARGET}})`,
+            // served rates summed over instances before dividing: a drained instance's 0 is no loss to its
+            // application (the least instance's ratio read 0 then); the best minute is the sum's (subquery)
+            expr:
+              `sum by (application, class) (${r.classServed}{${TARGET}})` +
+              ` / (max_over_time(sum by (application, class) (${r.classServed}{${TARGET}})[1h:]) > 0)` +
+              ` and on (application, class) sum by (application, class) (${r.classThroughput}{${TARGET}}) > 0`,
             legend: "{{application}} {{class}}",
           },
         ],

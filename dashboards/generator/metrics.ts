@@ -54,6 +54,8 @@ export const probe = {
 /** Recording rules in prometheus/rules/fairslice-recording.yml that the dashboard reads. */
 export const recorded = {
   pageLatencyBuckets: "instance_page_le:fairslice_requests_seconds_bucket:rate1m",
+  /** Requests answered per second (503s included): a class's demand. */
   classThroughput: "instance_class:fairslice_requests:rate1m",
-  classRetention: "instance_class:fairslice_requests:retention1h",
+  /** Requests served per second (admission control's 503s left out). */
+  classServed: "instance_class:fairslice_requests_served:rate1m",
 } as const;
