@@ -3,6 +3,7 @@ package io.fairslice.middleware;
 import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Rule;
 import io.fairslice.middleware.classify.Route;
+import io.fairslice.middleware.config.BootPropertyFiles;
 import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.GuardedListeners;
@@ -97,6 +98,12 @@ public final class FairsliceFilter implements Filter {
         String copy = secondCopy(context.getClassLoader());
         if (copy != null) {
             LOG.warning(() -> "fairslice[" + path + "]: " + copy);
+        }
+        // here, as every deployment starts the filter (the bundle's initializer, the jar's in WEB-INF/lib, web.xml)
+        String unread = BootPropertyFiles.unreadWarning(context.getClassLoader(), context::getResourcePaths,
+                context::getResourceAsStream);
+        if (unread != null) {
+            LOG.warning(() -> "fairslice[" + path + "]: " + unread);
         }
         Object attribute = context.getAttribute(METER_REGISTRY_ATTRIBUTE);
         MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;

@@ -43,6 +43,14 @@ final class EmbeddedTomcat implements AutoCloseable {
         return this;
     }
 
+    /** A file of the web application, at {@code path} below its document base ({@code WEB-INF/classes/...}). */
+    EmbeddedTomcat file(String path, String... lines) throws IOException {
+        Path file = base.resolve(path);
+        Files.createDirectories(file.getParent());
+        Files.write(file, java.util.List.of(lines));
+        return this;
+    }
+
     /** Serves every request on a virtual thread of its own (the connector's useVirtualThreads: Java 21+). */
     EmbeddedTomcat virtualThreads() {
         tomcat.getConnector().setProperty("useVirtualThreads", "true");

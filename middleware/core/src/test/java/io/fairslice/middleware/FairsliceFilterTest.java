@@ -356,6 +356,52 @@ class FairsliceFilterTest {
     }
 
     /**
+     * A WAR's Spring Boot property files set fairslice.* keys, but it lacks fairslice-spring-boot, which alone hands
+     * them to the filter: the filter runs without them, and says so, naming the files, the keys and the ways out (it
+     * went unsaid). A warning, not a failure: the keys may be for a profile that is not active.
+     */
+    @Test
+    void shouldWarnOfFairsliceKeysInTheApplicationsBootPropertiesThatNothingHandsToTheFilter() throws Exception {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/boot-war", Map.of(), null)
+                .file("WEB-INF/classes/application.properties", "spring.application.name=shop",
+                        "fairslice.policy=observe", "fairslice.rule.1=heavy path=/reports/**",
+                        "fairslice.adaptive=false", "fairslice.class.heavy.share=10", "fairslice.jmx=false")
+                .file("WEB-INF/classes/config/application-prod.yml", "spring:", "  application:", "    name: shop",
+                        "fairslice:", "  policy: share")
+                .servlet("/x", new Hello(), false)) {
+            t.start();
+            assertThat(t.get("/x").body()).as("served: a warning, not a failure").isEqualTo("hello");
+            logged = log.lines();
+        }
+        assertThat(logged).anyMatch(line -> line.startsWith("WARNING fairslice[/boot-war]:"
+                + " /WEB-INF/classes/application.properties sets fairslice.policy, fairslice.rule.1,"
+                + " fairslice.adaptive and 2 more, and /WEB-INF/classes/config/application-prod.yml sets"
+                + " fairslice.policy,") && line.contains("io.fairslice:fairslice-spring-boot")
+                && line.contains("conf/fairslice.properties") && line.contains("context parameters"));
+    }
+
+    /** Spring Boot property files without fairslice.* keys (one nested under another key) are no one's business. */
+    @Test
+    void shouldNotWarnOfTheApplicationsBootPropertiesWithoutFairsliceKeys() throws Exception {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/boot-quiet", Map.of(), null)
+                .file("WEB-INF/classes/application.properties", "spring.application.name=shop",
+                        "shop.fairslice.policy=observe", "# fairslice.policy=observe")
+                .file("WEB-INF/classes/application.yml", "shop:", "  fairslice:", "    policy: observe",
+                        "# fairslice:")
+                .servlet("/x", new Hello(), false)) {
+            t.start();
+            assertThat(t.get("/x").body()).isEqualTo("hello");
+            logged = log.lines();
+        }
+        assertThat(logged).anyMatch(line -> line.startsWith("INFO fairslice[/boot-quiet]: started"))
+                .noneMatch(line -> line.contains("application.properties") || line.contains("application.yml"));
+    }
+
+    /**
      * A vulnerability scan (5 x routes.max distinct URLs that answer 404, as the container's default servlet does
      * for files that do not exist) before an expensive page is first reached: the page still gets a route of its own,
      * is learnt heavy and has its own page tag; the scan took no route.

@@ -5,8 +5,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
-/** What the Spring Boot tests read, embedded or as a WAR: the middleware's request counts, a failure's messages. */
+/**
+ * What the Spring Boot tests read, embedded or as a WAR: the middleware's request counts, a failure's messages, what a
+ * logger logs.
+ */
 final class BootTestSupport {
 
     private BootTestSupport() {
@@ -35,5 +41,28 @@ final class BootTestSupport {
             messages.add(String.valueOf(t.getMessage()));
         }
         return messages;
+    }
+
+    /**
+     * Adds a handler to {@code logger} that collects its messages into {@code lines}; the caller removes it. Hold the
+     * logger (a static field of the class that logs holds it): java.util.logging keeps only weak references.
+     */
+    static Handler logTo(Logger logger, List<String> lines) {
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                lines.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        return handler;
     }
 }

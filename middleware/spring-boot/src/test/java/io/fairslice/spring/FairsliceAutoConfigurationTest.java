@@ -1,5 +1,6 @@
 package io.fairslice.spring;
 
+import static io.fairslice.spring.BootTestSupport.logTo;
 import static io.fairslice.spring.BootTestSupport.messages;
 import static io.fairslice.spring.BootTestSupport.requests;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -373,7 +374,7 @@ class FairsliceAutoConfigurationTest {
     @Test
     void shouldSayWhenSeveralMeterRegistriesLeaveTheMetersToTheGlobalOne() throws Exception {
         List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = logTo(lines);
+        java.util.logging.Handler handler = logTo(LOG, lines);
         try {
             start("test.second-registry=true");
         } finally {
@@ -413,7 +414,7 @@ class FairsliceAutoConfigurationTest {
     @Test
     void shouldSayWhenBootsTaskExecutorIsNotInUse() {
         List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = logTo(lines);
+        java.util.logging.Handler handler = logTo(LOG, lines);
         try {
             start("test.own-executor=true");
 
@@ -426,26 +427,6 @@ class FairsliceAutoConfigurationTest {
         } finally {
             LOG.removeHandler(handler);
         }
-    }
-
-    /** Adds a handler to the auto-configuration's logger that collects its messages into {@code lines}. */
-    private static java.util.logging.Handler logTo(List<String> lines) {
-        java.util.logging.Handler handler = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord r) {
-                lines.add(r.getMessage());
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        LOG.addHandler(handler);
-        return handler;
     }
 
     private void start(String... properties) {

@@ -1,5 +1,6 @@
 package io.fairslice.spring;
 
+import static io.fairslice.spring.BootTestSupport.logTo;
 import static io.fairslice.spring.BootTestSupport.messages;
 import static io.fairslice.spring.BootTestSupport.requests;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +44,10 @@ import org.springframework.web.bind.annotation.RestController;
  * bundle would give in the context attribute. The application's settings are in its {@code application.properties}.
  */
 class FairsliceWarDeploymentTest {
+
+    /** The filter's logger; held here, so that the handlers the tests add stay on it. */
+    private static final java.util.logging.Logger FILTER_LOG = java.util.logging.Logger.getLogger(
+            FairsliceFilter.class.getName());
 
     @TempDir
     Path dir;
@@ -90,6 +95,26 @@ class FairsliceWarDeploymentTest {
         assertThat(requests(registry, "heavy")).as("the rule of application.properties").isEqualTo(1);
     }
 
+    /**
+     * The WAR carries fairslice-spring-boot, which hands its application.properties (in WEB-INF/classes, where the
+     * filter looks for Boot's property files of a WAR without it) to the filter: applied, and no warning that they
+     * are not read.
+     */
+    @Test
+    void shouldNotWarnOfTheWarsPropertiesWhenItCarriesTheModuleThatHandsThemOver() throws Exception {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = logTo(FILTER_LOG, lines);
+        try {
+            deploy(Map.of(), true, "fairslice.policy=observe");
+        } finally {
+            FILTER_LOG.removeHandler(handler);
+        }
+
+        assertThat(policy(MeterNames.POLICY_OBSERVE)).as("observe, from application.properties").isEqualTo(1);
+        assertThat(lines).anyMatch(line -> line.startsWith("fairslice[/shop]: started"))
+                .noneMatch(line -> line.contains("application.properties"));
+    }
+
     /** A typo in the WAR's application.properties stops the deployment naming the key, the rule and the file. */
     @Test
     void shouldStopTheDeploymentOnABadSettingInTheWarsPropertiesNamingItAndItsFile() throws Exception {
@@ -103,17 +128,18 @@ class FairsliceWarDeploymentTest {
 
     /**
      * Starts Tomcat with the context {@code /shop}, its own context parameters {@code parameters}, the application's
-     * {@code application.properties} holding {@code lines}; fairslice's initializer first ({@code bundleFirst}, as
-     * Tomcat runs its lib/'s) or after the application's. Returns the properties file.
+     * {@code application.properties} (in its WEB-INF/classes) holding {@code lines}; fairslice's initializer first
+     * ({@code bundleFirst}, as Tomcat runs its lib/'s) or after the application's. Returns the properties file.
      */
     private Path deploy(Map<String, String> parameters, boolean bundleFirst, String... lines) throws Exception {
-        Path properties = dir.resolve("application.properties");
+        Path docBase = Files.createDirectories(dir.resolve("shop"));
+        Path properties = Files.createDirectories(docBase.resolve("WEB-INF/classes")).resolve("application.properties");
         Files.write(properties, List.of(lines));
         Path base = Files.createDirectories(dir.resolve("tomcat"));
         tomcat.setBaseDir(base.toString());
         tomcat.setPort(0);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
-        context = tomcat.addContext("/shop", Files.createDirectories(dir.resolve("shop")).toString());
+        context = tomcat.addContext("/shop", docBase.toString());
         parameters.forEach(context::addParameter);
         context.getServletContext().setAttribute(FairsliceFilter.METER_REGISTRY_ATTRIBUTE, registry);
         ServletContainerInitializer application = (classes, servletContext) -> {
