@@ -8,8 +8,10 @@ import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.middleware.weaving.WovenClasses;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The fence under a scope that takes it in: this JVM's weaver also reads src/test/weaving/aop-broad-scope.xml, which
@@ -21,13 +23,13 @@ import org.junit.jupiter.api.Test;
 class BroadScopeFenceTest {
 
     @Test
-    void shouldKeepFencedCodeUnwovenUnderAScopeThatTakesItIn() throws Exception {
+    void shouldKeepFencedCodeUnwovenUnderAScopeThatTakesItIn(@TempDir Path base) throws Exception {
         assertThat(System.getProperty(WeavingScope.CONFIGURATION_PROPERTY)).as("this run's weaver configuration")
                 .contains("aop-broad-scope.xml");
         assertThat(weavingArtefacts(EmbeddedTomcats.class)).as("the scope reaches beyond the sample shop")
                 .isNotEmpty();
 
-        new org.apache.catalina.startup.Tomcat().getHost();
+        EmbeddedTomcats.host(base);
         new SimpleMeterRegistry().counter("c").increment();
         Fairslice.yieldPoint();
         List<Class<?>> fenced = List.of(org.apache.catalina.core.StandardContext.class,

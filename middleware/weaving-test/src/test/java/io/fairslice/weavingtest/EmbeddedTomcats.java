@@ -4,6 +4,7 @@ import io.fairslice.middleware.FairsliceFilter;
 import java.nio.file.Path;
 import java.util.Map;
 import org.apache.catalina.Context;
+import org.apache.catalina.Host;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
@@ -25,6 +26,17 @@ final class EmbeddedTomcats {
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
         return tomcat;
+    }
+
+    /**
+     * The host of a Tomcat based in {@code base}, for a test that runs some of Tomcat's code. Without a base of its own
+     * a Tomcat takes the JVM's catalina.base, the last one's, and creates it again: an earlier test's deleted @TempDir
+     * came back.
+     */
+    static Host host(Path base) {
+        Tomcat tomcat = new Tomcat();
+        tomcat.setBaseDir(base.toString());
+        return tomcat.getHost();
     }
 
     /** The real {@link FairsliceFilter} on every request of {@code context}, with these init parameters; returns it. */

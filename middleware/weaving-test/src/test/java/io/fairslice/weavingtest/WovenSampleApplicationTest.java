@@ -16,10 +16,12 @@ import io.fairslice.weavingtest.shop.Stock;
 import java.lang.reflect.Field;
 import java.lang.reflect.Member;
 import java.lang.reflect.Method;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Runs under -javaagent:aspectjweaver with the scope io.fairslice.weavingtest.shop..* (src/test/resources). */
 class WovenSampleApplicationTest {
@@ -112,7 +114,7 @@ class WovenSampleApplicationTest {
      * fence is BroadScopeFenceTest's, in a JVM whose scope takes the fenced packages in.
      */
     @Test
-    void shouldWeaveNothingOutsideTheSampleScope() throws Exception {
+    void shouldWeaveNothingOutsideTheSampleScope(@TempDir Path base) throws Exception {
         List<Class<?>> untouched = List.of(String.class, ArrayList.class, java.util.concurrent.ConcurrentHashMap.class,
                 javax.xml.parsers.DocumentBuilderFactory.class,
                 Class.forName("com.sun.org.apache.xerces.internal.dom.ParentNode"),
@@ -124,7 +126,7 @@ class WovenSampleApplicationTest {
         }
 
         long before = YieldPointCounter.count();
-        new org.apache.catalina.startup.Tomcat().getHost();
+        EmbeddedTomcats.host(base);
         String.join(",", List.of("a", "b")).toUpperCase(java.util.Locale.ROOT);
         Fairslice.yieldPoint();
         assertThat(YieldPointCounter.count() - before).as("yield points reached outside the sample app").isZero();
