@@ -64,6 +64,13 @@ class FairsliceAutoConfigurationTest {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(
             FairsliceAutoConfiguration.class.getName());
 
+    /**
+     * The applications' Tomcat base folder ({@code server.tomcat.basedir}): by default Boot makes a tomcat.PORT.*
+     * folder in /tmp for each, which stayed there.
+     */
+    @TempDir
+    Path tomcatBase;
+
     private ConfigurableApplicationContext application;
     private final HttpClient client = HttpClient.newHttpClient();
 
@@ -234,8 +241,7 @@ class FairsliceAutoConfigurationTest {
     void shouldLetASystemPropertyEnableOverTheCommandLine() throws Exception {
         System.setProperty("fairslice.enabled", "true");
         try {
-            application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
-                    .properties("server.port=0", "server.address=127.0.0.1").run("--fairslice.enabled=false");
+            application = app().run("--fairslice.enabled=false");
         } finally {
             System.clearProperty("fairslice.enabled");
         }
@@ -274,10 +280,8 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldPassEveryFairsliceSettingWithTheValueOfTheSourceThatWins() throws Exception {
-        application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
-                .properties("server.port=0", "server.address=127.0.0.1", "fairslice.policy=share",
-                        "fairslice.class.heavy.share=${FAIRSLICE_TEST_NEVER_SET:25}", "unrelated.key=1")
-                .run("--fairslice.policy=observe");
+        application = app("fairslice.policy=share", "fairslice.class.heavy.share=${FAIRSLICE_TEST_NEVER_SET:25}",
+                "unrelated.key=1").run("--fairslice.policy=observe");
         @SuppressWarnings("unchecked")
         FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
                 FilterRegistrationBean.class);
@@ -297,8 +301,7 @@ class FairsliceAutoConfigurationTest {
     void shouldLeaveALowerSourcesValueWhenAHigherOneIsBlank() {
         System.setProperty("fairslice.policy", "");
         try {
-            application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
-                    .properties("server.port=0", "server.address=127.0.0.1", "fairslice.policy=observe").run();
+            application = app("fairslice.policy=observe").run();
         } finally {
             System.clearProperty("fairslice.policy");
         }
@@ -357,8 +360,7 @@ class FairsliceAutoConfigurationTest {
     void shouldBlameTheSystemPropertyWhoseBadValueWins() {
         System.setProperty("fairslice.share.quantum", "5 parsecs");
         try {
-            assertThatThrownBy(() -> new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
-                    .properties("server.port=0", "server.address=127.0.0.1").run("--fairslice.share.quantum=2ms"))
+            assertThatThrownBy(() -> app().run("--fairslice.share.quantum=2ms"))
                     .satisfies(e -> assertThat(messages(e)).anyMatch(m -> m.contains("5 parsecs")
                             && m.contains("(set by system property -Dfairslice.share.quantum)"))
                             .noneMatch(m -> m.contains("commandLineArgs")));
@@ -430,10 +432,16 @@ class FairsliceAutoConfigurationTest {
     }
 
     private void start(String... properties) {
-        List<String> all = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1"));
+        application = app(properties).run();
+    }
+
+    /** The application on a free loopback port, its Tomcat based in {@link #tomcatBase}, with {@code properties}. */
+    private SpringApplicationBuilder app(String... properties) {
+        List<String> all = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1",
+                "server.tomcat.basedir=" + tomcatBase));
         all.addAll(List.of(properties));
-        application = new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
-                .properties(all.toArray(String[]::new)).run();
+        return new SpringApplicationBuilder(App.class).web(WebApplicationType.SERVLET)
+                .properties(all.toArray(String[]::new));
     }
 
     private String get(String path) throws IOException, InterruptedException {
