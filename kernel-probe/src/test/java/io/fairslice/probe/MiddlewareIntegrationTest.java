@@ -17,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +33,7 @@ import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The probe jar on the class path of a web application that uses the middleware, in a real embedded Tomcat: the
@@ -43,6 +43,10 @@ import org.junit.jupiter.api.condition.OS;
 class MiddlewareIntegrationTest {
 
     private static final KernelProbe PROBE = KernelProbes.create();
+
+    /** The Tomcat's base and docBase: a kernel-probe-it* folder of /tmp, which was never deleted. */
+    @TempDir
+    Path base;
 
     /** Answers with the serving thread's nice value, read back from the kernel. */
     static final class NiceServlet extends HttpServlet {
@@ -188,7 +192,6 @@ class MiddlewareIntegrationTest {
         };
         filterLog.addHandler(handler);
         Tomcat tomcat = new Tomcat();
-        Path base = Files.createTempDirectory("kernel-probe-it");
         tomcat.setBaseDir(base.toString());
         tomcat.setPort(0);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
@@ -247,9 +250,7 @@ class MiddlewareIntegrationTest {
      * The root context of an embedded Tomcat on loopback with the middleware (and so the probe): classes light and
      * heavy, {@code heavyPath} heavy by a rule, heavy at nice 10, meters in {@code registry}.
      */
-    private static Context fairsliceContext(Tomcat tomcat, String heavyPath, SimpleMeterRegistry registry)
-            throws IOException {
-        Path base = Files.createTempDirectory("kernel-probe-it");
+    private Context fairsliceContext(Tomcat tomcat, String heavyPath, SimpleMeterRegistry registry) {
         tomcat.setBaseDir(base.toString());
         tomcat.setPort(0);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
