@@ -1,6 +1,7 @@
 package io.fairslice.experiments.harness;
 
 import io.fairslice.experiments.server.Taskset;
+import io.fairslice.experiments.server.TemporaryFolder;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
@@ -59,6 +60,12 @@ final class Host implements AutoCloseable {
     private final Path rrTimeslice;
     private final Path rtRuntime;
     private final List<Process> children = new CopyOnWriteArrayList<>();
+    /**
+     * The servers' temporary folder ({@link #serverTemporaryFolderOption}), their Tomcat bases in it: a server deletes
+     * its own as it stops on SIGTERM, but one killed (the grace period passed, or the run stopped: the hook kills every
+     * child) left its base, 2 MB with the catalogue, in /tmp. Deleted once the children have ended.
+     */
+    private final TemporaryFolder serverTemporaryFolder = TemporaryFolder.create("fairslice-study-");
     /** What runs on SIGTERM and Ctrl-C: package-private so that a test can run it without ending its JVM. */
     final Thread shutdownHook = new Thread(this::cleanUp, "fairslice-harness-cleanup");
     /** Set when the harness begins to stop; from then on nothing starts and no setting changes (guarded by this). */
@@ -226,6 +233,11 @@ final class Host implements AutoCloseable {
         }
     }
 
+    /** The JVM option that gives a server the run's temporary folder for its own, which goes with the run. */
+    String serverTemporaryFolderOption() {
+        return serverTemporaryFolder.javaOption();
+    }
+
     /** Starts a child process, output to a log file, and remembers it so that it is stopped with the run. */
     Process start(List<String> command, Path log) throws IOException {
         return start(command, log, null);
@@ -284,9 +296,10 @@ final class Host implements AutoCloseable {
                 p.waitFor(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                break;
             }
         }
+        serverTemporaryFolder.close();
     }
 
     private void restoreRrTimeslice() {

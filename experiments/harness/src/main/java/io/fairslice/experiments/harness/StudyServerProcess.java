@@ -73,6 +73,7 @@ final class StudyServerProcess implements AutoCloseable {
         command.addAll(host.pin(host.serverCore()));
         command.add(javaExecutable());
         command.add("--enable-native-access=ALL-UNNAMED");
+        command.add(host.serverTemporaryFolderOption()); // before the configuration's options, which may set another
         command.addAll(config.serverJvmOptions());
         command.addAll(extraJvmOptions);
         if (configuration.middleware().yieldPoints()) {

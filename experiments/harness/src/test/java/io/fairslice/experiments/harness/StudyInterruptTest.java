@@ -17,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * StudyMain, in a JVM of its own with a two-configuration run of one short point each, stopped while the second
  * configuration's server and Gatling run. Nothing the run started may survive it, and the results folder is that of
  * an interrupted run (docs/study.md, "Interrupted runs"): the first configuration kept, the second not recorded, as
- * failed or otherwise. No rr-* configuration: those change the whole machine's SCHED_RR quantum (HostShutdownTest
+ * failed or otherwise; nothing is left in the temporary folder (the killed server's Tomcat base was, 2 MB at the
+ * study's document size). No rr-* configuration: those change the whole machine's SCHED_RR quantum (HostShutdownTest
  * checks that the hook puts it back).
  */
 class StudyInterruptTest {
@@ -57,9 +59,11 @@ class StudyInterruptTest {
                 """.formatted(marker));
         Path out = dir.resolve("run");
         Path log = dir.resolve("study.log");
+        Path temporary = Files.createDirectory(dir.resolve("tmp")); // the study's java.io.tmpdir
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process study = new ProcessBuilder(StudyServerProcess.javaExecutable(), "-Xmx256m", "-cp", classpath,
-                StudyMain.class.getName(), "--config", config.toString(), "--out", out.toString())
+        Process study = new ProcessBuilder(StudyServerProcess.javaExecutable(), "-Xmx256m",
+                "-Djava.io.tmpdir=" + temporary, "-cp", classpath, StudyMain.class.getName(), "--config",
+                config.toString(), "--out", out.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         Map<Long, Child> started = new LinkedHashMap<>();
         try {
@@ -78,6 +82,8 @@ class StudyInterruptTest {
             assertThat(listening.find()).as("share@default's server log:%n%s", text(serverLog)).isTrue();
             int port = Integer.parseInt(listening.group(2));
             assertThat(running(started, "StudyServer", "")).as("share@default's server runs").isTrue();
+            assertThat(tomcatBases(temporary)).as("share@default's Tomcat base, in the study's temporary folder")
+                    .isNotEmpty();
 
             study.destroy(); // SIGTERM
 
@@ -90,6 +96,7 @@ class StudyInterruptTest {
                             .isFalse());
             assertThat(marked(marker)).as("processes of this run alive anywhere").isEmpty();
             assertThat(answers(port)).as("share@default's server on port " + port).isFalse();
+            assertThat(temporary).as("the study's temporary folder, once it has ended").isEmptyDirectory();
 
             assertThat(Files.readString(out.resolve(ResultsFiles.RUN_PROPERTIES)))
                     .contains("settings.completed=1 of 2 configurations");
@@ -153,6 +160,13 @@ class StudyInterruptTest {
                     StandardCharsets.UTF_8).replace('\0', ' ');
         } catch (IOException e) {
             return ""; // gone, or not ours to read
+        }
+    }
+
+    /** The study servers' Tomcat bases (fairslice-tomcat-*) in the folder the harness gave them, in {@code tmp}. */
+    private static List<Path> tomcatBases(Path tmp) throws IOException {
+        try (Stream<Path> all = Files.walk(tmp, 2)) {
+            return all.filter(p -> p.getFileName().toString().startsWith("fairslice-tomcat-")).toList();
         }
     }
 

@@ -23,12 +23,15 @@ final class ForkedServer implements AutoCloseable {
 
     private final Process process;
     private final int port;
+    /** The server's java.io.tmpdir, where its Tomcat base goes: deleted once it has ended, killed or stopped. */
+    private final TemporaryFolder temporary;
     private final ProcCpu.CompilerThreads compilerThreads;
     private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
 
-    private ForkedServer(Process process, int port) {
+    private ForkedServer(Process process, int port, TemporaryFolder temporary) {
         this.process = process;
         this.port = port;
+        this.temporary = temporary;
         this.compilerThreads = new ProcCpu.CompilerThreads(process.pid());
     }
 
@@ -86,10 +89,19 @@ final class ForkedServer implements AutoCloseable {
             cmd.addAll(List.of("taskset", "-c", cpu));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // a server killed with SIGKILL (kill(), or close() after its grace period) leaves its Tomcat base behind
+        TemporaryFolder temporary = TemporaryFolder.create("fairslice-server-");
+        cmd.add(temporary.javaOption());
         cmd.addAll(jvmOptions);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), StudyServer.class.getName()));
         cmd.addAll(args);
-        Process process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process process;
+        try {
+            process = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        } catch (IOException | RuntimeException e) {
+            temporary.close();
+            throw e;
+        }
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
@@ -111,17 +123,28 @@ final class ForkedServer implements AutoCloseable {
         reader.setDaemon(true);
         reader.start();
         try {
-            ForkedServer server = new ForkedServer(process, port.get(60, TimeUnit.SECONDS));
+            ForkedServer server = new ForkedServer(process, port.get(60, TimeUnit.SECONDS), temporary);
             server.output.addAll(lines);
             return server;
         } catch (Exception e) {
             process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            temporary.close();
             throw new IOException("the study server did not start: " + lines, e);
         }
     }
 
     int port() {
         return port;
+    }
+
+    /** The server's temporary folder (its java.io.tmpdir), which holds its Tomcat base while it runs. */
+    Path temporaryFolder() {
+        return temporary.path();
     }
 
     /** What the server printed (stdout and stderr) until it listened. */
@@ -156,11 +179,16 @@ final class ForkedServer implements AutoCloseable {
 
     /**
      * Ends the server at once (SIGKILL), without Tomcat's graceful stop, which waits up to 5 s for the requests in
-     * flight: for a test that measures another server on the same core next and has no use for the stop.
+     * flight: for a test that measures another server on the same core next and has no use for the stop. The folder
+     * it was given goes with it, the Tomcat base it could not delete included.
      */
     void kill() throws InterruptedException {
         process.destroyForcibly();
-        process.waitFor(10, TimeUnit.SECONDS);
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } finally {
+            temporary.close();
+        }
     }
 
     /**
@@ -178,6 +206,8 @@ final class ForkedServer implements AutoCloseable {
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
+        } finally {
+            temporary.close();
         }
     }
 }

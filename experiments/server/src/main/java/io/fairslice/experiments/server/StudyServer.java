@@ -10,11 +10,7 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.File;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
@@ -32,18 +28,14 @@ public final class StudyServer implements AutoCloseable {
 
     private final ServerOptions options;
     private final PrometheusMeterRegistry registry;
-    private final Path baseDir;
+    private final TemporaryFolder baseDir;
     private JvmGcMetrics gcMetrics; // listens to the JVM's collectors until closed
     private Tomcat tomcat;
 
     public StudyServer(ServerOptions options) {
         this.options = options;
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        try {
-            this.baseDir = Files.createTempDirectory("fairslice-tomcat-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary folder for Tomcat", e);
-        }
+        this.baseDir = TemporaryFolder.create("fairslice-tomcat-");
     }
 
     /**
@@ -67,8 +59,9 @@ public final class StudyServer implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         Metrics.addRegistry(registry);
 
+        File base = baseDir.path().toFile();
         tomcat = new Tomcat();
-        tomcat.setBaseDir(baseDir.toString());
+        tomcat.setBaseDir(base.getPath());
         tomcat.setAddDefaultWebXmlToWebapp(false);
         Connector connector = new Connector();
         connector.setPort(options.port());
@@ -87,7 +80,7 @@ public final class StudyServer implements AutoCloseable {
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
 
-        Context context = tomcat.addContext("", new File(baseDir.toFile(), "docBase").getAbsolutePath());
+        Context context = tomcat.addContext("", new File(base, "docBase").getAbsolutePath());
         new File(context.getDocBase()).mkdirs();
         context.getServletContext().setAttribute(METER_REGISTRY_ATTRIBUTE, registry);
         for (var entry : options.appSettings().entrySet()) {
@@ -104,7 +97,7 @@ public final class StudyServer implements AutoCloseable {
         }
         // /metrics in a context of its own: outside the study application, so fairslice neither measures nor queues
         // the scrapes (under overload they would wait, or be shed, with the light pages)
-        Context metrics = tomcat.addContext("/metrics", new File(baseDir.toFile(), "metricsDocBase").getAbsolutePath());
+        Context metrics = tomcat.addContext("/metrics", new File(base, "metricsDocBase").getAbsolutePath());
         new File(metrics.getDocBase()).mkdirs();
         metrics.setMapperContextRootRedirectEnabled(false); // answer /metrics itself, not a redirect to /metrics/
         Tomcat.addServlet(metrics, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
@@ -152,15 +145,7 @@ public final class StudyServer implements AutoCloseable {
         }
         Metrics.removeRegistry(registry);
         registry.close();
-        deleteRecursively(baseDir);
-    }
-
-    private static void deleteRecursively(Path root) {
-        try (var paths = Files.walk(root)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            // a temp folder left behind is not worth failing shutdown for
-        }
+        baseDir.close();
     }
 
     /**

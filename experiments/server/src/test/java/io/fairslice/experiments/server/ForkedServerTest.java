@@ -6,10 +6,33 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** What OverheadCompare reads of a real forked study server: its CPU time and its JIT compiler threads' part of it. */
+/**
+ * What OverheadCompare reads of a real forked study server: its CPU time and its JIT compiler threads' part of it;
+ * and what a forked server leaves behind.
+ */
 class ForkedServerTest {
+
+    /**
+     * OverloadTest kills its servers (SIGKILL), which cannot delete their Tomcat base: each left a fairslice-tomcat-*
+     * folder of 2 MB in /tmp. The folder the server was given as its java.io.tmpdir goes, the base with it.
+     */
+    @Test
+    void shouldLeaveNoTemporaryFolderOnceKilled() throws Exception {
+        ForkedServer server = ForkedServer.start(null, List.of("-XX:+UseSerialGC", "-Xmx256m"),
+                List.of("--port", "0", "--policy", "none"));
+        Path temporary = server.temporaryFolder();
+        try (Stream<Path> bases = Files.list(temporary)) {
+            assertThat(bases.map(p -> p.getFileName().toString())).as("in the running server's temporary folder")
+                    .anyMatch(name -> name.startsWith("fairslice-tomcat-"));
+        } finally {
+            server.kill();
+        }
+
+        assertThat(temporary).as("the killed server's temporary folder").doesNotExist();
+    }
 
     @Test
     void shouldReadTheCompilerThreadsCpuTimeAsPartOfTheServersCpuTime() throws Exception {
