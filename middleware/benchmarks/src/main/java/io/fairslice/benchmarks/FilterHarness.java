@@ -184,7 +184,7 @@ public final class FilterHarness implements AutoCloseable {
         ClassLoader loader = FilterHarness.class.getClassLoader();
         return (ServletContext) Proxy.newProxyInstance(loader, new Class<?>[] {ServletContext.class},
                 (proxy, method, args) -> switch (method.getName()) {
-                    case "getInitParameter", "getResourceAsStream", "getResource" -> null;
+                    case "getInitParameter", "getResourceAsStream", "getResource", "getResourcePaths" -> null;
                     case "getInitParameterNames", "getAttributeNames" -> Collections.emptyEnumeration();
                     case "getClassLoader" -> loader;
                     case "getContextPath" -> "";
