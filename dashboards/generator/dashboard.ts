@@ -114,6 +114,14 @@ const quantile = (q: number, name: string): Query => ({
   legend: `{{application}} {{page}} ${name}`,
 });
 
+/**
+ * Two counters' rates summed by `by` labels, one over the other: where the denominator's rate is 0 (an idle page or
+ * class, nothing rejected, no dispatch) there is no value, not NaN (0/0) or +Inf (x/0).
+ */
+const rateRatio = (by: string, numerator: string, denominator: string): string =>
+  `sum by (${by}) (rate(${numerator}[$__rate_interval])) / ` +
+  `(sum by (${by}) (rate(${denominator}[$__rate_interval])) > 0)`;
+
 export function buildDashboard(): dashboard.Dashboard {
   const builder = new dashboard.DashboardBuilder("fairslice: overload fairness")
     .uid(DASHBOARD_UID)
@@ -267,10 +275,8 @@ export function buildDashboard(): dashboard.Dashboard {
         width: 24,
         queries: [
           {
-            expr:
-              `sum by (application, page, class) (rate(${m.requestsCpu}{${PAGES}}[$__rate_interval]))` +
-              ` / (sum by (application, page, class) ` +
-              `(rate(${m.requestsCount}{${PAGES}, outcome!="rejected"}[$__rate_interval])) > 0)`,
+            expr: rateRatio("application, page, class", `${m.requestsCpu}{${PAGES}}`,
+              `${m.requestsCount}{${PAGES}, outcome!="rejected"}`),
             legend: "{{application}} {{page}} ({{class}})",
           },
         ],
@@ -408,9 +414,7 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr:
-              `sum by (application, class) (rate(${m.retryAfterSum}{${TARGET}}[$__rate_interval])) / ` +
-              `(sum by (application, class) (rate(${m.retryAfterCount}{${TARGET}}[$__rate_interval])) > 0)`,
+            expr: rateRatio("application, class", `${m.retryAfterSum}{${TARGET}}`, `${m.retryAfterCount}{${TARGET}}`),
             legend: "{{application}} {{class}} mean",
           },
           {
@@ -434,9 +438,7 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr:
-              `sum by (application, class) (rate(${p.runTime}{${TARGET}}[$__rate_interval])) / ` +
-              `(sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval])) > 0)`,
+            expr: rateRatio("application, class", `${p.runTime}{${TARGET}}`, `${p.dispatches}{${TARGET}}`),
             legend: "{{application}} {{class}}",
           },
         ],
@@ -452,9 +454,7 @@ export function buildDashboard(): dashboard.Dashboard {
         min: 0,
         queries: [
           {
-            expr:
-              `sum by (application, class) (rate(${p.runQueueWait}{${TARGET}}[$__rate_interval])) / ` +
-              `(sum by (application, class) (rate(${p.dispatches}{${TARGET}}[$__rate_interval])) > 0)`,
+            expr: rateRatio("application, class", `${p.runQueueWait}{${TARGET}}`, `${p.dispatches}{${TARGET}}`),
             legend: "{{application}} {{class}}",
           },
         ],
