@@ -53,8 +53,12 @@ class DashboardQueriesLiveTest {
     private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.+),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\)$");
     private static final Pattern RULE_NAME = Pattern.compile("^\\s*- (?:record|alert):\\s*(\\S+)");
     private static final Pattern EXPR = Pattern.compile("^(\\s*)expr:\\s*(.*)$");
-    /** A series name in a rule's expression that is fairslice's: a meter, or a recording rule's level:metric:ops. */
-    private static final Pattern RULE_SERIES_NAME = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*fairslice[a-zA-Z0-9_:]*");
+    /**
+     * A series name in a rule's expression that is fairslice's: a meter ({@code fairslice_...}), or a recording rule's
+     * level:metric:ops. The whole name: one that starts with fairslice is matched from its first character.
+     */
+    private static final Pattern RULE_SERIES_NAME =
+            Pattern.compile("(?<![a-zA-Z0-9_:])(?=[a-zA-Z_:])[a-zA-Z0-9_:]*fairslice[a-zA-Z0-9_:]*");
     private static final Pattern SELECTOR = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\{([^{}]*)}");
     private static final Pattern LABEL_MATCHER =
             Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)\\s*\"([^\"]*)\"");
