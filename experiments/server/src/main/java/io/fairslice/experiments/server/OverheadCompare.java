@@ -52,71 +52,113 @@ public final class OverheadCompare {
     record Window(double perSecond, double perCpuSecond, long failed, double jit) {
     }
 
-    public static void main(String[] args) throws Exception {
-        String policy = "share";
-        int rounds = 3;
-        int pairs = 4;
-        long warmup = 20_000;
-        long warmupMax = 120_000;
-        long settle = 2_000;
-        long window = 10_000;
-        int light = 30;
-        boolean rr = false;
-        List<String> extra = new ArrayList<>();
-        List<String> jvmExtra = new ArrayList<>();
-        List<String> policyJvmExtra = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--policy" -> policy = args[++i];
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                case "--pairs" -> pairs = Integer.parseInt(args[++i]);
-                case "--warmup-ms" -> warmup = Long.parseLong(args[++i]);
-                case "--warmup-max-ms" -> warmupMax = Long.parseLong(args[++i]);
-                case "--settle-ms" -> settle = Long.parseLong(args[++i]);
-                case "--window-ms" -> window = Long.parseLong(args[++i]);
-                case "--light" -> light = Integer.parseInt(args[++i]);
-                case "--rr" -> rr = true;
-                case "--fairslice" -> extra.addAll(List.of("--fairslice", args[++i]));
-                case "--jvm" -> jvmExtra.add(args[++i]);
-                case "--policy-jvm" -> policyJvmExtra.add(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+    static final String USAGE = "usage: OverheadCompare [--policy share] [--rounds 3] [--pairs 4] [--warmup-ms 20000]"
+            + " [--warmup-max-ms 120000] [--settle-ms 2000] [--window-ms 10000] [--light 30] [--rr]"
+            + " [--fairslice k=v ...] [--jvm OPTION ...] [--policy-jvm OPTION ...]";
+
+    /** The command line, checked: {@link #parse} names the option that is wrong. */
+    record Options(String policy, int rounds, int pairs, long warmup, long warmupMax, long settle, long window,
+                   int light, boolean rr, List<String> fairslice, List<String> jvm, List<String> policyJvm) {
+
+        static Options parse(String... args) {
+            String policy = "share";
+            int rounds = 3;
+            int pairs = 4;
+            long warmup = 20_000;
+            long warmupMax = 120_000;
+            long settle = 2_000;
+            long window = 10_000;
+            int light = 30;
+            boolean rr = false;
+            List<String> fairslice = new ArrayList<>();
+            List<String> jvm = new ArrayList<>();
+            List<String> policyJvm = new ArrayList<>();
+            for (int i = 0; i < args.length; i++) {
+                String option = args[i];
+                if (option.equals("--rr")) {
+                    rr = true;
+                    continue;
+                }
+                if (!List.of("--policy", "--rounds", "--pairs", "--warmup-ms", "--warmup-max-ms", "--settle-ms",
+                        "--window-ms", "--light", "--fairslice", "--jvm", "--policy-jvm").contains(option)) {
+                    throw new IllegalArgumentException("unknown option '" + option + "'");
+                }
+                if (++i == args.length) {
+                    throw new IllegalArgumentException(option + " needs a value");
+                }
+                String value = args[i];
+                switch (option) {
+                    case "--policy" -> policy = value;
+                    case "--rounds" -> rounds = (int) number(option, value, 2, 30);
+                    case "--pairs" -> pairs = (int) number(option, value, 1, 30);
+                    case "--warmup-ms" -> warmup = number(option, value, 0, Long.MAX_VALUE);
+                    case "--warmup-max-ms" -> warmupMax = number(option, value, 0, Long.MAX_VALUE);
+                    case "--settle-ms" -> settle = number(option, value, 0, Long.MAX_VALUE);
+                    case "--window-ms" -> window = number(option, value, 1, Long.MAX_VALUE);
+                    case "--light" -> light = (int) number(option, value, 1, 10_000);
+                    case "--fairslice" -> fairslice.addAll(List.of("--fairslice", value));
+                    case "--jvm" -> jvm.add(value);
+                    default -> policyJvm.add(value);
+                }
             }
+            if (warmupMax < warmup) {
+                throw new IllegalArgumentException("--warmup-max-ms must be at least --warmup-ms (" + warmup + "), got "
+                        + warmupMax);
+            }
+            return new Options(policy, rounds, pairs, warmup, warmupMax, settle, window, light, rr,
+                    List.copyOf(fairslice), List.copyOf(jvm), List.copyOf(policyJvm));
         }
-        if (rounds < 2 || rounds > 30) {
-            throw new IllegalArgumentException("--rounds must be 2..30, got " + rounds);
+
+        private static long number(String option, String value, long min, long max) {
+            long n;
+            try {
+                n = Long.parseLong(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + " must be a whole number, got '" + value + "'");
+            }
+            if (n < min || n > max) {
+                throw new IllegalArgumentException(option + " must be " + (max == Long.MAX_VALUE ? "at least " + min
+                        : min + ".." + max) + ", got " + n);
+            }
+            return n;
         }
-        if (pairs < 1 || pairs > 30) {
-            throw new IllegalArgumentException("--pairs must be 1..30, got " + pairs);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("OverheadCompare: " + e.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
         }
-        if (warmup < 0 || warmupMax < warmup) {
-            throw new IllegalArgumentException("--warmup-max-ms must be at least --warmup-ms (" + warmup + ", 0 or more),"
-                    + " got " + warmupMax);
-        }
+        String policy = o.policy();
         boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
-        List<String> prefix = rr ? List.of("chrt", "-r", "1") : List.of();
+        List<String> prefix = o.rr() ? List.of("chrt", "-r", "1") : List.of();
         List<String> jvm = new ArrayList<>(ServerOptions.JVM_OPTIONS);
-        jvm.addAll(jvmExtra);
+        jvm.addAll(o.jvm());
         List<String> policyJvm = new ArrayList<>(jvm);
-        policyJvm.addAll(policyJvmExtra);
+        policyJvm.addAll(o.policyJvm());
         List<String> withPolicy = new ArrayList<>(List.of("--port", "0", "--policy", policy));
-        withPolicy.addAll(extra);
+        withPolicy.addAll(o.fairslice());
         System.out.printf(Locale.ROOT, "# overhead of %s without overload: %d light clients, no heavy, %d rounds (fresh"
                         + " JVMs) of %d pairs of %d ms windows (%d ms settle), warm-up %d ms and until the JIT uses"
-                        + " < %.0f %% of the server's CPU (at most %d ms), %s, %s, server JVM %s%n", policy, light,
-                rounds, pairs, window, settle, warmup, ProcCpu.JIT_SETTLED * 100, warmupMax,
-                pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned", rr ? "SCHED_RR" : "SCHED_OTHER",
+                        + " < %.0f %% of the server's CPU (at most %d ms), %s, %s, server JVM %s%n", policy, o.light(),
+                o.rounds(), o.pairs(), o.window(), o.settle(), o.warmup(), ProcCpu.JIT_SETTLED * 100, o.warmupMax(),
+                pinned ? "servers pinned to CPU 1, load to CPU 0" : "unpinned", o.rr() ? "SCHED_RR" : "SCHED_OTHER",
                 String.join(" ", jvm));
-        if (!policyJvmExtra.isEmpty()) {
-            System.out.printf(Locale.ROOT, "# %s's server also: %s%n", policy, String.join(" ", policyJvmExtra));
+        if (!o.policyJvm().isEmpty()) {
+            System.out.printf(Locale.ROOT, "# %s's server also: %s%n", policy, String.join(" ", o.policyJvm()));
         }
         System.out.printf(Locale.ROOT, "%5s %4s %10s %10s %7s %12s %12s %7s %8s %8s%n", "round", "pair", "none/s",
                 policy + "/s", "ratio", "none/cpu-s", policy + "/cpu-s", "ratio", "none-jit", policy + "-jit");
-        double[] rate = new double[rounds];
-        double[] perCpu = new double[rounds];
+        double[] rate = new double[o.rounds()];
+        double[] perCpu = new double[o.rounds()];
         long failed = 0;
-        for (int r = 0; r < rounds; r++) {
-            double[][] round = round(r, policy, prefix, pinned, jvm, policyJvm, withPolicy, light, pairs, warmup, warmupMax,
-                    settle, window);
+        for (int r = 0; r < o.rounds(); r++) {
+            double[][] round = round(r, o, prefix, pinned, jvm, policyJvm, withPolicy);
             rate[r] = mean(round[0]);
             perCpu[r] = mean(round[1]);
             failed += (long) round[2][0];
@@ -130,15 +172,19 @@ public final class OverheadCompare {
      * One round: both servers started afresh and warmed up one at a time, then {@code pairs} alternating windows.
      * Returns the pairs' ratios of req/s and of requests per CPU-second, and the failed requests (one value).
      */
-    private static double[][] round(int r, String policy, List<String> prefix, boolean pinned, List<String> jvm,
-                                    List<String> policyJvm, List<String> withPolicy, int light, int pairs,
-                                    long warmup, long warmupMax, long settle, long window) throws Exception {
+    private static double[][] round(int r, Options o, List<String> prefix, boolean pinned, List<String> jvm,
+                                    List<String> policyJvm, List<String> withPolicy) throws Exception {
+        String policy = o.policy();
+        int light = o.light();
+        int pairs = o.pairs();
+        long settle = o.settle();
+        long window = o.window();
         try (ForkedServer none = ForkedServer.start(prefix, pinned ? "1" : null, jvm,
                 List.of("--port", "0", "--policy", "none"));
              ForkedServer with = ForkedServer.start(prefix, pinned ? "1" : null, policyJvm, withPolicy)) {
             // JIT warm-up of each, one at a time (the other idles)
-            String noneWarm = warmUp(none, light, warmup, warmupMax);
-            String withWarm = warmUp(with, light, warmup, warmupMax);
+            String noneWarm = warmUp(none, light, o.warmup(), o.warmupMax());
+            String withWarm = warmUp(with, light, o.warmup(), o.warmupMax());
             System.out.printf(Locale.ROOT, "%5d warm-up: none %s, %s %s%n", r + 1, noneWarm, policy, withWarm);
             double[] rate = new double[pairs];
             double[] perCpu = new double[pairs];
@@ -156,8 +202,8 @@ public final class OverheadCompare {
                 failed += a.failed() + b.failed();
                 rate[p] = b.perSecond() / a.perSecond();
                 perCpu[p] = b.perCpuSecond() / a.perCpuSecond();
-                System.out.printf(Locale.ROOT, "%5d %4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f %7.1f%% %7.1f%%%n", r + 1,
-                        p + 1, a.perSecond(), b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p],
+                System.out.printf(Locale.ROOT, "%5d %4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f %7.1f%% %7.1f%%%n",
+                        r + 1, p + 1, a.perSecond(), b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p],
                         a.jit() * 100, b.jit() * 100);
             }
             System.out.printf(Locale.ROOT, "%5d mean %29.4f %33.4f%n", r + 1, mean(rate), mean(perCpu));
