@@ -207,10 +207,13 @@ export function buildDashboard(): dashboard.Dashboard {
         queries: [
           {
             // served rates summed over instances before dividing: a drained instance's 0 is no loss to its
-            // application (the least instance's ratio read 0 then); the best minute is the sum's (subquery)
+            // application (the least instance's ratio read 0 then); the best minute is the sum's (subquery). The
+            // subquery samples at the evaluation interval's steps, which need not fall after the rule's last
+            // evaluation: a rate that has just risen is then above its sampled best (115 % a minute into a load),
+            // and the current minute, when it is the best, is 100 %.
             expr:
-              `sum by (application, class) (${r.classServed}{${TARGET}})` +
-              ` / (max_over_time(sum by (application, class) (${r.classServed}{${TARGET}})[1h:]) > 0)` +
+              `clamp_max(sum by (application, class) (${r.classServed}{${TARGET}})` +
+              ` / (max_over_time(sum by (application, class) (${r.classServed}{${TARGET}})[1h:]) > 0), 1)` +
               ` and on (application, class) sum by (application, class) (${r.classThroughput}{${TARGET}}) > 0`,
             legend: "{{application}} {{class}}",
           },
