@@ -109,8 +109,11 @@ function labelVariable(name: string, label: string, matchers: string, all: boole
   return builder;
 }
 
+// only for a page served in the window (its +Inf bucket's rate above 0): an idle page's quantile is NaN (0/0)
 const quantile = (q: number, name: string): Query => ({
-  expr: `histogram_quantile(${q}, sum by (application, page, le) (${r.pageLatencyBuckets}{${PAGES}}))`,
+  expr:
+    `histogram_quantile(${q}, sum by (application, page, le) (${r.pageLatencyBuckets}{${PAGES}}))` +
+    ` and on (application, page) sum by (application, page) (${r.pageLatencyBuckets}{${PAGES}, le="+Inf"}) > 0`,
   legend: `{{application}} {{page}} ${name}`,
 });
 

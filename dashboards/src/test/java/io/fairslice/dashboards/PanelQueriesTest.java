@@ -59,6 +59,29 @@ class PanelQueriesTest {
     }
 
     @Test
+    void shouldLeaveOutTheLatencyOfAPageWithNoRequestServed(@TempDir Path dir) throws IOException {
+        // /a: 1 request served a second, every one between 250 and 500 ms (p50 375 ms); /b: 2 requests long ago and
+        // none in the window (every bucket's rate 0: its quantile read NaN)
+        String input = """
+                - series: 'fairslice_requests_seconds_bucket{job="fairslice",instance="a:8080",application="/shop",class="light",page="/a",outcome="success",le="0.25"}'
+                  values: '0x40'
+                - series: 'fairslice_requests_seconds_bucket{job="fairslice",instance="a:8080",application="/shop",class="light",page="/a",outcome="success",le="0.5"}'
+                  values: '0+15x40'
+                - series: 'fairslice_requests_seconds_bucket{job="fairslice",instance="a:8080",application="/shop",class="light",page="/a",outcome="success",le="+Inf"}'
+                  values: '0+15x40'
+                - series: 'fairslice_requests_seconds_bucket{job="fairslice",instance="a:8080",application="/shop",class="light",page="/b",outcome="success",le="0.25"}'
+                  values: '2x40'
+                - series: 'fairslice_requests_seconds_bucket{job="fairslice",instance="a:8080",application="/shop",class="light",page="/b",outcome="success",le="0.5"}'
+                  values: '2x40'
+                - series: 'fairslice_requests_seconds_bucket{job="fairslice",instance="a:8080",application="/shop",class="light",page="/b",outcome="success",le="+Inf"}'
+                  values: '2x40'
+                """;
+
+        assertPanelShows(dir, "Latency per page (p50, p95, p99)", input, "5m",
+                Map.of("{application=\"/shop\",page=\"/a\"}", 0.375));
+    }
+
+    @Test
     void shouldLeaveOutTheCpuPerRequestOfAPageWithNoRequestServed(@TempDir Path dir) throws IOException {
         // /a: 1 request served a second, 0.5 CPU-second a second. /b: idle (0/0 read NaN). /c: its tasks' CPU counted
         // while none of its requests ended in the window (x/0 read +Inf), and its 503s, which are no request served.
