@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Reads and validates the simulations' parameters. Every value comes from a lookup (system properties when run
@@ -30,10 +31,15 @@ final class Parameters {
     /** A decimal number and an optional unit, lower case. */
     private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)?");
 
+    /** OverloadStudy's parameters ({@link StudyParameters}). */
+    static final List<String> STUDY = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
+            "warmUp", "duration", "thinkTime", "requestTimeout", "retryAfterDefault", "retryAfterMax", "requireSuccess");
+    /** OverloadSpike's parameters ({@link SpikeParameters}). */
+    static final List<String> SPIKE = List.of("baseUrl", "lightPaths", "heavyPath", "lightRate", "heavyRate", "duration",
+            "burstStart", "burstDuration", "requestTimeout", "requireSuccess");
     /** Every parameter's name, of both simulations: only an exact one is read. */
-    private static final List<String> NAMES = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
-            "warmUp", "duration", "thinkTime", "requestTimeout", "retryAfterDefault", "retryAfterMax", "lightRate",
-            "heavyRate", "burstStart", "burstDuration", "requireSuccess");
+    private static final List<String> NAMES =
+            Stream.concat(STUDY.stream(), SPIKE.stream()).distinct().toList();
 
     private final UnaryOperator<String> lookup;
 
@@ -145,6 +151,15 @@ final class Parameters {
             throw new ParameterException(name, "must be an absolute http:// or https:// URL with a host, such as "
                     + "http://127.0.0.1:8080 or http://your-host:8080/shop, got '" + value + "'");
         }
+        String hostPort = uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1);
+        int colon = hostPort.lastIndexOf(':');
+        if (colon > hostPort.lastIndexOf(']')) { // a port (not a colon inside an IPv6 literal); empty is the default
+            String port = hostPort.substring(colon + 1);
+            if (!port.isEmpty() && (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1
+                    || Integer.parseInt(port) > 65535)) {
+                throw new ParameterException(name, "must have a port 1..65535 after the host, got '" + value + "'");
+            }
+        }
         if (uri.getRawQuery() != null || uri.getRawFragment() != null) {
             throw new ParameterException(name, "must not have a query or a fragment (the paths are appended to it),"
                     + " got '" + value + "'");
@@ -243,6 +258,19 @@ final class Parameters {
                         + "it, " + closest + " keeps its default)");
             }
         }
+    }
+
+    /**
+     * The notes for properties that are the other simulation's parameters ({@code -DheavyRate=30} given to
+     * OverloadStudy): they pass, since one set of {@code -D} options may serve both, but the run ignores them and
+     * says so, {@code fairslice loadgen: heavyRate is a parameter of OverloadSpike, not of OverloadStudy: ignored}.
+     */
+    static List<String> othersParameters(Collection<String> properties, String simulation, List<String> own) {
+        return properties.stream().sorted().filter(p -> NAMES.contains(p) && !own.contains(p))
+                .map(p -> "fairslice loadgen: " + p + " is a parameter of "
+                        + (STUDY.contains(p) ? "OverloadStudy" : "OverloadSpike") + ", not of " + simulation
+                        + ": ignored")
+                .toList();
     }
 
     /**

@@ -27,7 +27,7 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
         if (lightPaths.isEmpty()) {
             throw new IllegalArgumentException("lightPaths must name at least one page");
         }
-        if (burstStart.plus(burstDuration).compareTo(duration) > 0) {
+        if (heavyRate > 0 && !burstDuration.isZero() && burstStart.plus(burstDuration).compareTo(duration) > 0) {
             throw new IllegalArgumentException("burstStart + burstDuration must fit in duration, got "
                     + Parameters.format(burstStart) + " + " + Parameters.format(burstDuration) + " > "
                     + Parameters.format(duration));
@@ -45,7 +45,10 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
 
     static SpikeParameters from(Properties properties) {
         Parameters.refuseNearMisses(properties.stringPropertyNames());
-        return from(properties::getProperty);
+        SpikeParameters read = from(properties::getProperty); // a refusal first, then the notes
+        Parameters.othersParameters(properties.stringPropertyNames(), "OverloadSpike", Parameters.SPIKE)
+                .forEach(System.err::println);
+        return read;
     }
 
     /** What the run uses, in one line, as {@link StudyParameters#describe}. */

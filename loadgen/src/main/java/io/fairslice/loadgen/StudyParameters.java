@@ -68,7 +68,10 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
 
     static StudyParameters from(Properties properties) {
         Parameters.refuseNearMisses(properties.stringPropertyNames());
-        return from(properties::getProperty);
+        StudyParameters read = from(properties::getProperty); // a refusal first, then the notes
+        Parameters.othersParameters(properties.stringPropertyNames(), "OverloadStudy", Parameters.STUDY)
+                .forEach(System.err::println);
+        return read;
     }
 
     public static StudyParameters from(UnaryOperator<String> lookup) {

@@ -297,6 +297,38 @@ class ParametersTest {
                 .hasMessage("burstStart + burstDuration must fit in duration, got 20s + 20s > 30s");
     }
 
+    /** With no burst to send (heavyRate 0, or burstDuration 0s) its default bounds did not fit a 30 s run: refused. */
+    @Test
+    void shouldAcceptAShortRunWithoutABurst() {
+        assertThat(SpikeParameters.from(Map.of("duration", "30s", "heavyRate", "0")::get).duration())
+                .isEqualTo(Duration.ofSeconds(30));
+        assertThat(SpikeParameters.from(Map.of("duration", "30s", "burstDuration", "0s")::get).duration())
+                .isEqualTo(Duration.ofSeconds(30));
+    }
+
+    /** http://host:abc and http://host:99999 passed, and every request then failed as "connection refused". */
+    @Test
+    void shouldRefuseABaseUrlWithABadPort() {
+        for (String url : List.of("http://127.0.0.1:abc", "http://my_shop:99999/shop", "http://host:0")) {
+            assertThatThrownBy(() -> StudyParameters.from(Map.of("baseUrl", url)::get)).as(url)
+                    .hasMessage("baseUrl must have a port 1..65535 after the host, got '" + url + "'");
+        }
+        assertThat(StudyParameters.from(Map.of("baseUrl", "http://[::1]")::get).baseUrl()).isEqualTo("http://[::1]");
+        assertThat(StudyParameters.from(Map.of("baseUrl", "http://my_shop:65535")::get).baseUrl())
+                .isEqualTo("http://my_shop:65535");
+    }
+
+    /** -DheavyRate=30 given to OverloadStudy passed in silence: one set of -D options may serve both, so it is said. */
+    @Test
+    void shouldSayWhichGivenParametersAreTheOtherSimulations() {
+        List<String> given = List.of("heavyRate", "warmUp", "baseUrl", "burstStart", "java.version");
+        assertThat(Parameters.othersParameters(given, "OverloadStudy", Parameters.STUDY)).containsExactly(
+                "fairslice loadgen: burstStart is a parameter of OverloadSpike, not of OverloadStudy: ignored",
+                "fairslice loadgen: heavyRate is a parameter of OverloadSpike, not of OverloadStudy: ignored");
+        assertThat(Parameters.othersParameters(given, "OverloadSpike", Parameters.SPIKE)).containsExactly(
+                "fairslice loadgen: warmUp is a parameter of OverloadStudy, not of OverloadSpike: ignored");
+    }
+
     @Test
     void shouldRejectANegativeRate() {
         assertThatThrownBy(() -> SpikeParameters.from(Map.of("heavyRate", "-3")::get))
