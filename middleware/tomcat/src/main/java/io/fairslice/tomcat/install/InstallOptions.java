@@ -82,7 +82,8 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
 
             Installs fairslice into the Tomcat instance DIR (its CATALINA_BASE): the jars into DIR/lib, the AspectJ
             weaver into DIR/fairslice, a marked block into DIR/bin/setenv.sh and setenv.bat, the configuration
-            DIR/conf/fairslice.properties (only if absent) and the metrics web application /fairslice/metrics.
+            DIR/conf/fairslice.properties (a template, kept once you change it) and the metrics web
+            application /fairslice/metrics.
             Running it again updates the installation; --uninstall removes exactly what it added.
 
             options:
@@ -121,9 +122,9 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             switch (arg) {
-                case "--catalina-base" -> base = Path.of(value(args, ++i, arg));
-                case "--catalina-home" -> home = Path.of(value(args, ++i, arg));
-                case "--dist" -> dist = Path.of(value(args, ++i, arg));
+                case "--catalina-base" -> base = path(args, ++i, arg);
+                case "--catalina-home" -> home = path(args, ++i, arg);
+                case "--dist" -> dist = path(args, ++i, arg);
                 case "--uninstall" -> uninstall = true;
                 case "--no-metrics" -> metrics = false;
                 case "--weave-calls" -> weaveCalls = true;
@@ -162,6 +163,10 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
             throw new InstallException("--uninstall takes only --catalina-base (and --catalina-home): it removes"
                     + " what the install record lists");
         }
+        if (!metrics && !ports.isEmpty()) {
+            throw new InstallException("--metrics-ports opens the metrics endpoint on connectors, --no-metrics installs"
+                    + " none: give one of them");
+        }
         if (apps.isEmpty()) {
             apps.add("*");
         }
@@ -170,6 +175,18 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         }
         return new InstallOptions(base, home, dist, uninstall, weave, weaveCalls, weaveJdbc, apps, metrics,
                 ports);
+    }
+
+    /**
+     * A folder option's value. A blank one (an unset shell variable: {@code --catalina-base "$CATALINA_BASE"}) is
+     * refused: as a path it is the current directory, and the installer would install into whatever Tomcat that is.
+     */
+    private static Path path(List<String> args, int i, String option) {
+        String given = value(args, i, option);
+        if (given.isBlank()) {
+            throw new InstallException(option + " needs a folder; got '" + given + "'");
+        }
+        return Path.of(given);
     }
 
     private static String value(List<String> args, int i, String option) {

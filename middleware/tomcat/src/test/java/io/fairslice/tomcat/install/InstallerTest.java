@@ -346,7 +346,7 @@ class InstallerTest {
     void shouldRefuseToUninstallWhileATomcatRunsFromTheBase() throws Exception {
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
         Map<String, String> installed = TestTomcat.snapshot(base);
-        Process tomcat = new ProcessBuilder("sh", "-c", "sleep 60", "-Dcatalina.base=" + base + "/").start();
+        Process tomcat = new ProcessBuilder("sh", "-c", "sleep 60; :", "-Dcatalina.base=" + base + "/").start();
         try {
             assertThat(uninstall()).as(out).isEqualTo(2);
             assertThat(err).contains("Tomcat is running from " + base + " (process " + tomcat.pid()
@@ -428,6 +428,30 @@ class InstallerTest {
     void shouldRefuseAnEmptyListOfApplications() {
         assertThat(install("--apps", "")).isNotZero();
         assertThat(err).contains("--apps needs at least one context path, or * for every application; got ''");
+    }
+
+    /**
+     * An empty shell variable (`--catalina-base "$CATALINA_BASE"`) was the current directory: the installer installed
+     * into whatever Tomcat that was. Each folder option refuses a blank value, and nothing is written.
+     */
+    @Test
+    void shouldRefuseABlankFolder() throws Exception {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(run("--catalina-base", "", "--dist", dist.toString())).isEqualTo(2);
+        assertThat(err).contains("--catalina-base needs a folder; got ''");
+        assertThat(install("--catalina-home", " ")).isEqualTo(2);
+        assertThat(err).contains("--catalina-home needs a folder; got ' '");
+        assertThat(run("--catalina-base", base.toString(), "--dist", "")).isEqualTo(2);
+        assertThat(err).contains("--dist needs a folder; got ''");
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+    }
+
+    /** --metrics-ports beside --no-metrics was dropped in silence: no endpoint was installed to open. */
+    @Test
+    void shouldRefuseMetricsPortsWithoutMetrics() {
+        assertThat(install("--no-metrics", "--metrics-ports", "9404")).isEqualTo(2);
+        assertThat(err).contains("--metrics-ports opens the metrics endpoint on connectors, --no-metrics installs none:"
+                + " give one of them");
     }
 
     /** An empty shell variable (`--weave "$SCOPE"`): it installed without the agent and said no --weave was given. */
