@@ -33,10 +33,11 @@ final class Parameters {
 
     /** OverloadStudy's parameters ({@link StudyParameters}). */
     static final List<String> STUDY = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
-            "warmUp", "duration", "thinkTime", "requestTimeout", "retryAfterDefault", "retryAfterMax", "requireSuccess");
+            "warmUp", "duration", "thinkTime", "requestTimeout", "retryAfterDefault", "retryAfterMax",
+            "requireSuccess");
     /** OverloadSpike's parameters ({@link SpikeParameters}). */
-    static final List<String> SPIKE = List.of("baseUrl", "lightPaths", "heavyPath", "lightRate", "heavyRate", "duration",
-            "burstStart", "burstDuration", "requestTimeout", "requireSuccess");
+    static final List<String> SPIKE = List.of("baseUrl", "lightPaths", "heavyPath", "lightRate", "heavyRate",
+            "duration", "burstStart", "burstDuration", "requestTimeout", "requireSuccess");
     /** Every parameter's name, of both simulations: only an exact one is read. */
     private static final List<String> NAMES =
             Stream.concat(STUDY.stream(), SPIKE.stream()).distinct().toList();

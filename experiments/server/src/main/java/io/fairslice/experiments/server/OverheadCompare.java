@@ -203,8 +203,8 @@ public final class OverheadCompare {
                 rate[p] = b.perSecond() / a.perSecond();
                 perCpu[p] = b.perCpuSecond() / a.perCpuSecond();
                 System.out.printf(Locale.ROOT, "%5d %4d %10.1f %10.1f %7.4f %12.1f %12.1f %7.4f %7.1f%% %7.1f%%%n",
-                        r + 1, p + 1, a.perSecond(), b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(), perCpu[p],
-                        a.jit() * 100, b.jit() * 100);
+                        r + 1, p + 1, a.perSecond(), b.perSecond(), rate[p], a.perCpuSecond(), b.perCpuSecond(),
+                        perCpu[p], a.jit() * 100, b.jit() * 100);
             }
             System.out.printf(Locale.ROOT, "%5d mean %29.4f %33.4f%n", r + 1, mean(rate), mean(perCpu));
             return new double[][] {rate, perCpu, {failed}};
