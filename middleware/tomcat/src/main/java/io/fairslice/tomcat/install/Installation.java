@@ -549,6 +549,13 @@ public final class Installation {
         } else if (sha256(Files.readAllBytes(file)).equals(entry.value())) {
             Files.delete(file);
             report.accept("removed    " + entry.path());
+        } else if (file.equals(base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR))) {
+            // kept where it is, Tomcat would deploy it at every start from the metrics folder removed with it (SEVERE)
+            Path kept = file.resolveSibling(file.getFileName() + ".kept");
+            Files.move(file, kept, StandardCopyOption.REPLACE_EXISTING);
+            report.accept("kept       " + base.relative(kept) + " (" + entry.path() + " changed since fairslice wrote"
+                    + " it; renamed, so that Tomcat no longer deploys the metrics application removed with it)");
+            return;
         } else {
             report.accept("kept       " + entry.path() + " (changed since fairslice wrote it; delete it yourself"
                     + " if you no longer need it)");

@@ -179,6 +179,26 @@ class InstallerTest {
         assertThat(read("bin/setenv.sh")).doesNotContain("javaagent");
     }
 
+    /**
+     * A metrics descriptor the operator changed was kept where it was on uninstall, while the metrics folder it points
+     * at went: Tomcat then logged SEVERE at every start, deploying it. It is kept renamed, out of Tomcat's way.
+     */
+    @Test
+    void shouldMoveAChangedMetricsDescriptorOutOfTomcatsWayOnUninstall() throws Exception {
+        assertThat(install()).as(err).isZero();
+        Path descriptor = base.resolve("conf/Catalina/localhost/fairslice.xml");
+        String changed = Files.readString(descriptor).replace("</Context>", "  <!-- mine -->\n</Context>");
+        Files.writeString(descriptor, changed);
+
+        assertThat(uninstall()).as(err).isZero();
+
+        assertThat(descriptor).doesNotExist();
+        assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml.kept")).hasContent(changed);
+        assertThat(out).contains("kept       conf/Catalina/localhost/fairslice.xml.kept"
+                + " (conf/Catalina/localhost/fairslice.xml changed since fairslice wrote it; renamed");
+        assertThat(base.resolve("fairslice/metrics-webapp")).doesNotExist();
+    }
+
     /** A failure part way (here: setenv.bat is a folder), then the rerun the error asks for, then an uninstall. */
     @Test
     void shouldKnowWhatAFailedInstallWroteWhenRunAgainAndOnUninstall() throws Exception {
