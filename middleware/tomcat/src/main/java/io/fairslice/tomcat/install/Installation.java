@@ -18,8 +18,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -112,6 +112,28 @@ public final class Installation {
             report.accept("note: no " + option + ", which the last install had, so it is off now (give " + option
                     + " to keep it)");
         }
+    }
+
+    /**
+     * The jars of the last install that this one would delete (an older version's, the weaving agent without
+     * {@code --weave}), as they are now: a Tomcat running from the base still reads them. Without a record, none.
+     */
+    public List<String> jarsRemovedBy(InstallOptions options, Bundle bundle) throws IOException {
+        Set<String> kept = new HashSet<>();
+        for (Path jar : bundle.libJars()) {
+            kept.add("lib/" + jar.getFileName());
+        }
+        if (!options.weave().isEmpty()) {
+            kept.add(TomcatLayout.HOME + "/" + bundle.weaverName());
+        }
+        List<String> removed = new ArrayList<>();
+        for (Entry file : InstallRecord.read(base).map(r -> r.all(Kind.FILE)).orElse(List.of())) {
+            if (file.path().endsWith(".jar") && !kept.contains(file.path())
+                    && Files.isRegularFile(base.resolve(file.path()))) {
+                removed.add(file.path());
+            }
+        }
+        return removed;
     }
 
     /** Installs (or updates) according to {@code options}; returns the new record. */

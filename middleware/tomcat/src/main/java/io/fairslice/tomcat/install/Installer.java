@@ -55,6 +55,17 @@ public final class Installer {
                 TomcatBase.checkWeavingPathCharacters(base.dir());
             }
             Bundle bundle = Bundle.open(options.dist());
+            List<String> removed = installation.jarsRemovedBy(options, bundle);
+            OptionalLong running = removed.isEmpty() ? OptionalLong.empty()
+                    : RunningTomcat.find(base.dir(), Path.of("/proc"));
+            if (running.isPresent()) {
+                err.println("fairslice install: Tomcat is running from " + base.dir() + " (process "
+                        + running.getAsLong() + "): stop it first (bin/shutdown.sh), then install, then start it. This"
+                        + " install deletes " + String.join(", ", removed) + " of the last one, which its JVM still"
+                        + " reads (as an uninstall would: at its shutdown AspectJ logged SEVERE errors). Nothing was"
+                        + " changed");
+                return 2;
+            }
             out.println("fairslice: installing " + version() + " into " + base.dir()
                     + base.version().map(v -> " (Tomcat " + v + ")").orElse(" (Tomcat version not checked: no"
                             + " lib/catalina.jar here; pass --catalina-home to check it)"));

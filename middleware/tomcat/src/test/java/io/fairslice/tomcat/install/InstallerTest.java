@@ -358,6 +358,34 @@ class InstallerTest {
     }
 
     /**
+     * A re-run under a running Tomcat that drops --weave, or an upgrade, deleted the agent or the jar its JVM still
+     * reads, as an uninstall did (below): held back the same way. A re-run that deletes nothing goes ahead (a first
+     * install, the same options, a new scope), as the usual "install, then restart" needs.
+     */
+    @Test
+    void shouldRefuseAReinstallThatDeletesAJarWhileATomcatRunsFromTheBase() throws Exception {
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        Process tomcat = new ProcessBuilder("sh", "-c", "sleep 60; :", "-Dcatalina.base=" + base + "/").start();
+        try {
+            assertThat(install("--weave", "com.shop..*")).as(err).isZero();
+            Map<String, String> installed = TestTomcat.snapshot(base);
+
+            assertThat(install()).as(out).isEqualTo(2);
+            assertThat(err).contains("Tomcat is running from " + base + " (process " + tomcat.pid()
+                    + "): stop it first").contains("deletes fairslice/aspectjweaver-1.9.24.jar of the last one");
+            dist = TestTomcat.bundle(tmp.resolve("dist2"), "2.0");
+            assertThat(install("--weave", "com.shop..*")).as(out).isEqualTo(2);
+            assertThat(err).contains("deletes lib/fairslice-tomcat-1.0.jar of the last one");
+            assertThat(TestTomcat.snapshot(base)).as("nothing changed").isEqualTo(installed);
+        } finally {
+            tomcat.destroy();
+            tomcat.waitFor();
+        }
+        assertThat(install()).as(err).isZero();
+        assertThat(base.resolve("fairslice/aspectjweaver-1.9.24.jar")).doesNotExist();
+    }
+
+    /**
      * An uninstall under a running Tomcat deleted the weaving agent its JVM still reads: at its shutdown AspectJ logged
      * SEVERE errors and left ajcore dumps behind. A process that names this base in its -Dcatalina.base (a stand-in
      * for catalina.sh's JVM: a shell carrying the option as its $0) holds the uninstall back until it has ended.
