@@ -145,12 +145,7 @@ class DashboardQueriesLiveTest {
      */
     private static List<String> retentionAboveAll(DashboardModel dashboard, LocalPrometheus prometheus, long start,
                                                   long end) throws IOException, InterruptedException {
-        Panel panel = dashboard.panels().stream().filter(p -> p.title().equals(RETENTION_PANEL)).findFirst()
-                .orElseThrow();
-        List<String> problems = new ArrayList<>();
-        Map<String, String> values = resolveVariables(dashboard, prometheus, Selection.ALL, start, end, problems);
-        assertThat(problems).isEmpty();
-        String expr = substitute(panel.queries().get(0).expr(), values);
+        String expr = firstQuery(dashboard, prometheus, RETENTION_PANEL, start, end);
         JsonNode rates = prometheus.api("/api/v1/query", Map.of("query",
                 "instance_class:fairslice_requests_served:rate1m[" + (end - start + 1) + "s]",
                 "time", Long.toString(end)));
@@ -178,15 +173,21 @@ class DashboardQueriesLiveTest {
         return above;
     }
 
-    /** The mean over time of each page's series of the panel's first query, all values of the variables selected. */
-    private static Map<String, Double> meanByPage(DashboardModel dashboard, LocalPrometheus prometheus, String title,
-                                                  long start, long end) throws IOException, InterruptedException {
+    /** The first query of the panel titled {@code title}, all values of the variables selected. */
+    private static String firstQuery(DashboardModel dashboard, LocalPrometheus prometheus, String title, long start,
+                                     long end) throws IOException, InterruptedException {
         Panel panel = dashboard.panels().stream().filter(p -> p.title().equals(title)).findFirst().orElseThrow();
         List<String> problems = new ArrayList<>();
         Map<String, String> values = resolveVariables(dashboard, prometheus, Selection.ALL, start, end, problems);
         assertThat(problems).isEmpty();
+        return substitute(panel.queries().get(0).expr(), values);
+    }
+
+    /** The mean over time of each page's series of the panel's first query, all values of the variables selected. */
+    private static Map<String, Double> meanByPage(DashboardModel dashboard, LocalPrometheus prometheus, String title,
+                                                  long start, long end) throws IOException, InterruptedException {
         JsonNode data = prometheus.api("/api/v1/query_range", Map.of("query",
-                substitute(panel.queries().get(0).expr(), values), "start", Long.toString(start),
+                firstQuery(dashboard, prometheus, title, start, end), "start", Long.toString(start),
                 "end", Long.toString(end), "step", "1"));
         Map<String, Double> means = new LinkedHashMap<>();
         for (JsonNode one : data.path("result")) {

@@ -75,30 +75,20 @@ public final class OverheadCompare {
             List<String> policyJvm = new ArrayList<>();
             for (int i = 0; i < args.length; i++) {
                 String option = args[i];
-                if (option.equals("--rr")) {
-                    rr = true;
-                    continue;
-                }
-                if (!List.of("--policy", "--rounds", "--pairs", "--warmup-ms", "--warmup-max-ms", "--settle-ms",
-                        "--window-ms", "--light", "--fairslice", "--jvm", "--policy-jvm").contains(option)) {
-                    throw new IllegalArgumentException("unknown option '" + option + "'");
-                }
-                if (++i == args.length) {
-                    throw new IllegalArgumentException(option + " needs a value");
-                }
-                String value = args[i];
                 switch (option) {
-                    case "--policy" -> policy = value;
-                    case "--rounds" -> rounds = (int) number(option, value, 2, 30);
-                    case "--pairs" -> pairs = (int) number(option, value, 1, 30);
-                    case "--warmup-ms" -> warmup = number(option, value, 0, Long.MAX_VALUE);
-                    case "--warmup-max-ms" -> warmupMax = number(option, value, 0, Long.MAX_VALUE);
-                    case "--settle-ms" -> settle = number(option, value, 0, Long.MAX_VALUE);
-                    case "--window-ms" -> window = number(option, value, 1, Long.MAX_VALUE);
-                    case "--light" -> light = (int) number(option, value, 1, 10_000);
-                    case "--fairslice" -> fairslice.addAll(List.of("--fairslice", value));
-                    case "--jvm" -> jvm.add(value);
-                    default -> policyJvm.add(value);
+                    case "--rr" -> rr = true;
+                    case "--policy" -> policy = value(args, ++i, option);
+                    case "--rounds" -> rounds = (int) number(option, value(args, ++i, option), 2, 30);
+                    case "--pairs" -> pairs = (int) number(option, value(args, ++i, option), 1, 30);
+                    case "--warmup-ms" -> warmup = number(option, value(args, ++i, option), 0, Long.MAX_VALUE);
+                    case "--warmup-max-ms" -> warmupMax = number(option, value(args, ++i, option), 0, Long.MAX_VALUE);
+                    case "--settle-ms" -> settle = number(option, value(args, ++i, option), 0, Long.MAX_VALUE);
+                    case "--window-ms" -> window = number(option, value(args, ++i, option), 1, Long.MAX_VALUE);
+                    case "--light" -> light = (int) number(option, value(args, ++i, option), 1, 10_000);
+                    case "--fairslice" -> fairslice.addAll(List.of("--fairslice", value(args, ++i, option)));
+                    case "--jvm" -> jvm.add(value(args, ++i, option));
+                    case "--policy-jvm" -> policyJvm.add(value(args, ++i, option));
+                    default -> throw new IllegalArgumentException("unknown option '" + option + "'");
                 }
             }
             if (warmupMax < warmup) {
@@ -107,6 +97,13 @@ public final class OverheadCompare {
             }
             return new Options(policy, rounds, pairs, warmup, warmupMax, settle, window, light, rr,
                     List.copyOf(fairslice), List.copyOf(jvm), List.copyOf(policyJvm));
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i == args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
         }
 
         private static long number(String option, String value, long min, long max) {

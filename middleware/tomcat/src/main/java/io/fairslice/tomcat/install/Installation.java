@@ -121,10 +121,10 @@ public final class Installation {
     public List<String> jarsRemovedBy(InstallOptions options, Bundle bundle) throws IOException {
         Set<String> kept = new HashSet<>();
         for (Path jar : bundle.libJars()) {
-            kept.add("lib/" + jar.getFileName());
+            kept.add(libJarPath(jar));
         }
         if (!options.weave().isEmpty()) {
-            kept.add(TomcatLayout.HOME + "/" + bundle.weaverName());
+            kept.add(weaverPath(bundle));
         }
         List<String> removed = new ArrayList<>();
         for (Entry file : InstallRecord.read(base).map(r -> r.all(Kind.FILE)).orElse(List.of())) {
@@ -134,6 +134,16 @@ public final class Installation {
             }
         }
         return removed;
+    }
+
+    /** Where the bundle's jar goes in the base. */
+    private static String libJarPath(Path jar) {
+        return "lib/" + jar.getFileName();
+    }
+
+    /** Where the weaving agent goes in the base. */
+    private static String weaverPath(Bundle bundle) {
+        return TomcatLayout.HOME + "/" + bundle.weaverName();
     }
 
     /** Installs (or updates) according to {@code options}; returns the new record. */
@@ -158,11 +168,11 @@ public final class Installation {
         String portsBefore = metricsBefore == null ? null : Fragments.metricsPorts(metricsBefore);
         w.createParents(base.resolve(InstallRecord.FILE)); // its folder is fairslice's too
         for (Path jar : bundle.libJars()) {
-            w.file("lib/" + jar.getFileName(), Files.readAllBytes(jar), false);
+            w.file(libJarPath(jar), Files.readAllBytes(jar), false);
         }
         boolean weaving = !options.weave().isEmpty();
         if (weaving) {
-            w.file(TomcatLayout.HOME + "/" + bundle.weaverName(), Files.readAllBytes(bundle.weaverJar()), false);
+            w.file(weaverPath(bundle), Files.readAllBytes(bundle.weaverJar()), false);
             w.file(TomcatLayout.AOP_XML, Fragments.aopXml(options.weave(), options.weaveCalls(),
                     options.weaveJdbc()), false);
         }

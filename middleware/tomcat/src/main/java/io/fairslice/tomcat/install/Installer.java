@@ -37,12 +37,9 @@ public final class Installer {
                     : options.catalinaHome());
             Installation installation = new Installation(base, version(), line -> out.println("  " + line));
             if (options.uninstall()) {
-                OptionalLong running = RunningTomcat.find(base.dir(), Path.of("/proc"));
-                if (running.isPresent()) {
-                    err.println("fairslice install: Tomcat is running from " + base.dir() + " (process "
-                            + running.getAsLong() + "): stop it first (bin/shutdown.sh), then uninstall, then start"
-                            + " it. Its JVM still reads the weaving agent and jars the uninstall deletes: at its"
-                            + " shutdown AspectJ logged SEVERE errors and left ajcore.*.txt dumps. Nothing was changed");
+                if (refusedWhileRunning(base, err, "uninstall", "Its JVM still reads the weaving agent and jars the"
+                        + " uninstall deletes: at its shutdown AspectJ logged SEVERE errors and left ajcore.*.txt"
+                        + " dumps.")) {
                     return 2;
                 }
                 out.println("fairslice: uninstalling from " + base.dir());
@@ -56,14 +53,9 @@ public final class Installer {
             }
             Bundle bundle = Bundle.open(options.dist());
             List<String> removed = installation.jarsRemovedBy(options, bundle);
-            OptionalLong running = removed.isEmpty() ? OptionalLong.empty()
-                    : RunningTomcat.find(base.dir(), Path.of("/proc"));
-            if (running.isPresent()) {
-                err.println("fairslice install: Tomcat is running from " + base.dir() + " (process "
-                        + running.getAsLong() + "): stop it first (bin/shutdown.sh), then install, then start it. This"
-                        + " install deletes " + String.join(", ", removed) + " of the last one, which its JVM still"
-                        + " reads (as an uninstall would: at its shutdown AspectJ logged SEVERE errors). Nothing was"
-                        + " changed");
+            if (!removed.isEmpty() && refusedWhileRunning(base, err, "install", "This install deletes "
+                    + String.join(", ", removed) + " of the last one, which its JVM still reads (as an uninstall"
+                    + " would: at its shutdown AspectJ logged SEVERE errors).")) {
                 return 2;
             }
             out.println("fairslice: installing " + version() + " into " + base.dir()
@@ -84,6 +76,20 @@ public final class Installer {
                     + " above; fix the cause and run the installer again)");
             return 1;
         }
+    }
+
+    /**
+     * Whether a Tomcat runs from the base (as Linux's /proc shows it), in which case this says so on {@code err}: stop
+     * it, then {@code step}, then start it, and {@code why}. Nothing was changed yet.
+     */
+    private static boolean refusedWhileRunning(TomcatBase base, PrintStream err, String step, String why) {
+        OptionalLong running = RunningTomcat.find(base.dir(), Path.of("/proc"));
+        if (running.isPresent()) {
+            err.println("fairslice install: Tomcat is running from " + base.dir() + " (process " + running.getAsLong()
+                    + "): stop it first (bin/shutdown.sh), then " + step + ", then start it. " + why
+                    + " Nothing was changed");
+        }
+        return running.isPresent();
     }
 
     /**

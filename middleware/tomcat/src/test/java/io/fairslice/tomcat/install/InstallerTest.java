@@ -60,6 +60,14 @@ class InstallerTest {
         return run("--catalina-base", base.toString(), "--uninstall");
     }
 
+    /**
+     * A stand-in for catalina.sh's JVM: a process whose command line names this base in its -Dcatalina.base (a shell
+     * carrying the option as its $0; "; :" keeps the shell, which a bash /bin/sh would replace by sleep, with it).
+     */
+    private Process standInTomcat() throws IOException {
+        return new ProcessBuilder("sh", "-c", "sleep 60; :", "-Dcatalina.base=" + base + "/").start();
+    }
+
     private String read(String rel) throws Exception {
         return Files.readString(base.resolve(rel));
     }
@@ -365,7 +373,7 @@ class InstallerTest {
     @Test
     void shouldRefuseAReinstallThatDeletesAJarWhileATomcatRunsFromTheBase() throws Exception {
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
-        Process tomcat = new ProcessBuilder("sh", "-c", "sleep 60; :", "-Dcatalina.base=" + base + "/").start();
+        Process tomcat = standInTomcat();
         try {
             assertThat(install("--weave", "com.shop..*")).as(err).isZero();
             Map<String, String> installed = TestTomcat.snapshot(base);
@@ -394,7 +402,7 @@ class InstallerTest {
     void shouldRefuseToUninstallWhileATomcatRunsFromTheBase() throws Exception {
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
         Map<String, String> installed = TestTomcat.snapshot(base);
-        Process tomcat = new ProcessBuilder("sh", "-c", "sleep 60; :", "-Dcatalina.base=" + base + "/").start();
+        Process tomcat = standInTomcat();
         try {
             assertThat(uninstall()).as(out).isEqualTo(2);
             assertThat(err).contains("Tomcat is running from " + base + " (process " + tomcat.pid()
