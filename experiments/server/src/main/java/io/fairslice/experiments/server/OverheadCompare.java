@@ -1,5 +1,9 @@
 package io.fairslice.experiments.server;
 
+import static io.fairslice.experiments.server.CommandLine.number;
+import static io.fairslice.experiments.server.CommandLine.policyName;
+import static io.fairslice.experiments.server.CommandLine.value;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -77,7 +81,7 @@ public final class OverheadCompare {
                 String option = args[i];
                 switch (option) {
                     case "--rr" -> rr = true;
-                    case "--policy" -> policy = value(args, ++i, option);
+                    case "--policy" -> policy = policyName(option, value(args, ++i, option));
                     case "--rounds" -> rounds = (int) number(option, value(args, ++i, option), 2, 30);
                     case "--pairs" -> pairs = (int) number(option, value(args, ++i, option), 1, 30);
                     case "--warmup-ms" -> warmup = number(option, value(args, ++i, option), 0, Long.MAX_VALUE);
@@ -97,27 +101,6 @@ public final class OverheadCompare {
             }
             return new Options(policy, rounds, pairs, warmup, warmupMax, settle, window, light, rr,
                     List.copyOf(fairslice), List.copyOf(jvm), List.copyOf(policyJvm));
-        }
-
-        private static String value(String[] args, int i, String option) {
-            if (i == args.length) {
-                throw new IllegalArgumentException(option + " needs a value");
-            }
-            return args[i];
-        }
-
-        private static long number(String option, String value, long min, long max) {
-            long n;
-            try {
-                n = Long.parseLong(value);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(option + " must be a whole number, got '" + value + "'");
-            }
-            if (n < min || n > max) {
-                throw new IllegalArgumentException(option + " must be " + (max == Long.MAX_VALUE ? "at least " + min
-                        : min + ".." + max) + ", got " + n);
-            }
-            return n;
         }
     }
 

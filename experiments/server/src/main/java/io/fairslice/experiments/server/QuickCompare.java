@@ -1,5 +1,9 @@
 package io.fairslice.experiments.server;
 
+import static io.fairslice.experiments.server.CommandLine.number;
+import static io.fairslice.experiments.server.CommandLine.policyName;
+import static io.fairslice.experiments.server.CommandLine.value;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,62 +27,93 @@ public final class QuickCompare {
     private QuickCompare() {
     }
 
-    public static void main(String[] args) throws Exception {
-        List<String> policies = List.of("none", "sleep", "share");
-        long warmup = 20_000; // the JIT still compiles the woven heavy page after 8 s (C2 took a quarter of the core)
-        long window = 15_000;
-        int lightClients = 30;
-        int heavyClients = 40;
-        boolean rr = false;
-        List<String> extra = new ArrayList<>();
-        List<String> jvmExtra = new ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--policies" -> policies = List.of(args[++i].split(","));
-                case "--warmup-ms" -> warmup = Long.parseLong(args[++i]);
-                case "--window-ms" -> window = Long.parseLong(args[++i]);
-                case "--light" -> lightClients = Integer.parseInt(args[++i]);
-                case "--heavy" -> heavyClients = Integer.parseInt(args[++i]);
-                case "--rr" -> rr = true;
-                case "--fairslice" -> extra.addAll(List.of("--fairslice", args[++i]));
-                case "--jvm" -> jvmExtra.add(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+    static final String USAGE = "usage: QuickCompare [--policies none,sleep,share] [--warmup-ms 20000]"
+            + " [--window-ms 15000] [--light 30] [--heavy 40] [--rr] [--fairslice k=v ...] [--jvm OPTION ...]";
+
+    /** The command line, checked: {@link #parse} names the option that is wrong. */
+    record Options(List<String> policies, long warmup, long window, int light, int heavy, boolean rr,
+                   List<String> fairslice, List<String> jvm) {
+
+        static Options parse(String... args) {
+            List<String> policies = List.of("none", "sleep", "share");
+            long warmup = 20_000; // the JIT still compiles the woven heavy page after 8 s (C2 took a quarter of the core)
+            long window = 15_000;
+            int light = 30;
+            int heavy = 40;
+            boolean rr = false;
+            List<String> fairslice = new ArrayList<>();
+            List<String> jvm = new ArrayList<>();
+            for (int i = 0; i < args.length; i++) {
+                String option = args[i];
+                switch (option) {
+                    case "--rr" -> rr = true;
+                    case "--policies" -> {
+                        List<String> named = new ArrayList<>();
+                        for (String p : value(args, ++i, option).split(",", -1)) {
+                            named.add(policyName(option, p.trim()));
+                        }
+                        policies = List.copyOf(named);
+                    }
+                    case "--warmup-ms" -> warmup = number(option, value(args, ++i, option), 0, Long.MAX_VALUE);
+                    case "--window-ms" -> window = number(option, value(args, ++i, option), 1, Long.MAX_VALUE);
+                    case "--light" -> light = (int) number(option, value(args, ++i, option), 1, 10_000);
+                    case "--heavy" -> heavy = (int) number(option, value(args, ++i, option), 0, 10_000);
+                    case "--fairslice" -> fairslice.addAll(List.of("--fairslice", value(args, ++i, option)));
+                    case "--jvm" -> jvm.add(value(args, ++i, option));
+                    default -> throw new IllegalArgumentException("unknown option '" + option + "'");
+                }
             }
+            return new Options(policies, warmup, window, light, heavy, rr, List.copyOf(fairslice), List.copyOf(jvm));
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("QuickCompare: " + e.getMessage());
+            System.err.println(USAGE);
+            System.exit(2);
+            return;
         }
         boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
         System.out.printf(Locale.ROOT, "# %d light + %d heavy clients, warm-up %d ms, window %d ms, %s, server %s%n",
-                lightClients, heavyClients, warmup, window,
-                pinned ? "server pinned to CPU 1, load to CPU 0" : "unpinned", rr ? "SCHED_RR (chrt -r 1)" : "SCHED_OTHER");
-        double[] base = run(rr, pinned, jvmExtra, "none", List.of(), lightClients, 0, warmup, window);
+                o.light(), o.heavy(), o.warmup(), o.window(), pinned ? "server pinned to CPU 1, load to CPU 0"
+                        : "unpinned", o.rr() ? "SCHED_RR (chrt -r 1)" : "SCHED_OTHER");
+        double[] base = run(o, pinned, "none", 0);
         System.out.printf(Locale.ROOT, "%-10s %10s %10s %10s %8s %8s%n", "policy", "light/s", "heavy/s", "retention",
                 "failed", "busy");
         System.out.printf(Locale.ROOT, "%-10s %10.1f %10s %10s %8s %7.1f%%%n", "light-only", base[0], "-", "100.0%", "0",
                 100 * base[3]);
-        for (String policy : policies) {
-            double[] r = run(rr, pinned, jvmExtra, policy, "none".equals(policy) ? List.of() : extra, lightClients, heavyClients,
-                    warmup, window);
+        for (String policy : o.policies()) {
+            double[] r = run(o, pinned, policy, o.heavy());
             System.out.printf(Locale.ROOT, "%-10s %10.1f %10.1f %9.1f%% %8d %7.1f%%%n", policy, r[0], r[1],
                     100 * r[0] / base[0], (long) r[2], 100 * r[3]);
         }
     }
 
-    /** Light req/s, heavy req/s, failed requests, and the server's CPU busy share of one CPU in the window. */
-    private static double[] run(boolean rr, boolean pinned, List<String> jvmExtra, String policy, List<String> extra, int light, int heavy,
-                                long warmup, long window) throws Exception {
+    /**
+     * Light req/s, heavy req/s, failed requests, and the server's CPU busy share of one CPU in the window, with
+     * {@code heavy} heavy clients beside the light ones.
+     */
+    private static double[] run(Options o, boolean pinned, String policy, int heavy) throws Exception {
         List<String> args = new ArrayList<>(List.of("--port", "0", "--policy", policy));
-        args.addAll(extra);
+        if (!"none".equals(policy)) {
+            args.addAll(o.fairslice());
+        }
         List<String> jvm = new ArrayList<>(ServerOptions.JVM_OPTIONS);
-        jvm.addAll(jvmExtra);
-        try (ForkedServer server = ForkedServer.start(rr ? List.of("chrt", "-r", "1") : List.of(),
+        jvm.addAll(o.jvm());
+        try (ForkedServer server = ForkedServer.start(o.rr() ? List.of("chrt", "-r", "1") : List.of(),
                 pinned ? "1" : null, jvm, args);
              ClosedLoopLoad load = new ClosedLoopLoad(server.port())) {
-            load.clients("/light", light);
+            load.clients("/light", o.light());
             if (heavy > 0) {
                 load.clients("/heavy", heavy);
             }
             long[] cpuBefore = new long[2];
             java.util.Map<String, Double> metricsBefore = new java.util.TreeMap<>();
-            List<ClosedLoopLoad.Count> counts = load.measure(warmup, window, () -> {
+            List<ClosedLoopLoad.Count> counts = load.measure(o.warmup(), o.window(), () -> {
                 cpuBefore[0] = server.cpuTicks();
                 cpuBefore[1] = System.nanoTime();
                 metricsBefore.putAll(scrape(server.port()));
@@ -89,14 +124,16 @@ public final class QuickCompare {
             StringBuilder where = new StringBuilder();
             for (var e : metricsAfter.entrySet()) {
                 double used = e.getValue() - metricsBefore.getOrDefault(e.getKey(), 0.0);
-                where.append(String.format(Locale.ROOT, " %s %.1f%%", e.getKey(), 100 * used * ForkedServer.CLOCK_TICKS / cpuTicks));
+                where.append(String.format(Locale.ROOT, " %s %.1f%%", e.getKey(),
+                        100 * used * ForkedServer.CLOCK_TICKS / cpuTicks));
             }
             if (!metricsAfter.isEmpty()) {
                 System.out.printf(Locale.ROOT, "  %s: of the server's CPU:%s%n", policy, where);
             }
             ClosedLoopLoad.Count l = counts.get(0);
             ClosedLoopLoad.Count h = heavy > 0 ? counts.get(1) : new ClosedLoopLoad.Count(0, 0);
-            return new double[] {l.ok() * 1000.0 / window, h.ok() * 1000.0 / window, l.failed() + h.failed(), busy};
+            return new double[] {l.ok() * 1000.0 / o.window(), h.ok() * 1000.0 / o.window(), l.failed() + h.failed(),
+                busy};
         }
     }
 

@@ -46,7 +46,7 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
      */
     public static final java.util.List<String> JVM_OPTIONS = java.util.List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g",
             "-Xmn3g", "-XX:+AlwaysPreTouch");
-    private static final java.util.List<String> POLICIES = java.util.List.of(POLICY_NONE, "observe", "sleep", "share");
+    static final java.util.List<String> POLICIES = java.util.List.of(POLICY_NONE, "observe", "sleep", "share");
 
     public static final String USAGE = """
             usage: ./fairslice serve [options]

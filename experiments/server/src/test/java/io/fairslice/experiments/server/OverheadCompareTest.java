@@ -46,6 +46,8 @@ class OverheadCompareTest {
     void shouldNameTheWrongOption() {
         assertThatThrownBy(() -> OverheadCompare.Options.parse("--round", "12"))
                 .hasMessage("unknown option '--round'");
+        assertThatThrownBy(() -> OverheadCompare.Options.parse("--policy", "fair"))
+                .hasMessage("--policy must be one of [none, observe, sleep, share], got 'fair'");
         assertThatThrownBy(() -> OverheadCompare.Options.parse("--policy", "share", "--rounds"))
                 .hasMessage("--rounds needs a value");
         assertThatThrownBy(() -> OverheadCompare.Options.parse("--rounds", "twelve"))

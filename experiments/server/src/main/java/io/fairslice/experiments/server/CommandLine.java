@@ -1,0 +1,43 @@
+package io.fairslice.experiments.server;
+
+/**
+ * The checks the benchmark commands ({@link QuickCompare}, {@link OverheadCompare}) share for their options'
+ * values: each refusal names the option and what it got, in one line.
+ */
+final class CommandLine {
+
+    private CommandLine() {
+    }
+
+    /** The value after {@code option}, at {@code args[i]}. */
+    static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    /** {@code value} as one of the study server's policies ({@code ./fairslice serve --policy}). */
+    static String policyName(String option, String value) {
+        if (!ServerOptions.POLICIES.contains(value)) {
+            throw new IllegalArgumentException(option + " must be one of " + ServerOptions.POLICIES + ", got '" + value
+                    + "'");
+        }
+        return value;
+    }
+
+    /** {@code value} as a whole number in {@code min..max}. */
+    static long number(String option, String value, long min, long max) {
+        long n;
+        try {
+            n = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " must be a whole number, got '" + value + "'");
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(option + " must be " + (max == Long.MAX_VALUE ? "at least " + min
+                    : min + ".." + max) + ", got " + n);
+        }
+        return n;
+    }
+}
