@@ -36,7 +36,8 @@ public final class QuickCompare {
 
         static Options parse(String... args) {
             List<String> policies = List.of("none", "sleep", "share");
-            long warmup = 20_000; // the JIT still compiles the woven heavy page after 8 s (C2 took a quarter of the core)
+            // the JIT still compiles the woven heavy page after 8 s (C2 took a quarter of the core)
+            long warmup = 20_000;
             long window = 15_000;
             int light = 30;
             int heavy = 40;
