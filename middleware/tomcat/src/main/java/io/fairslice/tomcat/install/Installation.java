@@ -230,6 +230,10 @@ public final class Installation {
             report.accept("note: --no-metrics, so the metrics application of the last install ("
                     + TomcatLayout.METRICS_PATH + ") is removed");
         }
+        if (appsBefore != null && metricsBefore == null && options.metrics()) { // the last install had --no-metrics
+            report.accept("note: no --no-metrics, which the last install had, so the metrics application ("
+                    + TomcatLayout.METRICS_PATH + ") is installed again (give --no-metrics to keep it off)");
+        }
         String ports = options.metricsPorts().stream().map(String::valueOf).collect(Collectors.joining(","));
         if (portsBefore != null && options.metrics()
                 && !Set.copyOf(List.of(portsBefore.split(","))).equals(Set.copyOf(List.of(ports.split(","))))) {

@@ -619,7 +619,11 @@ class InstallerTest {
         assertThat(out).contains("note: --no-metrics, so the metrics application of the last install")
                 .doesNotContain("--weave-calls").doesNotContain("--metrics-ports is now");
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
-        assertThat(out).doesNotContain("note: --");
+        assertThat(out).contains("note: no --no-metrics, which the last install had, so the metrics application"
+                + " (/fairslice/metrics) is installed again (give --no-metrics to keep it off)")
+                .doesNotContain("note: --");
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        assertThat(out).as("the same options again: nothing to note").doesNotContain("note:");
 
         // a new scope without the call-site option it had, the same ports in another order
         assertThat(install("--weave", "com.acme..*", "--weave-calls", "--metrics-ports", "8080,9090")).as(err)
