@@ -141,6 +141,11 @@ public final class Installation {
         return "lib/" + jar.getFileName();
     }
 
+    /** The metrics application's context descriptor, in the default host's descriptor folder. */
+    private Path metricsDescriptor() {
+        return base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR);
+    }
+
     /** Where the weaving agent goes in the base. */
     private static String weaverPath(Bundle bundle) {
         return TomcatLayout.HOME + "/" + bundle.weaverName();
@@ -164,7 +169,7 @@ public final class Installation {
         // the scope file (--weave and its aspects) and the metrics descriptor (--metrics-ports) the last install wrote
         String aspectsBefore = Objects.requireNonNullElse(lastText(base.resolve(TomcatLayout.AOP_XML)), "");
         List<String> scopeBefore = Fragments.aopXmlScope(aspectsBefore);
-        String metricsBefore = lastText(base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR));
+        String metricsBefore = lastText(metricsDescriptor());
         String portsBefore = metricsBefore == null ? null : Fragments.metricsPorts(metricsBefore);
         w.createParents(base.resolve(InstallRecord.FILE)); // its folder is fairslice's too
         for (Path jar : bundle.libJars()) {
@@ -180,8 +185,7 @@ public final class Installation {
         w.file(TomcatLayout.TOMCAT_SETTINGS, Fragments.tomcatSettings(options.apps()), false);
         if (options.metrics()) {
             w.file(TomcatLayout.METRICS_WEBAPP + "/WEB-INF/web.xml", Fragments.metricsWebXml(), false);
-            w.file(base.relative(base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR)),
-                    Fragments.metricsDescriptor(options.metricsPorts()), false);
+            w.file(base.relative(metricsDescriptor()), Fragments.metricsDescriptor(options.metricsPorts()), false);
         }
         String weaver = weaving ? bundle.weaverName() : null;
         if (weaving) {
@@ -585,7 +589,7 @@ public final class Installation {
         } else if (sha256(Files.readAllBytes(file)).equals(entry.value())) {
             Files.delete(file);
             report.accept("removed    " + entry.path());
-        } else if (file.equals(base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR))) {
+        } else if (file.equals(metricsDescriptor())) {
             // kept where it is, Tomcat would deploy it at every start from the metrics folder removed with it (SEVERE)
             Path kept = file.resolveSibling(file.getFileName() + ".kept");
             Files.move(file, kept, StandardCopyOption.REPLACE_EXISTING);
