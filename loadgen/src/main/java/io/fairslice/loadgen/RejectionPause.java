@@ -1,13 +1,12 @@
 package io.fairslice.loadgen;
 
+import io.netty.handler.codec.DateFormatter;
 import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
+import java.util.Date;
 
 /**
  * How long a closed-loop client waits after the server shed its request, before it sends the next one: what the
- * answer's {@code Retry-After} asks (RFC 9110 section 10.2.3: whole seconds, or an HTTP date), {@code fallback} when
+ * answer's {@code Retry-After} asks (RFC 9110 section 10.2.3: whole seconds, or an HTTP date in any of its three forms), {@code fallback} when
  * it has none or one that is not valid, never more than {@code max}, and never past the client's own end. A client
  * that retried at once would turn a server's shedding into a hot loop of cheap rejections, which is neither what a
  * well-behaved client does nor a load worth measuring.
@@ -56,11 +55,8 @@ public record RejectionPause(Duration fallback, Duration max) {
             // more digits than a long holds is still "a long time": the caller's max cuts it
             return v.length() > 12 ? Duration.ofSeconds(999_999_999_999L) : Duration.ofSeconds(Long.parseLong(v));
         }
-        try {
-            long at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli();
-            return Duration.ofMillis(Math.max(0, at - nowMillis));
-        } catch (DateTimeParseException e) {
-            return null;
-        }
+        // IMF-fixdate, and the obsolete RFC 850 and asctime forms a recipient must accept too (RFC 9110 5.6.7)
+        Date at = DateFormatter.parseHttpDate(v);
+        return at == null ? null : Duration.ofMillis(Math.max(0, at.getTime() - nowMillis));
     }
 }

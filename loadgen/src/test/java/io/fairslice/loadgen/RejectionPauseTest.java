@@ -29,9 +29,19 @@ class RejectionPauseTest {
         assertThat(pause.after("Thu, 01 Jan 2026 00:00:00 GMT", NOW, LONG_LEFT)).as("a date gone by").isZero();
     }
 
+    /** RFC 9110 5.6.7: a recipient accepts the obsolete forms too (only IMF-fixdate was read: the default waited). */
+    @Test
+    void shouldReadTheObsoleteHttpDateForms() {
+        assertThat(pause.after("Friday, 27-Nov-26 12:00:20 GMT", NOW, LONG_LEFT)).as("RFC 850")
+                .isEqualTo(Duration.ofSeconds(20));
+        assertThat(pause.after("Fri Nov 27 12:00:30 2026", NOW, LONG_LEFT)).as("asctime")
+                .isEqualTo(Duration.ofSeconds(30));
+    }
+
     @Test
     void shouldWaitTheDefaultWithoutAValidRetryAfter() {
-        for (String invalid : new String[] {null, "", "  ", "soon", "-5", "1.5", "3s", "Friday"}) {
+        for (String invalid : new String[] {null, "", "  ", "soon", "-5", "1.5", "3s", "Friday",
+            "Fri, 27 Nov 2026"}) {
             assertThat(pause.after(invalid, NOW, LONG_LEFT)).as("Retry-After: %s", invalid)
                     .isEqualTo(Duration.ofSeconds(1));
         }
