@@ -396,7 +396,9 @@ public final class FairsliceFilter implements Filter {
         long cpu = ticket.cpuNanos();
         scheduler.complete(ticket);
         FairsliceConfig config = scheduler.config();
-        Route ended = classifier.end(config, route, method, status, cpu);
+        // a failure's cost with its tasks' CPU, of those that have ended: a new page whose task did the work and then
+        // failed joins the table as one that fails after its own work does
+        Route ended = classifier.end(config, route, method, status, cpu < 0 ? cpu : cpu + ticket.taskCpuNanos());
         if (cpu >= 0 && RequestClassifier.teaches(method) && !ticket.declared()) {
             // with its tasks' CPU (Fairslice.task): once those still running have ended, since a task's last line
             // is often the one that completes the request (complete(), or the future a request thread joins); and

@@ -102,7 +102,17 @@ class FairsliceFilterTest {
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            burnCpu(20);
+            if ("task".equals(req.getQueryString())) { // the work on another thread, as the request's task
+                Thread worker = new Thread(Fairslice.task(() -> burnCpu(20)));
+                worker.start();
+                try {
+                    worker.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            } else {
+                burnCpu(20);
+            }
             resp.sendError(status);
         }
     }
@@ -278,26 +288,32 @@ class FairsliceFilterTest {
 
     /**
      * A page that fails on every request after 20 ms of work: before, it never joined the route table (no request
-     * served), stayed under {@code other}, which does not learn, and ran in the light class whatever it cost.
+     * served), stayed under {@code other}, which does not learn, and ran in the light class whatever it cost. So did one
+     * whose work is its task's on another thread (Fairslice.task): its failure was judged without the task's CPU.
      */
     @Test
     void shouldLearnAPageThatFailsAfterItsWorkAsHeavyUnderItsOwnPageTag() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/fails", Map.of("fairslice.adaptive.min-samples", "3"), registry)
                 .servlet("/report", new FailsAfterItsWork(500), false).servlet("/missing", new NotFound(), false)
-                .servlet("/guarded/*", new FailsAfterItsWork(404), false).start()) {
+                .servlet("/guarded/*", new FailsAfterItsWork(404), false)
+                .servlet("/export", new FailsAfterItsWork(500), false).start()) {
             for (int i = 0; i < 5; i++) {
                 assertThat(t.get("/report").statusCode()).isEqualTo(500);
+                assertThat(t.get("/export?task").statusCode()).isEqualTo(500);
                 assertThat(t.get("/missing").statusCode()).isEqualTo(404);
                 assertThat(t.get("/guarded/slug-" + i).statusCode()).isEqualTo(404);
             }
             eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/report", "class", "heavy",
                     "outcome", "server_error").timer()).as("learnt heavy, under its own page").isNotNull());
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("page", "/export", "class", "heavy",
+                    "outcome", "server_error").timer()).as("its task's work counted: it joins the table and learns")
+                    .isNotNull());
             assertThat(registry.find("fairslice.requests").tags("page", "/missing").timers())
                     .as("a cheap failure still takes no place").isEmpty();
             assertThat(t.filter().classifier().routes().size())
                     .as("a 404 after 20 ms of work (a rendered not-found page) is no page either: a scan of slugs"
-                            + " takes no place").isEqualTo(1);
+                            + " takes no place").isEqualTo(2);
         }
     }
 
