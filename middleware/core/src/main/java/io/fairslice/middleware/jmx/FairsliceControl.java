@@ -242,7 +242,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     @Override
     public void set(String key, String value) {
-        applyFromJmx(one(key, value));
+        applyFromJmx(one(key == null ? null : key.strip(), value));
     }
 
     @Override
