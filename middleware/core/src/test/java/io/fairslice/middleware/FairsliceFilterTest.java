@@ -80,6 +80,17 @@ class FairsliceFilterTest {
     }
 
     /** Uses {@code millis} of the calling thread's CPU time. */
+    /** {@link #burnCpu} on another thread, as the calling request's task (Fairslice.task), waited for. */
+    static void burnCpuInTask(long millis) {
+        Thread worker = new Thread(Fairslice.task(() -> burnCpu(millis)));
+        worker.start();
+        try {
+            worker.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     static long burnCpu(long millis) {
         var threads = ManagementFactory.getThreadMXBean();
         long until = threads.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(millis);
@@ -102,14 +113,8 @@ class FairsliceFilterTest {
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            if ("task".equals(req.getQueryString())) { // the work on another thread, as the request's task
-                Thread worker = new Thread(Fairslice.task(() -> burnCpu(20)));
-                worker.start();
-                try {
-                    worker.join();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            if ("task".equals(req.getQueryString())) {
+                burnCpuInTask(20);
             } else {
                 burnCpu(20);
             }
@@ -555,13 +560,7 @@ class FairsliceFilterTest {
             } else if ("anonymous".equals(req.getQueryString())) {
                 resp.sendError(401);
             } else if ("taskfail".equals(req.getQueryString())) {
-                Thread worker = new Thread(Fairslice.task(() -> burnCpu(20)));
-                worker.start();
-                try {
-                    worker.join();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                burnCpuInTask(20);
                 resp.sendError(500);
             } else {
                 long x = burnCpu(20);
