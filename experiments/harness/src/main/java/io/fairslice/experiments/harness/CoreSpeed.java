@@ -90,6 +90,11 @@ final class CoreSpeed {
      * the first configurations and the last ones at different speeds.
      */
     static String change(Samples before, Samples after) {
+        return change(before, after, "after the run", "before it");
+    }
+
+    /** As {@link #change(Samples, Samples)}, the samples' times named ("as the run goes on", "at its start"). */
+    static String change(Samples before, Samples after, String afterWhen, String beforeWhen) {
         if (before == null || after == null) {
             return null;
         }
@@ -97,8 +102,8 @@ final class CoreSpeed {
         if (ratio <= STEADY_SPREAD && ratio >= 1 / STEADY_SPREAD) {
             return null;
         }
-        return String.format(Locale.ROOT, "median %.0f ms after the run against %.0f ms before it: %.2fx",
-                after.median(), before.median(), ratio);
+        return String.format(Locale.ROOT, "median %.0f ms %s against %.0f ms %s: %.2fx",
+                after.median(), afterWhen, before.median(), beforeWhen, ratio);
     }
 
     /** A random cycle through {@link #CYCLE} ints: {@code next[i]} is the step after {@code i}. */

@@ -239,7 +239,8 @@ public final class Report {
      */
     static String hostSpeedNote(Map<String, String> machine) {
         List<String> found = new ArrayList<>();
-        for (String key : List.of(StudyRunner.CORE_SPEED_AT_START, StudyRunner.CORE_SPEED_AT_END)) {
+        for (String key : List.of(StudyRunner.CORE_SPEED_AT_START, StudyRunner.CORE_SPEED_AT_RESUME,
+                StudyRunner.CORE_SPEED_AT_END)) {
             String v = machine.get(key);
             if (v != null && v.contains("not steady")) {
                 found.add(key + " " + v);

@@ -4,6 +4,7 @@ import io.fairslice.experiments.server.ProcCpu;
 import io.fairslice.loadgen.StudyParameters;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,8 +99,9 @@ public final class StudyRunner {
         Map<String, String> machine;
         try (Host host = new Host()) {
             machine = host.facts();
-            machine.put(CORE_SPEED_AT_START, coreSpeed(host, BEFORE_RUN, "core-speed-start.log"));
-            if (previous != null) {
+            if (previous == null) {
+                machine.put(CORE_SPEED_AT_START, coreSpeed(host, BEFORE_RUN, "core-speed-start.log"));
+            } else {
                 checkResumable(previous, settings, machine);
                 if (Report.removeEarlier(out)) {
                     console.println("fairslice study: the run's earlier report (report.md, report.html, figures/) is "
@@ -107,6 +109,7 @@ public final class StudyRunner {
                 }
                 settings.put("resumed", (previous.settings().containsKey("resumed")
                         ? previous.settings().get("resumed") + ", " : "") + java.time.Instant.now());
+                resumeCoreSpeed(host, machine);
             }
             for (Scheduler s : config.configurations().stream().map(Configuration::scheduler).distinct().toList()) {
                 String unavailable = host.unavailableReason(s);
@@ -135,9 +138,11 @@ public final class StudyRunner {
                 runInRounds(host, load, points, outcomes, settings, machine, started);
             }
             machine.put(CORE_SPEED_AT_END, coreSpeed(host, AFTER_RUN, "core-speed-end.log"));
-            String change = CoreSpeed.change(speeds.get(BEFORE_RUN), speeds.get(AFTER_RUN));
+            // against the run's own start (a resumed run's, read back), or the resume's where that cannot be read
+            CoreSpeed.Samples start = speeds.getOrDefault(BEFORE_RUN, speeds.get(AT_RESUME));
+            String change = CoreSpeed.change(start, speeds.get(AFTER_RUN));
             if (change != null) {
-                machine.put(CORE_SPEED_CHANGE, change);
+                machine.merge(CORE_SPEED_CHANGE, change, (was, now) -> was + "; " + now);
                 console.println("fairslice study: warning: the server's core ran at another speed after the run than"
                         + " before it (" + change + "); the configurations measured at either end are not alike"
                         + " (docs/study.md, \"A host that changes speed\")");
@@ -250,12 +255,21 @@ public final class StudyRunner {
     }
 
     static final String CORE_SPEED_AT_START = "core_speed_at_start";
+    /** The speed when the run last went on ({@code --resume}); the run's start keeps its own. */
+    static final String CORE_SPEED_AT_RESUME = "core_speed_at_resume";
     static final String CORE_SPEED_AT_END = "core_speed_at_end";
-    /** Set only when the speed after the run differs from the speed before it by more than the steady spread. */
+    /**
+     * Set only when the speed after the run, or when it went on, differs from the speed at its start by more than the
+     * steady spread; kept through later resumes.
+     */
     static final String CORE_SPEED_CHANGE = "core_speed_change";
     private static final String BEFORE_RUN = "before the run";
+    private static final String AT_RESUME = "as the run goes on";
     private static final String AFTER_RUN = "after the run";
-    /** The core speed samples taken, by when ({@link #coreSpeed}: {@link #BEFORE_RUN}, {@link #AFTER_RUN}). */
+    /**
+     * The core speed samples taken, by when ({@link #coreSpeed}: {@link #BEFORE_RUN}, {@link #AT_RESUME},
+     * {@link #AFTER_RUN}).
+     */
     private final Map<String, CoreSpeed.Samples> speeds = new LinkedHashMap<>();
     private static final int CORE_SPEED_SAMPLES = 6;
 
@@ -264,7 +278,39 @@ public final class StudyRunner {
      * and how fast the host ran the server's core.
      */
     private static final java.util.Set<String> VOLATILE_FACTS = java.util.Set.of("sched_rr_timeslice_ms_at_start",
-            "sched_rt_runtime_us_at_start", CORE_SPEED_AT_START, CORE_SPEED_AT_END, CORE_SPEED_CHANGE);
+            "sched_rt_runtime_us_at_start", CORE_SPEED_AT_START, CORE_SPEED_AT_RESUME, CORE_SPEED_AT_END,
+            CORE_SPEED_CHANGE);
+
+    /**
+     * A resumed run keeps its start's core speed (the fact and {@code logs/core-speed-start.log}, which it read the
+     * samples from) and a change found before; the host is sampled again now, into {@code logs/core-speed-resume.log},
+     * and a speed other than the start's is warned of and recorded: the configurations measured before and after
+     * are not alike. (The resume's samples replaced the start's, and a host that changed speed between the sessions
+     * went unremarked.)
+     */
+    private void resumeCoreSpeed(Host host, Map<String, String> machine) throws InterruptedException {
+        for (String kept : List.of(CORE_SPEED_AT_START, CORE_SPEED_CHANGE)) {
+            String value = previous.machine().get(kept);
+            if (value != null) {
+                machine.put(kept, value);
+            }
+        }
+        Path startLog = out.resolve("logs").resolve("core-speed-start.log");
+        try {
+            speeds.put(BEFORE_RUN, CoreSpeed.Samples.parse(Files.readString(startLog)));
+        } catch (IOException | IllegalArgumentException e) {
+            console.println("fairslice study: the run's start core speed cannot be read back from " + startLog + " ("
+                    + e.getMessage() + "); the run's end is compared with this resume's");
+        }
+        machine.put(CORE_SPEED_AT_RESUME, coreSpeed(host, AT_RESUME, "core-speed-resume.log"));
+        String change = CoreSpeed.change(speeds.get(BEFORE_RUN), speeds.get(AT_RESUME), AT_RESUME, "at its start");
+        if (change != null) {
+            machine.merge(CORE_SPEED_CHANGE, change, (was, now) -> was + "; " + now);
+            console.println("fairslice study: warning: the server's core runs at another speed as the run goes on than"
+                    + " at its start (" + change + "); the configurations measured before and after are not alike"
+                    + " (docs/study.md, \"A host that changes speed\")");
+        }
+    }
 
     /**
      * Samples the server core's speed ({@link CoreSpeed}) and says what it found; a host that does not run it

@@ -3,6 +3,7 @@ package io.fairslice.experiments.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,37 +86,80 @@ class ResumeTest {
     @Test
     @org.junit.jupiter.api.Timeout(120)
     void shouldRemoveTheEarlierReportWhenARunGoesOn() throws Exception {
-        StudyConfig config = StudyConfig.quick().with(Map.of("configurations", "none@default"));
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        StudyRunner.Classpaths classpaths = new StudyRunner.Classpaths(classpath, classpath, List.of(), List.of());
-        Map<String, String> settings = new LinkedHashMap<>(config.describe());
-        settings.put("source", StudyRunner.source());
-        settings.put("components", Components.describe(classpaths));
-        settings.put("extraServerJvmOptions", "");
-        settings.put("weaving", "none (no yield points woven)");
-        Map<String, String> machine;
-        try (Host host = new Host()) {
-            machine = host.facts();
-        }
-        StudyResult previous = new StudyResult("earlier", settings, machine, ReportTest.fixture().points().stream()
-                .filter(p -> p.configuration().equals("none@default")).toList(), List.of(
-                new ConfigurationOutcome("none@default", ConfigurationOutcome.Status.MEASURED, "")),
-                1_700_000_000_000L, 1_700_000_500_000L, 40);
+        StudyResult previous = measuredRun(Map.of());
         ResultsFiles.write(previous, dir);
         Report.write(previous, dir);
-        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
 
-        new StudyRunner(config, classpaths, dir, new java.io.PrintStream(console, true,
-                java.nio.charset.StandardCharsets.UTF_8), previous).run();
+        String console = goOn(previous);
 
-        assertThat(console.toString(java.nio.charset.StandardCharsets.UTF_8))
-                .contains("none@default was measured before; kept")
+        assertThat(console).contains("none@default was measured before; kept")
                 .contains("the run's earlier report (report.md, report.html, figures/) is removed");
         assertThat(dir.resolve("report.md")).doesNotExist();
         assertThat(dir.resolve("report.html")).doesNotExist();
         assertThat(dir.resolve("figures/retention.png")).doesNotExist();
         assertThat(dir.resolve(ResultsFiles.POINTS_CSV)).exists();
     }
+
+    /**
+     * A run started on a host five times slower than this one goes on here: the run keeps its start's core speed and
+     * its samples, and the resume's own, another speed, is warned of and recorded. The resume's samples replaced the
+     * start's, and the end was compared with them: no warning.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(120)
+    void shouldKeepTheStartsCoreSpeedAndWarnOfAnotherSpeedWhenARunGoesOn() throws Exception {
+        String start = "340-360 ms (median 350) over 6 samples of a fixed unit of work";
+        StudyResult previous = measuredRun(Map.of(StudyRunner.CORE_SPEED_AT_START, start));
+        ResultsFiles.write(previous, dir);
+        Path startLog = Files.createDirectories(dir.resolve("logs")).resolve("core-speed-start.log");
+        Files.writeString(startLog, "340\n345\n350\n350\n355\n360\n");
+
+        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+        StudyResult resumed = new StudyRunner(RESUMED, CLASSPATHS, dir, new java.io.PrintStream(console, true,
+                java.nio.charset.StandardCharsets.UTF_8), previous).run();
+
+        assertThat(console.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("warning: the server's core"
+                + " runs at another speed as the run goes on than at its start (median ");
+        assertThat(Files.readString(startLog)).as("the start's samples").isEqualTo("340\n345\n350\n350\n355\n360\n");
+        assertThat(resumed.machine().get(StudyRunner.CORE_SPEED_AT_START)).isEqualTo(start);
+        assertThat(resumed.machine().get(StudyRunner.CORE_SPEED_AT_RESUME)).contains("samples of a fixed unit");
+        assertThat(resumed.machine().get(StudyRunner.CORE_SPEED_CHANGE))
+                .as("the resume and the end, each against the start")
+                .contains("as the run goes on against 350 ms at its start")
+                .contains("after the run against 350 ms before it");
+    }
+
+    /** A run of none@default alone, measured (from the report fixture), with this host's facts and {@code facts}. */
+    private StudyResult measuredRun(Map<String, String> facts) throws Exception {
+        Map<String, String> settings = new LinkedHashMap<>(RESUMED.describe());
+        settings.put("source", StudyRunner.source());
+        settings.put("components", Components.describe(CLASSPATHS));
+        settings.put("extraServerJvmOptions", "");
+        settings.put("weaving", "none (no yield points woven)");
+        Map<String, String> machine;
+        try (Host host = new Host()) {
+            machine = host.facts();
+        }
+        machine.putAll(facts);
+        return new StudyResult("earlier", settings, machine, ReportTest.fixture().points().stream()
+                .filter(p -> p.configuration().equals("none@default")).toList(), List.of(
+                new ConfigurationOutcome("none@default", ConfigurationOutcome.Status.MEASURED, "")),
+                1_700_000_000_000L, 1_700_000_500_000L, 40);
+    }
+
+    /** Goes on with {@code previous} in {@link #dir}; its console. */
+    private String goOn(StudyResult previous) throws Exception {
+        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
+        new StudyRunner(RESUMED, CLASSPATHS, dir, new java.io.PrintStream(console, true,
+                java.nio.charset.StandardCharsets.UTF_8), previous).run();
+        return console.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static final StudyConfig RESUMED = StudyConfig.quick().with(Map.of("configurations", "none@default"));
+    private static final String CLASSPATH = System.getProperty("surefire.test.class.path",
+            System.getProperty("java.class.path"));
+    private static final StudyRunner.Classpaths CLASSPATHS = new StudyRunner.Classpaths(CLASSPATH, CLASSPATH,
+            List.of(), List.of());
 
     /** A new run in a run's folder rewrote its points.csv and the rest after its first configuration, unasked. */
     @Test
