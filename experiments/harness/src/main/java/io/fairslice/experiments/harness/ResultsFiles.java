@@ -50,7 +50,6 @@ public final class ResultsFiles {
     public static void write(StudyResult result, Path dir) throws IOException {
         Files.createDirectories(dir);
         writePointsCsv(result.points(), dir.resolve(POINTS_CSV));
-        writeSummaryCsv(Summary.of(result.points()), dir.resolve("summary.csv"));
         replace(dir.resolve(OUTCOMES_CSV), w -> {
             w.write(String.join(",", OUTCOME_COLUMNS) + "\n");
             for (ConfigurationOutcome o : result.outcomes()) {
@@ -70,6 +69,16 @@ public final class ResultsFiles {
                 w.write(escapeKey(e.getKey()) + "=" + escapeValue(e.getValue()) + "\n");
             }
         });
+        writeDerived(result, dir);
+    }
+
+    /**
+     * Only the files made from the others: summary.csv and points.json. {@code --report}, which may run beside the
+     * study writing that folder, rewrites these (to match hand-merged or edited data files) and never the files a
+     * {@code --resume} reads: written from a read the study had since overtaken, they lost its newest configuration.
+     */
+    static void writeDerived(StudyResult result, Path dir) throws IOException {
+        writeSummaryCsv(Summary.of(result.points()), dir.resolve("summary.csv"));
         writeJson(result, dir.resolve("points.json"));
     }
 
@@ -83,9 +92,14 @@ public final class ResultsFiles {
         void writeTo(OutputStream out) throws IOException;
     }
 
+    /** Numbers this process's temporary files ({@link #replaceBytes}). */
+    private static final java.util.concurrent.atomic.AtomicLong TEMPORARY_FILES =
+            new java.util.concurrent.atomic.AtomicLong();
+
     /**
-     * Writes {@code file} whole or not at all: into {@code <file>.tmp} beside it, forced to disk, then renamed over
-     * it. The data files are rewritten after every configuration; written in place, a run stopped mid-write (Ctrl-C,
+     * Writes {@code file} whole or not at all: into a temporary file of its own beside it
+     * ({@code <file>.<pid>.<n>.tmp}, so that a {@code --report} beside the study never writes or deletes the study's),
+     * forced to disk, then renamed over it. The data files are rewritten after every configuration; written in place, a run stopped mid-write (Ctrl-C,
      * a crash) left a truncated points.csv that --resume and --report refused, where now the previous one remains.
      */
     static void replace(Path file, Content content) throws IOException {
@@ -101,9 +115,12 @@ public final class ResultsFiles {
      * while the report is made again, never finds half a report.md or a cut PNG.
      */
     static void replaceBytes(Path file, Bytes content) throws IOException {
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        // this process's own (not createTempFile's, whose owner-only permissions the renamed file would keep)
+        Path tmp = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + "."
+                + TEMPORARY_FILES.incrementAndGet() + ".tmp");
         try {
-            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp))) {
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE))) {
                 content.writeTo(out);
             }
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.WRITE)) {

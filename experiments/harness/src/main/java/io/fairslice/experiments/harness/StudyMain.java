@@ -150,8 +150,8 @@ public final class StudyMain {
                         + " there (not a study run's folder, or it ended before its first configuration)");
             }
             StudyResult result = ResultsFiles.read(reportOnly);
-            // rewritten from what was read, so points.json and summary.csv match hand-merged or edited data files
-            ResultsFiles.write(result, reportOnly);
+            // so that points.json and summary.csv match hand-merged or edited data files
+            ResultsFiles.writeDerived(result, reportOnly);
             String headline = Report.write(result, reportOnly);
             System.out.println("report: " + reportOnly.resolve("report.md") + " (and report.html)");
             System.out.println(headline);

@@ -424,6 +424,34 @@ class ReportTest {
         assertThat(dir.resolve("report.md")).exists();
     }
 
+    /**
+     * --report beside the study that writes the folder: it rewrote every data file from what it had read, and a
+     * configuration the study finished meanwhile was lost to --resume. Now it leaves the files --resume reads alone
+     * (here, lines it would not write itself stay) and remakes only those made from them.
+     */
+    @Test
+    void shouldRewriteOnlyTheDerivedFilesOnReport() throws Exception {
+        ResultsFiles.write(fixture(), dir);
+        Files.writeString(dir.resolve(ResultsFiles.RUN_PROPERTIES), "# a comment of mine\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        var written = java.nio.file.attribute.FileTime.from(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        Map<String, String> before = new java.util.HashMap<>();
+        for (String file : List.of(ResultsFiles.POINTS_CSV, ResultsFiles.OUTCOMES_CSV, ResultsFiles.RUN_PROPERTIES)) {
+            Files.setLastModifiedTime(dir.resolve(file), written);
+            before.put(file, Files.readString(dir.resolve(file)));
+        }
+        Files.delete(dir.resolve("summary.csv"));
+
+        assertThat(StudyConfigTest.runQuietly("--report", dir.toString())).isZero();
+
+        for (var file : before.entrySet()) {
+            assertThat(dir.resolve(file.getKey())).as(file.getKey()).hasContent(file.getValue());
+            assertThat(Files.getLastModifiedTime(dir.resolve(file.getKey()))).as(file.getKey()).isEqualTo(written);
+        }
+        assertThat(dir.resolve("summary.csv")).as("made again").exists();
+        assertThat(dir.resolve("report.md")).exists();
+    }
+
     @Test
     void shouldReadBackWhatItWrote() throws Exception {
         StudyResult original = fixture();
