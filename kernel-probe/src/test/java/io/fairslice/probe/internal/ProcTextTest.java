@@ -56,6 +56,17 @@ class ProcTextTest {
         assertThat(ProcText.keyed(b, n, key("se.load"))).isEqualTo(ProcText.MISSING);
     }
 
+    /** The header line is the thread's name, which can look like a key: "prio 1" read as priority 1 (nice -119). */
+    @Test
+    void shouldNotReadAKeyFromTheThreadsNameInTheHeader() {
+        for (String name : new String[] {"prio 1", "policy 2", "prio", "prio: 5"}) {
+            String sched = SCHED.replace("java (15208", name + " (15208");
+            ByteBuffer b = bytes(sched);
+            assertThat(ProcText.keyed(b, sched.length(), key("prio"))).as(name).isEqualTo(130);
+            assertThat(ProcText.keyed(b, sched.length(), key("policy"))).as(name).isEqualTo(0);
+        }
+    }
+
     @Test
     void shouldReadPressureAndLoadDecimals() {
         String psi = "some avg10=7.24 avg60=2.78 avg300=2.32 total=15069481\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
