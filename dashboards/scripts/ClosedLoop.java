@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * A bounded closed-loop load for overload-snapshot.sh (single-file program: java ClosedLoop.java ...): CLIENTS
  * clients per page, each sending its next request when the previous one is answered, for SECONDS seconds, on
- * loopback only. Prints responses per page and status.
+ * loopback only. Prints responses per page and status; exits with 1 when a page got no 2xx answer at all.
  *
  * usage: java ClosedLoop.java http://127.0.0.1:PORT SECONDS /light=30 /heavy=10 ...
  */
@@ -62,6 +62,16 @@ public class ClosedLoop {
         Map<String, Long> sorted = new TreeMap<>();
         counts.forEach((k, v) -> sorted.put(k, v.sum()));
         sorted.forEach((k, v) -> System.out.printf("%-24s %8d  (%.1f/s)%n", k, v, v / (double) seconds));
-        System.exit(0);
+        // a page that got no 2xx at all (the server down, a wrong port) is no load: the snapshot must not be taken
+        int status = 0;
+        for (int a = 2; a < args.length; a++) {
+            String answered = java.util.regex.Pattern.quote(args[a].split("=", 2)[0]) + " 2\\d\\d";
+            if (sorted.keySet().stream().noneMatch(k -> k.matches(answered))) {
+                System.err.println("ClosedLoop: " + args[a].split("=", 2)[0] + " got no 2xx answer in " + seconds
+                        + " s");
+                status = 1;
+            }
+        }
+        System.exit(status);
     }
 }
