@@ -1512,7 +1512,9 @@ public final class Scheduler {
         lock.lock();
         try {
             FairsliceConfig cfg = config;
-            if (closed || t.completed || cfg.policy() != Policy.SHARE || !(t.holdsSlot || t.riding)) {
+            // a move left for it since the look above (reclassify) keeps its slot too: given up, the move would take
+            // another at a yield point inside the call, and the call's end a third
+            if (closed || t.completed || cfg.policy() != Policy.SHARE || !(t.holdsSlot || t.riding) || t.moveTo >= 0) {
                 return;
             }
             long now = clock.nanoTime();

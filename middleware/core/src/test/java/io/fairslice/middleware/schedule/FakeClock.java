@@ -22,8 +22,16 @@ final class FakeClock implements Clock {
         return now;
     }
 
+    /** Run once at the next {@link #threadCpuNanos} read (then cleared): another thread acting at that moment. */
+    volatile Runnable atNextCpuRead;
+
     @Override
     public long threadCpuNanos() {
+        Runnable hook = atNextCpuRead;
+        if (hook != null) {
+            atNextCpuRead = null;
+            hook.run();
+        }
         return cpu;
     }
 

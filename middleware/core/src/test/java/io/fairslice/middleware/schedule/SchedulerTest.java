@@ -2236,6 +2236,32 @@ class SchedulerTest {
         assertThat(moves).containsExactly("light -> heavy");
     }
 
+    /**
+     * The request's route is learnt heavy just as it declares a blocking call, after the declaration's look at its
+     * pending move (taken without the lock) and before it takes the lock: it keeps its slot, as a request with a move
+     * left for it does, and moves at its next yield point, inside the call. It gave its slot up, then moved and took
+     * one in heavy, and wanted another as the call returned: a request holding two slots.
+     */
+    @Test
+    void shouldKeepTheSlotOfARequestMovedJustAsItDeclaresABlockingCall() {
+        scheduler("share.cpus", "2");
+        Ticket page = running(LIGHT);
+        running(HEAVY);
+        clock.atNextCpuRead = () -> scheduler.reclassify(page, HEAVY);
+
+        scheduler.blockingBegins(page);
+        assertThat(page.className()).as("a move left for it").isEqualTo("light");
+        scheduler.yieldPoint(page); // woven code inside the declared call
+        // (it waited for a third slot there, on the fake clock for good)
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.blockingEnds(page));
+
+        assertThat(page.className()).isEqualTo("heavy");
+        assertThat(scheduler.classState(HEAVY).running()).as("the two heavy requests, one slot each").isEqualTo(2);
+        assertThat(scheduler.classState(LIGHT).running()).isZero();
+        scheduler.complete(page);
+        assertThat(scheduler.classState(HEAVY).running()).as("its one slot given back").isEqualTo(1);
+    }
+
     @Test
     void shouldMoveARequestWhoseClassChangesDuringADeclaredBlockingCall() {
         scheduler("share.cpus", "2");
