@@ -27,7 +27,7 @@ while [[ $# -gt 0 ]]; do
     --heap-gb) heap_gb="$2"; shift 2 ;;
     --pin) pin=true; shift ;;
     --) shift; server_extra=("$@"); break ;;
-    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "soak: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -39,7 +39,8 @@ mkdir -p "$out"
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 
 server_pin=() load_pin=()
-if [[ "$pin" == true ]] && command -v taskset >/dev/null; then
+if [[ "$pin" == true ]]; then
+  command -v taskset >/dev/null || { echo "soak: --pin needs taskset (util-linux)" >&2; exit 2; }
   server_pin=(taskset -c 1) load_pin=(taskset -c 0)
 fi
 
@@ -61,8 +62,11 @@ server_args+=(${server_extra[@]+"${server_extra[@]}"})
 echo "soak: ${minutes} min, sample every ${sample} s, policy ${policy}, light ${light}/s heavy ${heavy}/s" \
   "scan ${scan}/s, heap ${heap_gb} GB; output ${out}"
 # Serial GC (the launcher's) with a young generation of two thirds of the heap, as the study sizes it
-FAIRSLICE_JAVA_OPTS="-Xms${heap_gb}g -Xmx${heap_gb}g -Xmn$(( heap_gb * 1024 * 2 / 3 ))m -Xlog:gc:file=$out/gc.log" \
-  ${server_pin[@]+"${server_pin[@]}"} "$root/fairslice" serve "${server_args[@]}" > "$out/server.log" 2>&1 &
+# The GC log's path is relative, the server started in $out: FAIRSLICE_JAVA_OPTS is split on blanks, so an
+# absolute path with one (a checkout in "my projects") broke the JVM's command line. exec keeps $! the server's pid.
+heap_opts="-Xms${heap_gb}g -Xmx${heap_gb}g -Xmn$(( heap_gb * 1024 * 2 / 3 ))m"
+(cd "$out" && FAIRSLICE_JAVA_OPTS="$heap_opts -Xlog:gc:file=gc.log" \
+  exec ${server_pin[@]+"${server_pin[@]}"} "$root/fairslice" serve "${server_args[@]}") > "$out/server.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EXIT
 
