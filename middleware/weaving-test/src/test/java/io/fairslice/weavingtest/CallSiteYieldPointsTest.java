@@ -10,6 +10,7 @@ import io.fairslice.weavingtest.shop.BulkDiscount;
 import io.fairslice.weavingtest.shop.Checkout;
 import io.fairslice.weavingtest.shop.Fibonacci;
 import io.fairslice.weavingtest.shop.Item;
+import io.fairslice.weavingtest.shop.Mailbox;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,23 @@ class CallSiteYieldPointsTest {
         // 201 method executions as without call sites (no record accessors), plus the for-each loop's calls into
         // java.util: iterator() once, hasNext() 101 times, next() 100 times
         assertThat(YieldPointCounter.count() - before).isEqualTo(201 + 1 + 101 + 100);
+    }
+
+    /**
+     * No yield point before the calls made only while a monitor or a lock is held: Object.notifyAll (wait, notify),
+     * Condition.signalAll (await, signal) and Lock.unlock. A yield point there parked a request holding its monitor
+     * or lock, which the scheduler sees only for woven synchronized methods.
+     */
+    @Test
+    void shouldAddNoYieldPointBeforeCallsMadeOnlyUnderAMonitorOrALock() {
+        Mailbox mailbox = new Mailbox();
+        long before = YieldPointCounter.count();
+
+        mailbox.post();
+
+        // post()'s execution and its call to lock(), which takes the lock; not notifyAll, signalAll nor unlock
+        assertThat(YieldPointCounter.count() - before).isEqualTo(2);
+        assertThat(mailbox.letters()).isEqualTo(1);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.fairslice.middleware.weaving;
 import io.fairslice.middleware.Fairslice;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.annotation.Before;
+import org.aspectj.lang.annotation.Pointcut;
 
 /**
  * Optional, denser yield points: one before every call that the application's code makes into the JDK, Jakarta or
@@ -19,8 +20,19 @@ public class CallSiteYieldPointAspect {
 
     @Before("(call(* java..*.*(..)) || call(* javax..*.*(..)) || call(* jakarta..*.*(..))"
             + " || call(* org.w3c..*.*(..)) || call(* org.xml..*.*(..)))"
-            + " && !io.fairslice.middleware.weaving.YieldPointAspect.fenced()")
+            + " && !underAMonitorOrALock() && !io.fairslice.middleware.weaving.YieldPointAspect.fenced()")
     public void beforeLibraryCall() {
         Fairslice.yieldPoint();
+    }
+
+    /**
+     * Calls made only while the caller holds a monitor or a lock: Object's wait and notify, a Condition's await and
+     * signal, and Lock.unlock. A yield point before them would park the request holding it, and the scheduler sees a
+     * held monitor only in woven synchronized methods ({@code YieldGate.inMonitor}), not in synchronized blocks.
+     */
+    @Pointcut("call(* java.lang.Object.wait(..)) || call(* java.lang.Object.notify*())"
+            + " || call(* java.util.concurrent.locks.Condition+.*(..))"
+            + " || call(* java.util.concurrent.locks.Lock+.unlock())")
+    void underAMonitorOrALock() {
     }
 }
