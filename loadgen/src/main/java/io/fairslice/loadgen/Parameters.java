@@ -199,7 +199,7 @@ final class Parameters {
                 throw new ParameterException(name, "must be paths starting with '/', separated by commas, got '"
                         + value + "'");
             }
-            paths.add(path);
+            paths.add(literal(name, path));
         }
         return List.copyOf(paths);
     }
@@ -209,7 +209,20 @@ final class Parameters {
         if (!value.startsWith("/")) {
             throw new ParameterException(name, "must start with '/', got '" + value + "'");
         }
-        return value;
+        return literal(name, value);
+    }
+
+    /**
+     * A path without {@code #{}: Gatling reads a request's URL and name as its Expression Language, so {@code #{term}}
+     * asked the session for an attribute no user has, and every request failed before it was sent (blamed on the
+     * network in the run's summary). Percent-encode a literal one ({@code %23%7B}).
+     */
+    private static String literal(String name, String path) {
+        if (path.contains("#{")) {
+            throw new ParameterException(name, "must not contain '#{', which Gatling reads as an expression (write"
+                    + " it %23%7B), got '" + path + "'");
+        }
+        return path;
     }
 
     /**

@@ -263,6 +263,18 @@ class ParametersTest {
                 .hasMessageStartingWith("lightPaths must be paths starting with '/'");
     }
 
+    /** Gatling reads #{...} in a URL as an expression: every request failed unsent, blamed on the network. */
+    @Test
+    void shouldRejectAPathThatGatlingWouldReadAsAnExpression() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("lightPaths", "/light,/search?q=#{term}")::get))
+                .hasMessage("lightPaths must not contain '#{', which Gatling reads as an expression (write it"
+                        + " %23%7B), got '/search?q=#{term}'");
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("heavyPath", "/report#{")::get))
+                .hasMessageStartingWith("heavyPath must not contain '#{'");
+        assertThat(StudyParameters.from(Map.of("lightPaths", "/a#b,/c%23%7Bd%7D")::get).lightPaths())
+                .containsExactly("/a#b", "/c%23%7Bd%7D");
+    }
+
     @Test
     void shouldRejectARunWithNoUsersAtAll() {
         assertThatThrownBy(() -> StudyParameters.from(Map.of("lightUsers", "0", "heavyUsers", "0")::get))
