@@ -109,7 +109,11 @@ public class OverloadStudy extends Simulation {
                 .pause(session -> Duration.ofMillis(session.getLong(PAUSE_MILLIS)))
                 // a pause that lasts to the user's end: stop rather than send one more request as the loop closes
                 .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
-        ChainBuilder afterAnswer = parameters.thinkTime().isZero() ? null : pause(parameters.thinkTime());
+        // the think time too stops at the user's end: a pause Gatling started before it runs out in full (a 5-minute
+        // think time kept a 30 s run going for 5 minutes)
+        ChainBuilder afterAnswer = parameters.thinkTime().isZero() ? null : exec(this::planThinkTime)
+                .pause(session -> Duration.ofMillis(session.getLong(PAUSE_MILLIS)))
+                .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
         return afterAnswer == null
                 ? chain.doIf(OverloadStudy::waitsAfter).then(afterRejection)
                 : chain.doIfOrElse(OverloadStudy::waitsAfter).then(afterRejection).orElse(afterAnswer);
@@ -128,6 +132,12 @@ public class OverloadStudy extends Simulation {
                 left);
         return session.remove(RETRY_AFTER).set(PAUSE_MILLIS, pause.toMillis())
                 .set(PAUSE_TO_END, pause.compareTo(left) >= 0);
+    }
+
+    private Session planThinkTime(Session session) {
+        Duration left = Duration.ofMillis(Math.max(0, session.getLong(END_MILLIS) - System.currentTimeMillis()));
+        Duration pause = parameters.thinkTime().compareTo(left) > 0 ? left : parameters.thinkTime();
+        return session.set(PAUSE_MILLIS, pause.toMillis()).set(PAUSE_TO_END, pause.compareTo(left) >= 0);
     }
 
     private ScenarioBuilder closedLoop(String name, List<ChainBuilder> steps) {

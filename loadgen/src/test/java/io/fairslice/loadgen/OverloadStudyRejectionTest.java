@@ -217,6 +217,35 @@ class OverloadStudyRejectionTest {
                 .allMatch(path -> path.equals("/shop/catalog") || path.equals("/shop/report"));
     }
 
+    /**
+     * A think time longer than the run: each user sends one request, thinks until the run's end and stops there. The
+     * pause ran out in full, so a 2 s run with a 60 s think time lasted a minute.
+     */
+    @Test
+    @Timeout(120)
+    void shouldEndTheThinkTimeAtTheUsersEnd() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        server.createContext("/", exchange -> {
+            try (exchange) {
+                arrivals.computeIfAbsent(exchange.getRequestURI().getPath(), p -> new CopyOnWriteArrayList<>())
+                        .add(System.nanoTime());
+                exchange.sendResponseHeaders(200, -1);
+            }
+        });
+        server.start();
+        long start = System.nanoTime();
+
+        SimulationRun run = gatling(Map.of("lightPaths", "/light", "heavyPath", "/heavy", "lightUsers", "1",
+                "heavyUsers", "1", "warmUp", "0s", "duration", "2s", "thinkTime", "60s"));
+
+        long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        assertThat(run.status()).as(run.output()).isZero();
+        assertThat(seconds).as("the run's length, the JVM's start included\n" + run.output()).isLessThan(40);
+        assertThat(arrivals.get("/light")).as("one request, then thinking to the end").hasSize(1);
+        assertThat(arrivals.get("/heavy")).hasSize(1);
+    }
+
     /** Arrivals of two paths in time order, each as {nanoTime, 0 for the first path or 1 for the second}. */
     private static List<long[]> merged(List<Long> first, List<Long> second) {
         List<long[]> all = new ArrayList<>();
