@@ -36,6 +36,27 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
             throw new IllegalArgumentException("lightRate and heavyRate cannot both be 0 (nor lightRate 0 with "
                     + "burstDuration 0s): nothing would be sent");
         }
+        // Gatling injects a rate's arrivals over whole seconds, rate x seconds rounded: 500ms injected none, 1.9s
+        // one second's worth
+        arrivals("lightRate", lightRate, "duration", duration);
+        if (heavyRate > 0 && !burstDuration.isZero()) {
+            arrivals("heavyRate", heavyRate, "burstDuration", burstDuration);
+        }
+    }
+
+    /** Refuses a rate's period that is not whole seconds, or one in which the rate makes no arrival. */
+    private static void arrivals(String rateName, double rate, String periodName, Duration period) {
+        if (rate == 0) {
+            return;
+        }
+        if (period.toMillis() % 1000 != 0) {
+            throw new ParameterException(periodName, "must be whole seconds (Gatling spreads " + rateName
+                    + "'s arrivals over whole seconds), got " + Parameters.format(period));
+        }
+        if (Math.round(rate * period.toSeconds()) < 1) {
+            throw new ParameterException(rateName, "must make at least one arrival in " + periodName + " ("
+                    + Parameters.format(period) + "), got " + rate + "/s");
+        }
     }
 
     /** Reads the parameters from system properties, as {@link StudyParameters#fromSystemProperties()} does. */

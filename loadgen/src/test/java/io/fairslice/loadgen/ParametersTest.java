@@ -281,6 +281,21 @@ class ParametersTest {
                 .hasMessageStartingWith("lightUsers + heavyUsers must be at least 1");
     }
 
+    /** Gatling spreads a rate over whole seconds: 500ms injected no heavy user, and the run failed its assertion. */
+    @Test
+    void shouldRefuseASpikeThatGatlingWouldInjectShort() {
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("burstDuration", "500ms")::get))
+                .hasMessage("burstDuration must be whole seconds (Gatling spreads heavyRate's arrivals over whole"
+                        + " seconds), got 500ms");
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("duration", "1.9s", "burstStart", "0s",
+                "burstDuration", "1s")::get)).hasMessageStartingWith("duration must be whole seconds");
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("lightRate", "0.1", "heavyRate", "0",
+                "duration", "4s")::get))
+                .hasMessage("lightRate must make at least one arrival in duration (4s), got 0.1/s");
+        assertThat(SpikeParameters.from(Map.of("lightRate", "0.5", "heavyRate", "0", "duration", "2s")::get)
+                .lightRate()).as("one arrival").isEqualTo(0.5);
+    }
+
     @Test
     void shouldReadSpikeParameters() {
         SpikeParameters p = SpikeParameters.from(Map.of("lightRate", "80", "heavyRate", "12.5",
