@@ -229,6 +229,16 @@ class WeavingScopeTest {
         assertThat(WeavingScope.refusal("(io.fairslice.weavingtest..* || myapp..*)")).isNull();
         assertThat(WeavingScope.refusal("!io.fairslice.weavingtest..*")).startsWith("weaves every class but");
         assertThat(WeavingScope.refusal("io.fairslice.weavingtest..* && !io.fairslice.weavingtest.shop.*")).isNull();
+        // every class in other spellings, which passed as patterns fairslice does not check, with a warning only
+        for (String every : new String[] {"(*)", " ( *..* ) ", "*+", "java.lang.Object+", "(Object+)"}) {
+            assertThat(WeavingScope.refusal(every)).as(every).startsWith("would weave every class");
+        }
+        for (String negation : new String[] {"(!io.fairslice.weavingtest..*)", "!a.B && !a.C", "(!a.B) && (!a.C)"}) {
+            assertThat(WeavingScope.refusal(negation)).as(negation).startsWith("weaves every class but");
+        }
+        assertThat(WeavingScope.refusal("(io.fairslice.weavingtest..*)")).isNull();
+        assertThat(WeavingScope.refusal("(org..*)")).as("read through its parentheses").startsWith("takes in ");
+        assertThat(WeavingScope.refusal("(io.fairslice.weavingtest..*) && (!a.B)")).isNull();
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -364,7 +365,36 @@ public final class WeavingScope {
     }
 
     /**
-     * Why {@code within} is refused as weaving scope whatever the applications hold, or null: the weaver cannot use it
+     * Type patterns that are every class: the wildcards, and every subtype of Object ({@code *+}, {@code Object+}).
+     * Taken for a pattern fairslice does not check, they passed with a warning and wove every library.
+     */
+    private static final Set<String> EVERY_CLASS = Set.of("*", "*..*", "*+", "*..*+", "Object+",
+            "java.lang.Object+");
+
+    /** {@code pattern} without blanks around it and without parentheses that enclose all of it. */
+    static String unparenthesised(String pattern) {
+        String p = pattern.strip();
+        while (p.length() > 1 && p.charAt(0) == '(' && closingOf(p) == p.length() - 1) {
+            p = p.substring(1, p.length() - 1).strip();
+        }
+        return p;
+    }
+
+    /** The index of the parenthesis that closes the one at {@code p}'s start, or -1. */
+    private static int closingOf(String p) {
+        int depth = 0;
+        for (int i = 0; i < p.length(); i++) {
+            if (p.charAt(i) == '(') {
+                depth++;
+            } else if (p.charAt(i) == ')' && --depth == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Why {@code pattern} is refused as weaving scope whatever the applications hold, or null: the weaver cannot use it
      * ({@link #malformed}), or it reaches code that must not be woven. That is every class ({@code *}), code inside a
      * {@link #FENCED} package, and also a package tree around one: {@code org.apache..*} takes in Tomcat (whose own
      * fence only the aspect's pointcut and the jar's excludes keep) and every other library under {@code org.apache},
@@ -372,11 +402,14 @@ public final class WeavingScope {
      * ({@code org..*}, {@code io..*}, {@code com..*}: {@link #SHARED_ROOTS}) is every library of that name, such as H2
      * and AssertJ, woven with yield points the lock guard does not see into. An application's own one-segment root
      * ({@code myapp..*}) passes. Of a pattern with alternatives ({@code com.acme..* || org..*}) each is judged; one
-     * that is a negation alone ({@code !com.acme..*}, not narrowed by {@code &&}) is every other class. The installer
-     * refuses its {@code --weave} patterns by the same rules.
+     * made of negations alone ({@code !com.acme..*}, {@code !a.B && !a.C}, not narrowed by a positive part) is every
+     * other class. Parentheses around the whole pattern or a part are read through ({@code (!com.acme..*)}). The
+     * installer refuses its {@code --weave} patterns by the same rules.
      */
-    public static String refusal(String within) {
-        if (within.equals("*") || within.equals("*..*")) {
+    public static String refusal(String pattern) {
+        // (com.acme..*) is com.acme..*, and (*) every class, as the weaver reads them
+        String within = unparenthesised(pattern);
+        if (EVERY_CLASS.contains(within)) {
             return "would weave every class; name the application's packages instead, such as com.acme..*";
         }
         String malformed = malformed(within);
@@ -393,7 +426,7 @@ public final class WeavingScope {
             }
             return null;
         }
-        if (within.strip().startsWith("!") && !within.contains("&&")) {
+        if (Arrays.stream(within.split("&&")).allMatch(part -> unparenthesised(part).startsWith("!"))) {
             return "weaves every class but the ones it negates, libraries and the container included; name the"
                     + " application's packages instead, such as com.acme..*";
         }
