@@ -241,6 +241,33 @@ class WeavingScopeTest {
         assertThat(WeavingScope.refusal("(io.fairslice.weavingtest..*) && (!a.B)")).isNull();
     }
 
+    /**
+     * A one-package include of a package that holds subpackages only: AspectJ weaves that package's own classes, so
+     * none; it passed, since its folder exists. Its subpackages' tree passes, and a package with classes of its own.
+     */
+    @Test
+    void shouldRejectAOnePackageIncludeOfAPackageWithSubpackagesOnly() throws IOException {
+        assertThat(ownAopXmlProblems("io.fairslice.experiments.*")).singleElement().asString().contains(
+                "io.fairslice.experiments.*\"/> matches no class", "(no class in io/fairslice/experiments/ itself:"
+                + " io.fairslice.experiments.* is that package's classes only, io.fairslice.experiments..* its"
+                + " subpackages' too)");
+
+        assertThat(ownAopXmlProblems("io.fairslice.experiments..*")).isEmpty();
+        assertThat(ownAopXmlProblems("io.fairslice.experiments.app.*"))
+                .as("the study app's classes, in its jar or folder").isEmpty();
+        assertThat(ownAopXmlProblems("io.fairslice.weavingtest.shop.*")).as("classes in a folder").isEmpty();
+    }
+
+    /** The problems found in an application's own META-INF/aop.xml that includes {@code within}. */
+    private List<String> ownAopXmlProblems(String within) throws IOException {
+        Path classes = Files.createDirectories(dir.resolve("own-" + System.nanoTime() + "/META-INF")).getParent();
+        Files.writeString(classes.resolve("META-INF/aop.xml"),
+                "<aspectj><weaver><include within=\"" + within + "\"/></weaver></aspectj>");
+        try (URLClassLoader application = new URLClassLoader(new URL[] {classes.toUri().toURL()}, loader)) {
+            return WeavingScope.inspect(application, "META-INF/aop.xml").problems();
+        }
+    }
+
     @Test
     void shouldRejectWeavingEverything() throws IOException {
         String file = include("*");

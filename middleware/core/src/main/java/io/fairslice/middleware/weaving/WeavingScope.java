@@ -350,9 +350,12 @@ public final class WeavingScope {
             return;
         }
         String resource = resourceOf(within);
-        if (!visible(findings.loader, resource)) {
-            String miss = element + "matches no class visible to " + describe(findings.loader) + " (no resource "
-                    + resource + ")";
+        boolean seen = visible(findings.loader, resource);
+        if (!seen || onePackage(within) && !hasClassesIn(findings.loader, resource)) {
+            String miss = element + "matches no class visible to " + describe(findings.loader) + (seen
+                    ? " (no class in " + resource + " itself: " + within + " is that package's classes only, "
+                            + within.substring(0, within.length() - 2) + "..* its subpackages' too)"
+                    : " (no resource " + resource + ")");
             if (shared) {
                 findings.notes.add(miss + "; the file is shared by the JVM, so it may name another application's"
                         + " classes");
@@ -574,6 +577,73 @@ public final class WeavingScope {
     public static String resourceOf(String within) {
         boolean packages = within.endsWith(".*");
         return packages ? packageOf(within).replace('.', '/') + "/" : within.replace('.', '/') + ".class";
+    }
+
+    /** {@code com.acme.*}: the classes of that package only, not of its subpackages ({@code com.acme..*}). */
+    private static boolean onePackage(String within) {
+        return within.endsWith(".*") && !within.endsWith("..*");
+    }
+
+    /**
+     * True when a class lies in {@code folder} itself (not only in its subfolders), where {@code loader} finds it: in
+     * a folder on the class path or a jar. Where a location cannot be listed (another URL scheme) it says true. A
+     * one-package include whose package held subpackages only ({@code com.acme.*} beside {@code com.acme.shop})
+     * passed, and wove nothing.
+     */
+    private static boolean hasClassesIn(ClassLoader loader, String folder) {
+        try {
+            for (URL url : java.util.Collections.list(loader.getResources(folder))) {
+                Boolean found = classesIn(url, folder);
+                if (found == null || found) {
+                    return true;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return true;
+        }
+        for (ClassLoader l = loader; l != null; l = l.getParent()) { // jars without directory entries
+            if (l instanceof URLClassLoader urls) {
+                for (URL url : urls.getURLs()) {
+                    Path jar = filePath(url.toString());
+                    if (jar != null && Files.isRegularFile(jar) && Boolean.TRUE.equals(jarHasClassIn(jar, folder))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Whether the folder at {@code url} holds a class itself; null when that cannot be told. */
+    private static Boolean classesIn(URL url, String folder) {
+        if (url.getProtocol().equals("file")) {
+            Path dir = filePath(url.toString());
+            if (dir == null) {
+                return null;
+            }
+            try (var files = Files.list(dir)) {
+                return files.anyMatch(f -> f.getFileName().toString().endsWith(".class") && Files.isRegularFile(f));
+            } catch (IOException e) {
+                return null;
+            }
+        }
+        if (url.getProtocol().equals("jar")) {
+            String spec = url.toString();
+            int bang = spec.indexOf("!/");
+            Path jar = bang < 0 ? null : filePath(spec.substring("jar:".length(), bang));
+            return jar == null || !Files.isRegularFile(jar) ? null : jarHasClassIn(jar, folder);
+        }
+        return null;
+    }
+
+    /** Whether the jar holds a class directly in {@code folder}; null when it cannot be read. */
+    private static Boolean jarHasClassIn(Path jar, String folder) {
+        try (JarFile file = new JarFile(jar.toFile())) {
+            return file.stream().map(java.util.zip.ZipEntry::getName).anyMatch(name -> name.startsWith(folder)
+                    && name.endsWith(".class") && name.indexOf('/', folder.length()) < 0);
+        } catch (IOException e) {
+            return null;
+        }
     }
 
     /**
