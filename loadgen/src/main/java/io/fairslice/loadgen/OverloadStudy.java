@@ -25,14 +25,14 @@ import java.util.List;
  * client threads. Every population is started at once and loops for warm-up + duration, so the number of
  * clients stays constant: a slow server slows the clients down instead of piling up arrivals.
  *
- * <p>A request the server sheds (503, 429) stays a failed request in Gatling's log, with Gatling's own status
- * message ({@code ... but actually found 503}, which the study harness counts as rejected), and the user then waits
- * what the answer's Retry-After asks ({@link RejectionPause}) before its next request, instead of its think time:
- * retrying at once would make a shedding server's clients a hot loop of cheap rejections. A request that got no
- * answer at all (the connection refused or dropped: a server that stopped or restarts) is failed too and followed by
- * the default pause ({@code retryAfterDefault}): with no think time the clients looped on a dead port as fast as
- * they could, a core busy with nothing and a log growing by tens of thousands of lines a second. An answer that is
- * an error (500, 404) is the server's work and is followed by the think time as any answer.
+ * <p>A request the server sheds (503, 429) stays a failed request in Gatling's log, with Gatling's own status message
+ * ({@code status.find.in([200, 209], 304), found 503}, which the study harness counts as rejected), and the user then
+ * waits what the answer's Retry-After asks ({@link RejectionPause}) before its next request, instead of its think time:
+ * retrying at once would make a shedding server's clients a hot loop of cheap rejections. A request that got no answer
+ * at all (the connection refused or dropped: a server that stopped or restarts) is failed too and followed by the
+ * default pause ({@code retryAfterDefault}): with no think time the clients looped on a dead port as fast as they
+ * could, a core busy with nothing and a log growing by tens of thousands of lines a second. An answer that is an error
+ * (500, 404) is the server's work and is followed by the think time as any answer.
  *
  * <pre>./mvnw -pl loadgen gatling:test -Dgatling.simulationClass=io.fairslice.loadgen.OverloadStudy \
  *     -DbaseUrl=http://127.0.0.1:8080 -DheavyUsers=40 -Dduration=30s</pre>
