@@ -6,10 +6,10 @@ import java.util.Date;
 
 /**
  * How long a closed-loop client waits after the server shed its request, before it sends the next one: what the
- * answer's {@code Retry-After} asks (RFC 9110 section 10.2.3: whole seconds, or an HTTP date in any of its three forms), {@code fallback} when
- * it has none or one that is not valid, never more than {@code max}, and never past the client's own end. A client
- * that retried at once would turn a server's shedding into a hot loop of cheap rejections, which is neither what a
- * well-behaved client does nor a load worth measuring.
+ * answer's {@code Retry-After} asks (RFC 9110 section 10.2.3: whole seconds, or an HTTP date in any of its three
+ * forms), {@code fallback} when it has none or one that is not valid, never more than {@code max}, and never past the
+ * client's own end. A client that retried at once would turn a server's shedding into a hot loop of cheap rejections,
+ * which is neither what a well-behaved client does nor a load worth measuring.
  *
  * @param fallback the pause when the answer has no valid Retry-After ({@code retryAfterDefault})
  * @param max      the longest pause, whatever the server asks ({@code retryAfterMax}); 0 retries at once

@@ -99,8 +99,9 @@ public final class ResultsFiles {
     /**
      * Writes {@code file} whole or not at all: into a temporary file of its own beside it
      * ({@code <file>.<pid>.<n>.tmp}, so that a {@code --report} beside the study never writes or deletes the study's),
-     * forced to disk, then renamed over it. The data files are rewritten after every configuration; written in place, a run stopped mid-write (Ctrl-C,
-     * a crash) left a truncated points.csv that --resume and --report refused, where now the previous one remains.
+     * forced to disk, then renamed over it. The data files are rewritten after every configuration; written in place,
+     * a run stopped mid-write (Ctrl-C, a crash) left a truncated points.csv that --resume and --report refused, where
+     * now the previous one remains.
      */
     static void replace(Path file, Content content) throws IOException {
         replaceBytes(file, out -> {
