@@ -601,17 +601,7 @@ public final class WeavingScope {
         } catch (IOException | RuntimeException e) {
             return true;
         }
-        for (ClassLoader l = loader; l != null; l = l.getParent()) { // jars without directory entries
-            if (l instanceof URLClassLoader urls) {
-                for (URL url : urls.getURLs()) {
-                    Path jar = filePath(url.toString());
-                    if (jar != null && Files.isRegularFile(jar) && Boolean.TRUE.equals(jarHasClassIn(jar, folder))) {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
+        return anyJarEntry(loader, classDirectlyIn(folder));
     }
 
     /** Whether the folder at {@code url} holds a class itself; null when that cannot be told. */
@@ -631,19 +621,14 @@ public final class WeavingScope {
             String spec = url.toString();
             int bang = spec.indexOf("!/");
             Path jar = bang < 0 ? null : filePath(spec.substring("jar:".length(), bang));
-            return jar == null || !Files.isRegularFile(jar) ? null : jarHasClassIn(jar, folder);
+            return jar == null || !Files.isRegularFile(jar) ? null : jarHas(jar, classDirectlyIn(folder));
         }
         return null;
     }
 
-    /** Whether the jar holds a class directly in {@code folder}; null when it cannot be read. */
-    private static Boolean jarHasClassIn(Path jar, String folder) {
-        try (JarFile file = new JarFile(jar.toFile())) {
-            return file.stream().map(java.util.zip.ZipEntry::getName).anyMatch(name -> name.startsWith(folder)
-                    && name.endsWith(".class") && name.indexOf('/', folder.length()) < 0);
-        } catch (IOException e) {
-            return null;
-        }
+    /** A jar entry's name that is a class directly in {@code folder}, not in a folder under it. */
+    private static java.util.function.Predicate<String> classDirectlyIn(String folder) {
+        return name -> name.startsWith(folder) && name.endsWith(".class") && name.indexOf('/', folder.length()) < 0;
     }
 
     /**
@@ -655,13 +640,19 @@ public final class WeavingScope {
         if (loader.getResource(resource) != null) {
             return true;
         }
-        if (!resource.endsWith("/")) {
-            return false;
-        }
+        return resource.endsWith("/") && anyJarEntry(loader, name -> name.startsWith(resource));
+    }
+
+    /**
+     * Whether a jar of {@code loader}'s URL class loaders, or of their parents', has an entry that {@code entry}
+     * accepts: a jar built without directory entries has its classes but no resource for their package.
+     */
+    private static boolean anyJarEntry(ClassLoader loader, java.util.function.Predicate<String> entry) {
         for (ClassLoader l = loader; l != null; l = l.getParent()) {
             if (l instanceof URLClassLoader urls) {
                 for (URL url : urls.getURLs()) {
-                    if (jarHasEntryUnder(url, resource)) {
+                    Path jar = filePath(url.toString());
+                    if (jar != null && Files.isRegularFile(jar) && Boolean.TRUE.equals(jarHas(jar, entry))) {
                         return true;
                     }
                 }
@@ -670,15 +661,12 @@ public final class WeavingScope {
         return false;
     }
 
-    private static boolean jarHasEntryUnder(URL url, String folder) {
-        Path path = filePath(url.toString());
-        if (path == null || !Files.isRegularFile(path)) {
-            return false;
-        }
-        try (JarFile jar = new JarFile(path.toFile())) {
-            return jar.stream().anyMatch(e -> e.getName().startsWith(folder));
+    /** Whether the jar has an entry whose name {@code entry} accepts; null when it cannot be read. */
+    private static Boolean jarHas(Path jar, java.util.function.Predicate<String> entry) {
+        try (JarFile file = new JarFile(jar.toFile())) {
+            return file.stream().map(java.util.zip.ZipEntry::getName).anyMatch(entry);
         } catch (IOException e) {
-            return false;
+            return null;
         }
     }
 
