@@ -2,11 +2,28 @@ package io.fairslice.experiments.server;
 
 /**
  * The checks the benchmark commands ({@link QuickCompare}, {@link OverheadCompare}) share for their options'
- * values: each refusal names the option and what it got, in one line.
+ * values, and how they refuse a command line: each refusal names the option and what it got, in one line. The study
+ * server's {@code --policy} ({@link ServerOptions}) is checked by {@link #policyName} too.
  */
 final class CommandLine {
 
     private CommandLine() {
+    }
+
+    /**
+     * {@code args} read by {@code parse}; a refusal is said in one line, {@code command: what is wrong}, with the
+     * usage, and the JVM exits with status 2.
+     */
+    static <T> T parseOrExit(String command, String usage, java.util.function.Function<String[], T> parse,
+                             String[] args) {
+        try {
+            return parse.apply(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println(command + ": " + e.getMessage());
+            System.err.println(usage);
+            System.exit(2);
+            throw e; // not reached
+        }
     }
 
     /** The value after {@code option}, at {@code args[i]}. */

@@ -1,6 +1,7 @@
 package io.fairslice.experiments.server;
 
 import static io.fairslice.experiments.server.CommandLine.number;
+import static io.fairslice.experiments.server.CommandLine.parseOrExit;
 import static io.fairslice.experiments.server.CommandLine.policyName;
 import static io.fairslice.experiments.server.CommandLine.value;
 
@@ -105,15 +106,7 @@ public final class OverheadCompare {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("OverheadCompare: " + e.getMessage());
-            System.err.println(USAGE);
-            System.exit(2);
-            return;
-        }
+        Options o = parseOrExit("OverheadCompare", USAGE, Options::parse, args);
         String policy = o.policy();
         boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
         List<String> prefix = o.rr() ? List.of("chrt", "-r", "1") : List.of();

@@ -1,6 +1,7 @@
 package io.fairslice.experiments.server;
 
 import static io.fairslice.experiments.server.CommandLine.number;
+import static io.fairslice.experiments.server.CommandLine.parseOrExit;
 import static io.fairslice.experiments.server.CommandLine.policyName;
 import static io.fairslice.experiments.server.CommandLine.value;
 
@@ -69,15 +70,7 @@ public final class QuickCompare {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("QuickCompare: " + e.getMessage());
-            System.err.println(USAGE);
-            System.exit(2);
-            return;
-        }
+        Options o = parseOrExit("QuickCompare", USAGE, Options::parse, args);
         boolean pinned = ForkedServer.canPin() && ForkedServer.pinThisJvm("0");
         System.out.printf(Locale.ROOT, "# %d light + %d heavy clients, warm-up %d ms, window %d ms, %s, server %s%n",
                 o.light(), o.heavy(), o.warmup(), o.window(), pinned ? "server pinned to CPU 1, load to CPU 0"

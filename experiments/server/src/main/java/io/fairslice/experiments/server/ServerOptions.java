@@ -70,9 +70,7 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
             throw new IllegalArgumentException("--max-threads must be 1..10000, got " + maxThreads);
         }
         appSettings = Map.copyOf(appSettings);
-        if (!POLICIES.contains(policy)) {
-            throw new IllegalArgumentException("--policy must be one of " + POLICIES + ", got '" + policy + "'");
-        }
+        CommandLine.policyName("--policy", policy);
         fairslice = Map.copyOf(fairslice);
         if (POLICY_NONE.equals(policy) && !fairslice.isEmpty()) {
             throw new UsageException("--fairslice needs a policy other than none, got " + fairslice.keySet());
