@@ -2,7 +2,6 @@ package io.fairslice.loadgen;
 
 import static io.gatling.javaapi.core.CoreDsl.atOnceUsers;
 import static io.gatling.javaapi.core.CoreDsl.exec;
-import static io.gatling.javaapi.core.CoreDsl.pause;
 import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 import static io.gatling.javaapi.http.HttpDsl.header;
@@ -18,6 +17,7 @@ import io.gatling.javaapi.http.HttpProtocolBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 
 /**
  * The study's closed model (see {@link StudyParameters} for the parameters): a fixed population of light and heavy
@@ -105,15 +105,14 @@ public class OverloadStudy extends Simulation {
                         .check(responseTimeInMillis().saveAs(ANSWERED))
                         .checkIf((response, session) -> RejectionPause.isRejection(response.status().code()))
                         .then(header("Retry-After").withDefault("").saveAs(RETRY_AFTER)));
-        ChainBuilder afterRejection = exec(this::planRejectionPause)
-                .pause(session -> Duration.ofMillis(session.getLong(PAUSE_MILLIS)))
-                // a pause that lasts to the user's end: stop rather than send one more request as the loop closes
-                .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
-        // the think time too stops at the user's end: a pause Gatling started before it runs out in full (a 5-minute
-        // think time kept a 30 s run going for 5 minutes)
-        ChainBuilder afterAnswer = parameters.thinkTime().isZero() ? null : exec(this::planThinkTime)
-                .pause(session -> Duration.ofMillis(session.getLong(PAUSE_MILLIS)))
-                .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
+        ChainBuilder afterRejection = pauseUpToEnd((session, left) -> {
+            String retryAfter = session.getString(RETRY_AFTER);
+            return rejectionPause.after(retryAfter == null || retryAfter.isEmpty() ? null : retryAfter,
+                    System.currentTimeMillis(), left);
+        });
+        // the think time too stops at the user's end (a 5-minute think time kept a 30 s run going for 5 minutes)
+        ChainBuilder afterAnswer = parameters.thinkTime().isZero() ? null
+                : pauseUpToEnd((session, left) -> parameters.thinkTime());
         return afterAnswer == null
                 ? chain.doIf(OverloadStudy::waitsAfter).then(afterRejection)
                 : chain.doIfOrElse(OverloadStudy::waitsAfter).then(afterRejection).orElse(afterAnswer);
@@ -124,20 +123,21 @@ public class OverloadStudy extends Simulation {
         return session.contains(RETRY_AFTER) || !session.contains(ANSWERED);
     }
 
-    private Session planRejectionPause(Session session) {
-        long now = System.currentTimeMillis();
-        String retryAfter = session.getString(RETRY_AFTER);
-        Duration left = Duration.ofMillis(session.getLong(END_MILLIS) - now);
-        Duration pause = rejectionPause.after(retryAfter == null || retryAfter.isEmpty() ? null : retryAfter, now,
-                left);
-        return session.remove(RETRY_AFTER).set(PAUSE_MILLIS, pause.toMillis())
-                .set(PAUSE_TO_END, pause.compareTo(left) >= 0);
-    }
-
-    private Session planThinkTime(Session session) {
-        Duration left = Duration.ofMillis(Math.max(0, session.getLong(END_MILLIS) - System.currentTimeMillis()));
-        Duration pause = parameters.thinkTime().compareTo(left) > 0 ? left : parameters.thinkTime();
-        return session.set(PAUSE_MILLIS, pause.toMillis()).set(PAUSE_TO_END, pause.compareTo(left) >= 0);
+    /**
+     * The pause {@code wanted} asks for, given the session and the time the user has left, cut at the user's end: a
+     * pause Gatling has started runs out in full, past the end. One that lasts to the end stops the user there rather
+     * than send one more request as the loop closes. A Retry-After read for the pause is used once.
+     */
+    private static ChainBuilder pauseUpToEnd(BiFunction<Session, Duration, Duration> wanted) {
+        return exec(session -> {
+            Duration left = Duration.ofMillis(Math.max(0, session.getLong(END_MILLIS) - System.currentTimeMillis()));
+            Duration pause = wanted.apply(session, left);
+            pause = pause.compareTo(left) > 0 ? left : pause;
+            return session.remove(RETRY_AFTER).set(PAUSE_MILLIS, pause.toMillis())
+                    .set(PAUSE_TO_END, pause.compareTo(left) >= 0);
+        })
+                .pause(session -> Duration.ofMillis(session.getLong(PAUSE_MILLIS)))
+                .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
     }
 
     private ScenarioBuilder closedLoop(String name, List<ChainBuilder> steps) {
