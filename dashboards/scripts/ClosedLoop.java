@@ -65,10 +65,10 @@ public class ClosedLoop {
         // a page that got no 2xx at all (the server down, a wrong port) is no load: the snapshot must not be taken
         int status = 0;
         for (int a = 2; a < args.length; a++) {
-            String answered = java.util.regex.Pattern.quote(args[a].split("=", 2)[0]) + " 2\\d\\d";
+            String page = args[a].split("=", 2)[0];
+            String answered = java.util.regex.Pattern.quote(page) + " 2\\d\\d";
             if (sorted.keySet().stream().noneMatch(k -> k.matches(answered))) {
-                System.err.println("ClosedLoop: " + args[a].split("=", 2)[0] + " got no 2xx answer in " + seconds
-                        + " s");
+                System.err.println("ClosedLoop: " + page + " got no 2xx answer in " + seconds + " s");
                 status = 1;
             }
         }

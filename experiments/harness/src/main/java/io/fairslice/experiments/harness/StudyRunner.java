@@ -140,13 +140,8 @@ public final class StudyRunner {
             machine.put(CORE_SPEED_AT_END, coreSpeed(host, AFTER_RUN, "core-speed-end.log"));
             // against the run's own start (a resumed run's, read back), or the resume's where that cannot be read
             CoreSpeed.Samples start = speeds.getOrDefault(BEFORE_RUN, speeds.get(AT_RESUME));
-            String change = CoreSpeed.change(start, speeds.get(AFTER_RUN));
-            if (change != null) {
-                machine.merge(CORE_SPEED_CHANGE, change, (was, now) -> was + "; " + now);
-                console.println("fairslice study: warning: the server's core ran at another speed after the run than"
-                        + " before it (" + change + "); the configurations measured at either end are not alike"
-                        + " (docs/study.md, \"A host that changes speed\")");
-            }
+            speedChanged(machine, CoreSpeed.change(start, speeds.get(AFTER_RUN)),
+                    "ran at another speed after the run than before it", "at either end");
         }
         progress.done();
         return result(settings, machine, points, outcomes, started);
@@ -303,12 +298,20 @@ public final class StudyRunner {
                     + e.getMessage() + "); the run's end is compared with this resume's");
         }
         machine.put(CORE_SPEED_AT_RESUME, coreSpeed(host, AT_RESUME, "core-speed-resume.log"));
-        String change = CoreSpeed.change(speeds.get(BEFORE_RUN), speeds.get(AT_RESUME), AT_RESUME, "at its start");
+        speedChanged(machine, CoreSpeed.change(speeds.get(BEFORE_RUN), speeds.get(AT_RESUME), AT_RESUME,
+                "at its start"), "runs at another speed as the run goes on than at its start", "before and after");
+    }
+
+    /**
+     * A change of the core's speed ({@link CoreSpeed#change}; null: none), recorded beside any found before and
+     * warned of: the server's core {@code how}, and the configurations measured {@code when} are not alike.
+     */
+    private void speedChanged(Map<String, String> machine, String change, String how, String when) {
         if (change != null) {
             machine.merge(CORE_SPEED_CHANGE, change, (was, now) -> was + "; " + now);
-            console.println("fairslice study: warning: the server's core runs at another speed as the run goes on than"
-                    + " at its start (" + change + "); the configurations measured before and after are not alike"
-                    + " (docs/study.md, \"A host that changes speed\")");
+            console.println("fairslice study: warning: the server's core " + how + " (" + change + "); the"
+                    + " configurations measured " + when + " are not alike (docs/study.md, \"A host that changes"
+                    + " speed\")");
         }
     }
 
