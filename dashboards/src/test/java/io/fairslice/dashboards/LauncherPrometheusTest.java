@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -98,6 +99,41 @@ class LauncherPrometheusTest {
             assertThat(targets.findValuesAsText("scrapeUrl"))
                     .containsExactly("http://" + target + "/fairslice/metrics");
             assertThat(Files.readString(log)).contains("scrapes http://" + target + "/fairslice/metrics");
+        } finally {
+            launcherProcess.destroy();
+            assertThat(launcherProcess.waitFor(20, TimeUnit.SECONDS)).as("the launcher stops on SIGTERM").isTrue();
+        }
+    }
+
+    /**
+     * A checkout whose path YAML would read differently (" #" starts a comment, ": " a mapping) still gets the rules:
+     * the launcher wrote that path into the config, and Prometheus started with no rule at all, without a word.
+     */
+    @Test
+    void shouldLoadTheRulesFromACheckoutWhosePathIsNotPlainYaml() throws Exception {
+        Tool.require("prometheus");
+        Path checkout = ModuleFiles.workDir("launcher-").resolve("check #out: here");
+        Path prometheusDir = checkout.resolve("dashboards").resolve("prometheus");
+        Files.createDirectories(prometheusDir.resolve("rules"));
+        Path modules = ModuleFiles.moduleDir().getParent();
+        Files.copy(modules.resolve("fairslice"), checkout.resolve("fairslice"));
+        Files.copy(modules.resolve("mvnw"), checkout.resolve("mvnw"), StandardCopyOption.COPY_ATTRIBUTES); // executable
+        Files.copy(ModuleFiles.prometheusDir().resolve("prometheus.yml"), prometheusDir.resolve("prometheus.yml"));
+        for (String rules : List.of("fairslice-recording.yml", "fairslice-alerts.yml")) {
+            Files.copy(ModuleFiles.prometheusDir().resolve("rules").resolve(rules),
+                    prometheusDir.resolve("rules").resolve(rules));
+        }
+        Path log = checkout.resolveSibling("launcher.log");
+        int listen = freePort();
+        Process launcherProcess = new ProcessBuilder("bash", checkout.resolve("fairslice").toString(), "prometheus",
+                "--target", "127.0.0.1:" + freePort(), "--listen", "127.0.0.1:" + listen)
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            URI base = URI.create("http://127.0.0.1:" + listen);
+            awaitReady(http, base, launcherProcess, log);
+            assertThat(get(http, base.resolve("/api/v1/rules")).findValuesAsText("name"))
+                    .contains("FairsliceShareBelowTarget", "instance_page_le:fairslice_requests_seconds_bucket:rate1m");
         } finally {
             launcherProcess.destroy();
             assertThat(launcherProcess.waitFor(20, TimeUnit.SECONDS)).as("the launcher stops on SIGTERM").isTrue();

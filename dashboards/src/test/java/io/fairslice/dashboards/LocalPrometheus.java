@@ -56,6 +56,7 @@ final class LocalPrometheus implements AutoCloseable {
         Path dir = ModuleFiles.workDir("prometheus-");
         Path config = dir.resolve("prometheus.yml");
         Files.writeString(config, configFor(target, interval));
+        copyRules(dir.resolve("rules"));
         Path log = dir.resolve("prometheus.log");
         int port = freePort();
         Process process = new ProcessBuilder(prometheus.executable().toString(),
@@ -75,9 +76,10 @@ final class LocalPrometheus implements AutoCloseable {
     }
 
     /**
-     * The committed prometheus.yml with the target, the intervals and absolute rule paths replaced. Every replaced
-     * text must be there exactly once, so a change to the committed file cannot silently leave the test on the
-     * defaults.
+     * The committed prometheus.yml with the target and the intervals replaced; its rule paths stay relative, read
+     * from the copy of the rules beside it (as the launcher does: a folder's path in the YAML could change what it
+     * says). Every replaced text must be there exactly once, so a change to the committed file cannot silently leave
+     * the test on the defaults.
      */
     static String configFor(String target, String interval) throws IOException {
         Path committed = ModuleFiles.prometheusDir().resolve("prometheus.yml");
@@ -88,7 +90,7 @@ final class LocalPrometheus implements AutoCloseable {
                 new Replacement("scrape_interval: 5s", "scrape_interval: " + interval, true),
                 new Replacement("evaluation_interval: 5s", "evaluation_interval: " + interval, true),
                 new Replacement("\"127.0.0.1:8080\"", "\"" + target + "\"", true),
-                new Replacement("- rules/", "- " + ModuleFiles.prometheusDir().resolve("rules") + "/", false));
+                new Replacement("- rules/", "- rules/", false));
         for (Replacement replacement : replacements) {
             int count = config.split(Pattern.quote(replacement.text()), -1).length - 1;
             if (count == 0 || (replacement.once() && count > 1)) {
@@ -99,6 +101,15 @@ final class LocalPrometheus implements AutoCloseable {
             config = config.replace(replacement.text(), replacement.with());
         }
         return config;
+    }
+
+    private static void copyRules(Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> rules = Files.list(ModuleFiles.prometheusDir().resolve("rules"))) {
+            for (Path rule : rules.toList()) {
+                Files.copy(rule, to.resolve(rule.getFileName()));
+            }
+        }
     }
 
     private void awaitReady(Duration timeout) throws InterruptedException {
