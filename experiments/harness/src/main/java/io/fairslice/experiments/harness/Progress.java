@@ -1,7 +1,9 @@
 package io.fairslice.experiments.harness;
 
 import java.io.PrintStream;
+import java.util.HashMap;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The progress line: step, elapsed time and an ETA. The ETA starts from a plan (server start, JIT warm-up, and per
@@ -21,6 +23,8 @@ final class Progress {
     private final long started = System.currentTimeMillis();
     private double plannedRemaining;
     private double plannedDone;
+    /** Per configuration id: the planned seconds it has done, which a skip must not take off a second time. */
+    private final Map<String, Double> doneIn = new HashMap<>();
 
     Progress(StudyConfig config, PrintStream console) {
         this.console = console;
@@ -62,27 +66,34 @@ final class Progress {
                 config.repetitions(), clock(java.time.Duration.ofSeconds(Math.round(plannedSeconds(config)))));
     }
 
-    void configurationStarted() {
-        // the server start is done; the JIT warm-up comes next
+    /** A server of the configuration has started and warmed its JIT up. */
+    void warmedUp(String configuration) {
+        advance(configuration, serverSeconds);
     }
 
-    void warmedUp() {
-        advance(serverSeconds);
+    void pointDone(String configuration) {
+        advance(configuration, pointSeconds);
     }
 
-    void pointDone() {
-        advance(pointSeconds);
+    /**
+     * A configuration that will not run on (skipped, failed, or kept from an earlier run): what is left of its
+     * planned time is no longer ahead. The part it ran before it failed has been taken off already.
+     */
+    void skipConfiguration(String configuration) {
+        double left = servers * serverSeconds + pointsPerConfiguration * pointSeconds
+                - doneIn.getOrDefault(configuration, 0.0);
+        plannedRemaining = Math.max(0, plannedRemaining - Math.max(0, left));
     }
 
-    /** A configuration that will not run (skipped or failed): its planned time is no longer ahead. */
-    void skipConfiguration() {
-        plannedRemaining = Math.max(0,
-                plannedRemaining - servers * serverSeconds - pointsPerConfiguration * pointSeconds);
-    }
-
-    private void advance(double seconds) {
+    private void advance(String configuration, double seconds) {
+        doneIn.merge(configuration, seconds, Double::sum);
         plannedDone += seconds;
         plannedRemaining = Math.max(0, plannedRemaining - seconds);
+    }
+
+    /** The planned seconds still ahead, before the pace of the finished work rescales them. */
+    double plannedRemaining() {
+        return plannedRemaining;
     }
 
     void step(String configuration, String what) {

@@ -208,7 +208,7 @@ public final class StudyRunner {
     private ConfigurationOutcome keep(Configuration configuration, List<PointResult> points) {
         ConfigurationOutcome done = previousOutcome(configuration);
         if (done != null) {
-            progress.skipConfiguration();
+            progress.skipConfiguration(configuration.id());
             console.println("fairslice study: " + configuration.id() + " was measured before; kept");
             points.addAll(previous.points().stream()
                     .filter(p -> p.configuration().equals(configuration.id())).toList());
@@ -377,7 +377,7 @@ public final class StudyRunner {
         String id = configuration.id();
         String unavailable = host.unavailableReason(configuration.scheduler());
         if (unavailable != null) {
-            progress.skipConfiguration();
+            progress.skipConfiguration(id);
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE, unavailable);
         }
         String safe = id.replace('@', '-');
@@ -402,12 +402,12 @@ public final class StudyRunner {
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.MEASURED, "");
         } catch (StudyServerProcess.NotAvailableException e) {
             stopped(host, e);
-            progress.skipConfiguration();
+            progress.skipConfiguration(id);
             console.println("fairslice study: " + id + " skipped: " + e.getMessage());
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE, e.getMessage());
         } catch (IOException | RuntimeException e) {
             stopped(host, e);
-            progress.skipConfiguration();
+            progress.skipConfiguration(id);
             String why = e instanceof java.nio.file.FileSystemException || e.getMessage() == null ? e.toString()
                     : e.getMessage();
             console.println("fairslice study: " + id + " failed: " + why);
@@ -447,7 +447,6 @@ public final class StudyRunner {
                 classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(name + "-server.log"));
              CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond);
              MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl)) {
-            progress.configurationStarted();
             if (!config.jitWarmUp().isZero()) {
                 progress.step(id, "JIT warm-up " + StudyConfig.format(config.jitWarmUp()));
                 load.run(parameters(server, config.heaviest(), Duration.ZERO, config.jitWarmUp()),
@@ -462,11 +461,11 @@ public final class StudyRunner {
                         + "server (no fairslice_probe_* meters in /metrics after the warm-up), so "
                         + configuration.middleware().jvmOptions() + " would do nothing");
             }
-            progress.warmedUp();
+            progress.warmedUp(id);
             for (int rep = firstRep; rep <= lastRep; rep++) {
                 for (int heavy : config.measurementOrder()) {
                     measure(load, cpu, meter, server, configuration, heavy, rep, points);
-                    progress.pointDone();
+                    progress.pointDone(id);
                 }
             }
         }
