@@ -571,12 +571,25 @@ public final class WeavingScope {
 
     /**
      * The resource that proves a simple include form ({@code com.acme..*}, {@code com.acme.*}, {@code com.acme.Checkout})
-     * matches something: its package's folder ({@code com/acme/}), or its class ({@code com/acme/Checkout.class}). The
-     * installer looks for it in the applications on disk.
+     * matches something: its package's folder ({@code com/acme/}), or its class ({@code com/acme/Checkout.class}).
      */
-    public static String resourceOf(String within) {
+    static String resourceOf(String within) {
         boolean packages = within.endsWith(".*");
         return packages ? packageOf(within).replace('.', '/') + "/" : within.replace('.', '/') + ".class";
+    }
+
+    /**
+     * Which class files a simple include form ({@code com.acme..*}, {@code com.acme.*}, {@code com.acme.Checkout})
+     * names, by their path from a class-path root ({@code com/acme/shop/Cart.class}): any class under its package's
+     * folder, only those directly in it, or its one class. The installer looks for them in the applications on disk.
+     */
+    public static java.util.function.Predicate<String> classFilesOf(String within) {
+        String resource = resourceOf(within);
+        if (!within.endsWith(".*")) {
+            return resource::equals;
+        }
+        return onePackage(within) ? classDirectlyIn(resource)
+                : name -> name.startsWith(resource) && name.endsWith(".class");
     }
 
     /** {@code com.acme.*}: the classes of that package only, not of its subpackages ({@code com.acme..*}). */

@@ -1,12 +1,14 @@
 package io.fairslice.tomcat.install;
 
 import io.fairslice.middleware.weaving.WeavingScope;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -19,9 +21,9 @@ import java.util.zip.ZipInputStream;
  * so it is only noted in that application's log ({@code WeavingScope#notes}).
  *
  * <p>Looked for: {@code WEB-INF/classes/} and the jars in {@code WEB-INF/lib/} of each application folder and
- * {@code .war} file in the host's {@code appBase}. A pattern {@code com.acme..*} or {@code com.acme.*} is held by
- * an application with any class under {@code com/acme/}; {@code com.acme.Checkout} by one with
- * {@code com/acme/Checkout.class}.
+ * {@code .war} file in the host's {@code appBase}. A pattern {@code com.acme..*} is held by an application with any
+ * class under {@code com/acme/}, {@code com.acme.*} by one with a class directly in it, {@code com.acme.Checkout} by
+ * one with {@code com/acme/Checkout.class}: the classes the middleware weaves ({@code WeavingScope#classFilesOf}).
  */
 final class ApplicationClasses {
 
@@ -59,10 +61,10 @@ final class ApplicationClasses {
 
     /** Whether one of {@code applications} holds a class of the {@code --weave} pattern. */
     static boolean anyHolds(List<Path> applications, String pattern) {
-        String entry = WeavingScope.resourceOf(pattern); // as the middleware looks for it at runtime
+        Predicate<String> classFile = WeavingScope.classFilesOf(pattern);
         for (Path app : applications) {
             try {
-                if (Files.isDirectory(app) ? folderHolds(app, entry) : warHolds(app, entry)) {
+                if (Files.isDirectory(app) ? folderHolds(app, classFile) : warHolds(app, classFile)) {
                     return true;
                 }
             } catch (IOException | RuntimeException e) {
@@ -72,9 +74,15 @@ final class ApplicationClasses {
         return false;
     }
 
-    private static boolean folderHolds(Path app, String entry) throws IOException {
-        if (Files.exists(app.resolve(CLASSES + entry))) {
-            return true;
+    private static boolean folderHolds(Path app, Predicate<String> classFile) throws IOException {
+        Path classes = app.resolve(CLASSES);
+        if (Files.isDirectory(classes)) {
+            try (Stream<Path> files = Files.walk(classes)) {
+                if (files.filter(Files::isRegularFile).map(f -> classes.relativize(f).toString())
+                        .anyMatch(name -> classFile.test(name.replace(File.separatorChar, '/')))) {
+                    return true;
+                }
+            }
         }
         Path lib = app.resolve(LIB);
         if (!Files.isDirectory(lib)) {
@@ -83,7 +91,7 @@ final class ApplicationClasses {
         try (Stream<Path> jars = Files.list(lib)) {
             for (Path jar : jars.filter(j -> j.toString().endsWith(".jar")).toList()) {
                 try (ZipFile zip = new ZipFile(jar.toFile())) {
-                    if (zip.stream().anyMatch(e -> e.getName().startsWith(entry))) {
+                    if (zip.stream().anyMatch(e -> classFile.test(e.getName()))) {
                         return true;
                     }
                 }
@@ -92,17 +100,17 @@ final class ApplicationClasses {
         return false;
     }
 
-    private static boolean warHolds(Path war, String entry) throws IOException {
+    private static boolean warHolds(Path war, Predicate<String> classFile) throws IOException {
         try (ZipFile zip = new ZipFile(war.toFile())) {
             for (ZipEntry e : zip.stream().toList()) {
                 String name = e.getName();
-                if (name.startsWith(CLASSES + entry)) {
+                if (name.startsWith(CLASSES) && classFile.test(name.substring(CLASSES.length()))) {
                     return true;
                 }
                 if (name.startsWith(LIB) && name.endsWith(".jar")) {
                     try (InputStream in = zip.getInputStream(e); ZipInputStream jar = new ZipInputStream(in)) {
                         for (ZipEntry j = jar.getNextEntry(); j != null; j = jar.getNextEntry()) {
-                            if (j.getName().startsWith(entry)) {
+                            if (classFile.test(j.getName())) {
                                 return true;
                             }
                         }

@@ -263,12 +263,22 @@ public final class Installation {
                 report.accept("note: --weave " + pattern + ": no class of that name, but a package in " + names
                         + ": did you mean " + pattern + "..* (it and its subpackages) or " + pattern + ".* (its"
                         + " classes only)?");
+            } else if (pattern.endsWith(".*") && !pattern.endsWith("..*")
+                    && ApplicationClasses.anyHolds(applications, tree(pattern))) {
+                // com.acme.* is that package's own classes: one holding only subpackages wove nothing
+                report.accept("note: --weave " + pattern + ": no class directly in that package in " + names
+                        + ", only in its subpackages: did you mean " + tree(pattern) + " (it and its subpackages)?");
             } else {
                 report.accept("note: --weave " + pattern + ": no class of it in " + names + " in "
                         + base.relative(base.appBase()) + "/ now, so nothing is woven for it there (a typo?)");
             }
         }
         return record;
+    }
+
+    /** {@code com.acme..*} for {@code com.acme.*}: the package and its subpackages. */
+    private static String tree(String onePackage) {
+        return onePackage.substring(0, onePackage.length() - 1) + ".*";
     }
 
     /** Builds the new record while it writes, carrying over what the previous record still covers. */

@@ -565,6 +565,13 @@ class InstallerTest {
         assertThat(out).contains("note: --weave com.acme.shop: no class of that name, but a package in [ROOT, api,"
                 + " legacy.war, shop]: did you mean com.acme.shop..* (it and its subpackages) or com.acme.shop.* (its"
                 + " classes only)?", "note: --weave com.legacy: no class of that name, but a package");
+
+        // com.acme.* is com.acme's own classes, as the middleware weaves them: the shop's are in com.acme.shop
+        install("--weave", "com.acme.*,com.acme.shop.*,com.example.*,com.example.api.*,com.war.*,com.legacy.*");
+        assertThat(out).contains("note: --weave com.acme.*: no class directly in that package in [ROOT, api,"
+                + " legacy.war, shop], only in its subpackages: did you mean com.acme..* (it and its subpackages)?",
+                "note: --weave com.example.*: no class directly in that package");
+        assertThat(out.lines().filter(l -> l.contains("note: --weave"))).as(out).hasSize(2);
     }
 
     /** A zip of name and content pairs. */
