@@ -50,8 +50,7 @@ final class ApplicationClasses {
                     continue;
                 }
                 String base = war ? name.substring(0, name.length() - 4) : name;
-                String path = base.equals("ROOT") ? "/" : "/" + base.replace('#', '/');
-                if (contextPaths.contains("*") || contextPaths.contains(path)) {
+                if (contextPaths.contains("*") || contextPaths.contains(TomcatBase.contextPathOf(base))) {
                     found.add(p);
                 }
             }

@@ -245,6 +245,15 @@ public final class Installation {
                     + "; the last install's was " + (portsBefore.isEmpty() ? "none" : portsBefore)
                     + (portsBefore.isEmpty() ? "" : " (give --metrics-ports " + portsBefore + " to keep it)"));
         }
+        // checks, not the install: a folder it cannot list is said once, and the install (recorded above) stands
+        List<Path> applications;
+        try {
+            applications = ApplicationClasses.applications(base.appBase(), options.apps());
+        } catch (IOException e) {
+            report.accept("note: cannot list " + base.relative(base.appBase()) + "/ (" + e + "), so --apps and"
+                    + " --weave were not checked against the applications in it");
+            return record;
+        }
         for (String app : options.apps()) {
             if (!app.equals("*") && !base.hasApplication(app)) {
                 report.accept("note: --apps " + app + ": no such application in " + base.relative(base.appBase())
@@ -252,7 +261,6 @@ public final class Installation {
                         + " it is deployed at that context path (a typo?)");
             }
         }
-        List<Path> applications = ApplicationClasses.applications(base.appBase(), options.apps());
         for (String pattern : applications.isEmpty() ? List.<String>of() : options.weave()) {
             if (WeavingScope.compiledAtRunTime(pattern) || ApplicationClasses.anyHolds(applications, pattern)) {
                 continue;

@@ -299,13 +299,39 @@ public final class TomcatBase {
 
     /**
      * Whether the default host has an application at {@code contextPath} ({@code /shop}, {@code /} for ROOT, a
-     * nested {@code /a/b} as Tomcat names it, {@code a#b}): a folder or a WAR in its {@code appBase}, or a context
-     * descriptor. Applications deployed otherwise (a {@code <Context>} in server.xml, the manager) are not seen.
+     * nested {@code /a/b} as Tomcat names it, {@code a#b}, in any version, {@code shop##2}): a folder or a WAR in its
+     * {@code appBase}, or a context descriptor. Applications deployed otherwise (a {@code <Context>} in server.xml,
+     * the manager) are not seen; an unreadable folder is taken to hold none.
      */
     public boolean hasApplication(String contextPath) {
-        String name = contextPath.equals("/") ? "ROOT" : contextPath.substring(1).replace('/', '#');
-        return Files.isDirectory(appBase.resolve(name)) || Files.isRegularFile(appBase.resolve(name + ".war"))
-                || Files.isRegularFile(contextDescriptorDir().resolve(name + ".xml"));
+        return deploys(appBase, contextPath, ".war", true)
+                || deploys(contextDescriptorDir(), contextPath, ".xml", false);
+    }
+
+    /** Whether {@code dir} holds a file ending in {@code suffix}, or a folder, that Tomcat deploys at the path. */
+    private static boolean deploys(Path dir, String contextPath, String suffix, boolean folders) {
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            return entries.anyMatch(p -> {
+                String name = p.getFileName().toString();
+                if (name.endsWith(suffix) && Files.isRegularFile(p)) {
+                    return contextPathOf(name.substring(0, name.length() - suffix.length())).equals(contextPath);
+                }
+                return folders && Files.isDirectory(p) && contextPathOf(name).equals(contextPath);
+            });
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The context path Tomcat deploys a base name at (a folder's, a WAR's or a context file's name without its
+     * suffix): {@code ROOT} is {@code /}, {@code #} a {@code /}, and a version after {@code ##} ({@code shop##2}, a
+     * parallel deployment) is no part of it.
+     */
+    public static String contextPathOf(String baseName) {
+        int version = baseName.indexOf("##");
+        String name = version < 0 ? baseName : baseName.substring(0, version);
+        return name.equals("ROOT") ? "/" : "/" + name.replace('#', '/');
     }
 
     /** The default host's application folder ({@code appBase}, {@code webapps} unless server.xml says otherwise). */

@@ -535,6 +535,27 @@ class InstallerTest {
     }
 
     /**
+     * A parallel deployment's version ({@code shop##2}) is no part of its context path: Tomcat serves it at /shop,
+     * and the installer said there was no /shop and that its classes were in no application.
+     */
+    @Test
+    void shouldTakeAVersionedApplicationForItsContextPath() throws Exception {
+        Files.createDirectories(base.resolve("webapps"));
+        Files.write(base.resolve("webapps/shop##2.war"),
+                zip("WEB-INF/classes/com/acme/shop/Cart.class", new byte[] {1}));
+        Files.createDirectories(base.resolve("webapps/ROOT##7/WEB-INF/classes/com/acme/home"));
+        Files.write(base.resolve("webapps/ROOT##7/WEB-INF/classes/com/acme/home/Index.class"), new byte[] {1});
+        Files.createDirectories(base.resolve("conf/Catalina/localhost"));
+        Files.writeString(base.resolve("conf/Catalina/localhost/a#b##001.xml"), "<Context docBase=\"/srv/ab\"/>");
+
+        assertThat(install("--apps", "/shop,/,/a/b", "--weave", "com.acme.shop..*,com.acme.home..*")).as(err).isZero();
+
+        assertThat(out).doesNotContain("note: --apps", "note: --weave");
+        assertThat(install("--apps", "/shop", "--weave", "com.acme.home..*")).as(err).isZero();
+        assertThat(out).contains("note: --weave com.acme.home..*: no class of it in [shop##2.war] in webapps/ now");
+    }
+
+    /**
      * A misspelt --weave package wove nothing, and said so only at runtime, where the installer's default --apps *
      * also made a warning of it in each of Tomcat's own applications; the installer looks in the applications on disk.
      */
