@@ -25,6 +25,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -50,6 +52,8 @@ public final class Installation {
     static final java.nio.charset.Charset SETENV_CHARSET = StandardCharsets.ISO_8859_1;
     /** A fairslice file the operator had changed, kept beside it when the installer writes it again. */
     static final String CHANGED_SUFFIX = ".changed";
+    /** {@code jna-5.17.0.jar}: the artifact ({@code jna}) and its version. */
+    private static final Pattern VERSIONED_JAR = Pattern.compile("(.+?)-(\\d.*)\\.jar");
 
     private final TomcatBase base;
     private final Consumer<String> report;
@@ -196,6 +200,9 @@ public final class Installation {
         w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(mark, weaver, created));
         w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(mark, weaver, created));
         w.removeStale();
+        for (Path jar : bundle.libJars()) {
+            noteOtherVersions(jar.getFileName().toString());
+        }
 
         InstallRecord record = w.record();
         record.write(base);
@@ -282,6 +289,31 @@ public final class Installation {
             }
         }
         return record;
+    }
+
+    /**
+     * Notes another version of a jar fairslice put into lib/ ({@code jna-5.13.0.jar} beside its
+     * {@code jna-5.17.0.jar}): Tomcat's common class loader would hold both, and which one a class comes from is not
+     * defined. Called after the last install's own jars were removed, so what is left is not fairslice's.
+     */
+    private void noteOtherVersions(String ours) throws IOException {
+        Matcher artifact = VERSIONED_JAR.matcher(ours);
+        if (!artifact.matches()) {
+            return;
+        }
+        List<String> others;
+        try (var jars = Files.list(base.resolve("lib"))) {
+            others = jars.map(p -> p.getFileName().toString()).filter(name -> !name.equals(ours))
+                    .filter(name -> {
+                        Matcher other = VERSIONED_JAR.matcher(name);
+                        return other.matches() && other.group(1).equals(artifact.group(1));
+                    }).sorted().toList();
+        }
+        for (String other : others) {
+            report.accept("note: lib/" + other + " is there too, not fairslice's: two versions of " + artifact.group(1)
+                    + " on Tomcat's class path, and which one a class is loaded from is not defined; fairslice needs"
+                    + " lib/" + ours + ": keep only the newer one");
+        }
     }
 
     /** {@code com.acme..*} for {@code com.acme.*}: the package and its subpackages. */

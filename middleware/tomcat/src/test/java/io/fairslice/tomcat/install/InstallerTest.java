@@ -173,8 +173,23 @@ class InstallerTest {
         assertThat(install()).as(err).isZero();
         assertThat(base.resolve("lib/fairslice-tomcat-2.0.jar")).exists();
         assertThat(base.resolve("lib/fairslice-tomcat-1.0.jar")).doesNotExist();
+        assertThat(out).as("its own earlier jar is no other version").doesNotContain("is there too");
         uninstall();
         assertThat(base.resolve("lib/fairslice-tomcat-2.0.jar")).doesNotExist();
+    }
+
+    /** A JNA the operator put into lib/ stayed there beside fairslice's, two versions on one class path, unsaid. */
+    @Test
+    void shouldNoteAnotherVersionOfAJarItPutsIntoLib() throws Exception {
+        Files.writeString(base.resolve("lib/jna-5.13.0.jar"), "the operator's");
+        Files.writeString(base.resolve("lib/jna-platform-5.13.0.jar"), "another artifact");
+
+        assertThat(install()).as(err).isZero();
+
+        assertThat(out).contains("note: lib/jna-5.13.0.jar is there too, not fairslice's: two versions of jna on"
+                + " Tomcat's class path, and which one a class is loaded from is not defined; fairslice needs"
+                + " lib/jna-5.17.0.jar: keep only the newer one").doesNotContain("jna-platform-5.13.0.jar is");
+        assertThat(base.resolve("lib/jna-5.13.0.jar")).as("not fairslice's to remove").hasContent("the operator's");
     }
 
     @Test
