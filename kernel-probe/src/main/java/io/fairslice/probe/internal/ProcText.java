@@ -42,18 +42,29 @@ public final class ProcText {
     }
 
     /**
-     * In a {@code key : value} file such as {@code /proc/<tid>/sched}, the integer part of the value on the line
-     * that starts with {@code key} (ASCII bytes) followed by spaces or a colon; {@link #MISSING} if no such line.
-     * Negative values are accepted. The first line is a header and never read: in {@code sched} it is the thread's
-     * name, which the JVM copies from the Java thread's and may be anything ({@code prio 1 (4242, #threads: 60)} read
-     * as a priority of 1).
+     * In a {@code key value} file such as a cgroup's {@code cpu.stat}, the integer part of the value on the line that
+     * starts with {@code key} (ASCII bytes) followed by spaces or a colon; {@link #MISSING} if no such line. Negative
+     * values are accepted.
      */
     public static long keyed(ByteBuffer buf, int length, byte[] key) {
+        return keyedFrom(buf, 0, length, key);
+    }
+
+    /**
+     * As {@link #keyed}, in a file whose first line is a header and never read: {@code /proc/<tid>/sched}, whose
+     * header is the thread's name, which the JVM copies from the Java thread's and may be anything
+     * ({@code prio 1 (4242, #threads: 60)} read as a priority of 1). A cgroup v1 {@code cpu.stat} has no header: its
+     * first line is {@code nr_periods}.
+     */
+    public static long keyedBelowHeader(ByteBuffer buf, int length, byte[] key) {
         int lineStart = 0;
         while (lineStart < length && buf.get(lineStart) != '\n') {
             lineStart++;
         }
-        lineStart++;
+        return keyedFrom(buf, lineStart + 1, length, key);
+    }
+
+    private static long keyedFrom(ByteBuffer buf, int lineStart, int length, byte[] key) {
         while (lineStart < length) {
             if (startsWith(buf, lineStart, length, key)) {
                 int i = lineStart + key.length;

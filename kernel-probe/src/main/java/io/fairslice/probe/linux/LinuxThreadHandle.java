@@ -62,8 +62,8 @@ final class LinuxThreadHandle implements ThreadHandle {
             return false;
         }
         ByteBuffer b = buf.bytes();
-        into.setSwitches(orUnsupported(ProcText.keyed(b, n, NR_VOLUNTARY)),
-                orUnsupported(ProcText.keyed(b, n, NR_INVOLUNTARY)));
+        into.setSwitches(orUnsupported(ProcText.keyedBelowHeader(b, n, NR_VOLUNTARY)),
+                orUnsupported(ProcText.keyedBelowHeader(b, n, NR_INVOLUNTARY)));
         if (scheduling) {
             parseScheduling(b, n, into);
         }
@@ -107,9 +107,9 @@ final class LinuxThreadHandle implements ThreadHandle {
     }
 
     private void parseScheduling(ByteBuffer b, int n, ThreadStats into) {
-        long policyNumber = ProcText.keyed(b, n, POLICY);
+        long policyNumber = ProcText.keyedBelowHeader(b, n, POLICY);
         SchedPolicy policy = policyNumber == ProcText.MISSING ? SchedPolicy.UNKNOWN : SchedPolicy.ofLinux(policyNumber);
-        long prio = ProcText.keyed(b, n, PRIO);
+        long prio = ProcText.keyedBelowHeader(b, n, PRIO);
         long nice = ThreadStats.UNSUPPORTED;
         long slice = ThreadStats.UNSUPPORTED;
         switch (policy) {
@@ -119,7 +119,7 @@ final class LinuxThreadHandle implements ThreadHandle {
             case EXT:
                 // prio = 120 + nice for fair policies (kernel MAX_RT_PRIO + NICE_WIDTH / 2)
                 nice = prio == ProcText.MISSING ? ThreadStats.UNSUPPORTED : prio - 120;
-                slice = orUnsupported(ProcText.keyed(b, n, SE_SLICE));
+                slice = orUnsupported(ProcText.keyedBelowHeader(b, n, SE_SLICE));
                 break;
             case RR:
                 slice = probe.rrQuantumNanos();

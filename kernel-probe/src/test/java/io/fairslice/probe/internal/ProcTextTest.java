@@ -46,14 +46,14 @@ class ProcTextTest {
         ByteBuffer b = bytes(SCHED);
         int n = SCHED.length();
 
-        assertThat(ProcText.keyed(b, n, key("nr_voluntary_switches"))).isEqualTo(50);
-        assertThat(ProcText.keyed(b, n, key("nr_involuntary_switches"))).isEqualTo(609);
-        assertThat(ProcText.keyed(b, n, key("prio"))).isEqualTo(130);
-        assertThat(ProcText.keyed(b, n, key("policy"))).isEqualTo(0);
-        assertThat(ProcText.keyed(b, n, key("se.slice"))).isEqualTo(1_400_000);
-        assertThat(ProcText.keyed(b, n, key("clock-delta"))).isEqualTo(-39);
-        assertThat(ProcText.keyed(b, n, key("nr_switch"))).isEqualTo(ProcText.MISSING);
-        assertThat(ProcText.keyed(b, n, key("se.load"))).isEqualTo(ProcText.MISSING);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("nr_voluntary_switches"))).isEqualTo(50);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("nr_involuntary_switches"))).isEqualTo(609);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("prio"))).isEqualTo(130);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("policy"))).isEqualTo(0);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("se.slice"))).isEqualTo(1_400_000);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("clock-delta"))).isEqualTo(-39);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("nr_switch"))).isEqualTo(ProcText.MISSING);
+        assertThat(ProcText.keyedBelowHeader(b, n, key("se.load"))).isEqualTo(ProcText.MISSING);
     }
 
     /** The header line is the thread's name, which can look like a key: "prio 1" read as priority 1 (nice -119). */
@@ -62,9 +62,22 @@ class ProcTextTest {
         for (String name : new String[] {"prio 1", "policy 2", "prio", "prio: 5"}) {
             String sched = SCHED.replace("java (15208", name + " (15208");
             ByteBuffer b = bytes(sched);
-            assertThat(ProcText.keyed(b, sched.length(), key("prio"))).as(name).isEqualTo(130);
-            assertThat(ProcText.keyed(b, sched.length(), key("policy"))).as(name).isEqualTo(0);
+            assertThat(ProcText.keyedBelowHeader(b, sched.length(), key("prio"))).as(name).isEqualTo(130);
+            assertThat(ProcText.keyedBelowHeader(b, sched.length(), key("policy"))).as(name).isEqualTo(0);
         }
+    }
+
+    /** A cgroup's cpu.stat has no header: v1's first line is nr_periods, which read as missing. */
+    @Test
+    void shouldReadEveryLineOfAFileWithoutHeader() {
+        String v1 = "nr_periods 4\nnr_throttled 1\nthrottled_time 2500000\n";
+        String v2 = "usage_usec 93\nuser_usec 60\nsystem_usec 33\nnr_periods 7\nnr_throttled 2\nthrottled_usec 900\n";
+
+        assertThat(ProcText.keyed(bytes(v1), v1.length(), key("nr_periods"))).isEqualTo(4);
+        assertThat(ProcText.keyed(bytes(v1), v1.length(), key("throttled_time"))).isEqualTo(2_500_000);
+        assertThat(ProcText.keyed(bytes(v2), v2.length(), key("nr_periods"))).isEqualTo(7);
+        assertThat(ProcText.keyed(bytes(v2), v2.length(), key("throttled_usec"))).isEqualTo(900);
+        assertThat(ProcText.keyed(bytes(v2), v2.length(), key("usage_usec"))).isEqualTo(93);
     }
 
     @Test
@@ -84,7 +97,7 @@ class ProcTextTest {
     @Test
     void shouldTreatTruncatedOrEmptyTextAsMissing() {
         assertThat(ProcText.field(bytes(""), 0, 0)).isEqualTo(ProcText.MISSING);
-        assertThat(ProcText.keyed(bytes("prio"), 4, key("prio"))).isEqualTo(ProcText.MISSING);
+        assertThat(ProcText.keyedBelowHeader(bytes("prio"), 4, key("prio"))).isEqualTo(ProcText.MISSING);
         assertThat(ProcText.field(bytes("x 1"), 3, 0)).isEqualTo(ProcText.MISSING);
     }
 }

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -194,6 +195,20 @@ class LinuxKernelProbeTest {
             assertThat(s.cpuPressureSomeTotalMicros()).isBetween(total - 5_000_000, total + 5_000_000);
             assertThat(s.cpuPressureSomeAvg10()).isBetween(0.0, 1.0);
         }
+    }
+
+    /** On cgroup v1 nr_periods is cpu.stat's first line, which was skipped as a header: the meter never appeared. */
+    @Test
+    void shouldReadTheCgroupsBandwidthPeriodsAsCpuStatHasThem() throws Exception {
+        CgroupCpuStat cgroup = CgroupCpuStat.locate(Path.of("/proc"));
+        Assumptions.assumeTrue(cgroup != null, "no cpu.stat of this process's cgroup on this host");
+        SystemStats s = new SystemStats();
+        assertThat(probe.readSystem(s)).isTrue();
+
+        String stat = Files.readString(Path.of(cgroup.path));
+        long periods = Long.parseLong(stat.replaceAll("(?s)(?:.*\n)?nr_periods (\\d+).*", "$1"));
+        assertThat(s.cgroupPeriods()).as(cgroup.path + ":%n%s", stat).isBetween(Math.max(0, periods - 1000), periods);
+        assertThat(s.cgroupThrottledPeriods()).isNotEqualTo(ThreadStats.UNSUPPORTED);
     }
 
     @Test
