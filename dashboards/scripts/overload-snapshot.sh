@@ -22,8 +22,7 @@ SERVER_PID="" LOAD_PID=""
 # setsid does not fork and the group's id is SERVER_PID): stopping the group stops whatever it runs at that moment,
 # its build, the server JVM or Prometheus, and the launcher's own trap removes Prometheus's storage. Signalled only
 # the server JVM, a launcher still building or starting Prometheus went on, and the script waited for it forever.
-cleanup() {
-  trap '' INT TERM
+stop_policy() {
   if [[ -n "$LOAD_PID" ]]; then
     kill -TERM "$LOAD_PID" 2>/dev/null || true
     wait "$LOAD_PID" 2>/dev/null || true
@@ -34,6 +33,13 @@ cleanup() {
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=""
   fi
+}
+# At exit only: a second Ctrl-C must not cut the stop short. Ignored between two policies, INT and TERM stayed
+# ignored for the next one, and so for its launcher and JVMs (an ignored signal stays ignored across exec): the
+# second policy's server never stopped, and the script waited for it forever.
+cleanup() {
+  trap '' INT TERM
+  stop_policy
   rm -f "$OUT"/overload-*.txt.tmp "$OUT"/overload-*.load.txt
 }
 trap cleanup EXIT
@@ -83,6 +89,6 @@ for policy in "${POLICIES[@]}"; do
   } > "$out.tmp"
   mv "$out.tmp" "$out"
   rm -f "$OUT/overload-$policy.load.txt"
-  cleanup
+  stop_policy
   echo "wrote $out" >&2
 done
