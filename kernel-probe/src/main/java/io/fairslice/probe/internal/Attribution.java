@@ -438,26 +438,31 @@ public final class Attribution {
      */
     private void checkpoint(ThreadState st, ThreadStats now, int classIndex) {
         ClassTotals t = totals[classIndex];
-        st.lastRun = advance(st.lastRun, now.cpuTimeNanos(), t.runNanos, st.hasLast);
-        st.lastWait = advance(st.lastWait, now.runQueueWaitNanos(), t.waitNanos, st.hasLast);
-        st.lastDispatches = advance(st.lastDispatches, now.dispatches(), t.dispatches, st.hasLast);
-        st.lastVoluntary = advance(st.lastVoluntary, now.voluntarySwitches(), t.voluntary, st.hasLast);
-        st.lastInvoluntary = advance(st.lastInvoluntary, now.involuntarySwitches(), t.involuntary, st.hasLast);
+        st.lastRun = advance(st.lastRun, now.cpuTimeNanos(), t.runNanos, st.hasLast, false);
+        st.lastWait = advance(st.lastWait, now.runQueueWaitNanos(), t.waitNanos, st.hasLast, false);
+        // Windows' ContextSwitches is 32 bits
+        st.lastDispatches = advance(st.lastDispatches, now.dispatches(), t.dispatches, st.hasLast, true);
+        st.lastVoluntary = advance(st.lastVoluntary, now.voluntarySwitches(), t.voluntary, st.hasLast, false);
+        st.lastInvoluntary = advance(st.lastInvoluntary, now.involuntarySwitches(), t.involuntary, st.hasLast,
+                false);
         st.hasLast = true;
     }
 
-    private static long advance(long last, long now, LongAdder total, boolean hasLast) {
+    /**
+     * The new baseline of a counter after adding its growth to {@code total}. A reading lower than the baseline is
+     * older than it (FreeBSD's and Windows' sampler read a snapshot up to an interval old while the owner reads live),
+     * also a young thread's snapshot at 0 against its own one tick: moving the baseline back would count the
+     * difference twice. Only a {@code thirtyTwoBit} counter in the upper half of its range that fell by half or more
+     * has wrapped: it starts from its new value.
+     */
+    private static long advance(long last, long now, LongAdder total, boolean hasLast, boolean thirtyTwoBit) {
         if (!ThreadStats.isSupported(now)) {
             return last;
         }
         if (hasLast && ThreadStats.isSupported(last)) {
             if (now > last) {
                 total.add(now - last);
-            } else if (last - now < last / 2) {
-                // older than the baseline (FreeBSD's and Windows' sampler read a snapshot up to an interval old while
-                // the owner reads live): moving the baseline back would count the difference twice. A counter that
-                // fell by half or more was reset or wrapped (a 32-bit Windows switch count): it starts from its new
-                // value.
+            } else if (!(thirtyTwoBit && last >= 1L << 31 && now < last / 2)) {
                 return last;
             }
         }

@@ -404,6 +404,39 @@ class AttributionTest {
         assertThat(totals("heavy")[0]).isEqualTo(200);
     }
 
+    /**
+     * A young thread's snapshot may read less than half of its own last reading (0 against one 15.6 ms Windows
+     * tick), which was taken for a counter that wrapped: the baseline went back, and that tick counted twice.
+     */
+    @Test
+    void shouldNotTakeAYoungThreadsOlderSnapshotForAWrappedCounter() {
+        probe.set(0, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        probe.set(15_600_000, 0, 0, 0, 0);
+        attribution.exit("heavy"); // heavy: one tick
+        probe.set(0, 0, 0, 0, 0); // the sampler's snapshot, taken before that reading
+        attribution.sample(new ThreadStats());
+        probe.set(15_600_000, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        attribution.exit("heavy");
+
+        assertThat(totals("none")[0] + totals("heavy")[0]).as("what the thread used").isEqualTo(15_600_000);
+    }
+
+    /** Windows' switch count (the dispatches) is 32 bits: when it wraps it starts again from its new value. */
+    @Test
+    void shouldStartAWrappedThirtyTwoBitCounterFromItsNewValue() {
+        probe.set(0, 0, 0xFFFF_FF00L, 0, 0);
+        attribution.enter("heavy");
+        probe.set(0, 0, 0x10, 0, 0); // wrapped
+        attribution.exit("heavy");
+        probe.set(0, 0, 0x30, 0, 0);
+        attribution.enter("heavy");
+        attribution.exit("heavy");
+
+        assertThat(totals("none")[2] + totals("heavy")[2]).as("what it counted after the wrap").isEqualTo(0x20);
+    }
+
     @Test
     void shouldGiveTimeBetweenRequestsToNoneAndHistoryBeforeTrackingToNobody() {
         probe.set(5_000, 500, 50, 5, 5);
