@@ -484,8 +484,9 @@ export function buildDashboard(): dashboard.Dashboard {
       panel({
         title: "CPU pressure",
         description:
-          "Share of wall time in which at least one task of the machine (or container) waited for a CPU (PSI " +
-          "'some'). Near 100% means the CPU is overcommitted, whatever the middleware does.",
+          "Share of wall time in which at least one task of the host waited for a CPU (PSI 'some', " +
+          "/proc/pressure/cpu: in a container, the whole host's, not the container's own). Near 100% means the " +
+          "host's CPU is overcommitted, whatever the middleware does.",
         unit: "percentunit",
         min: 0,
         queries: [{ expr: `max by (instance) (rate(${p.cpuPressureStall}{${TARGET}}[$__rate_interval]))`, legend: "{{instance}}" }],
