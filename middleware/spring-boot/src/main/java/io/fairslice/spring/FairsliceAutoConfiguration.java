@@ -220,7 +220,8 @@ public class FairsliceAutoConfiguration {
      * environment variable {@code FAIRSLICE_POLICY} too, but only for a key another source lists): a blank value sets
      * nothing, as in the filter's own sources, so {@code -Dfairslice.policy=$POLICY} with {@code POLICY} unset leaves
      * {@code fairslice.policy=observe} of {@code application.properties}. Names whose every value is blank are left
-     * out.
+     * out. {@code fairslice.enabled} is the exception: {@code FAIRSLICE_ENABLED} counts alone, as for the decision to
+     * register ({@link Enabled}); in a WAR this hands it to the jar's initializer, which registers the filter there.
      */
     static Map<String, String> settings(ConfigurableEnvironment environment) {
         Map<String, String> settings = new TreeMap<>();
@@ -236,6 +237,11 @@ public class FairsliceAutoConfiguration {
                     }
                 }
             }
+        }
+        String enabled = PREFIX + ConfigKeys.ENABLED;
+        Setting variable = settings.containsKey(enabled) ? null : setting(environment, enabled);
+        if (variable != null) {
+            settings.put(enabled, variable.value());
         }
         return settings;
     }

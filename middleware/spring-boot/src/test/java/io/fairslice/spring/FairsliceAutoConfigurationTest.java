@@ -353,6 +353,25 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
+     * {@code FAIRSLICE_ENABLED=false} counts alone, as for the decision to register: in a WAR the jar's initializer
+     * registers the filter and reads only what it is handed, and fairslice ran fully there, without a word.
+     */
+    @Test
+    void shouldListFairsliceEnabledFromItsEnvironmentVariableAlone() {
+        StandardEnvironment environment = new StandardEnvironment();
+        MutablePropertySources sources = environment.getPropertySources();
+        sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+        String variables = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
+        sources.replace(variables, new SystemEnvironmentPropertySource(variables, java.util.Map.of(
+                "FAIRSLICE_ENABLED", "false", "FAIRSLICE_POLICY", "observe")));
+        org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+
+        assertThat(FairsliceAutoConfiguration.settings(environment))
+                .as("the policy's variable still counts only for a key another source lists")
+                .containsOnly(java.util.Map.entry("fairslice.enabled", "false"));
+    }
+
+    /**
      * A -D system property wins over the command line in the filter's merge, as over every source: a bad value it
      * gives is blamed on it, not on the command line that also names the key (Boot's highest source listing it).
      */
