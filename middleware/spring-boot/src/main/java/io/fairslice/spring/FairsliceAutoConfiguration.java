@@ -176,6 +176,11 @@ public class FairsliceAutoConfiguration {
     public SmartInitializingSingleton fairsliceTasksCheck(ListableBeanFactory beans) {
         String boots = TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME;
         return () -> {
+            String conflict = decoratorConflict(org.springframework.boot.SpringBootVersion.getVersion(),
+                    List.of(beans.getBeanNamesForType(TaskDecorator.class)));
+            if (conflict != null) {
+                LOG.warning(conflict);
+            }
             if (!beans.containsBean(boots)) {
                 LOG.info(() -> "fairslice: Boot's task executor (" + boots + ") is not in use,"
                         + " so work that requests hand to the application's own executor (a Callable, @Async) is"
@@ -183,6 +188,28 @@ public class FairsliceAutoConfiguration {
                         + " (docs/user-guide.md, \"Spring Boot\")");
             }
         };
+    }
+
+    /**
+     * What to say when Boot applies no task decorator at all: before 3.5 it applies one only when it is the only
+     * {@code TaskDecorator} bean (spring-boot#45295), so fairslice's beside the application's own turned both off,
+     * without a word. Null when Boot composes them (3.5 and later, or a version it cannot tell) or there is one.
+     */
+    static String decoratorConflict(String bootVersion, List<String> decorators) {
+        java.util.regex.Matcher version = bootVersion == null ? null
+                : java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)\\..*").matcher(bootVersion);
+        if (decorators.size() < 2 || version == null || !version.matches()) {
+            return null;
+        }
+        int major = Integer.parseInt(version.group(1));
+        if (major > 3 || major == 3 && Integer.parseInt(version.group(2)) >= 5) {
+            return null;
+        }
+        return "fairslice: Spring Boot " + bootVersion + " applies a TaskDecorator to its task executor only when"
+                + " there is one, and there are " + decorators + ", so it applies none: neither the application's"
+                + " nor fairslice's (work handed to the executor is not counted as its request's). Use Boot 3.5 or"
+                + " later, which composes them, or replace your TaskDecorator bean by one named " + TASKS_BEAN
+                + " that applies both (runnable -> Fairslice.task(yours.decorate(runnable)))";
     }
 
     /**

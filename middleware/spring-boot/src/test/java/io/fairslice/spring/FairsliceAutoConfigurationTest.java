@@ -352,6 +352,21 @@ class FairsliceAutoConfigurationTest {
                 java.util.Map.entry("fairslice.share.quantum", "2ms"));
     }
 
+    /** Before Boot 3.5 two TaskDecorator beans turn both off (spring-boot#45295): said, with what to do. */
+    @Test
+    void shouldWarnOfTwoTaskDecoratorsOnABootThatAppliesOnlyAnOnlyOne() {
+        List<String> two = List.of("tracingDecorator", FairsliceAutoConfiguration.TASKS_BEAN);
+
+        assertThat(FairsliceAutoConfiguration.decoratorConflict("3.4.9", two)).startsWith("fairslice: Spring Boot"
+                + " 3.4.9 applies a TaskDecorator to its task executor only when there is one, and there are"
+                + " [tracingDecorator, fairsliceTasks], so it applies none").contains("Use Boot 3.5 or later");
+        assertThat(FairsliceAutoConfiguration.decoratorConflict("3.0.0", two)).isNotNull();
+        assertThat(FairsliceAutoConfiguration.decoratorConflict("3.5.0", two)).isNull();
+        assertThat(FairsliceAutoConfiguration.decoratorConflict("4.0.7", two)).isNull();
+        assertThat(FairsliceAutoConfiguration.decoratorConflict(null, two)).as("a version it cannot tell").isNull();
+        assertThat(FairsliceAutoConfiguration.decoratorConflict("3.4.9", List.of("fairsliceTasks"))).isNull();
+    }
+
     /**
      * {@code FAIRSLICE_ENABLED=false} counts alone, as for the decision to register: in a WAR the jar's initializer
      * registers the filter and reads only what it is handed, and fairslice ran fully there, without a word.
