@@ -69,6 +69,8 @@ public final class FairsliceFilter implements Filter {
     private FairsliceControl control;
     /** The name claimed from {@link ApplicationNames} (null until claimed, or when disabled). */
     private String application;
+    /** Whether a request without async support reached the filter and was said once. */
+    private volatile boolean saidNoAsync;
 
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
@@ -266,6 +268,19 @@ public final class FairsliceFilter implements Filter {
         return new ServletException(message, cause);
     }
 
+    /**
+     * A filter declared in web.xml without {@code <async-supported>true</async-supported>} turns async off for the
+     * rest of its chain: every servlet behind it that starts an async request (a Spring MVC {@code Callable}, a
+     * {@code DeferredResult}, server-sent events) fails. Tomcat says that only as such a request fails.
+     */
+    private void sayNoAsync() {
+        saidNoAsync = true;
+        LOG.warning(() -> "fairslice[" + application + "]: a request reached the fairslice filter without async"
+                + " support: its web.xml declaration, or a filter before it, lacks <async-supported>true"
+                + "</async-supported>, so a servlet that starts an async request fails (IllegalStateException);"
+                + " declare it with that and the REQUEST and ASYNC dispatchers (docs/configuration.md)");
+    }
+
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
@@ -283,6 +298,9 @@ public final class FairsliceFilter implements Filter {
                 chain.doFilter(req, res); // forward/include/error inside a request already admitted
             }
             return;
+        }
+        if (!saidNoAsync && !request.isAsyncSupported()) {
+            sayNoAsync();
         }
         FairsliceConfig config = scheduler.config();
         long now = System.nanoTime();

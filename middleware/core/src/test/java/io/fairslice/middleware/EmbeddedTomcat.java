@@ -43,6 +43,25 @@ final class EmbeddedTomcat implements AutoCloseable {
         return this;
     }
 
+    /**
+     * The filter declared as web.xml declares it, mapped to every path for REQUEST and ASYNC dispatches, with
+     * {@code <async-supported>} as given: the jar's initializer then leaves it to that declaration.
+     */
+    EmbeddedTomcat declaredFilter(boolean asyncSupported) {
+        var def = new org.apache.tomcat.util.descriptor.web.FilterDef();
+        def.setFilterName("fairslice");
+        def.setFilterClass(FairsliceFilter.class.getName());
+        def.setAsyncSupported(Boolean.toString(asyncSupported));
+        context.addFilterDef(def);
+        var map = new org.apache.tomcat.util.descriptor.web.FilterMap();
+        map.setFilterName("fairslice");
+        map.addURLPattern("/*");
+        map.setDispatcher("REQUEST");
+        map.setDispatcher("ASYNC");
+        context.addFilterMap(map);
+        return this;
+    }
+
     /** A file of the web application, at {@code path} below its document base ({@code WEB-INF/classes/...}). */
     EmbeddedTomcat file(String path, String... lines) throws IOException {
         Path file = base.resolve(path);

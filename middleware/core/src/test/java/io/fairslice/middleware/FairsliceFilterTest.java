@@ -403,6 +403,35 @@ class FairsliceFilterTest {
                 && line.contains("conf/fairslice.properties") && line.contains("context parameters"));
     }
 
+    /**
+     * Declared in web.xml without async support, the filter turns async off for the servlets behind it, which fail
+     * as they start an async request, and Tomcat blames the servlet: the filter says so, once, as requests arrive.
+     */
+    @Test
+    void shouldWarnOnceWhenRequestsReachItWithoutAsyncSupport() throws Exception {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/no-async", Map.of(), null).declaredFilter(false)
+                .servlet("/x", new Hello(), true)) {
+            t.start();
+            assertThat(t.get("/x").body()).isEqualTo("hello");
+            assertThat(t.get("/x").body()).isEqualTo("hello");
+            logged = log.lines();
+        }
+        assertThat(logged.stream().filter(line -> line.contains("without async support"))).singleElement()
+                .asString().startsWith("WARNING fairslice[/no-async]: a request reached the fairslice filter"
+                        + " without async support: its web.xml declaration, or a filter before it, lacks"
+                        + " <async-supported>true</async-supported>");
+
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/async", Map.of(), null).declaredFilter(true)
+                .servlet("/x", new Hello(), true)) {
+            t.start();
+            assertThat(t.get("/x").body()).isEqualTo("hello");
+            assertThat(log.lines()).as("declared with async support").noneMatch(line -> line.contains("without async support"));
+        }
+    }
+
     /** Spring Boot property files without fairslice.* keys (one nested under another key) are no one's business. */
     @Test
     void shouldNotWarnOfTheApplicationsBootPropertiesWithoutFairsliceKeys() throws Exception {
