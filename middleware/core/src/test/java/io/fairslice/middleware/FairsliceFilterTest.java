@@ -428,7 +428,8 @@ class FairsliceFilterTest {
                 .servlet("/x", new Hello(), true)) {
             t.start();
             assertThat(t.get("/x").body()).isEqualTo("hello");
-            assertThat(log.lines()).as("declared with async support").noneMatch(line -> line.contains("without async support"));
+            assertThat(log.lines()).as("declared with async support")
+                    .noneMatch(line -> line.contains("without async support"));
         }
     }
 
