@@ -312,7 +312,7 @@ public final class RequestClassifier {
                 watched.remove(w); // decided by finished requests meanwhile
                 continue;
             }
-            if (nowNanos - w.readAfterNanos < 0) {
+            if (nowNanos - w.readAfterNanos < 0 || waiting(w.thread)) {
                 continue;
             }
             if (reads++ == MAX_READS_PER_CHECK) {
@@ -334,6 +334,16 @@ public final class RequestClassifier {
                 w.readAfterNanos = nowNanos + above - Math.max(used, 0);
             }
         }
+    }
+
+    /**
+     * A thread that waits (for admission, at a park, on a lock) uses no CPU: it is not read, and takes no read from
+     * one that runs. Requests queued at admission (due again every 5 ms, reading nothing new) took every read of a
+     * check, always the same first ones of the set, and a new page's running requests were never read.
+     */
+    private static boolean waiting(Thread thread) {
+        Thread.State state = thread.getState();
+        return state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING || state == Thread.State.BLOCKED;
     }
 
     /** Running requests being watched now (see {@link #watch}). */

@@ -459,6 +459,53 @@ class RequestClassifierTest {
         assertThat(k.watching()).isEqualTo(1);
     }
 
+    /**
+     * Requests that wait (queued at admission, parked) read nothing new, and took every read of a check, always the
+     * same ones: a new page's running request was never read while more than sixteen others waited.
+     */
+    @Test
+    void shouldReadNoWaitingRequestAndLeaveTheReadsToRunningOnes() throws Exception {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "1"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        long t0 = 1_000 * MS;
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<Thread> queued = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 100; i++) {
+                Thread t = new Thread(() -> {
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                t.start();
+                queued.add(t);
+                clocks.cpu.put(t, 0L);
+                k.watch(c, k.route("/search"), t, c.defaultClass(), 0, t0, null);
+            }
+            for (Thread t : queued) {
+                while (t.getState() != Thread.State.WAITING) {
+                    Thread.onSpinWait();
+                }
+            }
+            Route export = k.route("/export");
+            RequestClassifier.Watch running = clocks.running(k, c, export, 0, t0);
+            clocks.cpu.put(running.thread, 6 * MS);
+
+            k.check(c, t0 + 10 * MS);
+
+            assertThat(clocks.reads).as("only the request that runs").isEqualTo(1);
+            assertThat(export.heavy()).as("its running request past 5 ms").isTrue();
+        } finally {
+            release.countDown();
+            for (Thread t : queued) {
+                t.join();
+            }
+        }
+    }
+
     @Test
     void shouldReadAtMostSixteenRunningRequestsPerCheck() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of());
