@@ -47,6 +47,7 @@ public final class FilterHarness implements AutoCloseable {
         @Override public String getHeader(String name) { return null; }
         @Override public DispatcherType getDispatcherType() { return DispatcherType.REQUEST; }
         @Override public boolean isAsyncStarted() { return false; }
+        @Override public boolean isAsyncSupported() { return true; }
 
         @Override
         public Object getAttribute(String name) {
