@@ -464,7 +464,7 @@ public final class StudyRunner {
             progress.warmedUp(id);
             for (int rep = firstRep; rep <= lastRep; rep++) {
                 for (int heavy : config.measurementOrder()) {
-                    measure(load, cpu, meter, server, configuration, heavy, rep, points);
+                    measure(host, load, cpu, meter, server, configuration, heavy, rep, points);
                     progress.pointDone(id);
                 }
             }
@@ -482,8 +482,21 @@ public final class StudyRunner {
      * window without samples does not count.
      */
     static Verdict verdict(CpuSampler.Share share, double threshold) {
+        return verdict(share, threshold, true);
+    }
+
+    /**
+     * As {@link #verdict(CpuSampler.Share, double)} for a server pinned to its core; one that is not ({@code pinned}
+     * false: one core, or no taskset) shares the cores with Gatling, whose CPU the core's time then holds too: the
+     * window is kept, unchecked, with a note. Taken for other processes, Gatling's CPU had every window re-run once
+     * and kept as disturbed.
+     */
+    static Verdict verdict(CpuSampler.Share share, double threshold, boolean pinned) {
         if (!share.known()) {
             return new Verdict(false, "server CPU share unknown (no /proc samples in the window)");
+        }
+        if (!pinned) {
+            return new Verdict(true, "not pinned: not checked for disturbance");
         }
         if (share.server() < threshold && share.others() > 1 - threshold) {
             return new Verdict(false, String.format(Locale.ROOT,
@@ -515,7 +528,7 @@ public final class StudyRunner {
      * Measures one point, re-running a disturbed window or one whose simulation.log is truncated; every window
      * measured goes to {@code points}.
      */
-    private void measure(LoadGenerator load, CpuSampler cpu, MeterSampler meter, StudyServerProcess server,
+    private void measure(Host host, LoadGenerator load, CpuSampler cpu, MeterSampler meter, StudyServerProcess server,
                          Configuration configuration, int heavy, int rep, List<PointResult> points)
             throws IOException, InterruptedException {
         String id = configuration.id();
@@ -537,8 +550,8 @@ public final class StudyRunner {
             long to = from + config.measure().toMillis();
             WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, from, to);
             CpuSampler.Share share = cpu.share(window.fromEpochMillis(), window.toEpochMillis());
-            Verdict verdict = withLog(verdict(share, configuration.scheduler().minimumCpuShare()),
-                    window.logTruncated());
+            Verdict verdict = withLog(verdict(share, configuration.scheduler().minimumCpuShare(),
+                    host.pinningUnavailableReason() == null), window.logTruncated());
             String note = verdict.note();
             if (share.jit() >= ProcCpu.JIT_SETTLED) {
                 note = (note.isEmpty() ? "" : note + "; ") + String.format(Locale.ROOT,

@@ -51,6 +51,15 @@ class WindowVerdictTest {
                 "disturbed: server had 0.600 of its core (< 0.97), other processes 0.400, hypervisor steal 0.050");
     }
 
+    /** Unpinned, the core's time holds Gatling's CPU too: it is not other processes, and nothing is re-run. */
+    @Test
+    void shouldKeepAnUnpinnedServersWindowUnchecked() {
+        StudyRunner.Verdict v = StudyRunner.verdict(
+                CpuSampler.between(START, tenSecondsLater(600, 1000, 0, 0, 0, 0), HZ), 0.97, false);
+
+        assertThat(v).isEqualTo(new StudyRunner.Verdict(true, "not pinned: not checked for disturbance"));
+    }
+
     @Test
     void shouldKeepAWindowWhereTheCoreSatIdleSayingSo() {
         // a realtime server throttled to 95 %: idle, not taken by others
