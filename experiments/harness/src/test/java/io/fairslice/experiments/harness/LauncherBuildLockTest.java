@@ -30,6 +30,64 @@ class LauncherBuildLockTest {
 
     @Test
     void shouldBuildOnceWhenTwoLaunchesFindTheSameJarStale() throws Exception {
+        Path launcher = scratchCheckout();
+
+        Process first = start(launcher);
+        Process second = start(launcher);
+        String firstErr = finish(first);
+        String secondErr = finish(second);
+
+        List<String> log = Files.readAllLines(checkout.resolve("builds.log"));
+        assertThat(log).as("stand-in builds (stderr 1: %s; stderr 2: %s)", firstErr, secondErr).hasSize(2);
+        assertThat(log.get(0)).startsWith("start ");
+        assertThat(log.get(1)).startsWith("end ");
+        assertThat(firstErr + secondErr).containsOnlyOnce("fairslice: building kernel-probe")
+                .containsOnlyOnce("waiting for another launch's build");
+    }
+
+    /**
+     * A study from the checkout runs from the jars under its target/: a launch that would rebuild them stops, and
+     * says why. The build emptied and refilled target/lib while the study's next server or Gatling started from it.
+     */
+    @Test
+    void shouldNotBuildWhileAStudyFromTheCheckoutHoldsItsLock() throws Exception {
+        Path launcher = scratchCheckout();
+        Files.createDirectories(checkout.resolve("target"));
+        // a stand-in for the study's harness, which holds the lock the launcher took (one process, which frees it
+        // as it is destroyed)
+        Process study = new ProcessBuilder("bash", "-c",
+                "exec 9>>target/launcher-study.lock && flock 9 && exec sleep 60").directory(checkout.toFile()).start();
+        try {
+            Path lock = checkout.resolve("target/launcher-study.lock");
+            while (!Files.exists(lock) || !held(lock)) {
+                Thread.sleep(20);
+            }
+            String err = finish(start(launcher));
+
+            assertThat(err).contains("a study is running from this checkout (it holds " + lock + ") and its"
+                    + " servers start from the jars under target/: to build kernel-probe now would replace them"
+                    + " under it");
+            assertThat(checkout.resolve("builds.log")).as("no build").doesNotExist();
+        } finally {
+            study.destroy();
+            study.waitFor(10, TimeUnit.SECONDS);
+        }
+        finish(start(launcher));
+        assertThat(Files.readAllLines(checkout.resolve("builds.log"))).as("built once the study has ended")
+                .hasSize(2);
+    }
+
+    /** Whether another process holds {@code lock} (flock -n fails). */
+    private static boolean held(Path lock) throws Exception {
+        Process p = new ProcessBuilder("flock", "-n", lock.toString(), "true").start();
+        return p.waitFor() != 0;
+    }
+
+    /**
+     * A copy of the launcher in a scratch checkout whose kernel-probe sources are older than the jar the stand-in
+     * `./mvnw` (two seconds, logged in builds.log) makes; returns the launcher.
+     */
+    private Path scratchCheckout() throws IOException {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/flock")) || Files.isExecutable(Path.of("/bin/flock")),
                 "the launcher locks only where flock exists");
         Path launcher = checkout.resolve("fairslice");
@@ -53,18 +111,7 @@ class LauncherBuildLockTest {
                 echo "end $$" >> builds.log
                 """);
         executable(mvnw);
-
-        Process first = start(launcher);
-        Process second = start(launcher);
-        String firstErr = finish(first);
-        String secondErr = finish(second);
-
-        List<String> log = Files.readAllLines(checkout.resolve("builds.log"));
-        assertThat(log).as("stand-in builds (stderr 1: %s; stderr 2: %s)", firstErr, secondErr).hasSize(2);
-        assertThat(log.get(0)).startsWith("start ");
-        assertThat(log.get(1)).startsWith("end ");
-        assertThat(firstErr + secondErr).containsOnlyOnce("fairslice: building kernel-probe")
-                .containsOnlyOnce("waiting for another launch's build");
+        return launcher;
     }
 
     private Process start(Path launcher) throws IOException {
