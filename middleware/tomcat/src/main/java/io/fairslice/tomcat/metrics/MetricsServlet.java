@@ -20,11 +20,12 @@ import java.util.TreeSet;
  * writes too and a Prometheus with native histograms asks for first), in fairslice's metrics web application
  * ({@code /fairslice/metrics}), to allowed clients only; everyone else gets 404, as if there were nothing here.
  *
- * <p>Allowed by default: a request that arrived on a loopback address from a loopback address with no
- * {@code Forwarded}/{@code X-Forwarded-For} header, that is a client on this host and not a reverse proxy on this
- * host relaying someone else. Context parameter {@code metrics.ports} lists connector ports (comma-separated) where
+ * <p>Allowed by default: a request that arrived on a loopback TCP connector from a loopback address with none of a
+ * proxy's headers ({@code Forwarded}, {@code X-Forwarded-For}, {@code Via}, ...), that is a client on this host and
+ * not a reverse proxy on this host relaying someone else. Context parameter {@code metrics.ports} lists connector ports (comma-separated) where
  * any client is allowed: a connector bound to an internal network for a remote Prometheus. A bad value stops the
- * application with a message naming the parameter.
+ * application as it deploys, with a message naming the parameter (the installer's web.xml starts the servlet then,
+ * and its descriptor fails the context when a servlet fails to start).
  */
 public final class MetricsServlet extends HttpServlet {
 
@@ -82,16 +83,27 @@ public final class MetricsServlet extends HttpServlet {
         }
     }
 
+    /**
+     * A listed port, or a client on this host on a loopback TCP connector without a proxy's header. A connector on a
+     * Unix domain socket (port 0; Tomcat reports 127.0.0.1 at both ends) exists for a front-end proxy, whose clients
+     * are elsewhere: it is never taken for this host.
+     */
     boolean allowed(HttpServletRequest request) {
         if (ports.contains(request.getLocalPort())) {
             return true;
         }
-        return isLoopback(request.getLocalAddr()) && isLoopback(request.getRemoteAddr()) && !proxied(request);
+        return request.getLocalPort() > 0 && isLoopback(request.getLocalAddr()) && isLoopback(request.getRemoteAddr())
+                && !proxied(request);
     }
 
-    /** Headers a reverse proxy on the same host sets for the client it forwards (nginx's X-Real-IP among them). */
+    /**
+     * Headers a reverse proxy on the same host sets for the client it forwards (nginx's X-Real-IP, a snippet's
+     * X-Forwarded-Proto alone, Via). A proxy that sets none of them is not told from a client on this host: it must
+     * deny /fairslice/ itself (docs/tomcat.md).
+     */
     private static final List<String> PROXY_HEADERS = List.of("Forwarded", "X-Forwarded-For", "X-Real-IP",
-            "X-Forwarded-Host", "X-Client-IP", "True-Client-IP");
+            "X-Forwarded-Host", "X-Forwarded-Proto", "X-Forwarded-Port", "X-Forwarded-Server", "X-Forwarded-Prefix",
+            "X-Client-IP", "True-Client-IP", "Via");
 
     /** A loopback request that a proxy forwarded: its client is elsewhere. */
     private static boolean proxied(HttpServletRequest request) {

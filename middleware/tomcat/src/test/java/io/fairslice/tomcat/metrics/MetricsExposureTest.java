@@ -43,8 +43,12 @@ class MetricsExposureTest {
         // a proxy on this host relaying someone else (its headers, whatever they claim)
         assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("X-Forwarded-For", "127.0.0.1")));
         assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("Forwarded", "for=127.0.0.1")));
-        // nginx's common setup sets only X-Real-IP
+        // nginx's common setup sets only X-Real-IP; a snippet only X-Forwarded-Proto; a proxy may set only Via
         assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("X-Real-IP", "203.0.113.7")));
+        assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("X-Forwarded-Proto", "https")));
+        assertRefused(get(servlet, 8080, "127.0.0.1", "127.0.0.1", Map.of("Via", "1.1 nginx")));
+        // a connector on a Unix domain socket, there for a front-end proxy: port 0, 127.0.0.1 at both ends
+        assertRefused(get(servlet, 0, "127.0.0.1", "127.0.0.1", Map.of()));
         // a host name is never resolved, an odd literal never trusted
         assertRefused(get(servlet, 8080, "localhost", "localhost", Map.of()));
         assertRefused(get(servlet, 8080, "127.0.0.1", "0.0.0.0", Map.of()));
