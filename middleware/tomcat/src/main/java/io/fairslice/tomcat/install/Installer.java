@@ -99,10 +99,16 @@ public final class Installer {
     private static String metricsUrl(TomcatBase base, List<Integer> metricsPorts) {
         return base.httpConnector().map(c -> {
             String url = c.localUrl(TomcatLayout.METRICS_PATH);
+            boolean listed = metricsPorts.stream().anyMatch(p -> String.valueOf(p).equals(c.port()));
+            if (listed && c.everyInterface()) {
+                return url + " from any client on every interface of this host (--metrics-ports lists " + c.port()
+                        + ", a connector with no address or a wildcard one): warning: public wherever this host is;"
+                        + " give the metrics a connector of their own on an internal address (docs/user-guide.md)";
+            }
             if (c.loopback()) {
                 return url + " from this host";
             }
-            if (metricsPorts.stream().anyMatch(p -> String.valueOf(p).equals(c.port()))) {
+            if (listed) {
                 return url + " from any client (--metrics-ports lists " + c.port() + ")";
             }
             return url + "; the connector listens only on " + c.address() + ", and the metrics answer only requests"

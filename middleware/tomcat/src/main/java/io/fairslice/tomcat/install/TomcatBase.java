@@ -7,6 +7,7 @@ import java.io.StringReader;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.jar.JarFile;
@@ -44,17 +45,15 @@ public final class TomcatBase {
     private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+).*");
 
     private final Path dir;
-    private final String engineName;
-    private final String hostName;
+    private final Path contextDescriptorDir;
     private final Optional<String> version;
     private final Optional<HttpConnector> httpConnector;
     private final Path appBase;
 
-    private TomcatBase(Path dir, String engineName, String hostName, Optional<String> version,
+    private TomcatBase(Path dir, Path contextDescriptorDir, Optional<String> version,
             Optional<HttpConnector> httpConnector, Path appBase) {
         this.dir = dir;
-        this.engineName = engineName;
-        this.hostName = hostName;
+        this.contextDescriptorDir = contextDescriptorDir;
         this.version = version;
         this.httpConnector = httpConnector;
         this.appBase = appBase;
@@ -65,8 +64,9 @@ public final class TomcatBase {
      * (a port number; an IP address or a host name), or a placeholder such as {@code ${port.http}} that Tomcat replaces
      * from system properties at start and that the installer cannot know. {@code address} is empty when the connector has
      * none (it listens on every interface) or an empty one. {@code tls}: {@code SSLEnabled="true"}.
+     * {@code everyInterface}: it has no {@code address} or a wildcard one ({@code 0.0.0.0}, {@code ::}).
      */
-    public record HttpConnector(String port, boolean tls, String address) {
+    public record HttpConnector(String port, boolean tls, String address, boolean everyInterface) {
 
         /**
          * {@code path} through this connector from this host: {@code http(s)://HOST:PORT/path}, HOST the connector's
@@ -90,7 +90,7 @@ public final class TomcatBase {
                     || (ip != null && (ip.isAnyLocalAddress() || ip.isLoopbackAddress()));
         }
 
-        private static boolean wildcard(String address) {
+        static boolean wildcard(String address) {
             InetAddress ip = IpLiterals.parse(address);
             return ip != null && ip.isAnyLocalAddress();
         }
@@ -129,7 +129,9 @@ public final class TomcatBase {
                     + " are deployed");
         }
         String engineName = attribute(engine, "name", "Catalina");
-        String hostName = attribute(engine, "defaultHost", "localhost");
+        // Tomcat lower-cases host names (StandardEngine.setDefaultHost, StandardHost.setName): so does its folder
+        String hostName = attribute(engine, "defaultHost", "localhost").toLowerCase(Locale.ENGLISH);
+        Element host = host(engine, hostName);
         checkPathCharacters(base);
 
         Path homeJar = home == null ? null : home.toAbsolutePath().normalize().resolve("lib/catalina.jar");
@@ -142,22 +144,40 @@ public final class TomcatBase {
             version = readVersion(homeJar);
         }
         version.ifPresent(v -> checkVersion(base, v));
-        return new TomcatBase(base, engineName, hostName, version, httpConnector(engine),
-                appBase(base, engine, hostName));
+        return new TomcatBase(base, contextDescriptorDir(base, engineName, hostName, host), version,
+                httpConnector(engine), appBase(base, host));
+    }
+
+    /** The engine's {@code <Host>} of that name, as Tomcat matches it (in any case), or null. */
+    private static Element host(Element engine, String hostName) {
+        NodeList hosts = engine.getElementsByTagName("Host");
+        for (int i = 0; i < hosts.getLength(); i++) {
+            if (hosts.item(i) instanceof Element host && attribute(host, "name", "").equalsIgnoreCase(hostName)) {
+                return host;
+            }
+        }
+        return null;
     }
 
     /** The default host's {@code appBase} ({@code webapps} unless server.xml says otherwise; relative: to the base). */
-    private static Path appBase(Path base, Element engine, String hostName) {
-        NodeList hosts = engine.getElementsByTagName("Host");
-        for (int i = 0; i < hosts.getLength(); i++) {
-            if (hosts.item(i) instanceof Element host && attribute(host, "name", "").equals(hostName)) {
-                String value = attribute(host, "appBase", "webapps");
-                if (!value.contains("${")) { // a property Tomcat would replace: not known here
-                    return base.resolve(value).normalize();
-                }
-            }
+    private static Path appBase(Path base, Element host) {
+        String value = host == null ? "webapps" : attribute(host, "appBase", "webapps");
+        if (value.contains("${")) { // a property Tomcat would replace: not known here
+            value = "webapps";
         }
-        return base.resolve("webapps");
+        return base.resolve(value).normalize();
+    }
+
+    /**
+     * Where Tomcat deploys the default host's context descriptors from: its {@code xmlBase} (relative: to the base),
+     * or {@code conf/<engine>/<host>} with the host's name lower-cased, as Tomcat has it.
+     */
+    private static Path contextDescriptorDir(Path base, String engineName, String hostName, Element host) {
+        String xmlBase = host == null ? "" : attribute(host, "xmlBase", "");
+        if (!xmlBase.isEmpty() && !xmlBase.contains("${")) {
+            return base.resolve(xmlBase).normalize();
+        }
+        return base.resolve("conf").resolve(engineName).resolve(hostName);
     }
 
     /**
@@ -176,9 +196,10 @@ public final class TomcatBase {
                 boolean http = protocol.isEmpty() || protocol.equals("HTTP/1.1")
                         || protocol.startsWith("org.apache.coyote.http11.");
                 if (http && !port.isEmpty()) {
+                    String address = connector.getAttribute("address").trim();
                     return Optional.of(new HttpConnector(port,
-                            connector.getAttribute("SSLEnabled").trim().equalsIgnoreCase("true"),
-                            connector.getAttribute("address").trim()));
+                            connector.getAttribute("SSLEnabled").trim().equalsIgnoreCase("true"), address,
+                            !connector.hasAttribute("address") || HttpConnector.wildcard(address)));
                 }
             }
         }
@@ -292,9 +313,12 @@ public final class TomcatBase {
         return dir;
     }
 
-    /** {@code conf/<engine>/<host>}: context descriptors here are deployed by Tomcat at startup. */
+    /**
+     * {@code conf/<engine>/<host>}, or the host's {@code xmlBase}: context descriptors here are deployed by Tomcat at
+     * startup.
+     */
     public Path contextDescriptorDir() {
-        return dir.resolve("conf").resolve(engineName).resolve(hostName);
+        return contextDescriptorDir;
     }
 
     /**

@@ -673,7 +673,7 @@ class InstallerTest {
                 .isZero();
         assertThat(install("--weave", "com.shop..*", "--metrics-ports", "9090,8080")).as(err).isZero();
         assertThat(out).contains("note: no --weave-calls, which the last install had")
-                .doesNotContain("--metrics-ports");
+                .doesNotContain("note: --metrics-ports");
     }
 
     @Test
@@ -918,6 +918,48 @@ class InstallerTest {
             assertThat(metricsLine(address)).as(address).isEqualTo("http://127.0.0.1:8080/fairslice/metrics from"
                     + " this host");
         }
+    }
+
+    /**
+     * Tomcat lower-cases host names and reads a host's descriptors from its xmlBase when it has one: the metrics
+     * descriptor went to conf/Catalina/Shop/, which Tomcat never reads, and /fairslice/metrics answered 404.
+     */
+    @Test
+    void shouldPutTheMetricsDescriptorWhereTomcatReadsTheDefaultHostsDescriptors() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("defaultHost=\"localhost\"", "defaultHost=\"Shop\"")
+                .replace("<Host name=\"localhost\" appBase=\"webapps\"/>", "<Host name=\"SHOP\" appBase=\"apps\"/>"));
+        Files.createDirectories(base.resolve("apps/cart"));
+        assertThat(install("--apps", "/cart")).as(err).isZero();
+        assertThat(base.resolve("conf/Catalina/shop/fairslice.xml")).exists();
+        assertThat(base.resolve("conf/Catalina/Shop")).doesNotExist();
+        assertThat(out).as("the host's appBase, found whatever the case of its name").doesNotContain("note: --apps");
+        uninstall();
+
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("appBase=\"webapps\"", "appBase=\"webapps\" xmlBase=\"conf/host-descriptors\""));
+        assertThat(install()).as(err).isZero();
+        assertThat(base.resolve("conf/host-descriptors/fairslice.xml")).exists();
+        assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml")).doesNotExist();
+    }
+
+    /**
+     * --metrics-ports opens its connector to every client: on the stock connector, which has no address, that is
+     * every interface of the host, and the installer said "from this host".
+     */
+    @Test
+    void shouldWarnThatAListedPortOnEveryInterfaceMakesTheMetricsPublic() throws Exception {
+        for (String address : List.of("", "address=\"0.0.0.0\"", "address=\"::\"")) {
+            assertThat(metricsLine(address, "--metrics-ports", "8080")).as(address).isEqualTo(
+                    "http://127.0.0.1:8080/fairslice/metrics from any client on every interface of this host"
+                            + " (--metrics-ports lists 8080, a connector with no address or a wildcard one): warning:"
+                            + " public wherever this host is; give the metrics a connector of their own on an"
+                            + " internal address (docs/user-guide.md)");
+        }
+        assertThat(metricsLine("address=\"127.0.0.1\"", "--metrics-ports", "8080"))
+                .isEqualTo("http://127.0.0.1:8080/fairslice/metrics from this host");
+        assertThat(metricsLine("address=\"\"", "--metrics-ports", "8080")).as("an empty address is loopback's")
+                .isEqualTo("http://127.0.0.1:8080/fairslice/metrics from this host");
     }
 
     @Test
