@@ -260,6 +260,7 @@ final class Fragments {
                   <servlet>
                     <servlet-name>metrics</servlet-name>
                     <servlet-class>io.fairslice.tomcat.metrics.MetricsServlet</servlet-class>
+                    <load-on-startup>1</load-on-startup>
                   </servlet>
                   <servlet-mapping>
                     <servlet-name>metrics</servlet-name>
@@ -285,8 +286,9 @@ final class Fragments {
                      By default only clients on this host, connecting to a loopback address, get an answer; every
                      other request gets 404. metrics.ports lists connector ports where any client may read them
                      (a connector bound to an internal network, for a remote Prometheus). Change it with the
-                     installer's metrics-ports option; the installer overwrites this file. -->
-                <Context docBase="${catalina.base}/%s" reloadable="false">
+                     installer's metrics-ports option; the installer overwrites this file. A bad value stops
+                     the application as it deploys (failCtxIfServletStartFails), saying why in Tomcat's log. -->
+                <Context docBase="${catalina.base}/%s" reloadable="false" failCtxIfServletStartFails="true">
                   <Parameter name="metrics.ports" value="%s" override="false"/>
                 </Context>
                 """.formatted(TomcatLayout.METRICS_PATH, TomcatLayout.METRICS_WEBAPP, list));
