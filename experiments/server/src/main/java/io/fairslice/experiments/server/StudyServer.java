@@ -181,7 +181,8 @@ public final class StudyServer implements AutoCloseable {
         StudyServer server;
         try {
             server = new StudyServer(options).start();
-        } catch (IllegalStateException | LifecycleException e) {
+        } catch (IllegalStateException | IllegalArgumentException | LifecycleException e) {
+            // IllegalArgumentException: a -Dfairslice.peer or peer setting it refuses, said in one line too
             System.err.println("fairslice serve: " + e.getMessage());
             System.exit(2);
             return;

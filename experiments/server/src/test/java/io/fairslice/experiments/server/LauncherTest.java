@@ -420,6 +420,20 @@ class LauncherTest {
         }
     }
 
+    /** A peer the server does not know (the study's -Dfairslice.peer) is one line and exit 2, not a stack trace. */
+    @Test
+    void shouldAnswerAnUnknownPeerInOneLine() throws Exception {
+        Process process = new ProcessBuilder(JAVA.toString(), "-Dfairslice.peer=bogus", "-cp", TEST_CLASS_PATH,
+                StudyServer.class.getName(), "--port", "0", "--policy", "none").start();
+        process.getOutputStream().close();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("the server's main finished").isTrue();
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+
+        assertThat(process.exitValue()).as(stderr).isEqualTo(2);
+        assertThat(stderr).endsWith("fairslice serve: fairslice.peer must be none or netflix-partitioned, got 'bogus'"
+                + " (unknown peer)\n").doesNotContain("\tat ");
+    }
+
     /**
      * `serve --prometheus`: a Prometheus that exits while the server runs is said at once, in one line on stderr with
      * its status and where its log is, and the server goes on serving (a load test may be running); the dashboard only
