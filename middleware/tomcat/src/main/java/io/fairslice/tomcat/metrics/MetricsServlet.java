@@ -22,10 +22,10 @@ import java.util.TreeSet;
  *
  * <p>Allowed by default: a request that arrived on a loopback TCP connector from a loopback address with none of a
  * proxy's headers ({@code Forwarded}, {@code X-Forwarded-For}, {@code Via}, ...), that is a client on this host and
- * not a reverse proxy on this host relaying someone else. Context parameter {@code metrics.ports} lists connector ports (comma-separated) where
- * any client is allowed: a connector bound to an internal network for a remote Prometheus. A bad value stops the
- * application as it deploys, with a message naming the parameter (the installer's web.xml starts the servlet then,
- * and its descriptor fails the context when a servlet fails to start).
+ * not a reverse proxy on this host relaying someone else. Context parameter {@code metrics.ports} lists connector
+ * ports (comma-separated) where any client is allowed: a connector bound to an internal network for a remote
+ * Prometheus. A bad value stops the application as it deploys, with a message naming the parameter (the installer's
+ * web.xml starts the servlet then, and its descriptor fails the context when a servlet fails to start).
  */
 public final class MetricsServlet extends HttpServlet {
 
