@@ -335,21 +335,31 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldReadEnvironmentVariablesByBootsNamesAndSkipEmptyOnes() {
-        StandardEnvironment environment = new StandardEnvironment();
-        MutablePropertySources sources = environment.getPropertySources();
-        sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
-        String variables = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
-        sources.replace(variables, new SystemEnvironmentPropertySource(variables, java.util.Map.of(
-                "FAIRSLICE_POLICY", "", "FAIRSLICE_CLASS_BATCHJOBS_SHARE", "30", "FAIRSLICE_SHARE_QUANTUM", "2ms")));
-        sources.addLast(new MapPropertySource("application", java.util.Map.of("fairslice.policy", "observe",
-                "fairslice.class.batchjobs.share", "50", "fairslice.share.quantum", "",
-                "fairslice.sleep.quantum", " ")));
-        org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+        StandardEnvironment environment = withVariables(java.util.Map.of(
+                "FAIRSLICE_POLICY", "", "FAIRSLICE_CLASS_BATCHJOBS_SHARE", "30", "FAIRSLICE_SHARE_QUANTUM", "2ms"),
+                java.util.Map.of("fairslice.policy", "observe", "fairslice.class.batchjobs.share", "50",
+                        "fairslice.share.quantum", "", "fairslice.sleep.quantum", " "));
 
         assertThat(FairsliceAutoConfiguration.settings(environment)).containsOnly(
                 java.util.Map.entry("fairslice.policy", "observe"),
                 java.util.Map.entry("fairslice.class.batchjobs.share", "30"),
                 java.util.Map.entry("fairslice.share.quantum", "2ms"));
+    }
+
+    /**
+     * An environment of these environment variables and, below them, an application's properties (no system
+     * properties), with Boot's relaxed view attached as an application has it.
+     */
+    private static StandardEnvironment withVariables(java.util.Map<String, Object> variables,
+                                                     java.util.Map<String, Object> application) {
+        StandardEnvironment environment = new StandardEnvironment();
+        MutablePropertySources sources = environment.getPropertySources();
+        sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+        String name = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
+        sources.replace(name, new SystemEnvironmentPropertySource(name, variables));
+        sources.addLast(new MapPropertySource("application", application));
+        org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+        return environment;
     }
 
     /** Before Boot 3.5 two TaskDecorator beans turn both off (spring-boot#45295): said, with what to do. */
@@ -373,13 +383,8 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldListFairsliceEnabledFromItsEnvironmentVariableAlone() {
-        StandardEnvironment environment = new StandardEnvironment();
-        MutablePropertySources sources = environment.getPropertySources();
-        sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
-        String variables = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
-        sources.replace(variables, new SystemEnvironmentPropertySource(variables, java.util.Map.of(
-                "FAIRSLICE_ENABLED", "false", "FAIRSLICE_POLICY", "observe")));
-        org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+        StandardEnvironment environment = withVariables(
+                java.util.Map.of("FAIRSLICE_ENABLED", "false", "FAIRSLICE_POLICY", "observe"), java.util.Map.of());
 
         assertThat(FairsliceAutoConfiguration.settings(environment))
                 .as("the policy's variable still counts only for a key another source lists")
