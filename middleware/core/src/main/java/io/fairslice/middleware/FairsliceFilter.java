@@ -37,6 +37,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -69,8 +70,8 @@ public final class FairsliceFilter implements Filter {
     private FairsliceControl control;
     /** The name claimed from {@link ApplicationNames} (null until claimed, or when disabled). */
     private String application;
-    /** Whether a request without async support reached the filter and was said once. */
-    private volatile boolean saidNoAsync;
+    /** Whether a request without async support reached the filter and was said (once). */
+    private final AtomicBoolean saidNoAsync = new AtomicBoolean();
 
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
@@ -274,7 +275,6 @@ public final class FairsliceFilter implements Filter {
      * {@code DeferredResult}, server-sent events) fails. Tomcat says that only as such a request fails.
      */
     private void sayNoAsync() {
-        saidNoAsync = true;
         LOG.warning(() -> "fairslice[" + application + "]: a request reached the fairslice filter without async"
                 + " support: its web.xml declaration, or a filter before it, lacks <async-supported>true"
                 + "</async-supported>, so a servlet that starts an async request fails (IllegalStateException);"
@@ -299,7 +299,7 @@ public final class FairsliceFilter implements Filter {
             }
             return;
         }
-        if (!saidNoAsync && !request.isAsyncSupported()) {
+        if (!saidNoAsync.get() && !request.isAsyncSupported() && saidNoAsync.compareAndSet(false, true)) {
             sayNoAsync();
         }
         FairsliceConfig config = scheduler.config();

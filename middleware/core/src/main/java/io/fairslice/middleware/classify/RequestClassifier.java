@@ -307,39 +307,57 @@ public final class RequestClassifier {
         }
         long above = config.adaptiveHeavyAbove().toNanos();
         int reads = 0;
-        for (Watch w : watched) {
-            if (w.route.decided()) {
-                watched.remove(w); // decided by finished requests meanwhile
-                continue;
-            }
-            if (nowNanos - w.readAfterNanos < 0 || waiting(w.thread)) {
-                continue;
-            }
-            if (reads++ == MAX_READS_PER_CHECK) {
-                return;
-            }
-            long cpu = threadCpu.applyAsLong(w.thread);
-            if (cpu < 0) {
-                watched.remove(w); // no clock to read for other threads: it can only be learnt as it ends
-                continue;
-            }
-            long used = cpu - w.cpuStart;
-            if (used > above) {
-                watched.remove(w);
-                // the route's lock orders this after the read: a request that ended before it is not counted
-                if (w.route.provenAbove(w, config.adaptiveMinSamples(), above) > 0 && config.adaptive()) {
-                    changed(config, w.route, config.adaptiveClass());
+        // running requests first; waiting ones (queued at admission, parked, on a lock) with the reads left over
+        for (int pass = 0; pass < 2; pass++) {
+            for (Watch w : watched) {
+                if (w.route.decided()) {
+                    watched.remove(w); // decided by finished requests meanwhile
+                    continue;
                 }
-            } else {
-                w.readAfterNanos = nowNanos + above - Math.max(used, 0);
+                if (nowNanos - w.readAfterNanos < 0) {
+                    continue;
+                }
+                boolean waits = waiting(w.thread);
+                if (waits != (pass == 1)) {
+                    continue;
+                }
+                if (reads++ == MAX_READS_PER_CHECK) {
+                    return;
+                }
+                read(config, w, nowNanos, above, waits);
             }
         }
     }
 
     /**
-     * A thread that waits (for admission, at a park, on a lock) uses no CPU: it is not read, and takes no read from
-     * one that runs. Requests queued at admission (due again every 5 ms, reading nothing new) took every read of a
-     * check, always the same first ones of the set, and a new page's running requests were never read.
+     * Reads a watched request's CPU: past {@code above} its route is told, else it is left alone for the CPU it still
+     * lacks; a waiting one (whose CPU does not grow while it waits) also for as many checks as reading every watched
+     * request takes, so that all of them get the left-over reads in turn, not the same first ones of the set.
+     */
+    private void read(FairsliceConfig config, Watch w, long nowNanos, long above, boolean waits) {
+        long cpu = threadCpu.applyAsLong(w.thread);
+        if (cpu < 0) {
+            watched.remove(w); // no clock to read for other threads: it can only be learnt as it ends
+            return;
+        }
+        long used = cpu - w.cpuStart;
+        if (used > above) {
+            watched.remove(w);
+            // the route's lock orders this after the read: a request that ended before it is not counted
+            if (w.route.provenAbove(w, config.adaptiveMinSamples(), above) > 0 && config.adaptive()) {
+                changed(config, w.route, config.adaptiveClass());
+            }
+        } else {
+            long turn = waits ? (watched.size() / MAX_READS_PER_CHECK + 1) * CHECK_INTERVAL_NANOS : 0;
+            w.readAfterNanos = nowNanos + above - Math.max(used, 0) + turn;
+        }
+    }
+
+    /**
+     * A thread that waits (for admission, at a park, on a lock) uses no CPU meanwhile: it is read after the ones that
+     * run, with the reads left over. Requests queued at admission (due again every 5 ms, reading nothing new) took
+     * every read of a check, always the same first ones of the set, and a new page's running requests were never read.
+     * It is still read: it may have passed the bound before it began to wait.
      */
     private static boolean waiting(Thread thread) {
         Thread.State state = thread.getState();

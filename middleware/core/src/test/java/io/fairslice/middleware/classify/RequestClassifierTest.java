@@ -461,10 +461,11 @@ class RequestClassifierTest {
 
     /**
      * Requests that wait (queued at admission, parked) read nothing new, and took every read of a check, always the
-     * same ones: a new page's running request was never read while more than sixteen others waited.
+     * same ones: a new page's running request was never read while more than sixteen others waited. They are read
+     * with the reads left over, in turn: one may have passed the bound before it began to wait.
      */
     @Test
-    void shouldReadNoWaitingRequestAndLeaveTheReadsToRunningOnes() throws Exception {
+    void shouldReadRunningRequestsFirstAndWaitingOnesInTurnWithTheReadsLeftOver() throws Exception {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "1"));
         ThreadClocks clocks = new ThreadClocks();
         RequestClassifier k = new RequestClassifier(c, clocks);
@@ -490,14 +491,22 @@ class RequestClassifierTest {
                     Thread.onSpinWait();
                 }
             }
+            Route report = k.route("/report"); // one that used 6 ms before it began to wait
+            clocks.cpu.put(queued.get(99), 6 * MS);
+            k.watch(c, report, queued.get(99), c.defaultClass(), 0, t0, null);
             Route export = k.route("/export");
             RequestClassifier.Watch running = clocks.running(k, c, export, 0, t0);
             clocks.cpu.put(running.thread, 6 * MS);
 
             k.check(c, t0 + 10 * MS);
 
-            assertThat(clocks.reads).as("only the request that runs").isEqualTo(1);
-            assertThat(export.heavy()).as("its running request past 5 ms").isTrue();
+            assertThat(export.heavy()).as("its running request read first, past 5 ms").isTrue();
+            assertThat(clocks.reads).as("and waiting ones with the reads left")
+                    .isEqualTo(RequestClassifier.MAX_READS_PER_CHECK);
+            for (int check = 2; check <= 12 && !report.heavy(); check++) { // 101 waiting: 7 checks of 15 reads
+                k.check(c, t0 + check * 10 * MS);
+            }
+            assertThat(report.heavy()).as("every waiting request read in turn").isTrue();
         } finally {
             release.countDown();
             for (Thread t : queued) {
