@@ -247,8 +247,7 @@ public class FairsliceAutoConfiguration {
      * environment variable {@code FAIRSLICE_POLICY} too, but only for a key another source lists): a blank value sets
      * nothing, as in the filter's own sources, so {@code -Dfairslice.policy=$POLICY} with {@code POLICY} unset leaves
      * {@code fairslice.policy=observe} of {@code application.properties}. Names whose every value is blank are left
-     * out. {@code fairslice.enabled} is the exception: {@code FAIRSLICE_ENABLED} counts alone, as for the decision to
-     * register ({@link Enabled}); in a WAR this hands it to the jar's initializer, which registers the filter there.
+     * out.
      */
     static Map<String, String> settings(ConfigurableEnvironment environment) {
         Map<String, String> settings = new TreeMap<>();
@@ -265,10 +264,20 @@ public class FairsliceAutoConfiguration {
                 }
             }
         }
+        return settings;
+    }
+
+    /**
+     * {@link #settings} for a WAR, whose filter the jar's initializer registers: with {@code fairslice.enabled=false}
+     * when {@code FAIRSLICE_ENABLED=false} alone says so, as it decides registration in an embedded application
+     * ({@link Enabled}); it was never read there, and fairslice ran fully.
+     */
+    static Map<String, String> warSettings(ConfigurableEnvironment environment) {
+        Map<String, String> settings = settings(environment);
         String enabled = PREFIX + ConfigKeys.ENABLED;
         Setting variable = settings.containsKey(enabled) ? null : setting(environment, enabled);
-        if (variable != null) {
-            settings.put(enabled, variable.value());
+        if (variable != null && variable.value().trim().equalsIgnoreCase("false")) {
+            settings.put(enabled, "false");
         }
         return settings;
     }

@@ -47,7 +47,7 @@ public class FairsliceWarAutoConfiguration {
     static void handOver(ServletContext context, ConfigurableEnvironment environment) {
         Map<String, String> handed = new TreeMap<>();
         List<String> kept = new ArrayList<>();
-        FairsliceAutoConfiguration.settings(environment).forEach((name, value) -> {
+        FairsliceAutoConfiguration.warSettings(environment).forEach((name, value) -> {
             if (context.getInitParameter(name) == null) {
                 handed.put(name, value);
             } else {

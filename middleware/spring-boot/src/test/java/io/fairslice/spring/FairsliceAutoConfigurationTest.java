@@ -378,17 +378,21 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
-     * {@code FAIRSLICE_ENABLED=false} counts alone, as for the decision to register: in a WAR the jar's initializer
-     * registers the filter and reads only what it is handed, and fairslice ran fully there, without a word.
+     * {@code FAIRSLICE_ENABLED=false} counts alone in a WAR, as for the decision to register an embedded one: there
+     * the jar's initializer registers the filter and reads only what it is handed, and fairslice ran fully, without a
+     * word. Any other value is not handed over (an embedded application registers with it, and never hands it).
      */
     @Test
-    void shouldListFairsliceEnabledFromItsEnvironmentVariableAlone() {
-        StandardEnvironment environment = withVariables(
-                java.util.Map.of("FAIRSLICE_ENABLED", "false", "FAIRSLICE_POLICY", "observe"), java.util.Map.of());
+    void shouldHandAWarFairsliceEnabledFalseFromItsEnvironmentVariableAlone() {
+        StandardEnvironment off = withVariables(
+                java.util.Map.of("FAIRSLICE_ENABLED", "False", "FAIRSLICE_POLICY", "observe"), java.util.Map.of());
+        StandardEnvironment on = withVariables(java.util.Map.of("FAIRSLICE_ENABLED", "1"), java.util.Map.of());
 
-        assertThat(FairsliceAutoConfiguration.settings(environment))
+        assertThat(FairsliceAutoConfiguration.warSettings(off))
                 .as("the policy's variable still counts only for a key another source lists")
                 .containsOnly(java.util.Map.entry("fairslice.enabled", "false"));
+        assertThat(FairsliceAutoConfiguration.settings(off)).as("embedded: Enabled decides").isEmpty();
+        assertThat(FairsliceAutoConfiguration.warSettings(on)).isEmpty();
     }
 
     /**
