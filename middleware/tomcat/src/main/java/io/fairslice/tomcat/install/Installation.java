@@ -150,6 +150,21 @@ public final class Installation {
         return base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR);
     }
 
+    /**
+     * Whether a recorded file is a metrics descriptor an install wrote: in this host's descriptor folder, or in the one
+     * an earlier install took for it (a host name in capitals, an xmlBase it did not read until 2026-12-04).
+     */
+    private static boolean isMetricsDescriptor(Entry entry) {
+        return entry.kind() == Kind.FILE && entry.path().startsWith("conf/")
+                && entry.path().endsWith("/" + TomcatLayout.METRICS_DESCRIPTOR);
+    }
+
+    /** The metrics descriptor the last install wrote, wherever it put it; else where this one puts it. */
+    private Path lastMetricsDescriptor(InstallRecord previous) {
+        return previous.all(Kind.FILE).stream().filter(Installation::isMetricsDescriptor).findFirst()
+                .map(e -> base.resolve(e.path())).orElse(metricsDescriptor());
+    }
+
     /** Where the weaving agent goes in the base. */
     private static String weaverPath(Bundle bundle) {
         return TomcatLayout.HOME + "/" + bundle.weaverName();
@@ -161,19 +176,20 @@ public final class Installation {
         checkBlocks();
         Writer w = new Writer(previous);
         try {
-            return install(options, bundle, w);
+            return install(options, bundle, w, previous);
         } catch (IOException | RuntimeException e) {
             w.recordPartial(e); // a rerun and an uninstall must know what this attempt wrote
             throw e;
         }
     }
 
-    private InstallRecord install(InstallOptions options, Bundle bundle, Writer w) throws IOException {
+    private InstallRecord install(InstallOptions options, Bundle bundle, Writer w, InstallRecord previous)
+            throws IOException {
         String appsBefore = lastApps();
         // the scope file (--weave and its aspects) and the metrics descriptor (--metrics-ports) the last install wrote
         String aspectsBefore = Objects.requireNonNullElse(lastText(base.resolve(TomcatLayout.AOP_XML)), "");
         List<String> scopeBefore = Fragments.aopXmlScope(aspectsBefore);
-        String metricsBefore = lastText(metricsDescriptor());
+        String metricsBefore = lastText(lastMetricsDescriptor(previous));
         String portsBefore = metricsBefore == null ? null : Fragments.metricsPorts(metricsBefore);
         w.createParents(base.resolve(InstallRecord.FILE)); // its folder is fairslice's too
         for (Path jar : bundle.libJars()) {
@@ -190,6 +206,10 @@ public final class Installation {
         if (options.metrics()) {
             w.file(TomcatLayout.METRICS_WEBAPP + "/WEB-INF/web.xml", Fragments.metricsWebXml(), false);
             w.file(base.relative(metricsDescriptor()), Fragments.metricsDescriptor(options.metricsPorts()), false);
+            base.outsideXmlBase().ifPresent(xmlBase -> report.accept("note: the host's xmlBase " + xmlBase
+                    + " is outside " + base.dir() + ", where the installer writes nothing, and Tomcat deploys"
+                    + " descriptors from there only: copy " + base.relative(metricsDescriptor()) + " there (again"
+                    + " after each install) for " + TomcatLayout.METRICS_PATH));
         }
         String weaver = weaving ? bundle.weaverName() : null;
         if (weaving) {
@@ -639,7 +659,7 @@ public final class Installation {
         } else if (sha256(Files.readAllBytes(file)).equals(entry.value())) {
             Files.delete(file);
             report.accept("removed    " + entry.path());
-        } else if (file.equals(metricsDescriptor())) {
+        } else if (isMetricsDescriptor(entry)) {
             // kept where it is, Tomcat would deploy it at every start from the metrics folder removed with it (SEVERE)
             Path kept = file.resolveSibling(file.getFileName() + ".kept");
             Files.move(file, kept, StandardCopyOption.REPLACE_EXISTING);

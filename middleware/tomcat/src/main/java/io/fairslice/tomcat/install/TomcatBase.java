@@ -46,14 +46,18 @@ public final class TomcatBase {
 
     private final Path dir;
     private final Path contextDescriptorDir;
+    /** The default host's xmlBase when it lies outside the base, where the installer writes nothing; else null. */
+    private final Path outsideXmlBase;
     private final Optional<String> version;
     private final Optional<HttpConnector> httpConnector;
     private final Path appBase;
 
-    private TomcatBase(Path dir, Path contextDescriptorDir, Optional<String> version,
+    private TomcatBase(Path dir, Path xmlBase, Path defaultDescriptorDir, Optional<String> version,
             Optional<HttpConnector> httpConnector, Path appBase) {
         this.dir = dir;
-        this.contextDescriptorDir = contextDescriptorDir;
+        boolean inside = xmlBase == null || xmlBase.startsWith(dir);
+        this.contextDescriptorDir = xmlBase == null || !inside ? defaultDescriptorDir : xmlBase;
+        this.outsideXmlBase = inside ? null : xmlBase;
         this.version = version;
         this.httpConnector = httpConnector;
         this.appBase = appBase;
@@ -144,8 +148,8 @@ public final class TomcatBase {
             version = readVersion(homeJar);
         }
         version.ifPresent(v -> checkVersion(base, v));
-        return new TomcatBase(base, contextDescriptorDir(base, engineName, hostName, host), version,
-                httpConnector(engine), appBase(base, host));
+        return new TomcatBase(base, xmlBase(base, host), base.resolve("conf").resolve(engineName).resolve(hostName),
+                version, httpConnector(engine), appBase(base, host));
     }
 
     /** The engine's {@code <Host>} of that name, as Tomcat matches it (in any case), or null. */
@@ -169,15 +173,20 @@ public final class TomcatBase {
     }
 
     /**
-     * Where Tomcat deploys the default host's context descriptors from: its {@code xmlBase} (relative: to the base),
-     * or {@code conf/<engine>/<host>} with the host's name lower-cased, as Tomcat has it.
+     * The default host's {@code xmlBase} (relative: to the base), where Tomcat then deploys its context descriptors
+     * from instead of {@code conf/<engine>/<host>}; null when it has none (or a property Tomcat would replace).
      */
-    private static Path contextDescriptorDir(Path base, String engineName, String hostName, Element host) {
+    private static Path xmlBase(Path base, Element host) {
         String xmlBase = host == null ? "" : attribute(host, "xmlBase", "");
-        if (!xmlBase.isEmpty() && !xmlBase.contains("${")) {
-            return base.resolve(xmlBase).normalize();
-        }
-        return base.resolve("conf").resolve(engineName).resolve(hostName);
+        return xmlBase.isEmpty() || xmlBase.contains("${") ? null : base.resolve(xmlBase).normalize();
+    }
+
+    /**
+     * The default host's {@code xmlBase} when it lies outside the base: the installer writes only inside the base, so
+     * the metrics descriptor goes to {@code conf/<engine>/<host>}, which Tomcat does not read then.
+     */
+    public Optional<Path> outsideXmlBase() {
+        return Optional.ofNullable(outsideXmlBase);
     }
 
     /**
@@ -314,8 +323,8 @@ public final class TomcatBase {
     }
 
     /**
-     * {@code conf/<engine>/<host>}, or the host's {@code xmlBase}: context descriptors here are deployed by Tomcat at
-     * startup.
+     * {@code conf/<engine>/<host>} (the host's name lower-cased, as Tomcat has it), or the host's {@code xmlBase}
+     * inside the base: context descriptors here are deployed by Tomcat at startup.
      */
     public Path contextDescriptorDir() {
         return contextDescriptorDir;

@@ -40,8 +40,17 @@ public final class MetricsServlet extends HttpServlet {
     @Override
     public void init() throws ServletException {
         ports = parsePorts(getServletContext().getInitParameter(PORTS));
-        formats = ExpositionFormats.init();
-        BundleMetrics.prometheus();
+        // it starts as /fairslice deploys, often before any application: the bundle's shared state is created under
+        // the bundle's class loader, never this web application's (as TomcatInitializer does)
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(MetricsServlet.class.getClassLoader());
+        try {
+            formats = ExpositionFormats.init();
+            BundleMetrics.prometheus();
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
     }
 
     static Set<Integer> parsePorts(String value) throws ServletException {

@@ -941,6 +941,36 @@ class InstallerTest {
         assertThat(install()).as(err).isZero();
         assertThat(base.resolve("conf/host-descriptors/fairslice.xml")).exists();
         assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml")).doesNotExist();
+        uninstall();
+
+        // outside the base the installer writes nothing: it says so, and the install stands
+        Path outside = tmp.resolve("shared-descriptors");
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("appBase=\"webapps\"", "appBase=\"webapps\" xmlBase=\"" + outside + "\""));
+        assertThat(install()).as(err).isZero();
+        assertThat(out).contains("note: the host's xmlBase " + outside + " is outside " + base + ", where the"
+                + " installer writes nothing, and Tomcat deploys descriptors from there only: copy"
+                + " conf/Catalina/localhost/fairslice.xml there");
+        assertThat(outside).doesNotExist();
+    }
+
+    /** A descriptor an earlier install put where Tomcat does not read it moves, and its options are still known. */
+    @Test
+    void shouldKnowTheMetricsPortsOfADescriptorAnEarlierInstallPutElsewhere() throws Exception {
+        assertThat(install("--metrics-ports", "9404")).as(err).isZero();
+        // as an install before 2026-12-04 recorded it for defaultHost="Localhost": in conf/Catalina/Localhost/
+        Path old = base.resolve("conf/Catalina/Localhost/fairslice.xml");
+        Files.createDirectories(old.getParent());
+        Files.move(base.resolve("conf/Catalina/localhost/fairslice.xml"), old);
+        Path record = base.resolve(InstallRecord.FILE);
+        Files.writeString(record, Files.readString(record).replace("conf/Catalina/localhost/fairslice.xml",
+                "conf/Catalina/Localhost/fairslice.xml"));
+
+        assertThat(install("--metrics-ports", "9404")).as(err).isZero();
+
+        assertThat(out).doesNotContain("note: --metrics-ports", "note: no --no-metrics");
+        assertThat(old).as("its own file, removed as stale").doesNotExist();
+        assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml")).exists();
     }
 
     /**
