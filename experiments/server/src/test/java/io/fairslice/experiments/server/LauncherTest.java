@@ -690,6 +690,39 @@ class LauncherTest {
     }
 
     /**
+     * A build or the tests from the checkout hold its study lock shared: a study that would measure does not start
+     * under them (the harness's jars were being emptied and refilled), and says why; once they end, it runs.
+     */
+    @Test
+    void shouldNotStartAStudyWhileABuildOrTheTestsFromItsCheckoutRun(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Sandbox.executable(dir.resolve("stand-in-harness"), """
+                #!/usr/bin/env bash
+                echo run >> harness.log
+                """);
+        Files.createDirectories(dir.resolve("target"));
+        Process build = new ProcessBuilder("bash", "-c",
+                "exec 9>>target/launcher-study.lock && flock -s 9 && exec sleep 60").directory(dir.toFile()).start();
+        try {
+            while (new ProcessBuilder("flock", "-n", dir.resolve("target/launcher-study.lock").toString(), "true")
+                    .start().waitFor() == 0) {
+                Thread.sleep(20);
+            }
+            Result refused = sandbox.run(Map.of(), "study", "--quick");
+
+            assertThat(refused.exitCode()).as(refused.stderr()).isNotZero();
+            assertThat(refused.stderr()).contains("another study, a build or the tests from this checkout are"
+                    + " running (they hold " + dir.resolve("target/launcher-study.lock") + ")");
+            assertThat(dir.resolve("harness.log")).doesNotExist();
+        } finally {
+            build.destroy();
+            build.waitFor(10, TimeUnit.SECONDS);
+        }
+        assertThat(sandbox.run(Map.of(), "study", "--plan").exitCode()).isZero();
+        assertThat(dir.resolve("harness.log")).exists();
+    }
+
+    /**
      * `study --plan` prints settings and `study --report DIR` reads a run's files: neither builds the study server nor
      * checks weaving (a --plan beside a running study rebuilt, after an edit, the jars that study's servers use).
      */
