@@ -323,11 +323,13 @@ abstract class TomcatDropInScenario {
         // compete (more when light pages leave some unused), in every window (half of it is the bound here), and so
         // they keep part of the rate they had without the scheduler: a sixth to a seventh of it in the committed runs
         // (measurements/tomcat-dropin-overload-20261127.txt), 0.079 in one local run of 2026-11-27 whose first observe
-        // window was slow; a twentieth is the bound, far above a starved page's none
+        // window was slow, 0.040-0.131 in six runs on a slower host on 2026-12-04, the code before that day's changes
+        // among them (the 20 heavy requests in flight share the class's CPU, and few end in an 8 s window); a fiftieth
+        // is the bound, far above a starved page's none
         assertThat(overload.shareHeavyPart()).as("heavy pages' part of the requests' CPU under share:\n%s",
                 overload.report()).isGreaterThanOrEqualTo(0.1);
         assertThat(overload.shareHeavy()).as("heavy pages/s under share against observe:\n%s", overload.report())
-                .isGreaterThanOrEqualTo(0.05 * overload.observeHeavy());
+                .isGreaterThanOrEqualTo(0.02 * overload.observeHeavy());
     }
 
     @Test
