@@ -272,6 +272,17 @@ public final class Installation {
                     + "; the last install's was " + (portsBefore.isEmpty() ? "none" : portsBefore)
                     + (portsBefore.isEmpty() ? "" : " (give --metrics-ports " + portsBefore + " to keep it)"));
         }
+        List<String> connectorPorts = base.connectorPorts();
+        if (options.metrics() && connectorPorts.stream().noneMatch(p -> p.contains("${"))) {
+            for (int port : options.metricsPorts()) {
+                if (!connectorPorts.contains(String.valueOf(port))) {
+                    report.accept("note: --metrics-ports lists " + port + ", but no <Connector> of the engine's service"
+                            + " in conf/server.xml has that port (" + (connectorPorts.isEmpty() ? "it has none"
+                            : "theirs: " + String.join(", ", connectorPorts)) + "), so no client reaches the metrics"
+                            + " there; a typo?");
+                }
+            }
+        }
         // checks, not the install: a folder it cannot list is said once, and the install (recorded above) stands
         List<Path> applications;
         try {

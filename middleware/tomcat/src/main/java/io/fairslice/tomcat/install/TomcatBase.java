@@ -7,6 +7,8 @@ import java.io.StringReader;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
@@ -50,16 +52,18 @@ public final class TomcatBase {
     private final Path outsideXmlBase;
     private final Optional<String> version;
     private final Optional<HttpConnector> httpConnector;
+    private final List<String> connectorPorts;
     private final Path appBase;
 
     private TomcatBase(Path dir, Path xmlBase, Path defaultDescriptorDir, Optional<String> version,
-            Optional<HttpConnector> httpConnector, Path appBase) {
+            Optional<HttpConnector> httpConnector, List<String> connectorPorts, Path appBase) {
         this.dir = dir;
         boolean inside = xmlBase == null || xmlBase.startsWith(dir);
         this.contextDescriptorDir = xmlBase == null || !inside ? defaultDescriptorDir : xmlBase;
         this.outsideXmlBase = inside ? null : xmlBase;
         this.version = version;
         this.httpConnector = httpConnector;
+        this.connectorPorts = List.copyOf(connectorPorts);
         this.appBase = appBase;
     }
 
@@ -149,7 +153,7 @@ public final class TomcatBase {
         }
         version.ifPresent(v -> checkVersion(base, v));
         return new TomcatBase(base, xmlBase(base, host), base.resolve("conf").resolve(engineName).resolve(hostName),
-                version, httpConnector(engine), appBase(base, host));
+                version, httpConnector(engine), connectorPorts(engine), appBase(base, host));
     }
 
     /** The engine's {@code <Host>} of that name, as Tomcat matches it (in any case), or null. */
@@ -213,6 +217,19 @@ public final class TomcatBase {
             }
         }
         return Optional.empty();
+    }
+
+    /** The {@code port} of every connector of the engine's service, any protocol, as written. */
+    private static List<String> connectorPorts(Element engine) {
+        List<String> ports = new ArrayList<>();
+        if (engine.getParentNode() instanceof Element service) {
+            for (Node node = service.getFirstChild(); node != null; node = node.getNextSibling()) {
+                if (node instanceof Element connector && connector.getTagName().equals("Connector")) {
+                    ports.add(connector.getAttribute("port").trim());
+                }
+            }
+        }
+        return ports;
     }
 
     /**
@@ -370,6 +387,14 @@ public final class TomcatBase {
     /** The default host's application folder ({@code appBase}, {@code webapps} unless server.xml says otherwise). */
     public Path appBase() {
         return appBase;
+    }
+
+    /**
+     * The {@code port} of every {@code <Connector>} of the engine's service in server.xml, as written: a number, a
+     * placeholder such as {@code ${port.http}}, or empty.
+     */
+    public List<String> connectorPorts() {
+        return connectorPorts;
     }
 
     /** The first HTTP/1.1 connector of the engine's service in server.xml, if it has one. */

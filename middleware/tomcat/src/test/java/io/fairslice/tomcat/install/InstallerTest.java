@@ -673,7 +673,7 @@ class InstallerTest {
                 .isZero();
         assertThat(install("--weave", "com.shop..*", "--metrics-ports", "9090,8080")).as(err).isZero();
         assertThat(out).contains("note: no --weave-calls, which the last install had")
-                .doesNotContain("note: --metrics-ports");
+                .doesNotContain("note: --metrics-ports is now");
     }
 
     @Test
@@ -968,7 +968,7 @@ class InstallerTest {
 
         assertThat(install("--metrics-ports", "9404")).as(err).isZero();
 
-        assertThat(out).doesNotContain("note: --metrics-ports", "note: no --no-metrics");
+        assertThat(out).doesNotContain("note: --metrics-ports is now", "note: no --no-metrics");
         assertThat(old).as("its own file, removed as stale").doesNotExist();
         assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml")).exists();
     }
@@ -1003,6 +1003,29 @@ class InstallerTest {
         assertThat(IpLiterals.parse("tomcat.internal")).as("names are not looked up").isNull();
         assertThat(IpLiterals.parse("300.0.0.1")).isNull();
         assertThat(IpLiterals.parse("::g")).isNull();
+    }
+
+    /**
+     * A --metrics-ports port that no connector has opens nothing: a typo (9404 for 8080) left the remote Prometheus
+     * refused without a word. A connector whose port is a placeholder may be any port: then nothing is said.
+     */
+    @Test
+    void shouldNoteAMetricsPortThatNoConnectorHas() throws Exception {
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("<Connector port=\"8080\" protocol=\"HTTP/1.1\"/>",
+                        "<Connector port=\"8080\" protocol=\"HTTP/1.1\"/>"
+                                + "<Connector port=\"8009\" protocol=\"AJP/1.3\"/>"));
+        assertThat(install("--metrics-ports", "8080,9404,8009")).as(err).isZero();
+        assertThat(out).contains("note: --metrics-ports lists 9404, but no <Connector> of the engine's service in"
+                + " conf/server.xml has that port (theirs: 8080, 8009), so no client reaches the metrics there;"
+                + " a typo?")
+                .doesNotContain("note: --metrics-ports lists 8080").doesNotContain("note: --metrics-ports lists 8009");
+
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
+                .replace("<Connector port=\"8080\" protocol=\"HTTP/1.1\"/>",
+                        "<Connector port=\"8080\" protocol=\"HTTP/1.1\"/><Connector port=\"${port.admin}\"/>"));
+        assertThat(install("--metrics-ports", "9404")).as(err).isZero();
+        assertThat(out).as("a placeholder port may be 9404").doesNotContain("note: --metrics-ports lists");
     }
 
     /** What the installer prints after "metrics: " for server.xml's connector with these attributes added. */
