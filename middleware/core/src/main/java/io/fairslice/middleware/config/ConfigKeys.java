@@ -72,7 +72,7 @@ public final class ConfigKeys {
             new Spec(ADAPTIVE_ALPHA, "0.05", "0.01..1"),
             new Spec(ADAPTIVE_MIN_SAMPLES, "10", "1..10000"),
             new Spec(CPU_SAMPLE_INTERVAL, "100ms", "0ns (every request)..10s"),
-            new Spec("route.<n>", "(none)", "<n> 1..9999; value a path glob"),
+            new Spec("route.<n>", "(none)", "<n> 1..9999; value a path glob without a query string"),
             new Spec(ROUTES_MAX, "1000", "1..100000, at least routes.max-pages (for fewer than 50, lower that too)"),
             new Spec(ROUTES_MAX_PAGES, "50", "1..1000, at most routes.max"),
             new Spec(SHARE_QUANTUM, "5ms", "100us..1s"),
@@ -83,7 +83,7 @@ public final class ConfigKeys {
             new Spec(SHARE_CHARGE_GC, "true", "true, false"),
             new Spec(SLEEP_QUANTUM, "1ms", "10us..10s"),
             new Spec(SLEEP_DURATION, "1ms", "10us..10s"),
-            new Spec(SLEEP_CLASSES, "(every class but the first)", "configured classes, comma-separated"),
+            new Spec(SLEEP_CLASSES, "(every class but the first)", "configured classes, comma-separated, at least one"),
             new Spec(RETRY_AFTER_MAX, "60s", "1s..1h"),
             new Spec(JMX, "true", "true, false"),
             new Spec("<listener>.<setting>", "(the listener's)", "settings a request listener declares"));

@@ -316,6 +316,9 @@ public final class ConfigParser {
             }
             set.add(n.trim());
         }
+        if (set.isEmpty()) { // "," splits into nothing: policy=sleep would then sleep no request, without a word
+            throw FairsliceConfigException.of(SLEEP_CLASSES, "must name at least one configured class " + names, v);
+        }
         return set;
     }
 

@@ -103,7 +103,17 @@ public final class ConfigSources {
                 set(keys, unprefixed(name), contextParams.apply(name), origins, CONTEXT_PARAMETER_ORIGIN + name);
             }
         }
-        filterParams.forEach((k, v) -> set(keys, unprefixed(k), v, origins, FILTER_PARAMETER_ORIGIN + k));
+        Map<String, String> filterParamNames = new HashMap<>();
+        filterParams.forEach((k, v) -> {
+            // policy and fairslice.policy are one key: Tomcat keeps a filter's parameters in a HashMap, so which of
+            // two values won was the map's order, not the user's
+            String other = v == null || v.isBlank() ? null : filterParamNames.put(unprefixed(k), k);
+            if (other != null) {
+                throw FairsliceConfigException.of(unprefixed(k), "must be set once among the filter's parameters"
+                        + " (both " + other + "='" + filterParams.get(other) + "' and " + k + " are set)", v);
+            }
+            set(keys, unprefixed(k), v, origins, FILTER_PARAMETER_ORIGIN + k);
+        });
         for (String name : system.stringPropertyNames()) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
                 set(keys, unprefixed(name), system.getProperty(name), origins, "by system property -D" + name);

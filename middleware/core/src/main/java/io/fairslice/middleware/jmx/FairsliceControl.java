@@ -200,7 +200,11 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
                 refuse(FairsliceConfigException.of("shares", "must name configured classes "
                         + scheduler.config().classNames() + " ('" + cls + "' is not one)", shares));
             }
-            changes.put(ConfigKeys.CLASS_PREFIX + cls + "." + ConfigKeys.SHARE, pair.substring(eq + 1).trim());
+            if (changes.put(ConfigKeys.CLASS_PREFIX + cls + "." + ConfigKeys.SHARE, pair.substring(eq + 1).trim())
+                    != null) { // light=80,light=10: which one was meant?
+                refuse(FairsliceConfigException.of("shares", "must name each class once ('" + cls + "' twice)",
+                        shares));
+            }
         }
         applyFromJmx(changes);
     }

@@ -47,6 +47,24 @@ class ConfigSourcesTest {
         assertThat(m.keys()).containsExactlyInAnyOrderEntriesOf(Map.of("policy", "observe", "share.quantum", "4ms"));
     }
 
+    /**
+     * policy and fairslice.policy are one key: given both as filter parameters (web.xml), which value won was the order
+     * of Tomcat's HashMap of them. Both are named; a blank one sets nothing, so it clashes with nothing.
+     */
+    @Test
+    void shouldRefuseOneKeyGivenTwiceAsFilterParameters() {
+        Map<String, String> both = new java.util.LinkedHashMap<>();
+        both.put("policy", "sleep");
+        both.put("fairslice.policy", "observe");
+        assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), both, path -> null, null, new Properties()))
+                .isInstanceOf(FairsliceConfigException.class)
+                .hasMessageContaining("policy must be set once among the filter's parameters (both policy='sleep' and"
+                        + " fairslice.policy are set)").hasMessageContaining("'observe'");
+        both.put("policy", " ");
+        assertThat(ConfigSources.merge(k -> null, List.of(), both, path -> null, null, new Properties()).keys())
+                .containsEntry("policy", "observe");
+    }
+
     /** The docs write 500µs; a file saved as UTF-8 (what editors write) must read as such. */
     @Test
     void shouldReadTheFileAsUtf8AndOtherwiseAsIso88591() {
