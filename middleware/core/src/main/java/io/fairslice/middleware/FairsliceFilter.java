@@ -321,7 +321,19 @@ public final class FairsliceFilter implements Filter {
         // gives, unless a rule gave it its class
         RequestClassifier.Watch watch = !learning ? null : classifier.watch(config, route, cls,
                 ticket.dispatchStartCpuNanos(), now, ruled >= 0 ? null : c -> scheduler.reclassify(ticket, c));
-        int admission = scheduler.admit(ticket);
+        int admission;
+        try {
+            admission = scheduler.admit(ticket);
+        } catch (RuntimeException | Error e) { // the JVM failed in the wait: the request fails, counted, nothing held
+            try {
+                classifier.unwatch(watch);
+                scheduler.endDispatch(ticket);
+                finish(ticket, route, method, HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+            } catch (RuntimeException | Error again) {
+                e.addSuppressed(again);
+            }
+            throw e;
+        }
         if (admission != Scheduler.ADMITTED) {
             classifier.unwatch(watch);
             scheduler.endDispatch(ticket);

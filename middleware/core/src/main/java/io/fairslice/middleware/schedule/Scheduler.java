@@ -1767,7 +1767,10 @@ public final class Scheduler {
 
     // ---- completion ----------------------------------------------------------------------------------------------
 
-    /** The request is finished (its async cycle too): releases its permit and settles its CPU. */
+    /**
+     * The request is finished (its async cycle too): releases its permit and settles its CPU; one still waiting in a
+     * queue (its thread failed there) leaves it.
+     */
     public void complete(Ticket t) {
         long cpu = t.cpuNanos();
         long allocated = t.allocatedBytes();
@@ -1779,6 +1782,15 @@ public final class Scheduler {
             t.completed = true;
             t.awayFrom = null;
             ClassState c = t.cls;
+            if (t.queuedForAdmission || t.parkedAtYield) {
+                // its thread failed while it waited (an Error, such as a StackOverflowError at a deep yield point,
+                // out of await): left in its queue, a later dispatch granted it a permit or a run slot that no
+                // thread gave back
+                leaveQueue(c, t, t.queuedForAdmission);
+                t.queuedForAdmission = false;
+                t.parkedAtYield = false;
+                wakeNewFirstWaiters();
+            }
             if (t.moveTo >= 0) { // a move its request reached no yield point for: it ends in its class
                 t.moveTo = -1;
                 pendingMoves--;

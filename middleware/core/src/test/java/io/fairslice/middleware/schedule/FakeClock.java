@@ -17,8 +17,15 @@ final class FakeClock implements Clock {
         return idleSamples;
     }
 
+    /** A thread whose next {@link #nanoTime} read fails as a too-deep stack would (then cleared). */
+    volatile Thread overflowOn;
+
     @Override
     public long nanoTime() {
+        if (overflowOn == Thread.currentThread()) {
+            overflowOn = null;
+            throw new StackOverflowError("FakeClock.overflowOn");
+        }
         return now;
     }
 

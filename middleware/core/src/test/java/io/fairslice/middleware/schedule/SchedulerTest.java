@@ -1751,6 +1751,58 @@ class SchedulerTest {
         assertThat(light2.granted).isTrue();
     }
 
+    /**
+     * A thread that fails while it waits for admission (a StackOverflowError, an OutOfMemoryError out of await): its
+     * request is completed as it unwinds, and its ticket leaves the queue. Left in it, it was granted the permit the
+     * holder gave back, which no thread returned: with a cap of one, the class admitted nothing more.
+     */
+    @Test
+    void shouldTakeARequestWhoseThreadFailedWhileQueuedForAdmissionOutOfTheQueue() throws Exception {
+        scheduler("class.heavy.max-concurrency", "1");
+        Ticket holder = running(HEAVY);
+        Ticket failed = queued(HEAVY);
+        CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+            clock.overflowOn = Thread.currentThread();
+            try {
+                scheduler.await(failed, Scheduler.WHERE_ADMISSION);
+                return null;
+            } catch (StackOverflowError e) {
+                return e;
+            }
+        });
+        assertThat(waited.get(5, TimeUnit.SECONDS)).as("the wait failed").isInstanceOf(StackOverflowError.class);
+        scheduler.endDispatch(failed);
+        scheduler.complete(failed); // as the filter does when admit throws
+        assertThat(scheduler.classState(HEAVY).waiting()).as("out of the queue").isZero();
+
+        finish(holder, MS);
+        assertThat(failed.granted).as("the failed request got nothing").isFalse();
+        ClassState heavy = scheduler.classState(HEAVY);
+        assertThat(List.of(heavy.permits(), heavy.inflight(), heavy.running())).containsExactly(0, 0, 0);
+        finish(running(HEAVY), MS); // admitted at once: the cap's permit is free
+    }
+
+    /** The same at a yield point: a request whose thread failed while parked there is granted no run slot later. */
+    @Test
+    void shouldTakeARequestWhoseThreadFailedWhileParkedAtAYieldPointOutOfTheQueue() {
+        scheduler("share.quantum", "5ms");
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        Ticket light2 = queued(LIGHT);
+        finish(light, 10 * MS);
+        assertThat(heavy.granted).isTrue();
+        clock.advance(6 * MS, 6 * MS);
+        assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
+        // its thread fails before it parks (await), and the filter completes its request as it unwinds
+        scheduler.endDispatch(heavy);
+        scheduler.complete(heavy);
+        assertThat(scheduler.classState(HEAVY).waiting()).as("out of the yield queue").isZero();
+
+        finish(light2, MS);
+        assertThat(scheduler.totalRunning()).as("no run slot given to the failed request").isZero();
+        assertThat(scheduler.classState(HEAVY).running()).isZero();
+    }
+
     @Test
     void shouldNotParkAtAYieldPointWhenNoOtherClassWaits() {
         scheduler("share.quantum", "1ms", "share.cpus", "2");
