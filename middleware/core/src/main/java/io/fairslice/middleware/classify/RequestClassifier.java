@@ -218,11 +218,14 @@ public final class RequestClassifier {
      */
     private void changed(FairsliceConfig config, Route route, int into) {
         reclassified[into].increment();
-        synchronized (route) {
+        route.lock.lock();
+        try {
             int cls = routeClass(config, route); // the route's class now: a later change may have passed this one
             for (Watch w : route.running()) {
                 follow(w, cls);
             }
+        } finally {
+            route.lock.unlock();
         }
     }
 
@@ -259,12 +262,15 @@ public final class RequestClassifier {
         // its CPU cannot grow faster than wall time: no read before it may have passed the bound
         Watch w = new Watch(route, thread, cpuStart, nowNanos + config.adaptiveHeavyAbove().toNanos(), requestClass,
                 moveTo);
-        synchronized (route) {
+        route.lock.lock();
+        try {
             boolean learning = route.startWatch(w);
             follow(w, routeClass(config, route)); // the route's class changed since the request was classified
             if (!learning) {
                 return null;
             }
+        } finally {
+            route.lock.unlock();
         }
         if (cpuStart >= 0) {
             watched.add(w);

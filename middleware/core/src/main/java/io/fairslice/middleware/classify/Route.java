@@ -4,6 +4,7 @@ import io.fairslice.middleware.metrics.MeterNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One entry of the bounded route table: a normalised page and what the adaptive classifier has learnt about it
@@ -27,6 +28,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Route {
 
     private final String key;
+    /**
+     * The route's lock: its learning state and watched requests; held by {@link RequestClassifier} while it tells
+     * them a new class, which takes the scheduler's lock. Not the route's monitor: before Java 24 a virtual thread
+     * that waits for a lock inside {@code synchronized} pins its carrier, and with a few carriers pinned so, the
+     * thread that would release the scheduler's lock got none (every request hung).
+     */
+    final ReentrantLock lock = new ReentrantLock();
     /** The metric tag value: {@code other} until the route joins the table (see {@link #page()}). */
     private volatile String page = MeterNames.PAGE_OTHER;
     /**
@@ -176,29 +184,34 @@ public final class Route {
      * finished one that cost less ends the heavy they made); then hysteresis on the EWMA: up above {@code heavyAbove},
      * down only below {@code lightBelow}.
      */
-    public synchronized int record(long cpuNanos, double alpha, int minSamples, long heavyAbove, long lightBelow) {
-        samples++;
-        boolean learning = !decided;
-        if (learning) {
-            ewmaCpuNanos = samples == 1 ? cpuNanos : Math.min(ewmaCpuNanos, cpuNanos);
-            decided = samples >= minSamples;
-        } else {
-            ewmaCpuNanos = alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
+    public int record(long cpuNanos, double alpha, int minSamples, long heavyAbove, long lightBelow) {
+        lock.lock();
+        try {
+            samples++;
+            boolean learning = !decided;
+            if (learning) {
+                ewmaCpuNanos = samples == 1 ? cpuNanos : Math.min(ewmaCpuNanos, cpuNanos);
+                decided = samples >= minSamples;
+            } else {
+                ewmaCpuNanos = alpha * cpuNanos + (1 - alpha) * ewmaCpuNanos;
+            }
+            expectedCpuNanos = (long) ewmaCpuNanos;
+            boolean nowHeavy;
+            if (!learning) { // hysteresis on the EWMA
+                nowHeavy = heavy ? ewmaCpuNanos >= lightBelow : ewmaCpuNanos > heavyAbove;
+            } else if (heavy || decided) { // a heavy made by running requests lasts while no finished one cost less
+                nowHeavy = ewmaCpuNanos > heavyAbove;
+            } else {
+                nowHeavy = heavyBeforeEnd(minSamples, heavyAbove);
+            }
+            if (nowHeavy == heavy) {
+                return 0;
+            }
+            heavy = nowHeavy;
+            return nowHeavy ? 1 : -1;
+        } finally {
+            lock.unlock();
         }
-        expectedCpuNanos = (long) ewmaCpuNanos;
-        boolean nowHeavy;
-        if (!learning) { // hysteresis on the EWMA
-            nowHeavy = heavy ? ewmaCpuNanos >= lightBelow : ewmaCpuNanos > heavyAbove;
-        } else if (heavy || decided) { // a heavy made by running requests lasts while no finished one cost less
-            nowHeavy = ewmaCpuNanos > heavyAbove;
-        } else {
-            nowHeavy = heavyBeforeEnd(minSamples, heavyAbove);
-        }
-        if (nowHeavy == heavy) {
-            return 0;
-        }
-        heavy = nowHeavy;
-        return nowHeavy ? 1 : -1;
     }
 
     /**
@@ -211,21 +224,27 @@ public final class Route {
      * this heavy ({@link #record}). Returns +1 when the route just became heavy, else 0; nothing once the request has
      * ended ({@link #endWatch}) or its thread no longer serves it (an async request, {@link RequestClassifier#detach}).
      */
-    synchronized int provenAbove(RequestClassifier.Watch w, int minSamples, long heavyAbove) {
-        if (w.ended || w.above || w.detached) {
-            return 0;
+    int provenAbove(RequestClassifier.Watch w, int minSamples, long heavyAbove) {
+        lock.lock();
+        try {
+            if (w.ended || w.above || w.detached) {
+                return 0;
+            }
+            w.above = true;
+            runningAbove++;
+            if (decided || heavy || !heavyBeforeEnd(minSamples, heavyAbove)) {
+                return 0;
+            }
+            heavy = true;
+            if (samples == 0) {
+                // what every one of them is known to cost at least; finished requests refine it
+                ewmaCpuNanos = heavyAbove;
+            }
+            expectedCpuNanos = (long) ewmaCpuNanos;
+            return 1;
+        } finally {
+            lock.unlock();
         }
-        w.above = true;
-        runningAbove++;
-        if (decided || heavy || !heavyBeforeEnd(minSamples, heavyAbove)) {
-            return 0;
-        }
-        heavy = true;
-        if (samples == 0) {
-            ewmaCpuNanos = heavyAbove; // what every one of them is known to cost at least; finished requests refine it
-        }
-        expectedCpuNanos = (long) ewmaCpuNanos;
-        return 1;
     }
 
     /**
@@ -240,29 +259,44 @@ public final class Route {
      * A request of this route is watched from now on while it is in flight (see {@link RequestClassifier#watch});
      * false, and not watched, when the route has been decided already.
      */
-    synchronized boolean startWatch(RequestClassifier.Watch w) {
-        if (decided) {
-            return false;
+    boolean startWatch(RequestClassifier.Watch w) {
+        lock.lock();
+        try {
+            if (decided) {
+                return false;
+            }
+            inFlight.add(w);
+            return true;
+        } finally {
+            lock.unlock();
         }
-        inFlight.add(w);
-        return true;
     }
 
     /** A watched request of this route has ended (before its CPU is recorded): it no longer counts as running. */
-    synchronized void endWatch(RequestClassifier.Watch w) {
-        if (w.ended) {
-            return; // ended before (Fairslice.classify stops watching a request before it ends)
-        }
-        w.ended = true;
-        inFlight.remove(w);
-        if (w.above) {
-            runningAbove--;
+    void endWatch(RequestClassifier.Watch w) {
+        lock.lock();
+        try {
+            if (w.ended) {
+                return; // ended before (Fairslice.classify stops watching a request before it ends)
+            }
+            w.ended = true;
+            inFlight.remove(w);
+            if (w.above) {
+                runningAbove--;
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     /** The watched requests of this route still in flight (a copy). */
-    synchronized List<RequestClassifier.Watch> running() {
-        return new ArrayList<>(inFlight);
+    List<RequestClassifier.Watch> running() {
+        lock.lock();
+        try {
+            return new ArrayList<>(inFlight);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Whether the adaptive classifier has made its first decision on this route (always, for {@code other}). */
@@ -270,8 +304,13 @@ public final class Route {
         return decided;
     }
 
-    public synchronized long samples() {
-        return samples;
+    public long samples() {
+        lock.lock();
+        try {
+            return samples;
+        } finally {
+            lock.unlock();
+        }
     }
 
     @Override

@@ -680,6 +680,36 @@ class RequestClassifierTest {
         assertThat(r.running()).isEmpty();
     }
 
+    /**
+     * A move takes the scheduler's lock: it must not run inside the route's monitor. Before Java 24 a virtual thread
+     * waiting for a lock inside {@code synchronized} pins its carrier; with two carriers pinned so (one moving a
+     * route's requests, one entering that route's monitor to end a request), the virtual thread next in line for the
+     * scheduler's lock had no carrier to take it on, and every request hung. Each way a move starts is tried: a
+     * running request read past the bound, a finished one deciding, a watch that begins after a change.
+     */
+    @Test
+    void shouldMoveRequestsOutsideTheRoutesMonitor() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "2"));
+        ThreadClocks clocks = new ThreadClocks();
+        RequestClassifier k = new RequestClassifier(c, clocks);
+        Route r = k.route("/report");
+        List<Boolean> monitorHeld = new java.util.ArrayList<>();
+        java.util.function.IntConsumer move = cls -> monitorHeld.add(Thread.holdsLock(r));
+        long t0 = 1_000 * MS;
+        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Thread t = new Thread(() -> { });
+            clocks.cpu.put(t, 0L);
+            ws.add(k.watch(c, r, t, 0, 0, t0, move));
+        }
+        clocks.cpu.replaceAll((t, v) -> 6 * MS);
+        k.check(c, t0 + 6 * MS); // read past heavy-above: heavy, both moved
+        k.watch(c, r, new Thread(() -> { }), 0, 0, t0 + 7 * MS, move); // classified light before: moved as it begins
+        k.learn(c, r, 400 * US); // a cheaper finished one: light again, the three moved back
+        assertThat(monitorHeld).as("moves made").hasSize(6).containsOnly(false);
+        ws.forEach(k::unwatch);
+    }
+
     @Test
     void shouldMoveTheRequestsInFlightWhenFinishedRequestsDecideTheRoute() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "2"));
