@@ -48,6 +48,8 @@ public record TomcatSettings(List<String> apps) {
             p.load(in);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage(), e);
+        } catch (IllegalArgumentException e) { // a malformed unicode escape: the message alone named no file
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
         for (String key : p.stringPropertyNames()) {
             if (!key.equals(APPS)) {

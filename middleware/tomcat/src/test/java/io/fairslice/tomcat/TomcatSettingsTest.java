@@ -45,6 +45,13 @@ class TomcatSettingsTest {
         assertThatThrownBy(() -> load("apps=shop\n")).hasMessageContaining("got 'shop'");
     }
 
+    /** A malformed escape stopped every application with "Malformed \\uxxxx encoding.", naming no file. */
+    @Test
+    void shouldNameTheFileWhenAnEscapeIsMalformed() {
+        assertThatThrownBy(() -> load("apps=/\\u00zz\n")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(base.resolve(TomcatLayout.TOMCAT_SETTINGS) + ": Malformed \\uxxxx encoding.");
+    }
+
     @Test
     void shouldRejectAllMixedWithPaths() {
         assertThatThrownBy(() -> load("apps=*,/shop\n")).hasMessageContaining("mixes * with context paths");

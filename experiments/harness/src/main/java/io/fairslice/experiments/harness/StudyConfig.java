@@ -7,6 +7,7 @@ import io.fairslice.loadgen.StudyParameters;
 import io.fairslice.middleware.config.Durations;
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,6 +85,11 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
      * draining; a typo such as 99999h would have a stuck server hold the run for years.
      */
     static final Duration MAX_DRAIN_TIMEOUT = Duration.ofMinutes(10);
+    /**
+     * The longest jitSettle: the presets settle 20-60 s; the harness checks each 10 s step's load before the run, so
+     * a typo such as 1000000h built hundreds of millions of steps and ran out of memory before anything started.
+     */
+    static final Duration MAX_JIT_SETTLE = Duration.ofHours(1);
 
     public static final List<String> DEFAULT_SERVER_JVM_OPTIONS = ServerOptions.JVM_OPTIONS;
     public static final List<String> DEFAULT_GATLING_JVM_OPTIONS = List.of("-Xms1g", "-Xmx1g");
@@ -109,7 +115,12 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
                 format(measure));
         require(!warmUp.isNegative(), "warmUp", "must not be negative", format(warmUp));
         require(!jitWarmUp.isNegative(), "jitWarmUp", "must not be negative", format(jitWarmUp));
-        require(!jitSettle.isNegative(), "jitSettle", "must not be negative", format(jitSettle));
+        require(!jitSettle.isNegative() && jitSettle.compareTo(MAX_JIT_SETTLE) <= 0, "jitSettle",
+                "must be 0s.." + format(MAX_JIT_SETTLE), format(jitSettle));
+        require(!serverJvmOptions.isEmpty(), "serverJvmOptions", "must name at least one option (the study's are "
+                + String.join(" ", DEFAULT_SERVER_JVM_OPTIONS) + ")", "nothing");
+        require(!gatlingJvmOptions.isEmpty(), "gatlingJvmOptions", "must name at least one option (the study's are "
+                + String.join(" ", DEFAULT_GATLING_JVM_OPTIONS) + ")", "nothing");
         require(!drainTimeout.isNegative() && drainTimeout.compareTo(MAX_DRAIN_TIMEOUT) <= 0, "drainTimeout",
                 "must be 0s.." + format(MAX_DRAIN_TIMEOUT), format(drainTimeout));
         require(retries >= 0 && retries <= 5, "retries", "must be 0..5", retries);
@@ -243,6 +254,10 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         Properties properties = new Properties();
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             properties.load(reader);
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException(file + ": not UTF-8 text (" + e + "); save it as UTF-8", e);
+        } catch (IllegalArgumentException e) { // a malformed unicode escape
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
         Map<String, String> values = new LinkedHashMap<>();
         for (String key : properties.stringPropertyNames()) {

@@ -2,7 +2,9 @@ package io.fairslice.experiments.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -228,6 +230,31 @@ class StudyConfigTest {
                 .hasMessage(file + ": repetitions must be a whole number, got 'three'");
     }
 
+    /**
+     * A file saved in another encoding (a Latin-1 é in a comment) or with a malformed unicode escape: the message
+     * named neither the file nor what was wrong ("Input length = 1"), and the first ended the run as a crash.
+     */
+    @Test
+    void shouldNameTheFileWhenItIsNotUtf8OrHasAMalformedEscape() throws Exception {
+        Path latin1 = Files.write(dir.resolve("latin1.properties"),
+                "measure = 20s\n# r\u00e9glage\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertThatThrownBy(() -> StudyConfig.quick().withFile(latin1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(latin1 + ": not UTF-8 text (").hasMessageEndingWith("); save it as UTF-8");
+        Path escape = Files.writeString(dir.resolve("escape.properties"), "lightPaths = /\\u00zz\n");
+        assertThatThrownBy(() -> StudyConfig.quick().withFile(escape)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(escape + ": Malformed \\uxxxx encoding.");
+    }
+
+    /** Blank JVM options dropped the study's heap and collector without a word; every other blank key is refused. */
+    @Test
+    void shouldRefuseBlankJvmOptions() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("serverJvmOptions", " ")))
+                .hasMessageStartingWith("serverJvmOptions must name at least one option (the study's are -");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("gatlingJvmOptions", "")))
+                .hasMessage("gatlingJvmOptions must name at least one option (the study's are -Xms1g -Xmx1g), got"
+                        + " nothing");
+    }
+
     @Test
     void shouldRejectAnUnknownMiddlewareOrScheduler() {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("configurations", "fair@default")))
@@ -316,6 +343,11 @@ class StudyConfigTest {
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("drainTimeout", "99999h")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("drainTimeout must be 0s..10m, got 99999h");
+        assertThat(StudyConfig.quick().with(Map.of("jitSettle", "1h")).jitSettle()).isEqualTo(Duration.ofHours(1));
+        // a typo: the check of every 10 s step's load ran out of memory before the run started
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(
+                () -> StudyConfig.quick().with(Map.of("jitSettle", "1000000h"))).hasMessage(
+                "jitSettle must be 0s..1h, got 1000000h"));
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("drainTimeout", "601s")))
                 .hasMessage("drainTimeout must be 0s..10m, got 601s");
     }
