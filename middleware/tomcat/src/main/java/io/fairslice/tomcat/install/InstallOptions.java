@@ -148,7 +148,12 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                     apps.addAll(paths);
                 }
                 case "--metrics-ports" -> {
-                    for (String p : split(value(args, ++i, arg))) {
+                    String given = value(args, ++i, arg);
+                    if (split(given).isEmpty()) { // an empty shell variable, say: not "this host only"
+                        throw new InstallException("--metrics-ports needs at least one port such as 9404; got '"
+                                + given + "' (leave --metrics-ports out for this host only)");
+                    }
+                    for (String p : split(given)) {
                         try {
                             ports.add(Integer.parseInt(p));
                         } catch (NumberFormatException e) {

@@ -517,6 +517,16 @@ class InstallerTest {
         assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
     }
 
+    /** An empty --metrics-ports (an unset shell variable) read as "this host only", as --apps and --weave refuse. */
+    @Test
+    void shouldRefuseAnEmptyMetricsPorts() throws Exception {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(install("--metrics-ports", "")).isEqualTo(2);
+        assertThat(err).contains("--metrics-ports needs at least one port such as 9404; got '' (leave --metrics-ports"
+                + " out for this host only)");
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+    }
+
     /** --metrics-ports beside --no-metrics was dropped in silence: no endpoint was installed to open. */
     @Test
     void shouldRefuseMetricsPortsWithoutMetrics() {
