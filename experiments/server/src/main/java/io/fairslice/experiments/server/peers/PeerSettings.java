@@ -22,15 +22,34 @@ public record PeerSettings(double lightShare, double heavyShare, int minLimit, i
         require(heavyShare > 0 && heavyShare <= 1, "heavy-share", "must be in (0, 1]", heavyShare);
         require(lightShare + heavyShare <= 1.0 + 1e-9, "light-share + heavy-share", "must be at most 1",
                 lightShare + heavyShare);
-        require(minLimit >= 1 && minLimit <= initialLimit, "min-limit", "must be 1..initial-limit", minLimit);
-        require(initialLimit <= maxLimit, "initial-limit", "must be min-limit..max-limit", initialLimit);
         require(maxLimit >= 1 && maxLimit <= 100_000, "max-limit", "must be 1..100000", maxLimit);
+        // both values in the message: max-limit=10 alone was blamed on initial-limit's default
+        require(initialLimit <= maxLimit, "initial-limit", "must be at most max-limit (" + maxLimit + ")",
+                initialLimit);
+        require(minLimit >= 1 && minLimit <= initialLimit, "min-limit", "must be 1..initial-limit (" + initialLimit
+                + ")", minLimit);
         require(!heavyPaths.isEmpty() && heavyPaths.stream().allMatch(p -> p.startsWith("/")), "heavy-paths",
                 "must be paths starting with '/'", heavyPaths);
     }
 
+    /** The settings' names, after {@link #PREFIX}. */
+    static final List<String> KEYS = List.of("light-share", "heavy-share", "min-limit", "initial-limit", "max-limit",
+            "heavy-paths");
+
+    /** Reads the settings, after refusing a {@code fairslice.peer.netflix.*} property that is none of them. */
     public static PeerSettings fromSystemProperties() {
+        refuseUnknown(System.getProperties().stringPropertyNames());
         return from(System::getProperty);
+    }
+
+    /** A misspelt setting ({@code max_limit}) was ignored, and the peer ran with the default. */
+    static void refuseUnknown(Iterable<String> propertyNames) {
+        for (String name : propertyNames) {
+            if (name.startsWith(PREFIX) && !KEYS.contains(name.substring(PREFIX.length()))) {
+                throw new IllegalArgumentException(name + " is not a setting of the netflix peer (known: "
+                        + String.join(", ", KEYS) + ")");
+            }
+        }
     }
 
     static PeerSettings from(UnaryOperator<String> lookup) {

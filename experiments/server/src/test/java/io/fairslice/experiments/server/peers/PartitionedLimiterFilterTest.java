@@ -116,6 +116,16 @@ class PartitionedLimiterFilterTest {
                 .hasMessage("fairslice.peer.netflix.max-limit must be a whole number, got 'lots'");
     }
 
+    @Test
+    void shouldRefuseAnUnknownSettingAndNameMaxLimitWhenItIsBelowTheInitialLimit() {
+        assertThatThrownBy(() -> PeerSettings.refuseUnknown(List.of("java.home", "fairslice.peer.netflix.max_limit")))
+                .hasMessage("fairslice.peer.netflix.max_limit is not a setting of the netflix peer (known: light-share,"
+                        + " heavy-share, min-limit, initial-limit, max-limit, heavy-paths)");
+        PeerSettings.refuseUnknown(List.of("fairslice.peer.netflix.max-limit", "fairslice.peer=netflix"));
+        assertThatThrownBy(() -> PeerSettings.from(Map.of("fairslice.peer.netflix.max-limit", "10")::get))
+                .hasMessage("fairslice.peer.netflix.initial-limit must be at most max-limit (10), got 20");
+    }
+
     private double count(String partition, String outcome) {
         return registry.get("fairslice.peer.requests").tag("partition", partition).tag("outcome", outcome).counter()
                 .count();
