@@ -98,6 +98,7 @@ public final class FairsliceFilter implements Filter {
             return;
         }
         warnContextPathRules(config, path);
+        warnAdaptiveIntoDefault(config, path);
         String copy = secondCopy(context.getClassLoader());
         if (copy != null) {
             LOG.warning(() -> "fairslice[" + path + "]: " + copy);
@@ -235,6 +236,20 @@ public final class FairsliceFilter implements Filter {
                         + " application, so it matches " + contextPath + glob + " only; did you mean path=" + inside
                         + "?");
             }
+        }
+    }
+
+    /**
+     * Warns when the adaptive mode would move expensive pages into the class every other page is in already
+     * ({@code classes=interactive,batch} with {@code default-class=batch}): it measures them and moves none. Not an
+     * error: a single class is that way by default, and the adaptive mode still feeds the page meters.
+     */
+    static void warnAdaptiveIntoDefault(FairsliceConfig config, String contextPath) {
+        if (config.adaptive() && config.classes().size() > 1 && config.adaptiveClass() == config.defaultClass()) {
+            String name = config.classes().get(config.defaultClass()).name();
+            LOG.warning(() -> "fairslice[" + contextPath + "]: adaptive.class and default-class are both '" + name
+                    + "', so the adaptive mode moves no page: set adaptive.class to the class expensive pages go to,"
+                    + " or adaptive=false");
         }
     }
 

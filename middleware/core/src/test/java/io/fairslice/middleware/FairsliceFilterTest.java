@@ -376,6 +376,24 @@ class FairsliceFilterTest {
                         + " /shop/shop only; did you mean path=/?");
     }
 
+    /** The adaptive mode into the default class moves nothing: said at startup; one class alone is that way. */
+    @Test
+    void shouldWarnWhenTheAdaptiveClassIsTheDefaultClass() {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
+            FairsliceFilter.warnAdaptiveIntoDefault(FairsliceConfig.parse(Map.of("classes", "interactive,batch",
+                    "default-class", "batch")), "/shop");
+            FairsliceFilter.warnAdaptiveIntoDefault(FairsliceConfig.parse(Map.of("classes", "interactive,batch",
+                    "default-class", "batch", "adaptive", "false")), "/shop");
+            FairsliceFilter.warnAdaptiveIntoDefault(FairsliceConfig.parse(Map.of("classes", "light")), "/shop");
+            FairsliceFilter.warnAdaptiveIntoDefault(FairsliceConfig.parse(Map.of()), "/shop");
+            logged = log.lines();
+        }
+        assertThat(logged).containsExactly("WARNING fairslice[/shop]: adaptive.class and default-class are both"
+                + " 'batch', so the adaptive mode moves no page: set adaptive.class to the class expensive pages go"
+                + " to, or adaptive=false");
+    }
+
     /**
      * A WAR's Spring Boot property files set fairslice.* keys, but it lacks fairslice-spring-boot, which alone hands
      * them to the filter: the filter runs without them, and says so, naming the files, the keys and the ways out (it
