@@ -182,7 +182,7 @@ public final class FairsliceMetrics implements AutoCloseable {
      * The meters of a page in one class (a timer per outcome, then the CPU counter), registered as the page's first
      * request of that class ends: a page is served in one class, or two when it moves, and meters of the classes it
      * never ran in would be series that stay zero (each latency histogram is some 77 series). {@code route.meters}
-     * holds them by class index, replaced whole under the route's lock, so that a reader sees each entry complete.
+     * holds them by class index, replaced whole under the route's monitor, so that a reader sees each entry complete.
      * Null once {@link #close}d.
      */
     private Object[] meters(Route route, int classIndex) {

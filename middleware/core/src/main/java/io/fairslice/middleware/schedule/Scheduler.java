@@ -1451,6 +1451,20 @@ public final class Scheduler {
     }
 
     /**
+     * Under the lock, as a request or task ends: one whose thread failed while it waited (an Error out of
+     * {@link #await}, such as a StackOverflowError at a deep yield point) leaves the queue it waited in. Left there, a
+     * later dispatch granted it a permit or a run slot that no thread gave back. The dispatch that follows wakes the
+     * waiter behind it.
+     */
+    private static void leaveQueueIfWaiting(Ticket t) {
+        if (t.queuedForAdmission || t.parkedAtYield) {
+            leaveQueue(t.cls, t, t.queuedForAdmission);
+            t.queuedForAdmission = false;
+            t.parkedAtYield = false;
+        }
+    }
+
+    /**
      * Under the lock: the waiting ticket leaves its class's admission queue or yield queue without a grant; the waiter
      * behind it, if it was first, is woken to time its own naps.
      */
@@ -1679,16 +1693,21 @@ public final class Scheduler {
         } finally {
             unlock();
         }
-        k.cpuDispatchStart = clock.threadCpuNanos(); // outside the lock: a system call
-        k.allocDispatchStart = clock.threadAllocatedBytes();
-        k.waitMark = k.cpuDispatchStart;
-        k.dispatching = true;
-        if (waits) {
-            await(k, WHERE_YIELD);
+        try {
+            k.cpuDispatchStart = clock.threadCpuNanos(); // outside the lock: a system call
+            k.allocDispatchStart = clock.threadAllocatedBytes();
+            k.waitMark = k.cpuDispatchStart;
+            k.dispatching = true;
+            if (waits) {
+                await(k, WHERE_YIELD);
+            }
+            markCpu(k);
+            k.burstStartWall = clock.nanoTime();
+            return k;
+        } catch (RuntimeException | Error e) { // the thread failed, in its wait say: the task ends, out of its queue
+            endTask(k, null);
+            throw e;
         }
-        markCpu(k);
-        k.burstStartWall = clock.nanoTime();
-        return k;
     }
 
     /**
@@ -1710,6 +1729,7 @@ public final class Scheduler {
                 ClassState c = k.cls;
                 k.completed = true;
                 k.awayFrom = null;
+                leaveQueueIfWaiting(k);
                 k.request.taskEnded(k);
                 if (k.moveTo >= 0) { // a move of its request it reached no yield point for: it ends in its class
                     k.moveTo = -1;
@@ -1776,21 +1796,13 @@ public final class Scheduler {
         long allocated = t.allocatedBytes();
         lock.lock();
         try {
-            if (t.completed) {
+            if (t.completed || t.rejection >= 0) { // a rejected request was counted out as it was refused
                 return;
             }
             t.completed = true;
             t.awayFrom = null;
             ClassState c = t.cls;
-            if (t.queuedForAdmission || t.parkedAtYield) {
-                // its thread failed while it waited (an Error, such as a StackOverflowError at a deep yield point,
-                // out of await): left in its queue, a later dispatch granted it a permit or a run slot that no
-                // thread gave back
-                leaveQueue(c, t, t.queuedForAdmission);
-                t.queuedForAdmission = false;
-                t.parkedAtYield = false;
-                wakeNewFirstWaiters();
-            }
+            leaveQueueIfWaiting(t);
             if (t.moveTo >= 0) { // a move its request reached no yield point for: it ends in its class
                 t.moveTo = -1;
                 pendingMoves--;

@@ -1803,6 +1803,37 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isZero();
     }
 
+    /** The same for a task ({@code Fairslice.task}) whose thread fails while it waits for a run slot to start. */
+    @Test
+    void shouldTakeATaskWhoseThreadFailedWhileWaitingOutOfTheQueue() throws Exception {
+        scheduler(); // one run slot
+        measure(HEAVY, 10 * MS);
+        measure(LIGHT, 3 * MS);
+        Ticket page = detached(LIGHT);
+        Ticket holder = running(HEAVY); // takes the slot: the task waits for it
+        AtomicReference<Thread> taskThread = new AtomicReference<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "task");
+            taskThread.set(t);
+            return t;
+        });
+        try {
+            CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> { }), pool);
+            awaitUntil(() -> scheduler.classState(LIGHT).waiting() > 0);
+            clock.overflowOn = taskThread.get();
+            java.util.concurrent.locks.LockSupport.unpark(taskThread.get()); // it looks again: its clock read fails
+            assertThatThrownBy(() -> task.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(StackOverflowError.class);
+            assertThat(scheduler.classState(LIGHT).waiting()).as("out of the queue").isZero();
+
+            finish(holder, MS);
+            assertThat(scheduler.totalRunning()).as("no run slot given to the failed task").isZero();
+            assertThat(scheduler.classState(LIGHT).tasks).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+        scheduler.complete(page);
+    }
+
     @Test
     void shouldNotParkAtAYieldPointWhenNoOtherClassWaits() {
         scheduler("share.quantum", "1ms", "share.cpus", "2");
