@@ -32,7 +32,7 @@ public final class LinuxKernelProbe implements KernelProbe {
     private final int pid;
     private final LinuxActuator actuator;
     private final CgroupCpuStat cgroup;
-    private final ThreadLocal<long[]> tidCache = new ThreadLocal<>();
+    final ThreadLocal<long[]> tidCache = new ThreadLocal<>(); // package-private: the test sees it filled
     private final NativeBuffer systemBuf = new NativeBuffer(4096);
 
     private LinuxKernelProbe(String procRoot, int pid, LinuxActuator actuator, CgroupCpuStat cgroup) {

@@ -89,8 +89,12 @@ class LinuxKernelProbeTest {
         t.start();
         t.join();
 
-        assertThat(probe.currentThreadId()).isEqualTo(probe.currentThreadId());
-        assertThat(other.get()).isPositive().isNotEqualTo(probe.currentThreadId());
+        probe.tidCache.remove();
+        long id = probe.currentThreadId();
+        assertThat(probe.tidCache.get()).as("kept for the thread's next call, no system call then")
+                .containsExactly(id);
+        assertThat(probe.currentThreadId()).isEqualTo(id);
+        assertThat(other.get()).isPositive().isNotEqualTo(id);
     }
 
     @Test
