@@ -1418,7 +1418,8 @@ public final class Scheduler {
                 }
                 lock.lock();
                 try {
-                    if (t.granted) {
+                    // completed meanwhile: its request ended on another thread, which took it out of its queue
+                    if (t.granted || t.completed) {
                         break;
                     }
                     long now = clock.nanoTime();

@@ -1803,6 +1803,37 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).isZero();
     }
 
+    /**
+     * A request completed on another thread while its dispatch is parked at a yield point (Tomcat defers that, but a
+     * container need not): it leaves the queue as it completes, and the parked thread, at its deadline, takes no run
+     * slot and leaves no count below zero.
+     */
+    @Test
+    void shouldLetAParkedRequestCompletedElsewhereWakeToNothing() throws Exception {
+        scheduler("share.quantum", "5ms", "share.max-park", "20ms");
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        Ticket light2 = queued(LIGHT);
+        finish(light, 10 * MS);
+        clock.advance(6 * MS, 6 * MS);
+        Thread test = Thread.currentThread();
+        CompletableFuture<Boolean> parked = CompletableFuture.supplyAsync(() -> {
+            assertThat(scheduler.parkAtYield(heavy)).as("past its quantum, light waiting").isTrue();
+            return scheduler.await(heavy, Scheduler.WHERE_YIELD);
+        });
+        awaitUntil(() -> heavy.thread != test && heavy.thread.getState() == Thread.State.TIMED_WAITING);
+        scheduler.complete(heavy); // from another thread: an async cycle's end
+        assertThat(scheduler.classState(HEAVY).waiting()).isZero();
+
+        clock.advance(30 * MS, 0); // past its park's bound
+        java.util.concurrent.locks.LockSupport.unpark(heavy.thread);
+        parked.get(5, TimeUnit.SECONDS);
+        assertThat(scheduler.classState(HEAVY).waiting()).as("no count below zero").isZero();
+        assertThat(scheduler.classState(HEAVY).running()).as("no slot taken").isZero();
+        finish(light2, MS);
+        assertThat(scheduler.totalRunning()).isZero();
+    }
+
     /** The same for a task ({@code Fairslice.task}) whose thread fails while it waits for a run slot to start. */
     @Test
     void shouldTakeATaskWhoseThreadFailedWhileWaitingOutOfTheQueue() throws Exception {
