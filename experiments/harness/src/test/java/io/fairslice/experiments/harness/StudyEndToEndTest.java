@@ -27,68 +27,65 @@ class StudyEndToEndTest {
     @TempDir
     Path out;
 
+    /**
+     * Two points measured against a real server, their data files and report; then that run taken as one interrupted
+     * before its second configuration, resumed (one run serves both: a configuration's run is a minute and a half of
+     * the test command).
+     */
     @Test
-    @Timeout(240)
-    void shouldMeasureTwoPointsAgainstARealServerAndWriteTheReport() throws Exception {
-        StudyConfig config = small("none@default");
+    @Timeout(360)
+    void shouldMeasureTwoPointsWriteTheReportThenKeepThemWhenTheRunGoesOnWithTheRest() throws Exception {
+        // an earlier run in `out` that finished none@default and was interrupted before observe@default
+        StudyConfig config = small("none@default, observe@default");
         // surefire runs the tests from a manifest-only jar; this property holds the real class path
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        StudyRunner.Classpaths classpaths = new StudyRunner.Classpaths(classpath, classpath, List.of(), List.of());
+        ByteArrayOutputStream firstConsole = new ByteArrayOutputStream();
+        StudyResult first = new StudyRunner(small("none@default"), classpaths, out, new PrintStream(
+                firstConsole, true, StandardCharsets.UTF_8)).run();
+        Path report = out.resolve("report-of-the-first-run"); // a folder of its own: the resumed run goes on in `out`
+        ResultsFiles.write(first, report); // as ./fairslice study does at the end, the core's speed at the end in
+        String headline = Report.write(first, report);
 
-        StudyResult result = new StudyRunner(config, new StudyRunner.Classpaths(classpath, classpath, List.of(), List.of()), out,
-                new PrintStream(console, true, StandardCharsets.UTF_8)).run();
-        ResultsFiles.write(result, out);
-        String headline = Report.write(result, out);
-
-        assertThat(result.outcomes()).singleElement()
-                .satisfies(o -> assertThat(o.status()).as(o.message() + "\n" + console)
+        assertThat(first.outcomes()).singleElement()
+                .satisfies(o -> assertThat(o.status()).as(o.message() + "\n" + firstConsole)
                         .isEqualTo(ConfigurationOutcome.Status.MEASURED));
-        assertThat(result.points()).extracting(PointResult::heavyUsers)
+        assertThat(first.points()).extracting(PointResult::heavyUsers)
                 .as("heaviest first, the light-only reference last").containsExactly(4, 0);
-        PointResult mixed = result.points().get(0);
-        PointResult lightOnly = result.points().get(1);
+        PointResult mixed = first.points().get(0);
+        PointResult lightOnly = first.points().get(1);
         assertThat(lightOnly.light().throughput()).as("light req/s with no heavy clients").isGreaterThan(10);
         assertThat(lightOnly.light().failed()).isZero();
         assertThat(lightOnly.heavy().requests()).isZero();
         assertThat(mixed.light().throughput()).isGreaterThan(1);
         assertThat(mixed.heavy().throughput()).as("heavy req/s with 4 heavy clients").isGreaterThan(0);
         assertThat(mixed.heavy().p50Millis()).isGreaterThan(0);
-        for (PointResult p : result.points()) {
+        for (PointResult p : first.points()) {
             assertThat(p.serverCpu()).as("server CPU share").isBetween(0.05, 1.1);
             assertThat(p.windowSeconds()).isEqualTo(5.0);
         }
         assertThat(headline).startsWith("light retention at 4 heavy clients: none@default ");
         for (String fact : List.of(StudyRunner.CORE_SPEED_AT_START, StudyRunner.CORE_SPEED_AT_END)) {
-            assertThat(result.machine().get(fact)).as(fact + "\n" + console)
+            assertThat(first.machine().get(fact)).as(fact + "\n" + firstConsole)
                     .matches("\\d+-\\d+ ms \\(median \\d+\\) over 6 samples of a fixed unit of work.*");
         }
-        assertThat(Files.readString(out.resolve("run.properties"))).contains("machine.core_speed_at_end=");
+        assertThat(Files.readString(report.resolve("run.properties"))).contains("machine.core_speed_at_end=");
         assertThat(Files.readAllLines(out.resolve("logs/core-speed-end.log"))).as("the sampler's output").hasSize(6);
 
         assertThat(Files.readAllLines(out.resolve("points.csv"))).hasSize(3);
         assertThat(Files.readString(out.resolve("points.json"))).contains("\"heavyUsers\": 4");
-        assertThat(Files.readString(out.resolve("report.md"))).contains("| this run: none@default | 4 | ");
-        assertThat(out.resolve("report.html")).isNotEmptyFile();
-        assertThat(out.resolve("figures/throughput.png")).isNotEmptyFile();
-        assertThat(out.resolve("figures/throughput.svg")).isNotEmptyFile();
+        assertThat(Files.readString(report.resolve("report.md"))).contains("| this run: none@default | 4 | ");
+        assertThat(report.resolve("report.html")).isNotEmptyFile();
+        assertThat(report.resolve("figures/throughput.png")).isNotEmptyFile();
+        assertThat(report.resolve("figures/throughput.svg")).isNotEmptyFile();
         try (Stream<Path> files = Files.walk(out.resolve("gatling"))) {
             assertThat(files.filter(p -> p.getFileName().toString().equals("simulation.log")).count())
                     .as("one simulation.log for the JIT warm-up, and per point a settling step and its window")
                     .isEqualTo(5);
         }
         assertThat(out.resolve("gatling/none-default-h04-r1-settle-0s")).isDirectory();
-        assertThat(console.toString(StandardCharsets.UTF_8)).contains("ETA").contains("none@default: H=4 rep 1/1");
-    }
+        assertThat(firstConsole.toString(StandardCharsets.UTF_8)).contains("ETA").contains("none@default: H=4 rep 1/1");
 
-    @Test
-    @Timeout(360)
-    void shouldKeepWhatAnInterruptedRunFinishedAndGoOnWithTheRest() throws Exception {
-        // an earlier run in `out` that finished none@default and was interrupted before observe@default
-        StudyConfig config = small("none@default, observe@default");
-        String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        StudyRunner.Classpaths classpaths = new StudyRunner.Classpaths(classpath, classpath, List.of(), List.of());
-        StudyResult first = new StudyRunner(small("none@default"), classpaths, out, new PrintStream(
-                new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
         // what the runner wrote after its configuration, before returning: the data files of a run cut short
         StudyResult interrupted = ResultsFiles.read(out);
         assertThat(interrupted.points()).hasSize(2);
