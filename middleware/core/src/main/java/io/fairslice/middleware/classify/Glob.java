@@ -119,6 +119,15 @@ final class Glob {
     }
 
     /**
+     * Whether {@code glob}, a path glob, holds a query string ({@code ?} then {@code =}): the path is matched without
+     * it, so such a glob matches nothing. A {@code ?} alone is a wildcard, one character.
+     */
+    static boolean holdsQuery(String glob) {
+        int q = glob.indexOf('?');
+        return q >= 0 && glob.indexOf('=', q) > q;
+    }
+
+    /**
      * Why {@code glob}, a path glob, holds a brace that opens no path variable (nothing inside, a {@code /} before its
      * close, no close), or null: such a brace could only stand for itself, which a client sends as {@code %7B}
      * at most, so the glob is a mistake (a regular expression with a {@code /}, a variable left open).

@@ -26,8 +26,7 @@ public final class RoutePattern {
             throw FairsliceConfigException.of(key, "must be one path glob starting with '/' (e.g. /products/*)",
                     value);
         }
-        int q = glob.indexOf('?');
-        if (q >= 0 && glob.indexOf('=', q) > q) { // '?' alone is a wildcard: one character
+        if (Glob.holdsQuery(glob)) {
             throw FairsliceConfigException.of(key, "must be a path glob without a query string ('?' then '='): the"
                     + " path is matched without it", value);
         }

@@ -69,8 +69,7 @@ public final class Rule {
                 if (!glob.startsWith("/")) {
                     throw FairsliceConfigException.of(key, "path glob must start with '/'", value);
                 }
-                int q = glob.indexOf('?');
-                if (q >= 0 && glob.indexOf('=', q) > q) { // '?' alone is a wildcard: one character
+                if (Glob.holdsQuery(glob)) {
                     throw FairsliceConfigException.of(key, "path glob must not hold a query string ('?' then '='):"
                             + " the path is matched without it; use query:<name>=<glob> for a parameter", value);
                 }

@@ -149,11 +149,12 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 }
                 case "--metrics-ports" -> {
                     String given = value(args, ++i, arg);
-                    if (split(given).isEmpty()) { // an empty shell variable, say: not "this host only"
+                    List<String> listed = split(given);
+                    if (listed.isEmpty()) { // an empty shell variable, say: not "this host only"
                         throw new InstallException("--metrics-ports needs at least one port such as 9404; got '"
                                 + given + "' (leave --metrics-ports out for this host only)");
                     }
-                    for (String p : split(given)) {
+                    for (String p : listed) {
                         try {
                             ports.add(Integer.parseInt(p));
                         } catch (NumberFormatException e) {

@@ -199,21 +199,16 @@ public final class TomcatBase {
      * elements, so a commented-out connector does not count.
      */
     private static Optional<HttpConnector> httpConnector(Element engine) {
-        if (!(engine.getParentNode() instanceof Element service)) {
-            return Optional.empty();
-        }
-        for (Node node = service.getFirstChild(); node != null; node = node.getNextSibling()) {
-            if (node instanceof Element connector && connector.getTagName().equals("Connector")) {
-                String protocol = connector.getAttribute("protocol").trim();
-                String port = connector.getAttribute("port").trim();
-                boolean http = protocol.isEmpty() || protocol.equals("HTTP/1.1")
-                        || protocol.startsWith("org.apache.coyote.http11.");
-                if (http && !port.isEmpty()) {
-                    String address = connector.getAttribute("address").trim();
-                    return Optional.of(new HttpConnector(port,
-                            connector.getAttribute("SSLEnabled").trim().equalsIgnoreCase("true"), address,
-                            !connector.hasAttribute("address") || HttpConnector.wildcard(address)));
-                }
+        for (Element connector : connectors(engine)) {
+            String protocol = connector.getAttribute("protocol").trim();
+            String port = connector.getAttribute("port").trim();
+            boolean http = protocol.isEmpty() || protocol.equals("HTTP/1.1")
+                    || protocol.startsWith("org.apache.coyote.http11.");
+            if (http && !port.isEmpty()) {
+                String address = connector.getAttribute("address").trim();
+                return Optional.of(new HttpConnector(port,
+                        connector.getAttribute("SSLEnabled").trim().equalsIgnoreCase("true"), address,
+                        !connector.hasAttribute("address") || HttpConnector.wildcard(address)));
             }
         }
         return Optional.empty();
@@ -221,15 +216,20 @@ public final class TomcatBase {
 
     /** The {@code port} of every connector of the engine's service, any protocol, as written. */
     private static List<String> connectorPorts(Element engine) {
-        List<String> ports = new ArrayList<>();
+        return connectors(engine).stream().map(c -> c.getAttribute("port").trim()).toList();
+    }
+
+    /** The {@code <Connector>} elements of the engine's service, in order (a commented-out one is no element). */
+    private static List<Element> connectors(Element engine) {
+        List<Element> connectors = new ArrayList<>();
         if (engine.getParentNode() instanceof Element service) {
             for (Node node = service.getFirstChild(); node != null; node = node.getNextSibling()) {
                 if (node instanceof Element connector && connector.getTagName().equals("Connector")) {
-                    ports.add(connector.getAttribute("port").trim());
+                    connectors.add(connector);
                 }
             }
         }
-        return ports;
+        return connectors;
     }
 
     /**
