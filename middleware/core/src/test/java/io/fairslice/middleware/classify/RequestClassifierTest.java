@@ -354,6 +354,17 @@ class RequestClassifierTest {
             cpu.put(t, nanos);
             return k.watch(c, route, t, c.defaultClass(), nanos, now, null);
         }
+
+        /**
+         * A request of {@code route} in class {@code requestClass} that follows its route's class ({@code moveTo}),
+         * on a thread (never started) whose clock reads 0 as it starts.
+         */
+        RequestClassifier.Watch following(RequestClassifier k, FairsliceConfig c, Route route, int requestClass,
+                                          long now, java.util.function.IntConsumer moveTo) {
+            Thread t = new Thread(() -> { });
+            cpu.put(t, 0L);
+            return k.watch(c, route, t, requestClass, 0, now, moveTo);
+        }
     }
 
     @Test
@@ -601,9 +612,7 @@ class RequestClassifierTest {
         List<Integer> moved = new java.util.ArrayList<>();
         List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
         for (int i = 0; i < 30; i++) {
-            Thread t = new Thread(() -> { });
-            clocks.cpu.put(t, 0L);
-            ws.add(k.watch(c, r, t, 0, 0, t0, moved::add));
+            ws.add(clocks.following(k, c, r, 0, t0, moved::add));
         }
         clocks.cpu.replaceAll((t, v) -> 6 * MS);
         k.check(c, t0 + 6 * MS);
@@ -698,9 +707,7 @@ class RequestClassifierTest {
         long t0 = 1_000 * MS;
         List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            Thread t = new Thread(() -> { });
-            clocks.cpu.put(t, 0L);
-            ws.add(k.watch(c, r, t, 0, 0, t0, move));
+            ws.add(clocks.following(k, c, r, 0, t0, move));
         }
         clocks.cpu.replaceAll((t, v) -> 6 * MS);
         k.check(c, t0 + 6 * MS); // read past heavy-above: heavy, both moved

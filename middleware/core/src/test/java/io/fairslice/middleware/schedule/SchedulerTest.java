@@ -1782,16 +1782,31 @@ class SchedulerTest {
         finish(running(HEAVY), MS); // admitted at once: the cap's permit is free
     }
 
-    /** The same at a yield point: a request whose thread failed while parked there is granted no run slot later. */
-    @Test
-    void shouldTakeARequestWhoseThreadFailedWhileParkedAtAYieldPointOutOfTheQueue() {
-        scheduler("share.quantum", "5ms");
+    /** Heavy's request holding the one run slot and light's request waiting for it. */
+    private record PastQuantum(Ticket heavy, Ticket light) {
+    }
+
+    /**
+     * With a 5 ms quantum: heavy's request gets the run slot as light's first ends, then runs 6 ms, past its quantum,
+     * while light's second waits; at its next yield point heavy gives the slot to light.
+     */
+    private PastQuantum heavyPastItsQuantum() {
         Ticket light = running(LIGHT);
         Ticket heavy = queued(HEAVY);
         Ticket light2 = queued(LIGHT);
         finish(light, 10 * MS);
         assertThat(heavy.granted).isTrue();
         clock.advance(6 * MS, 6 * MS);
+        return new PastQuantum(heavy, light2);
+    }
+
+    /** The same at a yield point: a request whose thread failed while parked there is granted no run slot later. */
+    @Test
+    void shouldTakeARequestWhoseThreadFailedWhileParkedAtAYieldPointOutOfTheQueue() {
+        scheduler("share.quantum", "5ms");
+        PastQuantum past = heavyPastItsQuantum();
+        Ticket heavy = past.heavy();
+        Ticket light2 = past.light();
         assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
         // its thread fails before it parks (await), and the filter completes its request as it unwinds
         scheduler.endDispatch(heavy);
@@ -1811,11 +1826,9 @@ class SchedulerTest {
     @Test
     void shouldLetAParkedRequestCompletedElsewhereWakeToNothing() throws Exception {
         scheduler("share.quantum", "5ms", "share.max-park", "20ms");
-        Ticket light = running(LIGHT);
-        Ticket heavy = queued(HEAVY);
-        Ticket light2 = queued(LIGHT);
-        finish(light, 10 * MS);
-        clock.advance(6 * MS, 6 * MS);
+        PastQuantum past = heavyPastItsQuantum();
+        Ticket heavy = past.heavy();
+        Ticket light2 = past.light();
         Thread test = Thread.currentThread();
         CompletableFuture<Boolean> parked = CompletableFuture.supplyAsync(() -> {
             assertThat(scheduler.parkAtYield(heavy)).as("past its quantum, light waiting").isTrue();
