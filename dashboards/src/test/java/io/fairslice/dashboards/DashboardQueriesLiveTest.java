@@ -123,6 +123,18 @@ class DashboardQueriesLiveTest {
             assertThat(cost).as("'%s' by page", COST_PANEL).containsKeys("/light", "/heavy");
             assertThat(cost.get("/heavy")).as("'%s' by page: %s", COST_PANEL, cost)
                     .isGreaterThan(2 * Math.max(cost.get("/light"), cost.getOrDefault("/light2", 0.0)));
+
+            // a heavy request queued behind the one running waits for its class's cap, which the share alerts leave
+            // out; light, without a cap, waits for the shares only
+            Map<String, Double> capped = new LinkedHashMap<>();
+            for (JsonNode one : prometheus.api("/api/v1/query", Map.of("query",
+                    "max by (class) (fairslice_admission_capped_seconds_total)", "time",
+                    Long.toString(epochSeconds()))).path("result")) {
+                capped.put(one.path("metric").path("class").asText(), one.path("value").get(1).asDouble());
+            }
+            assertThat(capped).as("seconds waited for the class's max-concurrency, by class")
+                    .containsEntry("light", 0.0).containsKey("heavy");
+            assertThat(capped.get("heavy")).as("heavy's, by class: %s", capped).isGreaterThan(0);
         }
     }
 

@@ -122,6 +122,9 @@ public final class FairsliceMetrics implements AutoCloseable {
                         .tag(TAG_REASON, REASONS.get(r)).description("requests answered 503 by admission control")
                         .register(registry));
             }
+            add(FunctionCounter.builder(ADMISSION_CAPPED, scheduler, s -> s.cappedWaitNanos(i) / 1e9).tags(cls)
+                    .baseUnit("seconds").description("time requests waited at admission for the class's max-concurrency")
+                    .register(registry));
             retryAfter[i] = add(DistributionSummary.builder(RETRY_AFTER).tags(cls).baseUnit("seconds")
                     .description("Retry-After values given with rejections").register(registry));
         }

@@ -219,6 +219,14 @@ public final class MeterNames {
      */
     public static final String RETRY_AFTER = "fairslice.retry.after";
 
+    /**
+     * Counter (seconds), tag class: of the time requests spent queued at admission ({@link #YIELD_PARKED}, where
+     * admission), the part while every permit of the class's {@code max-concurrency} was taken: waits for the class's
+     * own cap, not for the shares. Zero for a class without a cap.
+     * Prometheus: {@code fairslice_admission_capped_seconds_total}.
+     */
+    public static final String ADMISSION_CAPPED = "fairslice.admission.capped";
+
     // ---- listeners -----------------------------------------------------------------------------------------------
 
     /**

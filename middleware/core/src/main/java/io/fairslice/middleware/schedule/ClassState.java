@@ -42,6 +42,14 @@ public final class ClassState {
      * then, is woken to time its own naps (only a class's first waiter re-checks on its own).
      */
     boolean headLeft;
+    /**
+     * Requests queued at admission while every permit of the class's {@code max-concurrency} was taken, as of
+     * {@link #capNoteNanos} (0 when not so): waiting for the class's own cap, not for the shares. With
+     * {@link #cappedNanos}, the time they waited so ({@link Scheduler#cappedWaitNanos}).
+     */
+    int cappedWaiters;
+    long capNoteNanos;
+    long cappedNanos;
     /** Requests running in the class's turn without a slot of their own (counted in {@link #running} too). */
     int riders;
     /** Mean CPU time of the class's measured requests (ns, EWMA); 0 until one is measured. Decides turns. */

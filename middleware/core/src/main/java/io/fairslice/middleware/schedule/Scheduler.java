@@ -2373,6 +2373,7 @@ public final class Scheduler {
      * study server about 600 more parks (and as many wake-ups) a second.
      */
     private void unlock() {
+        noteCaps();
         if (toWake.isEmpty()) {
             lock.unlock();
             return;
@@ -2385,7 +2386,44 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * Under the lock, as it is released: the classes' requests queued at admission with every permit of their
+     * {@code max-concurrency} taken. The count changes only under the lock, so noting it at each release measures
+     * {@link #cappedWaitNanos} exactly; the clock is read only when a count changed.
+     */
+    private void noteCaps() {
+        List<RequestClassConfig> cs = config.classes();
+        long now = NEVER;
+        for (ClassState c : classes) {
+            int cap = cs.get(c.index).maxConcurrency();
+            int capped = cap > 0 && c.permits >= cap ? c.waitingAdmission : 0;
+            if (capped != c.cappedWaiters) {
+                if (now == NEVER) {
+                    now = clock.nanoTime();
+                }
+                c.cappedNanos += c.cappedWaiters * (now - c.capNoteNanos);
+                c.cappedWaiters = capped;
+                c.capNoteNanos = now;
+            }
+        }
+    }
+
     // ---- views for metrics and JMX -------------------------------------------------------------------------------
+
+    /**
+     * Time (ns, summed over requests) the class's requests waited at admission while every permit of its
+     * {@code max-concurrency} was taken: held back by the class's own cap, not by the shares. Part of the admission
+     * waits in {@link ClassState#parkedNanos}; 0 for a class without a cap.
+     */
+    public long cappedWaitNanos(int classIndex) {
+        lock.lock();
+        try {
+            ClassState c = classes[classIndex];
+            return c.cappedNanos + c.cappedWaiters * (clock.nanoTime() - c.capNoteNanos);
+        } finally {
+            unlock();
+        }
+    }
 
     /** Times a run slot's holder was found blocked in a call and its slot lent to others ({@link #blockedHolder}). */
     public long slotsLent() {

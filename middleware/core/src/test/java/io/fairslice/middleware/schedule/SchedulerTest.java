@@ -2889,6 +2889,33 @@ class SchedulerTest {
         assertThat(second.holdsPermit).isTrue();
     }
 
+    /**
+     * Time queued at admission while the class's {@code max-concurrency} permits are all taken is counted apart
+     * ({@code fairslice.admission.capped}): the share alert took a class held at its own cap (4 of 24 cores, under its
+     * share for good) for one the shares starved. A wait for the shares, with a permit free, is not counted.
+     */
+    @Test
+    void shouldCountTheTimeRequestsWaitForTheirClassesCapApartFromWaitsForTheShares() {
+        scheduler("share.cpus", "1", "class.heavy.max-concurrency", "1", "class.light.max-concurrency", "2");
+        Ticket first = running(HEAVY);
+        Ticket second = queued(HEAVY);
+        queued(HEAVY);
+        clock.advance(10 * MS, 0);
+        assertThat(scheduler.cappedWaitNanos(HEAVY)).as("two waiting 10 ms for the one permit").isEqualTo(20 * MS);
+        finish(first, MS); // 2 x 1 ms more; the second gets the permit, the third waits for it
+        clock.advance(10 * MS, 0);
+        assertThat(scheduler.cappedWaitNanos(HEAVY)).isEqualTo(32 * MS);
+        finish(second, MS);
+        assertThat(scheduler.classState(HEAVY).waitingAdmission()).isZero();
+        clock.advance(10 * MS, 0);
+        assertThat(scheduler.cappedWaitNanos(HEAVY)).as("nobody waits").isEqualTo(33 * MS);
+
+        Ticket light = queued(LIGHT); // a permit of two free: it waits for the run slot heavy holds
+        clock.advance(10 * MS, 0);
+        assertThat(light.granted).isFalse();
+        assertThat(scheduler.cappedWaitNanos(LIGHT)).as("a wait for the shares").isZero();
+    }
+
     @Test
     void shouldRejectAfterTheQueueTimeoutWithARetryAfterFromTheDrainRate() throws Exception {
         scheduler("class.heavy.max-concurrency", "1", "class.heavy.queue-timeout", "100ms");
