@@ -29,7 +29,8 @@ final class Parameters {
     private static final String NUMBER = "[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)";
     private static final Pattern DECIMAL = Pattern.compile(NUMBER);
     /** A decimal number and an optional unit, lower case. */
-    private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)?");
+    private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)");
+    private static final Pattern BARE_NUMBER = Pattern.compile(NUMBER);
 
     /** OverloadStudy's parameters ({@link StudyParameters}). */
     static final List<String> STUDY = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
@@ -125,7 +126,10 @@ final class Parameters {
         try {
             parsed = parseDuration(value);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(name, "must be a duration such as 500ms, 30s or 2m, got '" + value + "'");
+            String number = value.trim();
+            throw new ParameterException(name, BARE_NUMBER.matcher(number).matches()
+                    ? "must name its unit (ms, s, m or h): " + number + "ms or " + number + "s, got '" + value + "'"
+                    : "must be a duration such as 500ms, 30s or 2m, got '" + value + "'");
         }
         if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
             throw new ParameterException(name, "must be between " + format(min) + " and " + format(max)
@@ -193,7 +197,7 @@ final class Parameters {
             return fallback;
         }
         List<String> paths = new ArrayList<>();
-        for (String part : value.split(",")) {
+        for (String part : value.split(",", -1)) { // -1: "/a," and "," have empty entries too, refused alike
             String path = part.trim();
             if (!path.startsWith("/")) {
                 throw new ParameterException(name, "must be paths starting with '/', separated by commas, got '"
@@ -227,8 +231,10 @@ final class Parameters {
 
     /**
      * Durations such as {@code 250ms}, {@code 1.5ms}, {@code 30s}, {@code 2m}, {@code 1h}, as the middleware and the
-     * study harness write them; a bare number is seconds. Anything else is refused: {@code 1d} (Java's double suffix,
-     * which Double.parseDouble read as 1 s), {@code 2f}, {@code 0x1p3} (a hex float), {@code NaN}, {@code 1e3}.
+     * study harness write them, the unit always named, as the middleware wants it. Anything else is refused:
+     * {@code 1d} (Java's double suffix, which Double.parseDouble read as 1 s), {@code 2f}, {@code 0x1p3} (a hex
+     * float), {@code NaN}, {@code 1e3}, and a bare number: read as seconds, {@code thinkTime=250} (meant 250 ms)
+     * paused every client 250 s between requests, within the parameter's range, and the run went on.
      */
     static Duration parseDuration(String text) {
         Matcher m = DURATION.matcher(text.trim().toLowerCase(Locale.ROOT));
@@ -236,7 +242,7 @@ final class Parameters {
             throw new IllegalArgumentException("not a duration: '" + text + "'");
         }
         double number = Double.parseDouble(m.group(1));
-        String unit = m.group(2) == null ? "s" : m.group(2);
+        String unit = m.group(2);
         return switch (unit) {
             case "ms" -> Duration.ofNanos(Math.round(number * 1e6));
             case "s" -> Duration.ofMillis(Math.round(number * 1000));

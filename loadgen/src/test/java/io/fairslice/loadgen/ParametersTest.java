@@ -112,6 +112,23 @@ class ParametersTest {
                 .hasMessageContaining("duration must be a duration such as 500ms, 30s or 2m, got '30 parsecs'");
     }
 
+    /**
+     * A number without a unit was seconds: {@code thinkTime=250} (meant 250 ms) paused every client 250 s, within the
+     * parameter's range, and the run went on. The middleware refuses such a duration too.
+     */
+    @Test
+    void shouldRejectADurationWithoutAUnitNamingBothReadings() {
+        for (String value : List.of("250", " 2.5 ", ".5")) {
+            String number = value.trim();
+            assertThatThrownBy(() -> StudyParameters.from(Map.of("thinkTime", value)::get))
+                    .as(value)
+                    .hasMessage("thinkTime must name its unit (ms, s, m or h): " + number + "ms or " + number
+                            + "s, got '" + value + "'")
+                    .isInstanceOfSatisfying(ParameterException.class,
+                            e -> assertThat(e.parameter()).isEqualTo("thinkTime"));
+        }
+    }
+
     /** What the middleware and the harness accept reads the same here (1h and 1.5ms were refused). */
     @Test
     void shouldReadDurationsAsTheHarnessWritesThem() {
@@ -144,8 +161,8 @@ class ParametersTest {
                 .hasMessage("duration must be a duration such as 500ms, 30s or 2m, got '1d'");
         assertThatThrownBy(() -> StudyParameters.from(Map.of("thinkTime", "0x1p3")::get))
                 .hasMessage("thinkTime must be a duration such as 500ms, 30s or 2m, got '0x1p3'");
-        // what stays accepted: a number, an optional fraction, an optional unit, spaces around
-        assertThat(Parameters.parseDuration(" 2 ")).isEqualTo(Duration.ofSeconds(2));
+        // what stays accepted: a number, an optional fraction, a unit, spaces around
+        assertThat(Parameters.parseDuration(" 2s ")).isEqualTo(Duration.ofSeconds(2));
         assertThat(Parameters.parseDuration("1.25 s")).isEqualTo(Duration.ofMillis(1250));
         assertThat(Parameters.parseDuration("30S")).isEqualTo(Duration.ofSeconds(30));
         assertThat(Parameters.parseDuration(".5s")).isEqualTo(Duration.ofMillis(500));
@@ -261,6 +278,16 @@ class ParametersTest {
     void shouldRejectAPathWithoutLeadingSlash() {
         assertThatThrownBy(() -> StudyParameters.from(Map.of("lightPaths", "/light,light2")::get))
                 .hasMessageStartingWith("lightPaths must be paths starting with '/'");
+    }
+
+    /** An empty entry at the end was dropped: "/a," ran as "/a", and "," as no light page at all. */
+    @Test
+    void shouldRejectAnEmptyPathAtTheEndOfTheListAsAnywhereElse() {
+        for (String value : List.of("/light,", ",", "/light,,/light2", ",/light")) {
+            assertThatThrownBy(() -> StudyParameters.from(Map.of("lightPaths", value)::get))
+                    .as(value)
+                    .hasMessage("lightPaths must be paths starting with '/', separated by commas, got '" + value + "'");
+        }
     }
 
     /** Gatling reads #{...} in a URL as an expression: every request failed unsent, blamed on the network. */
