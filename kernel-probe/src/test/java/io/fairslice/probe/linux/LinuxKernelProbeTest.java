@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -167,19 +169,41 @@ class LinuxKernelProbeTest {
         assertThat(after.dispatches() - before.dispatches()).isGreaterThanOrEqualTo(30);
     }
 
+    /**
+     * A handle opened while its thread lived reads nothing once the thread has exited. (The handle used to be opened
+     * after the join, when the task was mostly gone already: then nothing was asserted.)
+     */
     @Test
     void shouldFailReadsOfAThreadThatHasExited() throws Exception {
         AtomicLong tid = new AtomicLong();
-        Thread t = new Thread(() -> tid.set(probe.currentThreadId()));
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread t = new Thread(() -> {
+            tid.set(probe.currentThreadId());
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
         t.start();
-        t.join();
-        Thread.sleep(20);
-
-        ThreadHandle gone = probe.openThread(tid.get());
-        if (gone != null) { // the task directory can linger a moment after join
-            Thread.sleep(200);
-            assertThat(gone.read(new ThreadStats(), false)).isFalse();
-            gone.close();
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        ThreadHandle handle = probe.openThread(tid.get());
+        assertThat(handle).as("a handle of the live thread %s", tid.get()).isNotNull();
+        try {
+            assertThat(handle.read(new ThreadStats(), false)).as("read while the thread lives").isTrue();
+            release.countDown();
+            t.join();
+            boolean read = true;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (read && System.nanoTime() < deadline) { // the kernel may reap the task a moment after the join
+                read = handle.read(new ThreadStats(), false);
+                Thread.sleep(read ? 20 : 0);
+            }
+            assertThat(read).as("a read 5 s after the thread exited").isFalse();
+        } finally {
+            handle.close();
         }
     }
 
