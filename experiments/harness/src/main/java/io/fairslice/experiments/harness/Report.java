@@ -28,6 +28,13 @@ public final class Report {
      * heavy page that fails fast leaves the light pages the whole server).
      */
     static final double FAILED_NOTE = 0.01;
+    /**
+     * A point whose windows' JIT compiler threads took this part of the server or more is called out beside the
+     * headline. After {@code jitSettle} a window's compiler takes 0-3 %; a quick run on a slow, disturbed host
+     * (2026-12-05) measured share@default at 40 heavy clients with the compiler at 17.5 % after the 30 s settle ran
+     * out: 60 % retention, the heavy page at 2.4x its CPU per request; again with 120 s of settling, 90 %.
+     */
+    static final double COMPILER_NOTE = 0.05;
 
     private sealed interface Block permits Heading, Paragraph, Table, Image {
     }
@@ -112,6 +119,10 @@ public final class Report {
         String unsteady = hostSpeedNote(result.machine());
         if (unsteady != null) {
             b.add(new Paragraph(unsteady));
+        }
+        String compiling = compilerNote(summary, result.settings());
+        if (compiling != null) {
+            b.add(new Paragraph(compiling));
         }
 
         b.add(new Heading(2, "Beside the 2005 study"));
@@ -253,6 +264,24 @@ public final class Report {
         return found.isEmpty() ? null : "Warning: the host did not run the server's core at a steady speed ("
                 + String.join("; ", found) + "): windows measured at different speeds are not alike, and retention "
                 + "spreads with the speed (docs/study.md, \"A host that changes speed\").";
+    }
+
+    /**
+     * A warning naming the points whose windows' JIT compiler took {@link #COMPILER_NOTE} of the server or more: they
+     * measured code still being compiled (slower, with the compiler's CPU taken from the requests), not the steady
+     * state the retention compares.
+     */
+    static String compilerNote(Summary summary, Map<String, String> settings) {
+        List<String> found = new ArrayList<>();
+        for (Summary.Row r : summary.rows()) {
+            if (r.jitCpu() >= COMPILER_NOTE) {
+                found.add(r.configuration() + " H=" + r.heavyUsers() + " " + percent(r.jitCpu()));
+            }
+        }
+        return found.isEmpty() ? null : "Warning: the JIT compiler still took " + percent(COMPILER_NOTE)
+                + " of the server or more in the windows of " + String.join(", ", found) + ": they measured code "
+                + "being compiled, not the steady state. Raise jitSettle (" + settings.getOrDefault("jitSettle", "?")
+                + " in this run) or measure on a quieter host (docs/study.md, \"How a point is measured\").";
     }
 
     private static Table keyValues(Map<String, String> map) {
