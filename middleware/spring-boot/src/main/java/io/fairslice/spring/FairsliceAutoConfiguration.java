@@ -69,7 +69,12 @@ public class FairsliceAutoConfiguration {
 
     private static final Logger LOG = Logger.getLogger(FairsliceAutoConfiguration.class.getName());
 
-    /** The filter registration's bean name; an application that declares a bean of this name replaces it. */
+    /**
+     * The filter registration's bean name. An application that declares a bean of this name, a {@code FairsliceFilter}
+     * bean or a {@code FilterRegistrationBean<FairsliceFilter>} of any name replaces it: with a registration of its
+     * own under another name, two filters ran, the second passing every request on, each with its scheduler, meters
+     * and MBean, and, ours ordered first, the application's own registration and its parameters went unused.
+     */
     public static final String FILTER_BEAN = "fairsliceFilter";
     /** The name of fairslice's {@code TaskDecorator} bean. */
     public static final String TASKS_BEAN = "fairsliceTasks";
@@ -78,7 +83,8 @@ public class FairsliceAutoConfiguration {
     private static final String CONFIG_FILE = ConfigKeys.CONFIG_FILE_PROPERTY;
 
     @Bean(name = FILTER_BEAN)
-    @ConditionalOnMissingBean(name = FILTER_BEAN)
+    @ConditionalOnMissingBean(name = FILTER_BEAN, value = FairsliceFilter.class,
+            parameterizedContainer = FilterRegistrationBean.class)
     public FilterRegistrationBean<FairsliceFilter> fairsliceFilter(ConfigurableEnvironment environment) {
         FilterRegistrationBean<FairsliceFilter> registration = new FilterRegistrationBean<>(new FairsliceFilter());
         registration.setName(FairsliceInitializer.FILTER_NAME);

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.Fairslice;
+import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.metrics.MeterNames;
 import io.fairslice.middleware.weaving.WeavingMetrics;
 import io.fairslice.middleware.weaving.WovenClasses;
@@ -205,6 +206,24 @@ class FairsliceAutoConfigurationTest {
         assertThat(get("/reports/1999")).isEqualTo("report 1999");
 
         assertThat(requests(application.getBean(MeterRegistry.class), "reports")).isEqualTo(1);
+    }
+
+    /**
+     * A {@code FilterRegistrationBean<FairsliceFilter>} of the application's own, under another name than
+     * {@code fairsliceFilter}, replaces the auto-configuration's: two filters ran, each with its scheduler and meters,
+     * the first one's deciding.
+     */
+    @Test
+    void shouldStandDownForTheApplicationsOwnRegistrationOfTheFilterUnderAnyName() throws Exception {
+        start("test.own-registration=true");
+
+        assertThat(get("/items/6")).isEqualTo("item 6");
+        assertThat(application.containsBean(FairsliceAutoConfiguration.FILTER_BEAN)).isFalse();
+        assertThat(application.getBeansOfType(FilterRegistrationBean.class).values())
+                .filteredOn(r -> r.getFilter() instanceof FairsliceFilter).hasSize(1);
+        assertThat(application.getBean(MeterRegistry.class).find(MeterNames.POLICY).tag("policy", "observe")
+                .gauge().value()).as("the application's registration, with its parameters, is the one serving")
+                .isEqualTo(1.0);
     }
 
     @Test
@@ -523,6 +542,16 @@ class FairsliceAutoConfigurationTest {
         FilterRegistrationBean<AppFilter> nextFilter() {
             FilterRegistrationBean<AppFilter> registration = new FilterRegistrationBean<>(new AppFilter());
             registration.setOrder(org.springframework.core.Ordered.HIGHEST_PRECEDENCE + 1);
+            return registration;
+        }
+
+        /** The application's own registration of fairslice, under a name of its choosing. */
+        @Bean
+        @ConditionalOnProperty("test.own-registration")
+        FilterRegistrationBean<FairsliceFilter> myFairslice() {
+            FilterRegistrationBean<FairsliceFilter> registration = new FilterRegistrationBean<>(new FairsliceFilter());
+            registration.setAsyncSupported(true);
+            registration.addInitParameter("fairslice.policy", "observe");
             return registration;
         }
 
