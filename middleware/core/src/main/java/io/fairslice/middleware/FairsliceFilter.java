@@ -361,7 +361,7 @@ public final class FairsliceFilter implements Filter {
                 Thread.interrupted();
             }
             reject(ticket, classifier.end(route, method, HttpServletResponse.SC_SERVICE_UNAVAILABLE),
-                    response);
+                    admission == Scheduler.REJECTED_STOPPED, response);
             return;
         }
         request.setAttribute(TICKET_ATTRIBUTE, ticket);
@@ -463,7 +463,8 @@ public final class FairsliceFilter implements Filter {
     }
 
     /** Answers 503; {@code route} is the one the request ended on ({@link RequestClassifier#end}). */
-    private void reject(Ticket ticket, Route route, HttpServletResponse response) throws IOException {
+    private void reject(Ticket ticket, Route route, boolean stopped, HttpServletResponse response)
+            throws IOException {
         long retryAfter = scheduler.retryAfterSeconds(ticket.classIndex());
         metrics.retryAfter(ticket.classIndex(), retryAfter);
         metrics.request(route, ticket.classIndex(), MeterNames.OUTCOMES.indexOf(MeterNames.OUTCOME_REJECTED),
@@ -471,8 +472,11 @@ public final class FairsliceFilter implements Filter {
         response.setHeader("Retry-After", Long.toString(retryAfter));
         response.setContentType("text/plain;charset=UTF-8");
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
-        response.getWriter().write("503 overloaded: requests of class '" + ticket.className()
-                + "' are not being admitted now; retry after " + retryAfter + " s\n");
+        response.getWriter().write(stopped
+                ? "503 stopped: the application stopped while this request waited to be admitted; retry after "
+                        + retryAfter + " s\n"
+                : "503 overloaded: requests of class '" + ticket.className() + "' are not being admitted now; retry"
+                        + " after " + retryAfter + " s\n");
     }
 
     private static String path(HttpServletRequest request) {

@@ -1140,6 +1140,69 @@ class FairsliceFilterTest {
         }
     }
 
+    /**
+     * The application stops (Tomcat destroys its servlets, then its filters) while a request waits for its class's
+     * one permit: it is answered 503 with Retry-After and counted, not admitted past the cap into the destroyed
+     * servlet (every queued request was, at once).
+     */
+    @Test
+    void shouldRefuseTheRequestsQueuedForAdmissionWhenTheApplicationStops() throws Exception {
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> servedAfterDestroy = Collections.synchronizedList(new ArrayList<>());
+        HttpServlet slow = new HttpServlet() {
+            private volatile boolean destroyed;
+
+            @Override
+            protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+                if (destroyed) {
+                    servedAfterDestroy.add(req.getRequestURI());
+                }
+                holding.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                resp.getWriter().write("done");
+            }
+
+            @Override
+            public void destroy() {
+                destroyed = true;
+            }
+        };
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/stop", Map.of("fairslice.rule.1", "heavy path=/slow",
+                "fairslice.class.heavy.max-concurrency", "1"), new SimpleMeterRegistry())
+                .servlet("/slow", slow, false).start()) {
+            ((org.apache.catalina.core.StandardContext) t.context).setUnloadDelay(200); // Tomcat's default: 2 s
+            ClassState heavy = t.filter().scheduler().classState(1);
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/slow"));
+            assertThat(holding.await(10, TimeUnit.SECONDS)).as("the first holds the permit").isTrue();
+            CompletableFuture<HttpResponse<String>> second = CompletableFuture.supplyAsync(() -> get(t, "/slow"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (heavy.waitingAdmission() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(heavy.waitingAdmission()).as("the second waits for the permit").isEqualTo(1);
+
+            t.context.stop();
+            HttpResponse<String> refused = second.get(10, TimeUnit.SECONDS);
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+            assertThat(refused.body()).startsWith("503 stopped: the application stopped while this request waited");
+            assertThat(heavy.rejections(io.fairslice.middleware.schedule.Scheduler.REJECTED_STOPPED)).isEqualTo(1);
+            assertThat(heavy.waitingAdmission()).isZero();
+
+            release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).body()).as("the request that held the permit ends")
+                    .isEqualTo("done");
+            assertThat(servedAfterDestroy).as("requests the destroyed servlet was given").isEmpty();
+            assertThat(heavy.permits()).isZero();
+            assertThat(heavy.inflight()).isZero();
+        }
+    }
+
     @Test
     void shouldHoldAnAsyncRequestsPermitUntilItsAsyncCycleCompletes() throws Exception {
         Async async = new Async();

@@ -42,10 +42,12 @@ public final class ClassState {
      * then, is woken to time its own naps (only a class's first waiter re-checks on its own).
      */
     boolean headLeft;
+    /** Of {@link #permits}: holders parked at a yield point, held back by the shares ({@code Scheduler.noteCaps}). */
+    int parkedHolders;
     /**
-     * Requests queued at admission while every permit of the class's {@code max-concurrency} was taken, as of
-     * {@link #capNoteNanos} (0 when not so): waiting for the class's own cap, not for the shares. With
-     * {@link #cappedNanos}, the time they waited so ({@link Scheduler#cappedWaitNanos}).
+     * Requests queued at admission while every permit of the class's {@code max-concurrency} was taken by a request
+     * not parked at a yield point, as of {@link #capNoteNanos} (0 when not so): waiting for the class's own cap, not
+     * for the shares. With {@link #cappedNanos}, the time they waited so ({@link Scheduler#cappedWaitNanos}).
      */
     int cappedWaiters;
     long capNoteNanos;
@@ -86,7 +88,7 @@ public final class ClassState {
     final LongAdder yieldPoints = new LongAdder();
     final LongAdder[] parks = {new LongAdder(), new LongAdder()};
     final LongAdder[] parkedNanos = {new LongAdder(), new LongAdder()};
-    final LongAdder[] rejections = {new LongAdder(), new LongAdder(), new LongAdder()};
+    final LongAdder[] rejections = {new LongAdder(), new LongAdder(), new LongAdder(), new LongAdder()};
     final LongAdder cpuNanos = new LongAdder();
     final LongAdder gcNanos = new LongAdder();
     /** Requests moved into the class while in flight ({@link Scheduler#reclassify}). */
@@ -125,8 +127,9 @@ public final class ClassState {
     }
 
     /**
-     * Permits held against the class's {@code max-concurrency}: admitted requests not yet completed (a moved one counts
-     * in its new class). Back at zero once the class's requests have all ended, or a permit leaked.
+     * Permits held against the class's {@code max-concurrency}: requests it admitted not yet completed (one that moved
+     * to another class after its admission still counts here). Back at zero once they have all ended, or a permit
+     * leaked.
      */
     public int permits() {
         return permits;

@@ -108,6 +108,7 @@ public final class Scheduler {
     public static final int REJECTED_QUEUE_FULL = 0;
     public static final int REJECTED_QUEUE_TIMEOUT = 1;
     public static final int REJECTED_INTERRUPTED = 2;
+    public static final int REJECTED_STOPPED = 3;
     static final int QUEUED = -2;
     private static final Logger LOG = Logger.getLogger(Scheduler.class.getName());
     /** How a request may start: not now, with a run slot, or in its class's turn. */
@@ -665,8 +666,8 @@ public final class Scheduler {
 
     /**
      * Admits the request, parking until the policy lets it start. Returns {@link #ADMITTED} or a rejection reason
-     * ({@link #REJECTED_QUEUE_FULL}, {@link #REJECTED_QUEUE_TIMEOUT}, {@link #REJECTED_INTERRUPTED}); a rejected
-     * ticket is finished (no {@link #complete} needed).
+     * ({@link #REJECTED_QUEUE_FULL}, {@link #REJECTED_QUEUE_TIMEOUT}, {@link #REJECTED_INTERRUPTED},
+     * {@link #REJECTED_STOPPED}); a rejected ticket is finished (no {@link #complete} needed).
      */
     public int admit(Ticket t) {
         int r = tryAdmit(t);
@@ -1323,7 +1324,7 @@ public final class Scheduler {
     private void waitAtYield(Ticket t, long now, FairsliceConfig cfg, boolean first) {
         wantClock();
         t.cls.waitingYield++;
-        t.parkedAtYield = true;
+        parkedAtYield(t, true);
         t.granted = false;
         t.thread = Thread.currentThread();
         t.waitStartNanos = now;
@@ -1422,6 +1423,10 @@ public final class Scheduler {
                     if (t.granted || t.completed) {
                         break;
                     }
+                    if (t.rejection >= 0) { // refused while it waited: the application stopped (close)
+                        ok = false;
+                        break;
+                    }
                     long now = clock.nanoTime();
                     if (interrupted || now >= t.deadlineNanos) {
                         ok = giveUp(t, where, interrupted, now);
@@ -1461,7 +1466,7 @@ public final class Scheduler {
         if (t.queuedForAdmission || t.parkedAtYield) {
             leaveQueue(t.cls, t, t.queuedForAdmission);
             t.queuedForAdmission = false;
-            t.parkedAtYield = false;
+            parkedAtYield(t, false);
         }
     }
 
@@ -1480,27 +1485,44 @@ public final class Scheduler {
         }
     }
 
+    /**
+     * Under the lock: the ticket is parked at a yield point, or no longer. A permit holder's park counts in its permit
+     * class's {@link ClassState#parkedHolders}: a permit the shares hold parked does not hold the class's queue back
+     * for its cap ({@link #noteCaps}).
+     */
+    private static void parkedAtYield(Ticket t, boolean parked) {
+        if (t.parkedAtYield != parked && t.holdsPermit) {
+            t.permitClass.parkedHolders += parked ? 1 : -1;
+        }
+        t.parkedAtYield = parked;
+    }
+
     /** Under the lock: the wait's bound passed. At a yield point the request runs anyway; at admission, 503. */
     private boolean giveUp(Ticket t, int where, boolean interrupted, long now) {
         ClassState c = t.cls;
         leaveQueue(c, t, where == WHERE_ADMISSION);
         if (where == WHERE_YIELD) {
-            t.parkedAtYield = false;
+            parkedAtYield(t, false);
             takeSlot(t, now); // beyond the run slots if need be: a park is bounded
             t.granted = true;
             wakeNewFirstWaiters();
             return true;
         }
+        refuse(t, c, interrupted ? REJECTED_INTERRUPTED : REJECTED_QUEUE_TIMEOUT, now);
+        dispatch(now);
+        updateArmed();
+        return false;
+    }
+
+    /** Under the lock: the request, out of its class's admission queue, is refused (503) for {@code reason}. */
+    private static void refuse(Ticket t, ClassState c, int reason, long now) {
         t.queuedForAdmission = false;
         c.inflight--;
         if (c.inflight == 0) {
             c.lastActiveNanos = now;
         }
-        t.rejection = interrupted ? REJECTED_INTERRUPTED : REJECTED_QUEUE_TIMEOUT;
-        c.rejections[t.rejection].increment();
-        dispatch(now);
-        updateArmed();
-        return false;
+        t.rejection = reason;
+        c.rejections[reason].increment();
     }
 
     // ---- blocking calls ------------------------------------------------------------------------------------------
@@ -1936,7 +1958,14 @@ public final class Scheduler {
         return (long) Math.max(1, Math.min(max, seconds));
     }
 
-    /** Releases every waiter and disarms; later requests pass straight through. */
+    /**
+     * Releases every waiter and disarms, as the application stops: requests parked at yield points run on, requests
+     * queued for admission are refused (503, reason {@code stopped}); later requests pass straight through. Tomcat
+     * destroys the application's servlets before its filters (after waiting {@code unloadDelay} for the requests
+     * that hold one, those queued here among them): admitted now, every queued request, past its class's cap, ran
+     * into a destroyed servlet or a closed application context and failed, and the herd reached what the cap
+     * protected. A 503 with Retry-After sends them to retry, on the next deployment if there is one.
+     */
     public void close() {
         lock.lock();
         try {
@@ -1950,7 +1979,10 @@ public final class Scheduler {
                     resume(c.yieldWaiters.poll(), clock.nanoTime(), false);
                 }
                 while (!c.admissionQueue.isEmpty()) {
-                    admitFromQueue(c.admissionQueue.poll(), clock.nanoTime(), false);
+                    Ticket t = c.admissionQueue.peek();
+                    leaveQueue(c, t, true);
+                    refuse(t, c, REJECTED_STOPPED, clock.nanoTime());
+                    wake(t.thread);
                 }
             }
             if (armed) {
@@ -2306,7 +2338,7 @@ public final class Scheduler {
     private void resume(Ticket t, long now, boolean inTurn) {
         t.cls.headLeft = true;
         t.cls.waitingYield--;
-        t.parkedAtYield = false;
+        parkedAtYield(t, false);
         if (inTurn) {
             joinTurn(t, now, config);
         } else {
@@ -2387,16 +2419,19 @@ public final class Scheduler {
     }
 
     /**
-     * Under the lock, as it is released: the classes' requests queued at admission with every permit of their
-     * {@code max-concurrency} taken. The count changes only under the lock, so noting it at each release measures
-     * {@link #cappedWaitNanos} exactly; the clock is read only when a count changed.
+     * Under the lock, as it is released: the classes' requests queued at admission while the permits of their
+     * {@code max-concurrency} are all taken by requests the shares do not hold parked at a yield point. Behind a permit
+     * whose holder the shares parked, a queue waits for the shares too: with a cap of 1 and its one request parked 95 %
+     * of the time, counting its queue as capped hid a class the shares starved from the share alert. The counts change
+     * only under the lock, so noting them at each release measures {@link #cappedWaitNanos} exactly; the clock is read
+     * only when a count changed.
      */
     private void noteCaps() {
         List<RequestClassConfig> cs = config.classes();
         long now = NEVER;
         for (ClassState c : classes) {
             int cap = cs.get(c.index).maxConcurrency();
-            int capped = cap > 0 && c.permits >= cap ? c.waitingAdmission : 0;
+            int capped = cap > 0 && c.permits - c.parkedHolders >= cap ? c.waitingAdmission : 0;
             if (capped != c.cappedWaiters) {
                 if (now == NEVER) {
                     now = clock.nanoTime();
@@ -2412,8 +2447,10 @@ public final class Scheduler {
 
     /**
      * Time (ns, summed over requests) the class's requests waited at admission while every permit of its
-     * {@code max-concurrency} was taken: held back by the class's own cap, not by the shares. Part of the admission
-     * waits in {@link ClassState#parkedNanos}; 0 for a class without a cap.
+     * {@code max-concurrency} was taken by a request not parked at a yield point: held back by the class's own cap,
+     * not by the shares. Part of the admission waits in {@link ClassState#parkedNanos}, except for a request that
+     * moved to another class while it waited: its capped time stays with the class it waited in, its whole wait goes
+     * to the class it ended in. 0 for a class without a cap.
      */
     public long cappedWaitNanos(int classIndex) {
         lock.lock();

@@ -1800,6 +1800,29 @@ class SchedulerTest {
         return new PastQuantum(heavy, light2);
     }
 
+    /**
+     * A queue behind a permit whose holder the shares parked at a yield point waits for the shares, not for the cap:
+     * counted as capped, a class with a cap of 1 whose one request the shares held parked was hidden from the share
+     * alert (fairslice_admission_capped_seconds_total is subtracted there).
+     */
+    @Test
+    void shouldNotCountAQueueAsCappedWhileTheSharesHoldThePermitsHolderParked() {
+        scheduler("share.quantum", "5ms", "class.heavy.max-concurrency", "1");
+        PastQuantum past = heavyPastItsQuantum();
+        queued(HEAVY); // behind the one permit, whose holder runs
+        clock.advance(10 * MS, 0);
+        assertThat(scheduler.cappedWaitNanos(HEAVY)).isEqualTo(10 * MS);
+
+        assertThat(scheduler.parkAtYield(past.heavy())).as("past its quantum, light waiting").isTrue();
+        clock.advance(10 * MS, 0);
+        assertThat(scheduler.cappedWaitNanos(HEAVY)).as("the holder parked by the shares").isEqualTo(10 * MS);
+
+        finish(past.light(), MS); // light's turn ends: heavy's holder runs again
+        assertThat(past.heavy().granted).isTrue();
+        clock.advance(10 * MS, 0);
+        assertThat(scheduler.cappedWaitNanos(HEAVY)).isEqualTo(20 * MS);
+    }
+
     /** The same at a yield point: a request whose thread failed while parked there is granted no run slot later. */
     @Test
     void shouldTakeARequestWhoseThreadFailedWhileParkedAtAYieldPointOutOfTheQueue() {
@@ -2877,6 +2900,31 @@ class SchedulerTest {
         finish(running(LIGHT), MS);
         finish(report, MS);
         assertThat(scheduler.classState(HEAVY).permits()).isZero();
+    }
+
+    /**
+     * Closing (the application stops) refuses the requests queued for admission: admitted, each went past its class's
+     * cap into an application whose servlets Tomcat had destroyed.
+     */
+    @Test
+    void shouldRefuseTheQueuedRequestsWhenItCloses() throws Exception {
+        scheduler("class.heavy.max-concurrency", "1");
+        Ticket holder = running(HEAVY);
+        Ticket waiting = scheduler.newTicket(HEAVY);
+        CompletableFuture<Integer> result = CompletableFuture.supplyAsync(() -> scheduler.admit(waiting));
+        awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission() > 0);
+        Ticket queuedNotYetWaiting = queued(HEAVY); // its thread not in await yet
+
+        scheduler.close();
+        assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo(Scheduler.REJECTED_STOPPED);
+        assertThat(scheduler.await(queuedNotYetWaiting, Scheduler.WHERE_ADMISSION)).isFalse();
+        ClassState heavy = scheduler.classState(HEAVY);
+        assertThat(heavy.rejections(Scheduler.REJECTED_STOPPED)).isEqualTo(2);
+        assertThat(heavy.waitingAdmission()).isZero();
+        assertThat(heavy.permits()).as("the holder's only").isEqualTo(1);
+        finish(holder, MS);
+        assertThat(heavy.permits()).isZero();
+        assertThat(heavy.inflight()).isZero();
     }
 
     @Test
