@@ -355,11 +355,10 @@ public final class FairsliceFilter implements Filter {
             if (teaches) {
                 route.cpuSampleRejected(cpuWeight, now, config.cpuSampleInterval().toNanos());
             }
-            if (admission == Scheduler.REJECTED_INTERRUPTED) {
-                // the interrupt cancelled the wait; left set, it makes the container's NIO write of the 503 fail
-                // and the client sees a dropped connection instead of an answer
-                Thread.interrupted();
-            }
+            // an interrupt that cancelled the wait, or came as the wait ended otherwise (a timeout, the application
+            // stopping): left set, it makes the container's NIO write of the 503 fail, and the client sees a
+            // dropped connection instead of an answer
+            Thread.interrupted();
             reject(ticket, classifier.end(route, method, HttpServletResponse.SC_SERVICE_UNAVAILABLE),
                     admission == Scheduler.REJECTED_STOPPED, response);
             return;
@@ -594,7 +593,11 @@ public final class FairsliceFilter implements Filter {
             collector.close();
         }
         if (scheduler != null) {
-            scheduler.close();
+            int refused = scheduler.close();
+            if (refused > 0) { // the rejections meter goes with the application's meters, next
+                LOG.warning(() -> "fairslice[" + application + "]: stopped with " + refused + " request(s) waiting"
+                        + " for admission; each is answered 503 with Retry-After");
+            }
         }
         if (metrics != null) {
             metrics.close();

@@ -1186,8 +1186,14 @@ class FairsliceFilterTest {
             }
             assertThat(heavy.waitingAdmission()).as("the second waits for the permit").isEqualTo(1);
 
-            t.context.stop();
-            HttpResponse<String> refused = second.get(10, TimeUnit.SECONDS);
+            HttpResponse<String> refused;
+            try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
+                t.context.stop();
+                refused = second.get(10, TimeUnit.SECONDS);
+                assertThat(log.lines()).as("the count, which no meter shows: the meters go as the application stops")
+                        .contains("WARNING fairslice[/stop]: stopped with 1 request(s) waiting for admission; each is"
+                                + " answered 503 with Retry-After");
+            }
             assertThat(refused.statusCode()).isEqualTo(503);
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
             assertThat(refused.body()).startsWith("503 stopped: the application stopped while this request waited");

@@ -536,6 +536,42 @@ class FaultToleranceTest {
         }
     }
 
+    /**
+     * A request refused at once (its class's queue full) on a container thread whose interrupt flag is already set
+     * (a valve's, a stuck-thread detector's left from an earlier wait): the 503 reaches the client. The filter cleared
+     * the flag only when the interrupt had cancelled the wait itself.
+     */
+    @Test
+    void shouldAnswerA503OnAThreadThatCameInterrupted() throws Exception {
+        FairsliceFilterTest.Blocking holding = new FairsliceFilterTest.Blocking(); // holds its class's one permit
+        EmbeddedTomcat server = new EmbeddedTomcat("/pending", Map.of("fairslice.rule.1", "heavy path=/h",
+                "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0"),
+                new SimpleMeterRegistry()).servlet("/h", holding, false);
+        server.context.getPipeline().addValve(new org.apache.catalina.valves.ValveBase() {
+            @Override
+            public void invoke(org.apache.catalina.connector.Request request,
+                               org.apache.catalina.connector.Response response) throws IOException, ServletException {
+                if ("interrupt".equals(request.getQueryString())) {
+                    Thread.currentThread().interrupt();
+                }
+                getNext().invoke(request, response);
+            }
+        });
+        try (EmbeddedTomcat t = server.start()) {
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/h"));
+            assertThat(holding.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            // a raw client: java.net.http would retry a GET whose connection dropped, hiding what happened
+            HostileInputTest.Raw refused = HostileInputTest.raw(t.tomcat.getConnector().getLocalPort(),
+                    "GET /pending/h?interrupt HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+            assertThat(refused.status()).as("the queue is full: 503; got: %s", refused.body()).isEqualTo(503);
+            assertThat(refused.header("Retry-After")).matches("[1-9][0-9]*");
+
+            holding.release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            assertSettled(t.filter());
+        }
+    }
+
     @Test
     void shouldReleaseThePermitOfAnAsyncRequestThatTimesOut() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

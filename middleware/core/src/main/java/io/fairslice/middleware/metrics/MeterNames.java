@@ -59,10 +59,7 @@ public final class MeterNames {
     public static final String REASON_QUEUE_TIMEOUT = "queue_timeout";
     /** The thread was interrupted while the request waited to be admitted. */
     public static final String REASON_INTERRUPTED = "interrupted";
-    /** The application stopped while the request waited to be admitted. */
-    public static final String REASON_STOPPED = "stopped";
-    public static final List<String> REASONS =
-            List.of(REASON_QUEUE_FULL, REASON_QUEUE_TIMEOUT, REASON_INTERRUPTED, REASON_STOPPED);
+    public static final List<String> REASONS = List.of(REASON_QUEUE_FULL, REASON_QUEUE_TIMEOUT, REASON_INTERRUPTED);
 
     public static final String POLICY_OBSERVE = "observe";
     public static final String POLICY_SLEEP = "sleep";

@@ -99,8 +99,13 @@ import java.util.logging.Logger;
  */
 public final class Scheduler {
 
-    /** Rejection reasons, indexed as the results of {@link #admit}. */
-    public static final List<String> REJECT_REASONS = MeterNames.REASONS;
+    /**
+     * Rejection reasons, indexed as the results of {@link #admit}: the meters' ({@link MeterNames#REASONS}), then
+     * {@code stopped} ({@link #REJECTED_STOPPED}), which no meter shows: the application's meters are removed as it
+     * stops, right after {@link #close} refuses its queue; the filter logs how many it refused.
+     */
+    public static final List<String> REJECT_REASONS = java.util.stream.Stream.concat(MeterNames.REASONS.stream(),
+            java.util.stream.Stream.of("stopped")).toList();
     public static final int ADMITTED = -1;
     /** How often a yield point should read the clock, at most (ns of the request's run between reads). */
     static final long CLOCK_READ_INTERVAL = 20_000;
@@ -1964,9 +1969,11 @@ public final class Scheduler {
      * destroys the application's servlets before its filters (after waiting {@code unloadDelay} for the requests
      * that hold one, those queued here among them): admitted now, every queued request, past its class's cap, ran
      * into a destroyed servlet or a closed application context and failed, and the herd reached what the cap
-     * protected. A 503 with Retry-After sends them to retry, on the next deployment if there is one.
+     * protected. A 503 with Retry-After sends them to retry, on the next deployment if there is one. Returns how many
+     * it refused.
      */
-    public void close() {
+    public int close() {
+        int refused = 0;
         lock.lock();
         try {
             closed = true;
@@ -1983,6 +1990,7 @@ public final class Scheduler {
                     leaveQueue(c, t, true);
                     refuse(t, c, REJECTED_STOPPED, clock.nanoTime());
                     wake(t.thread);
+                    refused++;
                 }
             }
             if (armed) {
@@ -1992,6 +2000,7 @@ public final class Scheduler {
         } finally {
             unlock();
         }
+        return refused;
     }
 
     // ---- decisions (under the lock) ------------------------------------------------------------------------------
