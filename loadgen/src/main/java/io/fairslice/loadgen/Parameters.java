@@ -28,9 +28,8 @@ final class Parameters {
      */
     private static final String NUMBER = "[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)";
     private static final Pattern DECIMAL = Pattern.compile(NUMBER);
-    /** A decimal number and an optional unit, lower case. */
+    /** A decimal number and its unit, lower case. */
     private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)");
-    private static final Pattern BARE_NUMBER = Pattern.compile(NUMBER);
 
     /** OverloadStudy's parameters ({@link StudyParameters}). */
     static final List<String> STUDY = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
@@ -127,7 +126,7 @@ final class Parameters {
             parsed = parseDuration(value);
         } catch (IllegalArgumentException e) {
             String number = value.trim();
-            throw new ParameterException(name, BARE_NUMBER.matcher(number).matches()
+            throw new ParameterException(name, DECIMAL.matcher(number).matches()
                     ? "must name its unit (ms, s, m or h): " + number + "ms or " + number + "s, got '" + value + "'"
                     : "must be a duration such as 500ms, 30s or 2m, got '" + value + "'");
         }

@@ -221,8 +221,8 @@ public final class MeterNames {
 
     /**
      * Counter (seconds), tag class: of the time requests spent queued at admission ({@link #YIELD_PARKED}, where
-     * admission), the part while every permit of the class's {@code max-concurrency} was taken: waits for the class's
-     * own cap, not for the shares. Zero for a class without a cap.
+     * admission), the part while every permit of the class's {@code max-concurrency} was taken by a request not parked
+     * at a yield point: waits for the class's own cap, not for the shares. Zero for a class without a cap.
      * Prometheus: {@code fairslice_admission_capped_seconds_total}.
      */
     public static final String ADMISSION_CAPPED = "fairslice.admission.capped";

@@ -15,6 +15,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 
 /**
  * Decides who runs: admission of requests into the application (class caps, bounded wait queues, share gating)
@@ -104,8 +105,8 @@ public final class Scheduler {
      * {@code stopped} ({@link #REJECTED_STOPPED}), which no meter shows: the application's meters are removed as it
      * stops, right after {@link #close} refuses its queue; the filter logs how many it refused.
      */
-    public static final List<String> REJECT_REASONS = java.util.stream.Stream.concat(MeterNames.REASONS.stream(),
-            java.util.stream.Stream.of("stopped")).toList();
+    public static final List<String> REJECT_REASONS =
+            Stream.concat(MeterNames.REASONS.stream(), Stream.of("stopped")).toList();
     public static final int ADMITTED = -1;
     /** How often a yield point should read the clock, at most (ns of the request's run between reads). */
     static final long CLOCK_READ_INTERVAL = 20_000;
@@ -716,9 +717,7 @@ public final class Scheduler {
             }
             RequestClassConfig cc = cfg.classes().get(c.index);
             if (c.admissionQueue.size() >= queueBound(c, cc, cfg)) {
-                c.inflight--;
-                c.rejections[REJECTED_QUEUE_FULL].increment();
-                t.rejection = REJECTED_QUEUE_FULL; // finished: a move of its route no longer reaches it
+                refuse(t, c, REJECTED_QUEUE_FULL, now); // finished: a move of its route no longer reaches it
                 return REJECTED_QUEUE_FULL;
             }
             t.thread = Thread.currentThread();
@@ -1519,7 +1518,7 @@ public final class Scheduler {
         return false;
     }
 
-    /** Under the lock: the request, out of its class's admission queue, is refused (503) for {@code reason}. */
+    /** Under the lock: the request, not or no longer in its class's admission queue, is refused (503) for a reason. */
     private static void refuse(Ticket t, ClassState c, int reason, long now) {
         t.queuedForAdmission = false;
         c.inflight--;
@@ -1981,14 +1980,15 @@ public final class Scheduler {
             turnClosing = false;
             closingTurn = null;
             turnStops = 0;
+            long now = clock.nanoTime();
             for (ClassState c : classes) {
                 while (!c.yieldWaiters.isEmpty()) {
-                    resume(c.yieldWaiters.poll(), clock.nanoTime(), false);
+                    resume(c.yieldWaiters.poll(), now, false);
                 }
                 while (!c.admissionQueue.isEmpty()) {
                     Ticket t = c.admissionQueue.peek();
                     leaveQueue(c, t, true);
-                    refuse(t, c, REJECTED_STOPPED, clock.nanoTime());
+                    refuse(t, c, REJECTED_STOPPED, now);
                     wake(t.thread);
                     refused++;
                 }
