@@ -708,7 +708,11 @@ public final class Scheduler {
             }
             countIn(c, now);
             c.lastActiveNanos = now;
-            int start = closed || cfg.policy() == Policy.OBSERVE ? WITH_SLOT
+            if (closed) { // Tomcat routes none to a stopping application; one that got here finds its servlets gone
+                refuse(t, c, REJECTED_STOPPED, now);
+                return REJECTED_STOPPED;
+            }
+            int start = cfg.policy() == Policy.OBSERVE ? WITH_SLOT
                     : c.admissionQueue.isEmpty() && capOk(c, cfg) ? startMode(c, now, cfg) : WAIT;
             if (start != WAIT) {
                 grantPermit(t, now, start == IN_TURN);
@@ -1964,7 +1968,7 @@ public final class Scheduler {
 
     /**
      * Releases every waiter and disarms, as the application stops: requests parked at yield points run on, requests
-     * queued for admission are refused (503, reason {@code stopped}); later requests pass straight through. Tomcat
+     * queued for admission are refused (503, reason {@code stopped}), and so are later ones. Tomcat
      * destroys the application's servlets before its filters (after waiting {@code unloadDelay} for the requests
      * that hold one, those queued here among them): admitted now, every queued request, past its class's cap, ran
      * into a destroyed servlet or a closed application context and failed, and the herd reached what the cap

@@ -2903,8 +2903,8 @@ class SchedulerTest {
     }
 
     /**
-     * Closing (the application stops) refuses the requests queued for admission: admitted, each went past its class's
-     * cap into an application whose servlets Tomcat had destroyed.
+     * Closing (the application stops) refuses the requests queued for admission, and any that comes later: admitted,
+     * each went past its class's cap into an application whose servlets Tomcat had destroyed.
      */
     @Test
     void shouldRefuseTheQueuedRequestsWhenItCloses() throws Exception {
@@ -2925,6 +2925,10 @@ class SchedulerTest {
         finish(holder, MS);
         assertThat(heavy.permits()).isZero();
         assertThat(heavy.inflight()).isZero();
+        assertThat(scheduler.admit(scheduler.newTicket(LIGHT))).as("one that comes later").isEqualTo(
+                Scheduler.REJECTED_STOPPED);
+        assertThat(scheduler.classState(LIGHT).inflight()).isZero();
+        assertThat(scheduler.classState(LIGHT).permits()).isZero();
     }
 
     @Test
