@@ -48,7 +48,7 @@ final class LoadGenerator {
                 "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",
                 // a page that got no successful response would fail the run (the simulations' default, for users):
                 // a point whose heavy requests are all shed is a result here, and each window's served, shed and
-                // failed requests are counted from simulation.log; a non-zero status stops the study
+                // failed requests are counted from simulation.log; a non-zero status fails the configuration
                 "-DrequireSuccess=false"));
         parameters.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.addAll(List.of("-cp", classpath, "io.fairslice.loadgen.GatlingLauncher",

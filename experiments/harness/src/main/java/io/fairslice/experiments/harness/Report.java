@@ -102,10 +102,15 @@ public final class Report {
                     + (row.retentionDisturbed() ? " (disturbed)" : "")
                     + (failed.isEmpty() ? "" : " (" + failed + ")"));
         }
+        List<String> failed = result.outcomes().stream()
+                .filter(o -> o.status() == ConfigurationOutcome.Status.FAILED
+                        && !summary.configurations().contains(o.configuration()))
+                .map(ConfigurationOutcome::configuration).toList();
+        String failures = failed.isEmpty() ? "" : "; failed before any point: " + String.join(", ", failed);
         if (parts.isEmpty()) {
-            return "no configuration was measured";
+            return "no configuration was measured" + failures;
         }
-        return "light retention at " + heaviest + " heavy clients: " + String.join(", ", parts);
+        return "light retention at " + heaviest + " heavy clients: " + String.join(", ", parts) + failures;
     }
 
     private static List<Block> blocks(StudyResult result, Summary summary, List<String> figures) {

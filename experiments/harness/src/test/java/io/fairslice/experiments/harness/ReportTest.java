@@ -303,6 +303,28 @@ class ReportTest {
                 .contains("| this run: share@default (failed) | 40 | 44.2 % |");
     }
 
+    /**
+     * A configuration that failed before its first point (its server never started, Gatling failed at once) has no row:
+     * the headline named only the others, and the run ended with status 0 as if whole.
+     */
+    @Test
+    void shouldNameAConfigurationThatFailedBeforeAnyPointAndEndWithStatusOne() throws Exception {
+        StudyResult fixture = fixture();
+        List<ConfigurationOutcome> outcomes = new ArrayList<>(fixture.outcomes());
+        outcomes.add(new ConfigurationOutcome("share@rr-100ms", ConfigurationOutcome.Status.FAILED,
+                "Gatling exited with status 2"));
+        StudyResult failed = new StudyResult(fixture.runId(), fixture.settings(), fixture.machine(),
+                fixture.points(), outcomes, fixture.startEpochMillis(), fixture.endEpochMillis(), fixture.heaviest());
+
+        assertThat(Report.write(failed, dir)).isEqualTo("light retention at 40 heavy clients: none@default 10.0 %, "
+                + "share@default 44.2 %; failed before any point: share@rr-100ms");
+        assertThat(StudyMain.status(failed)).isEqualTo(1);
+        assertThat(StudyMain.status(fixture)).as("measured, one not available on the host").isZero();
+        StudyResult nothing = new StudyResult(fixture.runId(), fixture.settings(), fixture.machine(), List.of(),
+                List.of(outcomes.get(2)), fixture.startEpochMillis(), fixture.endEpochMillis(), fixture.heaviest());
+        assertThat(StudyMain.status(nothing)).as("nothing measured").isEqualTo(1);
+    }
+
     @Test
     void shouldDrawEveryFigureAsPngAndSvg() throws Exception {
         Report.write(fixture(), dir);
