@@ -117,6 +117,15 @@ public final class Rule {
                 java.util.Collections.unmodifiableList(queryValues), value.trim());
     }
 
+    /**
+     * {@code /export/} against {@code path=/export}: the same page for the servlet mapped to {@code /export/*} (and for
+     * frameworks that match a trailing slash), and one route ({@code RouteTable.key}); the request escaped the rule.
+     */
+    private boolean matchesWithoutTrailingSlash(String requestPath) {
+        int n = requestPath.length();
+        return n > 1 && requestPath.charAt(n - 1) == '/' && path.matches(requestPath.substring(0, n - 1));
+    }
+
     /** Whether a request with this path (inside the application), method and headers, and no query string, matches. */
     public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header) {
         return matches(requestPath, method, header, () -> null);
@@ -132,7 +141,7 @@ public final class Rule {
         if (methods != null && !methods.contains(method)) {
             return false;
         }
-        if (path != null && !path.matches(requestPath)) {
+        if (path != null && !path.matches(requestPath) && !matchesWithoutTrailingSlash(requestPath)) {
             return false;
         }
         for (int i = 0; i < headerNames.size(); i++) {

@@ -102,6 +102,23 @@ class RequestClassifierTest {
         }
     }
 
+    /**
+     * {@code /export/} reaches the servlet mapped to {@code /export/*} as {@code /export} does, and routes drop one
+     * trailing slash: a rule's path matches with or without it, or the request escaped the rule.
+     */
+    @Test
+    void shouldMatchARulesPathWithOneTrailingSlashMore() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive", "false", "rule.1", "heavy path=/export",
+                "rule.2", "heavy path=/api/items/{id}"));
+        RequestClassifier k = new RequestClassifier(c);
+        for (String heavy : List.of("/export", "/export/", "/api/items/5", "/api/items/5/")) {
+            assertThat(classify(c, k, heavy, "GET", NO_HEADERS)).as(heavy).isEqualTo(1);
+        }
+        for (String light : List.of("/export//", "/export/x", "/api/items", "/", "/exportx/")) {
+            assertThat(classify(c, k, light, "GET", NO_HEADERS)).as(light).isEqualTo(0);
+        }
+    }
+
     /** Tomcat decodes %0A in a path and serves it: a rule's ** and ? must match it, or the request escapes the rule. */
     @Test
     void shouldMatchADecodedNewlineInAPathAndKeepQuestionMarksInOneSegment() {
