@@ -339,14 +339,8 @@ public final class FairsliceFilter implements Filter {
         int admission;
         try {
             admission = scheduler.admit(ticket);
-        } catch (RuntimeException | Error e) { // the JVM failed in the wait: the request fails, counted, nothing held
-            try {
-                classifier.unwatch(watch);
-                scheduler.endDispatch(ticket);
-                finish(ticket, route, method, HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
-            } catch (RuntimeException | Error again) {
-                e.addSuppressed(again);
-            }
+        } catch (RuntimeException | Error e) {
+            failedWaiting(e, ticket, route, method, watch);
             throw e;
         }
         if (admission != Scheduler.ADMITTED) {
@@ -368,8 +362,28 @@ public final class FairsliceFilter implements Filter {
         if (watch != null) {
             ticket.onDeclared(() -> classifier.unwatch(watch)); // Fairslice.classify: no longer its route's to move
         }
-        scheduler.moveIfDue(ticket); // its route decided while it was being admitted
+        try {
+            scheduler.moveIfDue(ticket); // its route decided while it was being admitted: may wait in its new class
+        } catch (RuntimeException | Error e) {
+            failedWaiting(e, ticket, route, method, watch);
+            throw e;
+        }
         serve(ticket, request, response, chain, route, watch);
+    }
+
+    /**
+     * The JVM failed in a wait before the request's dispatch (an {@code Error} out of a park: a StackOverflowError,
+     * an OutOfMemoryError): the request fails, completed and counted (500), its permit given back; the caller throws
+     * {@code e} on.
+     */
+    private void failedWaiting(Throwable e, Ticket ticket, Route route, String method, RequestClassifier.Watch watch) {
+        try {
+            classifier.unwatch(watch);
+            scheduler.endDispatch(ticket);
+            finish(ticket, route, method, HttpServletResponse.SC_INTERNAL_SERVER_ERROR);
+        } catch (RuntimeException | Error again) {
+            e.addSuppressed(again);
+        }
     }
 
     /**
