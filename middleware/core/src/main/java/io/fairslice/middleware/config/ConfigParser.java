@@ -128,6 +128,11 @@ public final class ConfigParser {
         Duration sleepDuration = duration(SLEEP_DURATION, Duration.ofMillis(1), Duration.ofNanos(10_000),
                 Duration.ofSeconds(10));
         Set<String> sleepClasses = sleepClasses(names);
+        if (policy == Policy.SLEEP && sleepClasses.isEmpty()) { // the default with one class: nothing would sleep
+            throw FairsliceConfigException.of(POLICY, "sleeps the classes of " + SLEEP_CLASSES + ", by default every"
+                    + " class but the first, and " + CLASSES + " " + names + " has one: name it in " + SLEEP_CLASSES
+                    + ", or the policy would sleep no request", keys.get(POLICY));
+        }
         Duration retryAfterMax = duration(RETRY_AFTER_MAX, Duration.ofSeconds(60), Duration.ofSeconds(1),
                 Duration.ofHours(1));
         boolean jmx = bool(JMX, true);
@@ -232,7 +237,7 @@ public final class ConfigParser {
             return List.of("light", "heavy");
         }
         Set<String> names = new LinkedHashSet<>();
-        for (String n : v.split(",")) {
+        for (String n : v.split(",", -1)) { // -1: a trailing empty name is refused as an inner one is
             String name = n.trim();
             if (!name.matches(CLASS_NAME)) {
                 throw FairsliceConfigException.of(CLASSES, "must be a comma-separated list of names matching "
@@ -309,15 +314,13 @@ public final class ConfigParser {
             return Set.copyOf(names.subList(1, names.size()));
         }
         Set<String> set = new LinkedHashSet<>();
-        for (String n : v.split(",")) {
+        for (String n : v.split(",", -1)) { // -1: "heavy," and "," have an empty name, refused as "a,,b"'s is
             if (!names.contains(n.trim())) {
-                throw FairsliceConfigException.of(SLEEP_CLASSES, "must list configured classes " + names
-                        + " ('" + n.trim() + "' is not one)", v);
+                String which = n.isBlank() ? "an empty name: a comma too many?" : "'" + n.trim() + "' is not one";
+                throw FairsliceConfigException.of(SLEEP_CLASSES, "must list configured classes " + names + " (" + which
+                        + ")", v);
             }
             set.add(n.trim());
-        }
-        if (set.isEmpty()) { // "," splits into nothing: policy=sleep would then sleep no request, without a word
-            throw FairsliceConfigException.of(SLEEP_CLASSES, "must name at least one configured class " + names, v);
         }
         return set;
     }

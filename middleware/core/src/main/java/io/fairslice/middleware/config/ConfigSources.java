@@ -141,6 +141,9 @@ public final class ConfigSources {
         } catch (CharacterCodingException notUtf8) {
             text = new String(bytes, StandardCharsets.ISO_8859_1);
         }
+        if (text.startsWith("\uFEFF")) { // a byte order mark some editors write: Properties reads it as a key's start
+            text = text.substring(1);
+        }
         Map<String, String> read = new LinkedHashMap<>();
         Properties p = new Properties() {
             @Override

@@ -190,7 +190,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     @Override
     public void setShares(String shares) {
         Map<String, String> changes = new LinkedHashMap<>();
-        for (String pair : shares == null ? new String[] {""} : shares.split(",")) {
+        for (String pair : shares == null ? new String[] {""} : shares.split(",", -1)) {
             int eq = pair.indexOf('=');
             if (eq <= 0) {
                 refuse(FairsliceConfigException.of("shares", "must be class=weight pairs, comma-separated", shares));

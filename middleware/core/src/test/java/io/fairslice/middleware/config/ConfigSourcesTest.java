@@ -78,6 +78,20 @@ class ConfigSourcesTest {
         assertThat(latin1.keys()).containsEntry("share.quantum", "500\u00b5s");
     }
 
+    /**
+     * A file an editor saved with a byte order mark: Properties took the mark for the start of the first key, and the
+     * application failed to start on "\uFEFFpolicy is not a fairslice configuration key; did you mean policy?".
+     */
+    @Test
+    void shouldReadAFileThatStartsWithAByteOrderMark() {
+        for (String first : List.of("policy = observe\n", "# fairslice's configuration\npolicy = observe\n")) {
+            ConfigSources.Merged m = ConfigSources.merge(k -> null, List.of(), Map.of(),
+                    path -> new ByteArrayInputStream(("\uFEFF" + first).getBytes(StandardCharsets.UTF_8)), null,
+                    new Properties());
+            assertThat(m.keys()).as(first).containsExactlyEntriesOf(Map.of("policy", "observe"));
+        }
+    }
+
     @Test
     void shouldReadTheFileNamedByFairsliceConfig(@TempDir Path dir) throws IOException {
         Path f = dir.resolve("f.properties");

@@ -84,6 +84,9 @@ class JmxControlTest {
                 .rootCause().hasMessage("fairslice configuration: class.heavy.share must be 1..1000, got '0'");
         assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Shares", "heavy=5,medium=1")))
                 .rootCause().hasMessageContaining("shares must name configured classes");
+        assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Shares", "light=80,heavy=20,")))
+                .as("a comma too many, refused as light=80,,heavy=20 is").rootCause()
+                .hasMessageContaining("shares must be class=weight pairs, comma-separated");
         assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Shares", "light=80,light=10")))
                 .as("which one was meant? the last one won").rootCause()
                 .hasMessage("fairslice configuration: shares must name each class once ('light' twice), got"
@@ -102,7 +105,7 @@ class JmxControlTest {
                 .rootCause().hasMessageContaining("routs.max is not a fairslice configuration key; did you mean routes.max?");
 
         assertThat(scheduler.config()).as("nothing changed").isSameAs(before);
-        assertThat(warnings()).hasSize(8);
+        assertThat(warnings()).hasSize(9);
         assertThat(warnings().get(0)).contains("/jmx-test").contains("refused").contains("share.quantum")
                 .contains("5 parsecs");
         assertThat(warnings().get(1)).contains("class.heavy.share");
