@@ -408,6 +408,9 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
             throw new IllegalArgumentException(key + " must be a duration such as 500ms, 20s or 2m, got '"
                     + text.trim() + "'");
         }
+        if (parsed.getNano() % 1_000_000 != 0) { // the load generator's resolution: 500us was sent as 0ms
+            throw new IllegalArgumentException(key + " must be whole milliseconds, got '" + text.trim() + "'");
+        }
         return parsed;
     }
 

@@ -371,6 +371,11 @@ class StudyConfigTest {
                 .hasMessage("warmUp must be a duration such as 500ms, 20s or 2m, got '-5s'");
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("warmUp", "5 fortnights")))
                 .hasMessageStartingWith("warmUp must be a duration");
+        // what the load generator was sent in whole ms: 500us passed, recorded as 500us, and ran as 0ms
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("retryAfterMax", "500us")))
+                .hasMessage("retryAfterMax must be whole milliseconds, got '500us'");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("warmUp", "1.0005s")))
+                .hasMessage("warmUp must be whole milliseconds, got '1.0005s'");
     }
 
     @Test
