@@ -70,19 +70,18 @@ final class MeterSampler implements AutoCloseable {
                     synchronized (samples) {
                         samples.add(new Sample((t0 + t1) / 2, pages, (ticks0 + ticks1) / 2.0));
                     }
+                } else {
+                    warnOnce("it answered " + response.statusCode());
                 }
                 Thread.sleep(PERIOD_MILLIS);
             } catch (IOException | RuntimeException e) {
                 if (!running) {
                     return;
                 }
-                if (e instanceof RuntimeException && !warned) {
-                    // a /metrics line RequestCpu cannot read (IllegalArgumentException, naming it): uncaught, it
-                    // ended the thread without a word, and every later window's page CPU read NaN
-                    warned = true;
-                    warnings.println("fairslice study: the meter sampler could not read " + uri + ": " + e
-                            + " (the windows without a sample have no light / heavy CPU; it goes on sampling)");
-                }
+                // a /metrics line RequestCpu cannot read (IllegalArgumentException, naming it): uncaught, it ended
+                // the thread without a word, and every later window's page CPU read NaN; a timeout, a refused
+                // connection (a server that died) left the same gaps without a word
+                warnOnce(e.toString());
                 try {
                     Thread.sleep(PERIOD_MILLIS); // the server is gone or busy: the windows it spoils read NaN
                 } catch (InterruptedException ie) {
@@ -91,6 +90,14 @@ final class MeterSampler implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
+        }
+    }
+
+    private void warnOnce(String why) {
+        if (!warned) {
+            warned = true;
+            warnings.println("fairslice study: the meter sampler could not read " + uri + ": " + why
+                    + " (the windows without a sample have no light / heavy CPU; it goes on sampling)");
         }
     }
 

@@ -180,7 +180,8 @@ public final class Report {
                 + "repetitions have accepted windows, the means otherwise), and a retention whose own or H=0 row holds "
                 + "such windows is marked \"(disturbed)\" in the headline. \"light / heavy CPU\" is the light and the heavy pages' part of the "
                 + "server's CPU time (their requests' threads inside fairslice's filter, as fairslice's own meter "
-                + "measures them; \"-\" without fairslice), \"JIT\" the compiler threads', both in the window: the "
+                + "measures them; \"-\" without fairslice, or where its meter could not be read: the console said "
+                + "why), \"JIT\" the compiler threads', both in the window: the "
                 + "rest went to the container around the requests, the collector and the JVM."));
         List<List<String>> rows = new ArrayList<>();
         for (Summary.Row r : summary.rows()) {

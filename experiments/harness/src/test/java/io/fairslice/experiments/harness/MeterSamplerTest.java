@@ -30,9 +30,10 @@ class MeterSamplerTest {
         metrics.createContext("/metrics", exchange -> {
             int n = scrapes.incrementAndGet();
             String body = n <= 2 ? "fairslice_requests_cpu_seconds_total{class=\"light\"} 1.0\n"
+                    : n <= 4 ? "not here\n" // then two answered 404: said already, not again
                     : "fairslice_requests_cpu_seconds_total{class=\"light\",page=\"/light\"} " + (0.01 * n) + "\n";
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, bytes.length);
+            exchange.sendResponseHeaders(n > 2 && n <= 4 ? 404 : 200, bytes.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(bytes);
             }
@@ -43,12 +44,12 @@ class MeterSamplerTest {
                 "http://127.0.0.1:" + metrics.getAddress().getPort(), new PrintStream(warnings, true,
                 StandardCharsets.UTF_8))) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            waitFor(scrapes, 3, deadline);
+            waitFor(scrapes, 5, deadline);
             long from = System.currentTimeMillis(); // a window after the scrapes it could not read
-            waitFor(scrapes, 7, deadline);
+            waitFor(scrapes, 9, deadline);
             long to = System.currentTimeMillis();
 
-            assertThat(scrapes.get()).as("scrapes after two it could not read").isGreaterThanOrEqualTo(7);
+            assertThat(scrapes.get()).as("scrapes after four it could not read").isGreaterThanOrEqualTo(9);
             assertThat(sampler.part(from, to, List.of("/light"))).as("the light page's part").isPositive();
         } finally {
             metrics.stop(0);
@@ -56,6 +57,31 @@ class MeterSamplerTest {
         String said = warnings.toString(StandardCharsets.UTF_8);
         assertThat(said).contains("the meter sampler could not read").contains("no page label in the /metrics line: "
                 + "fairslice_requests_cpu_seconds_total{class=\"light\"} 1.0");
+        assertThat(said.lines()).as("said once").hasSize(1);
+    }
+
+    /** A /metrics that answered another status than 200 (404: a server without it) was passed over in silence. */
+    @Test
+    @Timeout(30)
+    void shouldSayWhenTheMetricsAnswerAnotherStatus() throws Exception {
+        AtomicInteger scrapes = new AtomicInteger();
+        HttpServer metrics = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        metrics.createContext("/metrics", exchange -> {
+            scrapes.incrementAndGet();
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        metrics.start();
+        ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+        try (MeterSampler sampler = new MeterSampler(ProcessHandle.current().pid(),
+                "http://127.0.0.1:" + metrics.getAddress().getPort(), new PrintStream(warnings, true,
+                StandardCharsets.UTF_8))) {
+            waitFor(scrapes, 3, System.nanoTime() + TimeUnit.SECONDS.toNanos(15));
+        } finally {
+            metrics.stop(0);
+        }
+        String said = warnings.toString(StandardCharsets.UTF_8);
+        assertThat(said).contains("the meter sampler could not read").contains("it answered 404");
         assertThat(said.lines()).as("said once").hasSize(1);
     }
 
