@@ -341,7 +341,10 @@ class WeavingScopeTest {
             out.putNextEntry(new java.util.jar.JarEntry("com/acme/report/Report.class"));
             out.write(new byte[] {(byte) 0xca, (byte) 0xfe});
         }
-        try (URLClassLoader application = new URLClassLoader(new URL[] {jar.toUri().toURL()}, loader)) {
+        // an entry of another scheme before it, as a Spring Boot jar's loader has (jar:...!/BOOT-INF/classes/): its
+        // path's file system is none, and the application failed to start on FileSystemNotFoundException
+        URL nested = new URL("jar:" + jar.toUri() + "!/BOOT-INF/classes/");
+        try (URLClassLoader application = new URLClassLoader(new URL[] {nested, jar.toUri().toURL()}, loader)) {
             assertThat(application.getResource("com/acme/")).as("no directory entry").isNull();
 
             WeavingScope scope = WeavingScope.inspect(application, "META-INF/aop.xml");

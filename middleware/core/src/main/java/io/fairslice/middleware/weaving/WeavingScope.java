@@ -264,7 +264,9 @@ public final class WeavingScope {
             } catch (URISyntaxException rawCharacters) {
                 return Paths.get(url.getPath()); // what AspectJ does: new URL(entry).getFile()
             }
-        } catch (IOException | IllegalArgumentException e) { // InvalidPathException is one
+        } catch (IOException | RuntimeException e) {
+            // InvalidPathException; FileSystemNotFoundException for an entry of another scheme (a Spring Boot
+            // jar's jar:...!/BOOT-INF/classes/, Tomcat's war: of an unpacked WAR): not a file, and no failure
             return null;
         }
     }
