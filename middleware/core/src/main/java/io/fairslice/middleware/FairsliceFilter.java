@@ -597,11 +597,21 @@ public final class FairsliceFilter implements Filter {
 
     @Override
     public void destroy() {
+        try {
+            stop();
+        } finally {
+            // last: an instance of the same path starting meanwhile claims the name once this one's meters are gone;
+            // released first, the new one registered meters of the same ids, got this one's back from the registry,
+            // and this one's close then removed them (its weaving gauge, its probe's meters)
+            if (application != null) {
+                ApplicationNames.release(application, this);
+            }
+        }
+    }
+
+    private void stop() {
         if (control != null) {
             control.close();
-        }
-        if (application != null) {
-            ApplicationNames.release(application, this);
         }
         if (collector != null) {
             collector.close();
