@@ -112,7 +112,9 @@ public final class MeterNames {
     /**
      * Gauge (ratio 0..1), tag class: the class's part of what the classes were charged, decayed over about two
      * seconds: their requests' CPU time, and the collector's pauses with {@code share.charge-gc}
-     * ({@link #CLASS_GC}). What the shares split. Prometheus: {@code fairslice_class_cpu_share}.
+     * ({@link #CLASS_GC}). What the shares split. A request is charged at its yield points and as it ends (one that
+     * reaches none weighs in the seconds after its end); with nothing charged the gauge holds the last mix.
+     * Prometheus: {@code fairslice_class_cpu_share}.
      */
     public static final String CLASS_CPU_SHARE = "fairslice.class.cpu.share";
 

@@ -2485,8 +2485,9 @@ public final class Scheduler {
     }
 
     /**
-     * The class's part of what the classes were charged, decayed over about two seconds (0 when nothing ran): their
-     * requests' CPU, and the collector's pauses with {@code share.charge-gc}. What the shares split.
+     * The class's part of what the classes were charged, decayed over about two seconds of charges (0 before any; the
+     * last mix while nothing is charged): their requests' CPU, and the collector's pauses with
+     * {@code share.charge-gc}. What the shares split.
      */
     public double cpuShare(int classIndex) {
         double total = 0;
