@@ -794,12 +794,16 @@ public final class Installation {
      * {@code created}'s permissions with the reads {@code model} gives: read and write for the owner; read for the
      * group where the model's group or, when the file's owner is not the model's ({@code otherOwner}), the model's
      * owner may read (the file has the model's group); read for others where the model's others may; for a folder,
-     * search wherever read. Nothing is taken away, and no write is given beyond the owner's.
+     * search wherever read. No read is taken away, and no write is left beyond the owner's: under umask 002 (a user's
+     * own group, Ubuntu's and RHEL's default) a file came group-writable, then had Tomcat's group, and its group could
+     * rewrite setenv.sh, which daemon.sh sources as root.
      */
     static Set<PosixFilePermission> permissionsLike(Set<PosixFilePermission> created, Set<PosixFilePermission> model,
                                                     boolean otherOwner, boolean dir) {
         Set<PosixFilePermission> p = EnumSet.noneOf(PosixFilePermission.class);
         p.addAll(created);
+        p.remove(PosixFilePermission.GROUP_WRITE);
+        p.remove(PosixFilePermission.OTHERS_WRITE);
         p.add(PosixFilePermission.OWNER_READ);
         p.add(PosixFilePermission.OWNER_WRITE);
         if (model.contains(PosixFilePermission.GROUP_READ)

@@ -805,6 +805,10 @@ class InstallerTest {
                 .as("no write beyond the owner's: setenv.sh may be sourced as root").isEqualTo("rw-r--r--");
         assertThat(mode(Installation.permissionsLike(posix("rwx------"), posix("r--r--r--"), false, true)))
                 .as("a folder: search wherever read").isEqualTo("rwxr-xr-x");
+        assertThat(mode(Installation.permissionsLike(posix("rw-rw-r--"), posix("r--r-----"), false, false)))
+                .as("umask 002: the group write goes, the group becomes Tomcat's").isEqualTo("rw-r--r--");
+        assertThat(mode(Installation.permissionsLike(posix("rwxrwxrwx"), posix("r--r-----"), false, true)))
+                .as("a folder under umask 000").isEqualTo("rwxr-xr-x");
     }
 
     private static Set<PosixFilePermission> posix(String mode) {
