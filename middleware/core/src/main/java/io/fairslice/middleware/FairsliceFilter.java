@@ -118,7 +118,7 @@ public final class FairsliceFilter implements Filter {
         } catch (IllegalStateException e) {
             throw notStarted(path, e.getMessage(), e);
         }
-        LOG.log(weaving.warnings().isEmpty() ? Level.INFO : Level.WARNING, weaving::summary);
+        LOG.log(weaving.worthAWarning() ? Level.WARNING : Level.INFO, weaving::summary);
         // the application tag of every meter and the JMX control's name: in a standalone Tomcat all selected
         // applications share one registry, so two running ones must not share a name (ApplicationNames)
         String host = hostOf(context);

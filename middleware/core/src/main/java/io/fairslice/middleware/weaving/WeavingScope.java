@@ -815,11 +815,24 @@ public final class WeavingScope {
         }
     }
 
+    /**
+     * Whether {@link #summary} is a warning: the agent weaves with warnings, or it is off though an aop.xml names
+     * packages to weave, or misspells them (the agent forgotten in the JVM's options: nothing is woven, and the scope
+     * does not stop the application).
+     * Off with no scope is a choice (yield points called by the application, or none), logged as information.
+     */
+    public boolean worthAWarning() {
+        return agentActive ? !warnings.isEmpty() : !includes.isEmpty() || !problems.isEmpty();
+    }
+
     /** One line for the startup log: agent, scope, warnings and how many classes were woven so far. */
     public String summary() {
         if (!agentActive) {
             return "fairslice weaving: off (no -javaagent:aspectjweaver.jar, or the aspect is not visible to this"
-                    + " class loader); yield points only where code calls Fairslice.yieldPoint()";
+                    + " class loader); yield points only where code calls Fairslice.yieldPoint()"
+                    + (includes.isEmpty() ? "" : "; " + sources + " ask(s) to weave " + includes
+                            + ", which needs the agent (docs/weaving.md)")
+                    + (problems.isEmpty() ? "" : "; problems the agent would refuse: " + problems);
         }
         return "fairslice weaving: on, scope " + includes + " from " + sources + "; " + WovenClasses.count()
                 + " woven classes initialised so far" + (notes.isEmpty() ? "" : "; not in this application: " + notes)
