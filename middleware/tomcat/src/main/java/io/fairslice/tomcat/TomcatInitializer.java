@@ -5,8 +5,11 @@ import io.fairslice.tomcat.metrics.BundleMetrics;
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
 
 /**
  * The container-wide entry point of fairslice in a standalone Tomcat: Tomcat runs the initializers of the jars in
@@ -17,6 +20,31 @@ import java.util.Set;
  * middleware registers its meters. A broken settings file stops the application with a message naming it.
  */
 public final class TomcatInitializer implements ServletContainerInitializer {
+
+    private static final Logger LOG = Logger.getLogger(TomcatInitializer.class.getName());
+    /** Whether the unread configuration was logged: once for the JVM, not once per application. */
+    private static final AtomicBoolean UNREAD_SAID = new AtomicBoolean();
+
+    /**
+     * A warning when the installer's {@code conf/fairslice.properties} exists under {@code catalinaBase} but the JVM
+     * was not told to read it ({@code -Dfairslice.config}, set by the installer's {@code bin/setenv.sh}): Tomcat
+     * started without its scripts (a Windows service, whose wrapper starts Java directly; a start that bypasses
+     * catalina.sh). The jars in lib/ still run fairslice, with the defaults and no weaving agent: the file was passed
+     * over in silence. Null otherwise.
+     */
+    static String unreadConfiguration(String catalinaBase, String configProperty) {
+        if (catalinaBase == null || configProperty != null && !configProperty.isBlank()) {
+            return null;
+        }
+        Path file = Path.of(catalinaBase).resolve(TomcatLayout.CONFIG);
+        if (!Files.isRegularFile(file)) {
+            return null;
+        }
+        return "fairslice: " + file + " is not read: this JVM has no -Dfairslice.config, which the installer's"
+                + " bin/setenv.sh sets (Tomcat started without its scripts: a Windows service, say); fairslice runs"
+                + " with its defaults and without the weaving agent. Give the JVM the options setenv.sh holds"
+                + " (docs/tomcat.md)";
+    }
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) throws ServletException {
@@ -36,6 +64,10 @@ public final class TomcatInitializer implements ServletContainerInitializer {
             context.log("fairslice: not enabled in " + name + " (apps=" + String.join(",", settings.apps())
                     + " in " + TomcatLayout.TOMCAT_SETTINGS + ")");
             return;
+        }
+        String unread = unreadConfiguration(base, System.getProperty("fairslice.config"));
+        if (unread != null && UNREAD_SAID.compareAndSet(false, true)) {
+            LOG.warning(unread);
         }
         // shared state of the bundle is created under the bundle's class loader, never the application's
         Thread thread = Thread.currentThread();
