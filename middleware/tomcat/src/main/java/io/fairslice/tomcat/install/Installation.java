@@ -146,7 +146,7 @@ public final class Installation {
     }
 
     /** The metrics application's context descriptor, in the default host's descriptor folder. */
-    private Path metricsDescriptor() {
+    Path metricsDescriptor() {
         return base.contextDescriptorDir().resolve(TomcatLayout.METRICS_DESCRIPTOR);
     }
 

@@ -61,9 +61,18 @@ public final class Installer {
             out.println("fairslice: installing " + version() + " into " + base.dir()
                     + base.version().map(v -> " (Tomcat " + v + ")").orElse(" (Tomcat version not checked: no"
                             + " lib/catalina.jar here; pass --catalina-home to check it)"));
+            // a running Tomcat deploys a new context descriptor at once (autoDeploy), and the metrics application's
+            // servlet is in lib/, which it read at its start: that deployment fails, with a SEVERE in its log
+            boolean newMetricsApp = options.metrics() && !Files.exists(installation.metricsDescriptor());
+            boolean running = RunningTomcat.find(base.dir(), Path.of("/proc")).isPresent();
             installation.install(options, bundle);
             out.println("fairslice: done. Restart Tomcat to apply it. Configuration: " + base.dir().resolve(
                     TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: " + metricsUrl(base, options.metricsPorts()) : ""));
+            if (running && newMetricsApp) {
+                out.println("fairslice: note: Tomcat is running from " + base.dir() + ": with autoDeploy it tries the"
+                        + " new " + TomcatLayout.METRICS_CONTEXT + " application now and fails (SEVERE in its log: its"
+                        + " servlet is in lib/, which this Tomcat has not read); the restart starts it");
+            }
             return 0;
         } catch (InstallException e) {
             err.println("fairslice install: " + e.getMessage());

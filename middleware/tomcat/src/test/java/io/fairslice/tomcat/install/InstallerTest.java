@@ -381,6 +381,25 @@ class InstallerTest {
     }
 
     /**
+     * A first install while Tomcat runs goes ahead ("install, then restart"), but a running Tomcat deploys the new
+     * metrics descriptor at once and fails to start its servlet, in a jar it has not read: the installer says so,
+     * once, for the run that wrote the descriptor.
+     */
+    @Test
+    void shouldSayThatARunningTomcatFailsToDeployTheNewMetricsApplicationUntilItsRestart() throws Exception {
+        Process tomcat = standInTomcat();
+        try {
+            assertThat(install()).as(err).isZero();
+            assertThat(out).contains("note: Tomcat is running from " + base, "fails (SEVERE in its log");
+            assertThat(install()).as(err).isZero();
+            assertThat(out).as("the descriptor was there").doesNotContain("note: Tomcat is running");
+        } finally {
+            tomcat.destroy();
+            tomcat.waitFor();
+        }
+    }
+
+    /**
      * A re-run under a running Tomcat that drops --weave, or an upgrade, deleted the agent or the jar its JVM still
      * reads, as an uninstall did (below): held back the same way. A re-run that deletes nothing goes ahead (a first
      * install, the same options, a new scope), as the usual "install, then restart" needs.
