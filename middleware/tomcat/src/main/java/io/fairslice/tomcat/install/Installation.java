@@ -676,10 +676,13 @@ public final class Installation {
             Files.move(file, kept, StandardCopyOption.REPLACE_EXISTING);
             report.accept("kept       " + base.relative(kept) + " (" + entry.path() + " changed since fairslice wrote"
                     + " it; renamed, so that Tomcat no longer deploys the metrics application removed with it)");
-            return;
+            // its place is free: the operator's own descriptor that the install replaced, if any, goes back there
         } else {
+            Optional<Entry> backup = record.find(Kind.BACKUP, entry.path());
+            boolean original = backup.isPresent() && Files.exists(base.resolve(backup.get().value()));
             report.accept("kept       " + entry.path() + " (changed since fairslice wrote it; delete it yourself"
-                    + " if you no longer need it)");
+                    + " if you no longer need it" + (original ? "; the file it replaced is " + backup.get().value()
+                            : "") + ")");
             return;
         }
         Optional<Entry> backup = record.find(Kind.BACKUP, entry.path());

@@ -222,6 +222,26 @@ class InstallerTest {
         assertThat(base.resolve("fairslice/metrics-webapp")).doesNotExist();
     }
 
+    /**
+     * The operator's own /fairslice descriptor, which the install backed up and replaced: when the installed one was
+     * changed too, uninstall kept that one renamed and left the original in its backup, unnamed (its application gone).
+     */
+    @Test
+    void shouldPutTheOperatorsOwnDescriptorBackWhenTheInstalledOneWasChanged() throws Exception {
+        Path descriptor = base.resolve("conf/Catalina/localhost/fairslice.xml");
+        Files.createDirectories(descriptor.getParent());
+        String own = "<Context docBase=\"/srv/my-fairslice\"/>\n";
+        Files.writeString(descriptor, own);
+        assertThat(install()).as(err).isZero();
+        Files.writeString(descriptor, Files.readString(descriptor).replace("</Context>", "<!-- x --></Context>"));
+
+        assertThat(uninstall()).as(err).isZero();
+
+        assertThat(descriptor).hasContent(own);
+        assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml.kept")).content().contains("<!-- x -->");
+        assertThat(out).contains("restored   conf/Catalina/localhost/fairslice.xml from");
+    }
+
     /** A failure part way (here: setenv.bat is a folder), then the rerun the error asks for, then an uninstall. */
     @Test
     void shouldKnowWhatAFailedInstallWroteWhenRunAgainAndOnUninstall() throws Exception {
