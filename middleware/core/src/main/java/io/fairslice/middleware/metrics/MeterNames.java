@@ -175,9 +175,7 @@ public final class MeterNames {
 
     /**
      * Counter, tag class: yield points reached while the scheduler was armed (the fast path when nobody may need
-     * to yield is not counted: counting it would cost what it saves), added as the request's yield points read the
-     * clock (under {@code share} and {@code sleep}, about every 20 us of its run) and as it ends.
-     * Prometheus: {@code fairslice_yield_points_total}.
+     * to yield is not counted: counting it would cost what it saves). Prometheus: {@code fairslice_yield_points_total}.
      */
     public static final String YIELD_POINTS = "fairslice.yield.points";
 

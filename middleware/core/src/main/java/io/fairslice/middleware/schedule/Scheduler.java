@@ -1185,13 +1185,6 @@ public final class Scheduler {
         clockRead(t, cfg, policy);
     }
 
-    /** Adds the ticket's yield points since the last count to its class's counter. */
-    private static void countYieldPoints(Ticket t) {
-        long points = t.yieldPoints;
-        t.cls.yieldPoints.add(points - t.yieldPointsCounted);
-        t.yieldPointsCounted = points;
-    }
-
     /**
      * The part of a yield point that reads the clock: adjusts the stride, then sleeps (policy sleep) or charges and
      * may park (share) once the burst has run its quantum. Apart from {@link #yieldOrMove}, whose early returns are
@@ -1203,7 +1196,6 @@ public final class Scheduler {
         if (t.clockWanted) {
             t.clockWanted = false; // before the read: a waiter's ask that comes after it is one for the next read
         }
-        countYieldPoints(t); // as it runs: a request of minutes counted them all as it ended, its rate 0 till then
         long now = clock.nanoTime();
         long sinceRead = now - t.lastClockRead;
         t.lastClockRead = now;
@@ -1778,7 +1770,7 @@ public final class Scheduler {
                 if (allocated > 0) {
                     c.allocatedBytes += allocated;
                 }
-                countYieldPoints(k);
+                c.yieldPoints.add(k.yieldPoints);
                 c.tasks--;
                 c.lastActiveNanos = now;
                 dispatch(now);
@@ -1875,7 +1867,7 @@ public final class Scheduler {
                     learnCpuPerRequest(t, cpu);
                 }
             }
-            countYieldPoints(t);
+            c.yieldPoints.add(t.yieldPoints);
             if (c.lastCompletionNanos != 0) {
                 double interval = now - c.lastCompletionNanos;
                 c.drainIntervalNanos = c.drainIntervalNanos == 0 ? interval : 0.1 * interval + 0.9 * c.drainIntervalNanos;

@@ -158,8 +158,6 @@ public final class Ticket {
     /** Wall time at the start of the current burst (since the dispatch began, the last park or the last check). */
     long burstStartWall;
     long yieldPoints;
-    /** Of {@link #yieldPoints}: those added to its class's counter so far (as the clock is read, and as it ends). */
-    long yieldPointsCounted;
     /** Yield points to pass before the next clock read, and the current stride (see yieldPoint). */
     int clockCountdown;
     int clockStride = 1;

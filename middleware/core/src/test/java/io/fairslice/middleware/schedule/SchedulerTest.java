@@ -1648,21 +1648,6 @@ class SchedulerTest {
     }
 
     /**
-     * A request's yield points count in its class's counter as it runs, not all at once as it ends: a request of
-     * minutes left the rate at 0 meanwhile, and FairsliceNothingWoven took the class for one that reaches none.
-     */
-    @Test
-    void shouldCountYieldPointsAsTheRequestRuns() {
-        scheduler();
-        Ticket heavy = running(HEAVY);
-        yieldPoints(heavy, 1_000, MS / 10);
-
-        assertThat(scheduler.classState(HEAVY).yieldPoints()).as("before it ends").isPositive();
-        finish(heavy, MS);
-        assertThat(scheduler.classState(HEAVY).yieldPoints()).as("each once").isEqualTo(1_000);
-    }
-
-    /**
      * After yield points came every nanosecond (a clock stride in the thousands) and now come every millisecond, a
      * request that begins to wait for the slot gets it at the holder's next yield point past its quantum, not
      * thousands of yield points (seconds) later when the stride's countdown runs out.
