@@ -486,7 +486,7 @@ public final class FairsliceFilter implements Filter {
         response.setContentType("text/plain;charset=UTF-8");
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
         response.getWriter().write(stopped
-                ? "503 stopped: the application stopped while this request waited to be admitted; retry after "
+                ? "503 stopped: the application has stopped, this request was not admitted; retry after "
                         + retryAfter + " s\n"
                 : "503 overloaded: requests of class '" + ticket.className() + "' are not being admitted now; retry"
                         + " after " + retryAfter + " s\n");

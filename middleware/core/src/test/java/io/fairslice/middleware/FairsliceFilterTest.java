@@ -1196,7 +1196,7 @@ class FairsliceFilterTest {
             }
             assertThat(refused.statusCode()).isEqualTo(503);
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
-            assertThat(refused.body()).startsWith("503 stopped: the application stopped while this request waited");
+            assertThat(refused.body()).startsWith("503 stopped: the application has stopped, this request was not admitted");
             assertThat(heavy.rejections(io.fairslice.middleware.schedule.Scheduler.REJECTED_STOPPED)).isEqualTo(1);
             assertThat(heavy.waitingAdmission()).isZero();
 

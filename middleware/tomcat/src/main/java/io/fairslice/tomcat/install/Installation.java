@@ -758,8 +758,8 @@ public final class Installation {
      * Makes {@code created} (a new file, or a folder: {@code dir}) readable to whoever reads {@code like}
      * (conf/server.xml, which Tomcat reads), whatever the installing user's umask: installed as root with umask 077,
      * the weaver jar was unreadable to a Tomcat running as tomcat. It takes {@code like}'s group and, when the
-     * installer may (as root), the owner of the folder it is created in; it keeps every permission it was created
-     * with and adds only reads ({@link #permissionsLike}), never a write for others: setenv.sh may be sourced as root.
+     * installer may (as root), the owner of the folder it is created in; it keeps the reads it was created with, drops
+     * any write but the owner's and adds reads ({@link #permissionsLike}): setenv.sh may be sourced as root.
      * Without POSIX attributes, or where a change is not permitted (a mount that refuses chmod), it stays as created.
      */
     static void permitLike(Path created, Path like, boolean dir) throws IOException {
