@@ -102,11 +102,10 @@ public final class Report {
                     + (row.retentionDisturbed() ? " (disturbed)" : "")
                     + (failed.isEmpty() ? "" : " (" + failed + ")"));
         }
-        List<String> failed = result.outcomes().stream()
-                .filter(o -> o.status() == ConfigurationOutcome.Status.FAILED
-                        && !summary.configurations().contains(o.configuration()))
-                .map(ConfigurationOutcome::configuration).toList();
-        String failures = failed.isEmpty() ? "" : "; failed before any point: " + String.join(", ", failed);
+        List<String> withoutPoints = result.failedConfigurations().stream()
+                .filter(c -> !summary.configurations().contains(c)).toList();
+        String failures = withoutPoints.isEmpty() ? ""
+                : "; failed before any point: " + String.join(", ", withoutPoints);
         if (parts.isEmpty()) {
             return "no configuration was measured" + failures;
         }

@@ -207,17 +207,12 @@ public final class StudyMain {
         System.out.println();
         System.out.println("report: " + out.resolve("report.md") + " (and report.html)");
         System.out.println(headline);
-        List<String> failed = failed(result);
+        List<String> failed = result.failedConfigurations();
         if (!failed.isEmpty()) {
             System.err.println("fairslice study: " + failed.size() + " configuration(s) failed: "
                     + String.join(", ", failed) + " (why: the report's Configurations table)");
         }
         return status(result);
-    }
-
-    private static List<String> failed(StudyResult result) {
-        return result.outcomes().stream().filter(o -> o.status() == ConfigurationOutcome.Status.FAILED)
-                .map(ConfigurationOutcome::configuration).toList();
     }
 
     /**
@@ -228,7 +223,7 @@ public final class StudyMain {
     static int status(StudyResult result) {
         boolean anyMeasured = result.outcomes().stream()
                 .anyMatch(o -> o.status() == ConfigurationOutcome.Status.MEASURED);
-        return anyMeasured && failed(result).isEmpty() ? 0 : 1;
+        return anyMeasured && result.failedConfigurations().isEmpty() ? 0 : 1;
     }
 
     /**

@@ -15,4 +15,10 @@ public record StudyResult(String runId, Map<String, String> settings, Map<String
         points = List.copyOf(points);
         outcomes = List.copyOf(outcomes);
     }
+
+    /** The configurations whose outcome is {@code FAILED}, in run order. */
+    public List<String> failedConfigurations() {
+        return outcomes.stream().filter(o -> o.status() == ConfigurationOutcome.Status.FAILED)
+                .map(ConfigurationOutcome::configuration).toList();
+    }
 }

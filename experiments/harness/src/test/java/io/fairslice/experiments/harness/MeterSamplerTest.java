@@ -2,8 +2,10 @@ package io.fairslice.experiments.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -26,8 +28,7 @@ class MeterSamplerTest {
     @Timeout(30)
     void shouldSayOnceWhatItCouldNotReadAndGoOnSampling() throws Exception {
         AtomicInteger scrapes = new AtomicInteger();
-        HttpServer metrics = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        metrics.createContext("/metrics", exchange -> {
+        HttpServer metrics = metrics(exchange -> {
             int n = scrapes.incrementAndGet();
             String body = n <= 2 ? "fairslice_requests_cpu_seconds_total{class=\"light\"} 1.0\n"
                     : n <= 4 ? "not here\n" // then two answered 404: said already, not again
@@ -38,11 +39,8 @@ class MeterSamplerTest {
                 out.write(bytes);
             }
         });
-        metrics.start();
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
-        try (MeterSampler sampler = new MeterSampler(ProcessHandle.current().pid(),
-                "http://127.0.0.1:" + metrics.getAddress().getPort(), new PrintStream(warnings, true,
-                StandardCharsets.UTF_8))) {
+        try (MeterSampler sampler = sampler(metrics, warnings)) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
             waitFor(scrapes, 5, deadline);
             long from = System.currentTimeMillis(); // a window after the scrapes it could not read
@@ -65,17 +63,13 @@ class MeterSamplerTest {
     @Timeout(30)
     void shouldSayWhenTheMetricsAnswerAnotherStatus() throws Exception {
         AtomicInteger scrapes = new AtomicInteger();
-        HttpServer metrics = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        metrics.createContext("/metrics", exchange -> {
+        HttpServer metrics = metrics(exchange -> {
             scrapes.incrementAndGet();
             exchange.sendResponseHeaders(404, -1);
             exchange.close();
         });
-        metrics.start();
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
-        try (MeterSampler sampler = new MeterSampler(ProcessHandle.current().pid(),
-                "http://127.0.0.1:" + metrics.getAddress().getPort(), new PrintStream(warnings, true,
-                StandardCharsets.UTF_8))) {
+        try (MeterSampler sampler = sampler(metrics, warnings)) {
             waitFor(scrapes, 3, System.nanoTime() + TimeUnit.SECONDS.toNanos(15));
         } finally {
             metrics.stop(0);
@@ -83,6 +77,20 @@ class MeterSamplerTest {
         String said = warnings.toString(StandardCharsets.UTF_8);
         assertThat(said).contains("the meter sampler could not read").contains("it answered 404");
         assertThat(said.lines()).as("said once").hasSize(1);
+    }
+
+    /** A stand-in for the study server's /metrics on loopback, started, answering with {@code answer}. */
+    private static HttpServer metrics(HttpHandler answer) throws IOException {
+        HttpServer metrics = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        metrics.createContext("/metrics", answer);
+        metrics.start();
+        return metrics;
+    }
+
+    /** A sampler of this process and {@code metrics}, its warnings written to {@code warnings}. */
+    private static MeterSampler sampler(HttpServer metrics, ByteArrayOutputStream warnings) {
+        return new MeterSampler(ProcessHandle.current().pid(), "http://127.0.0.1:" + metrics.getAddress().getPort(),
+                new PrintStream(warnings, true, StandardCharsets.UTF_8));
     }
 
     /**

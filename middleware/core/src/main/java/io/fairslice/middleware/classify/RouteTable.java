@@ -196,13 +196,18 @@ public final class RouteTable {
         }
     }
 
+    /** {@code path} without one trailing {@code /} ("/" stays as it is); {@code path} itself when it ends otherwise. */
+    static String withoutTrailingSlash(String path) {
+        return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    }
+
     /**
      * The route key of a path: the glob of the first configured route that matches it (with or without one trailing
      * {@code /}, which the normalisation drops too), else its normal form.
      */
     String key(String path) {
         if (!patterns.isEmpty()) {
-            String bare = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+            String bare = withoutTrailingSlash(path);
             for (RoutePattern p : patterns) {
                 if (p.matches(path) || (bare != path && p.matches(bare))) {
                     return p.glob();

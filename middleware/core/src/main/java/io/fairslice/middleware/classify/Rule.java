@@ -118,12 +118,13 @@ public final class Rule {
     }
 
     /**
-     * {@code /export/} against {@code path=/export}: the same page for the servlet mapped to {@code /export/*} (and for
-     * frameworks that match a trailing slash), and one route ({@code RouteTable.key}); the request escaped the rule.
+     * The path condition, on the path with and without one trailing {@code /}, as routes ({@code RouteTable.key}):
+     * {@code /export/} is the page of {@code path=/export} for the servlet mapped to {@code /export/*} (and for
+     * frameworks that match a trailing slash); matched as sent only, the request escaped the rule.
      */
-    private boolean matchesWithoutTrailingSlash(String requestPath) {
-        int n = requestPath.length();
-        return n > 1 && requestPath.charAt(n - 1) == '/' && path.matches(requestPath.substring(0, n - 1));
+    private boolean matchesPath(String requestPath) {
+        String bare = RouteTable.withoutTrailingSlash(requestPath);
+        return path.matches(requestPath) || bare != requestPath && path.matches(bare);
     }
 
     /** Whether a request with this path (inside the application), method and headers, and no query string, matches. */
@@ -141,7 +142,7 @@ public final class Rule {
         if (methods != null && !methods.contains(method)) {
             return false;
         }
-        if (path != null && !path.matches(requestPath) && !matchesWithoutTrailingSlash(requestPath)) {
+        if (path != null && !matchesPath(requestPath)) {
             return false;
         }
         for (int i = 0; i < headerNames.size(); i++) {

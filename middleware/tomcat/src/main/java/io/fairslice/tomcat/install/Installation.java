@@ -665,6 +665,9 @@ public final class Installation {
 
     private void removeOurFile(Entry entry, InstallRecord record) throws IOException {
         Path file = base.resolve(entry.path());
+        // the file the install replaced, if its copy is still there
+        Optional<String> original = record.find(Kind.BACKUP, entry.path()).map(Entry::value)
+                .filter(copy -> Files.exists(base.resolve(copy)));
         if (!Files.exists(file)) {
             report.accept("gone       " + entry.path() + " (already removed)");
         } else if (sha256(Files.readAllBytes(file)).equals(entry.value())) {
@@ -678,17 +681,14 @@ public final class Installation {
                     + " it; renamed, so that Tomcat no longer deploys the metrics application removed with it)");
             // its place is free: the operator's own descriptor that the install replaced, if any, goes back there
         } else {
-            Optional<Entry> backup = record.find(Kind.BACKUP, entry.path());
-            boolean original = backup.isPresent() && Files.exists(base.resolve(backup.get().value()));
             report.accept("kept       " + entry.path() + " (changed since fairslice wrote it; delete it yourself"
-                    + " if you no longer need it" + (original ? "; the file it replaced is " + backup.get().value()
-                            : "") + ")");
+                    + " if you no longer need it" + original.map(copy -> "; the file it replaced is " + copy).orElse("")
+                    + ")");
             return;
         }
-        Optional<Entry> backup = record.find(Kind.BACKUP, entry.path());
-        if (backup.isPresent() && Files.exists(base.resolve(backup.get().value()))) {
-            Files.move(base.resolve(backup.get().value()), file);
-            report.accept("restored   " + entry.path() + " from " + backup.get().value());
+        if (original.isPresent()) {
+            Files.move(base.resolve(original.get()), file);
+            report.accept("restored   " + entry.path() + " from " + original.get());
         }
     }
 

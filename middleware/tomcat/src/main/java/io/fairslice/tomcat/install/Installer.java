@@ -63,12 +63,12 @@ public final class Installer {
                             + " lib/catalina.jar here; pass --catalina-home to check it)"));
             // a running Tomcat deploys a new context descriptor at once (autoDeploy), and the metrics application's
             // servlet is in lib/, which it read at its start: that deployment fails, with a SEVERE in its log
-            boolean newMetricsApp = options.metrics() && !Files.exists(installation.metricsDescriptor());
-            boolean running = RunningTomcat.find(base.dir(), Path.of("/proc")).isPresent();
+            boolean runningWithoutMetricsApp = options.metrics() && !Files.exists(installation.metricsDescriptor())
+                    && RunningTomcat.find(base.dir(), Path.of("/proc")).isPresent();
             installation.install(options, bundle);
             out.println("fairslice: done. Restart Tomcat to apply it. Configuration: " + base.dir().resolve(
                     TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: " + metricsUrl(base, options.metricsPorts()) : ""));
-            if (running && newMetricsApp) {
+            if (runningWithoutMetricsApp) {
                 out.println("fairslice: note: Tomcat is running from " + base.dir() + ": with autoDeploy it tries the"
                         + " new " + TomcatLayout.METRICS_CONTEXT + " application now and fails (SEVERE in its log: its"
                         + " servlet is in lib/, which this Tomcat has not read); the restart starts it");
