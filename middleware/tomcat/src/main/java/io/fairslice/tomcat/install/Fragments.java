@@ -220,8 +220,9 @@ final class Fragments {
         return Installation.utf8("""
                 # fairslice's configuration for this Tomcat: every key, its default and its range are in
                 # docs/configuration.md. Keys are written without the "fairslice." prefix that system properties and
-                # context parameters carry. This file is yours: `fairslice install` never overwrites it, and
-                # `fairslice install --uninstall` removes it only while it is unchanged.
+                # context parameters carry. This file is yours once you change it: `fairslice install` then never
+                # overwrites it (an unchanged copy is replaced by a newer template), and `fairslice install
+                # --uninstall` removes it only while it is unchanged.
                 #
                 # policy=share
                 # classes=light,heavy
