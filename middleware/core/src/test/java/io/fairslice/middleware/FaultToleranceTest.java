@@ -823,6 +823,18 @@ class FaultToleranceTest {
         }
     }
 
+    /** Starts an async cycle and dispatches it; the async dispatch fails before it has answered. */
+    static final class FailingInItsAsyncDispatch extends HttpServlet {
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
+            if (req.getDispatcherType() == DispatcherType.REQUEST) {
+                req.startAsync().dispatch();
+                return;
+            }
+            throw new IllegalStateException("failed in its async dispatch");
+        }
+    }
+
     /** Starts an async cycle, then fails before it has answered: an application bug. */
     static final class FailingAfterStartAsync extends HttpServlet {
         @Override
@@ -846,6 +858,28 @@ class FaultToleranceTest {
             try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {
                 // one request on a raw socket: the JDK client would retry the GET on a connection the container closes
                 s.getOutputStream().write("GET /astart/f HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                s.getInputStream().readAllBytes();
+            }
+            FairsliceFilterTest.eventually(() -> assertThat(registry.get("fairslice.requests")
+                    .tags("class", "heavy", "outcome", "server_error").timer().count()).isEqualTo(1));
+            assertSettled(t.filter());
+        }
+    }
+
+    /**
+     * The same in a later dispatch: the first starts an async cycle and dispatches it, the async dispatch throws
+     * before anything was sent and starts no cycle of its own. A server error, and its permit comes back.
+     */
+    @Test
+    void shouldReleaseThePermitOfAnAsyncRequestWhoseLaterDispatchFailsBeforeItAnswered() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/alater", Map.of("fairslice.rule.1", "heavy path=/f",
+                "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0"), registry)
+                .servlet("/f", new FailingInItsAsyncDispatch(), true).start()) {
+            try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {
+                s.getOutputStream().write("GET /alater/f HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
                         .getBytes(StandardCharsets.US_ASCII));
                 s.getOutputStream().flush();
                 s.getInputStream().readAllBytes();

@@ -746,10 +746,12 @@ public final class Scheduler {
      * the clock of the interval between completions behind Retry-After ({@link #retryAfterSeconds}): it measures how
      * fast a busy class's queue drains, and the first completion after an idle hour, measured from the completion
      * before it, fed the hour into it (whole with no interval yet, else 10 %): every 503 of the next spike said
-     * {@code retry-after.max} while its queue drained in milliseconds, for some 40 completions.
+     * {@code retry-after.max} while its queue drained in milliseconds, for some 40 completions. Async requests
+     * waiting for their event (detached: a long poll, an event stream) do not count as keeping the class busy: one
+     * open all night kept the clock from restarting.
      */
     private static void countIn(ClassState c, long now) {
-        if (c.inflight == 0) {
+        if (c.inflight - c.detached == 0) {
             c.lastCompletionNanos = now;
         }
         c.inflight++;

@@ -3009,6 +3009,27 @@ class SchedulerTest {
         assertThat(scheduler.retryAfterSeconds(HEAVY)).as("(99 waiting + 1) x 10 ms").isEqualTo(1);
     }
 
+    /**
+     * An async request that waits for its event all night (a long poll, an event stream: detached, its permit kept)
+     * does not keep the class busy: the first admission after the quiet hour restarts the interval's clock as
+     * without it. It counted as in flight, and the spike's 503s said {@code retry-after.max}.
+     */
+    @Test
+    void shouldGiveARetryAfterFromTheSpikesDrainRateAfterAnIdleHourBesideAWaitingAsyncRequest() {
+        scheduler("class.heavy.max-concurrency", "2", "class.heavy.queue-size", "300");
+        Ticket longPoll = running(HEAVY);
+        scheduler.detach(longPoll); // between its dispatches: no thread runs it
+        finish(running(HEAVY), 10 * MS);
+        clock.advance(3_600_000 * MS, 0); // nothing else for an hour
+        Ticket first = running(HEAVY);
+        for (int i = 0; i < 200; i++) {
+            queued(HEAVY);
+        }
+        finish(first, 10 * MS);
+        assertThat(scheduler.classState(HEAVY).drainIntervalNanos).isEqualTo(10.0 * MS);
+        assertThat(scheduler.retryAfterSeconds(HEAVY)).as("(199 waiting + 1) x 10 ms").isEqualTo(2);
+    }
+
     @Test
     void shouldLetOnlyAClassesFirstWaiterWakeOnItsOwnAndWakeTheNextWhenItLeaves() throws Exception {
         scheduler("share.turn-below", "0ns", "class.light.queue-timeout", "60s");
