@@ -124,7 +124,9 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
                         try {
                             before.with(Map.of(e.getKey(), e.getValue()));
                         } catch (FairsliceConfigException unknown) {
-                            if (unknown.unknownKey()) { // a typo: named as at startup, with the key it is closest to
+                            // a typo: named as at startup, with the key it is closest to. Only this key's: a new
+                            // classes list leaves the keys of the old classes unknown, which the operator never set
+                            if (unknown.unknownKey() && unknown.key().equals(e.getKey().trim())) {
                                 throw unknown;
                             }
                         }

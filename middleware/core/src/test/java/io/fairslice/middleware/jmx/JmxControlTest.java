@@ -99,13 +99,18 @@ class JmxControlTest {
         assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"routes.max", "10"},
                 new String[] {"java.lang.String", "java.lang.String"}))
                 .rootCause().hasMessageContaining("routes.max cannot change at runtime");
+        assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"classes", "interactive,batch"},
+                new String[] {"java.lang.String", "java.lang.String"}))
+                .as("not the old classes' keys, which that list leaves unknown").rootCause()
+                .hasMessage("fairslice configuration: classes cannot change at runtime (restart the application), got"
+                        + " 'interactive,batch'");
         assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"routs.max", "10"},
                 new String[] {"java.lang.String", "java.lang.String"}))
                 .as("no key at all: a restart would not take it either")
                 .rootCause().hasMessageContaining("routs.max is not a fairslice configuration key; did you mean routes.max?");
 
         assertThat(scheduler.config()).as("nothing changed").isSameAs(before);
-        assertThat(warnings()).hasSize(9);
+        assertThat(warnings()).hasSize(10);
         assertThat(warnings().get(0)).contains("/jmx-test").contains("refused").contains("share.quantum")
                 .contains("5 parsecs");
         assertThat(warnings().get(1)).contains("class.heavy.share");
