@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -57,6 +58,13 @@ public final class Attribution {
     private final long[] sliceByClass;
     private final Consumer<String> warnings;
     private final Map<Thread, ThreadState> byThread = new ConcurrentHashMap<>();
+    /**
+     * Threads registered since ended ones were last forgotten: a thread holds two open files until then, and the
+     * sampler's pass, which forgets them, can be a minute apart (an executor that starts a thread per task).
+     */
+    private final AtomicInteger registeredSinceSweep = new AtomicInteger();
+    /** Registrations after which ended threads are forgotten without waiting for the sampler. */
+    static final int SWEEP_EVERY = 64;
     private final ThreadState untrackable = new ThreadState(null, null, -1, 0);
     private final LongAdder niceFailures = new LongAdder();
     private final LongAdder sliceFailures = new LongAdder();
@@ -287,6 +295,25 @@ public final class Attribution {
     }
 
     /**
+     * Closes and forgets the threads that have ended (their exit recorded what they used; an ended thread's statistics
+     * cannot be read), as the sampler's pass does: a registration calls it every {@link #SWEEP_EVERY} threads.
+     */
+    private void forgetEnded() {
+        for (Map.Entry<Thread, ThreadState> e : byThread.entrySet()) {
+            if (e.getKey().isAlive()) {
+                continue;
+            }
+            ThreadState st = e.getValue();
+            if (st != untrackable) {
+                synchronized (st) {
+                    st.close();
+                }
+            }
+            byThread.remove(e.getKey(), st);
+        }
+    }
+
+    /**
      * Stops tracking: gives every thread serving a request now its own nice and slice back (the container's threads
      * outlive the application; by thread id, from this thread), and closes every handle. Later enters and exits do
      * nothing. A thread that is applying its class's nice or slice at this moment finishes first (both hold the
@@ -355,6 +382,10 @@ public final class Attribution {
             throw e;
         }
         byThread.put(current, st);
+        if (registeredSinceSweep.incrementAndGet() >= SWEEP_EVERY) {
+            registeredSinceSweep.set(0);
+            forgetEnded();
+        }
         if (closed) { // close() ran while this thread registered: its map was cleared before this entry came
             byThread.remove(current, st);
             synchronized (st) {
