@@ -250,8 +250,8 @@ public class FairsliceAutoConfiguration {
      * relaxed binding, which would also turn a rule's number or a listener's setting into map keys of its own, and
      * take {@code class.batch-jobs.share} for {@code class.batchjobs.share}), with the value of the first property
      * source, in Boot's order of precedence, that gives it a value that is not blank (placeholders resolved; an
-     * environment variable {@code FAIRSLICE_POLICY} too, but only for a key another source lists): a blank value sets
-     * nothing, as in the filter's own sources, so {@code -Dfairslice.policy=$POLICY} with {@code POLICY} unset leaves
+     * environment variable such as {@code FAIRSLICE_POLICY} too, {@link #variableKeys}): a blank value sets nothing,
+     * as in the filter's own sources, so {@code -Dfairslice.policy=$POLICY} with {@code POLICY} unset leaves
      * {@code fairslice.policy=observe} of {@code application.properties}. Names whose every value is blank are left
      * out.
      */
@@ -262,15 +262,87 @@ public class FairsliceAutoConfiguration {
             if (source instanceof EnumerablePropertySource<?> enumerable) {
                 for (String name : enumerable.getPropertyNames()) {
                     if (name.startsWith(PREFIX) && seen.add(name)) {
-                        Setting setting = setting(environment, name);
-                        if (setting != null) {
-                            settings.put(name, setting.value());
-                        }
+                        put(settings, environment, name);
                     }
                 }
             }
         }
+        for (String name : variableKeys(environment)) {
+            if (seen.add(name)) {
+                put(settings, environment, name);
+            }
+        }
+        // the per-class keys of the classes now known (FAIRSLICE_CLASSES may have named them)
+        for (String name : classKeys(settings.getOrDefault(PREFIX + ConfigKeys.CLASSES, DEFAULT_CLASSES))) {
+            if (seen.add(name)) {
+                put(settings, environment, name);
+            }
+        }
         return settings;
+    }
+
+    private static final String DEFAULT_CLASSES = ConfigKeys.ALL.stream()
+            .filter(spec -> spec.name().equals(ConfigKeys.CLASSES)).findFirst().orElseThrow().defaultValue();
+    private static final java.util.regex.Pattern NUMBERED_VARIABLE =
+            java.util.regex.Pattern.compile("FAIRSLICE_(RULE|ROUTE)_([0-9]+)", java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /**
+     * The keys, with the prefix, that an environment variable may set without another source naming them: Boot lists
+     * a variable only by its own name, {@code FAIRSLICE_SHARE_QUANTUM}, which could be {@code share.quantum} or
+     * {@code share-quantum}, so the variables are looked up by the names fairslice knows: every key of
+     * {@link ConfigKeys#ALL} but {@code enabled} (read on its own: {@link Enabled}, {@link #warSettings}), the request
+     * listeners' settings, and {@code rule.<n>} and {@code route.<n>} for each {@code FAIRSLICE_RULE_<n>} or
+     * {@code FAIRSLICE_ROUTE_<n>}. A misspelt variable matches no key and sets nothing (it may be another program's:
+     * the launcher's {@code FAIRSLICE_JAVA_OPTS}).
+     */
+    static List<String> variableKeys(ConfigurableEnvironment environment) {
+        List<String> keys = new java.util.ArrayList<>();
+        for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
+            if (!spec.name().contains("<") && !spec.name().equals(ConfigKeys.ENABLED)) {
+                keys.add(PREFIX + spec.name());
+            }
+        }
+        try {
+            GuardedListeners.declaredSettings(GuardedListeners.discover(FairsliceAutoConfiguration.class
+                    .getClassLoader())).forEach((listener, names) -> names.forEach(n -> keys.add(PREFIX + listener
+                    + "." + n)));
+        } catch (IllegalArgumentException e) {
+            // two listeners of one name: the validation says so
+        }
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            if (source instanceof SystemEnvironmentPropertySource variables) {
+                for (String name : variables.getPropertyNames()) {
+                    java.util.regex.Matcher m = NUMBERED_VARIABLE.matcher(name);
+                    if (m.matches()) {
+                        keys.add(PREFIX + m.group(1).toLowerCase(java.util.Locale.ROOT) + "." + m.group(2));
+                    }
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** The per-class keys ({@code class.<class>.share}, ...) of the classes a {@code classes} value names. */
+    static List<String> classKeys(String classes) {
+        List<String> keys = new java.util.ArrayList<>();
+        for (String name : classes.split(",")) {
+            if (name.isBlank()) {
+                continue; // the validation names it
+            }
+            for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
+                if (spec.name().startsWith(ConfigKeys.CLASS_PREFIX + "<class>.")) {
+                    keys.add(PREFIX + spec.name().replace("<class>", name.trim()));
+                }
+            }
+        }
+        return keys;
+    }
+
+    private static void put(Map<String, String> settings, ConfigurableEnvironment environment, String name) {
+        Setting setting = setting(environment, name);
+        if (setting != null) {
+            settings.put(name, setting.value());
+        }
     }
 
     /**

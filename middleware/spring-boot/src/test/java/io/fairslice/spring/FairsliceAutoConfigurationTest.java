@@ -366,6 +366,32 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
+     * An environment variable alone sets its key (in a container, the usual way to configure): until 2026-12-05 it
+     * counted only for a key another source listed, and {@code FAIRSLICE_POLICY=observe} alone left share on without a
+     * word. Boot lists a variable by its own name only, so fairslice looks its keys up: the fixed ones (dashes dropped
+     * or not), the configured classes' (named by a variable too), rules and routes by their number.
+     */
+    @Test
+    void shouldReadAKeyAnEnvironmentVariableAloneSets() {
+        StandardEnvironment environment = withVariables(java.util.Map.of(
+                "FAIRSLICE_POLICY", "observe", "FAIRSLICE_SHARE_MAXPARK", "100ms",
+                "FAIRSLICE_CLASSES", "interactive,batch-jobs", "FAIRSLICE_CLASS_BATCHJOBS_SHARE", "5",
+                "FAIRSLICE_CLASS_INTERACTIVE_QUEUE_SIZE", "10", "FAIRSLICE_RULE_12", "batch-jobs path=/export/*",
+                "FAIRSLICE_ROUTE_3", "/orders/*", "FAIRSLICE_POLCY", "sleep", "FAIRSLICE_JAVA_OPTS", "-Xmx1g"),
+                java.util.Map.of("fairslice.share.quantum", "2ms"));
+
+        assertThat(FairsliceAutoConfiguration.settings(environment)).containsOnly(
+                java.util.Map.entry("fairslice.policy", "observe"),
+                java.util.Map.entry("fairslice.share.max-park", "100ms"),
+                java.util.Map.entry("fairslice.classes", "interactive,batch-jobs"),
+                java.util.Map.entry("fairslice.class.batch-jobs.share", "5"),
+                java.util.Map.entry("fairslice.class.interactive.queue-size", "10"),
+                java.util.Map.entry("fairslice.rule.12", "batch-jobs path=/export/*"),
+                java.util.Map.entry("fairslice.route.3", "/orders/*"),
+                java.util.Map.entry("fairslice.share.quantum", "2ms"));
+    }
+
+    /**
      * An environment of these environment variables and, below them, an application's properties (no system
      * properties), with Boot's relaxed view attached as an application has it.
      */
@@ -407,10 +433,10 @@ class FairsliceAutoConfigurationTest {
                 java.util.Map.of("FAIRSLICE_ENABLED", "False", "FAIRSLICE_POLICY", "observe"), java.util.Map.of());
         StandardEnvironment on = withVariables(java.util.Map.of("FAIRSLICE_ENABLED", "1"), java.util.Map.of());
 
-        assertThat(FairsliceAutoConfiguration.warSettings(off))
-                .as("the policy's variable still counts only for a key another source lists")
-                .containsOnly(java.util.Map.entry("fairslice.enabled", "false"));
-        assertThat(FairsliceAutoConfiguration.settings(off)).as("embedded: Enabled decides").isEmpty();
+        assertThat(FairsliceAutoConfiguration.warSettings(off)).containsOnly(
+                java.util.Map.entry("fairslice.enabled", "false"), java.util.Map.entry("fairslice.policy", "observe"));
+        assertThat(FairsliceAutoConfiguration.settings(off)).as("embedded: Enabled decides")
+                .containsOnly(java.util.Map.entry("fairslice.policy", "observe"));
         assertThat(FairsliceAutoConfiguration.warSettings(on)).isEmpty();
     }
 
