@@ -11,12 +11,16 @@ import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.GuardedListeners;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.logging.Logger;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -283,8 +287,8 @@ public class FairsliceAutoConfiguration {
 
     private static final String DEFAULT_CLASSES = ConfigKeys.ALL.stream()
             .filter(spec -> spec.name().equals(ConfigKeys.CLASSES)).findFirst().orElseThrow().defaultValue();
-    private static final java.util.regex.Pattern NUMBERED_VARIABLE =
-            java.util.regex.Pattern.compile("FAIRSLICE_(RULE|ROUTE)_([0-9]+)", java.util.regex.Pattern.CASE_INSENSITIVE);
+    private static final Pattern NUMBERED_VARIABLE =
+            Pattern.compile("FAIRSLICE_(RULE|ROUTE)_([0-9]+)", Pattern.CASE_INSENSITIVE);
 
     /**
      * The keys, with the prefix, that an environment variable may set without another source naming them: Boot lists
@@ -296,7 +300,7 @@ public class FairsliceAutoConfiguration {
      * the launcher's {@code FAIRSLICE_JAVA_OPTS}).
      */
     static List<String> variableKeys(ConfigurableEnvironment environment) {
-        List<String> keys = new java.util.ArrayList<>();
+        List<String> keys = new ArrayList<>();
         for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
             if (!spec.name().contains("<") && !spec.name().equals(ConfigKeys.ENABLED)) {
                 keys.add(PREFIX + spec.name());
@@ -312,9 +316,9 @@ public class FairsliceAutoConfiguration {
         for (PropertySource<?> source : environment.getPropertySources()) {
             if (source instanceof SystemEnvironmentPropertySource variables) {
                 for (String name : variables.getPropertyNames()) {
-                    java.util.regex.Matcher m = NUMBERED_VARIABLE.matcher(name);
+                    Matcher m = NUMBERED_VARIABLE.matcher(name);
                     if (m.matches()) {
-                        keys.add(PREFIX + m.group(1).toLowerCase(java.util.Locale.ROOT) + "." + m.group(2));
+                        keys.add(PREFIX + m.group(1).toLowerCase(Locale.ROOT) + "." + m.group(2));
                     }
                 }
             }
@@ -324,7 +328,7 @@ public class FairsliceAutoConfiguration {
 
     /** The per-class keys ({@code class.<class>.share}, ...) of the classes a {@code classes} value names. */
     static List<String> classKeys(String classes) {
-        List<String> keys = new java.util.ArrayList<>();
+        List<String> keys = new ArrayList<>();
         for (String name : classes.split(",")) {
             if (name.isBlank()) {
                 continue; // the validation names it
