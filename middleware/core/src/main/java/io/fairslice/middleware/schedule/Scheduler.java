@@ -1639,13 +1639,16 @@ public final class Scheduler {
      * up in a declared blocking call, at its next yield point while it runs. On the thread that serves the request (an
      * executor that runs it in place), or inside another task of it, {@code work} runs as it is: its CPU is measured
      * there already. On a thread that serves another request it starts at once, does not move, and that request's
-     * measures leave it out.
+     * measures leave it out. A {@code work} that is a {@link java.util.concurrent.Future} done before its thread took
+     * it up (cancelled as its request timed out: an executor's {@code submit} wraps the work in one) runs as it is: it
+     * does nothing, and waiting for its class's turn would only hold the executor's thread.
      */
     public Runnable task(Ticket t, Runnable work) {
         Ticket request = t.ofRequest();
         return () -> {
             Ticket current = YieldGate.current();
-            if (current != null && current.ofRequest() == request) {
+            if (current != null && current.ofRequest() == request
+                    || work instanceof java.util.concurrent.Future<?> future && future.isDone()) {
                 work.run();
                 return;
             }

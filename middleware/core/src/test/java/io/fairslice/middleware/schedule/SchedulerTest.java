@@ -345,6 +345,29 @@ class SchedulerTest {
     }
 
     /**
+     * A task cancelled before its thread took it up (Spring MVC cancels a Callable's future as its request times out;
+     * an executor's submit wraps the work in a FutureTask) does not wait for its class's turn to run nothing: it held
+     * the executor's thread for up to the queue timeout.
+     */
+    @Test
+    void shouldNotMakeACancelledTaskWaitForItsClasssTurn() throws Exception {
+        scheduler(); // one run slot
+        Ticket heavy = detached(HEAVY);
+        Ticket light = running(LIGHT); // light holds the slot: a heavy task would wait
+        java.util.concurrent.FutureTask<Void> work = new java.util.concurrent.FutureTask<>(() -> null);
+        work.cancel(true);
+
+        CompletableFuture.runAsync(scheduler.task(heavy, work)).get(5, TimeUnit.SECONDS);
+
+        assertThat(scheduler.classState(HEAVY).tasks).isZero();
+        assertThat(scheduler.classState(HEAVY).waiting()).isZero();
+        assertThat(heavy.taskCpuNanos()).isZero();
+        scheduler.endDispatch(light);
+        scheduler.complete(light);
+        scheduler.complete(heavy);
+    }
+
+    /**
      * A task whose last line completes its request (a Spring MVC {@code Callable}, {@code async.complete()}) may lose
      * the race to the container thread that completes the request: the class's CPU per request, which decides whether
      * it is cheap enough for turns, learns the request as its last task ends, with the tasks' CPU.
