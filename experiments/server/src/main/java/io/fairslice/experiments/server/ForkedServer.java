@@ -26,12 +26,14 @@ final class ForkedServer implements AutoCloseable {
     /** The server's java.io.tmpdir, where its Tomcat base goes: deleted once it has ended, killed or stopped. */
     private final TemporaryFolder temporary;
     private final ProcCpu.CompilerThreads compilerThreads;
-    private final List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
+    /** Every line the server has printed (stdout and stderr), its stop's included: the reader adds them. */
+    private final List<String> output;
 
-    private ForkedServer(Process process, int port, TemporaryFolder temporary) {
+    private ForkedServer(Process process, int port, TemporaryFolder temporary, List<String> output) {
         this.process = process;
         this.port = port;
         this.temporary = temporary;
+        this.output = output;
         this.compilerThreads = new ProcCpu.CompilerThreads(process.pid());
     }
 
@@ -123,9 +125,7 @@ final class ForkedServer implements AutoCloseable {
         reader.setDaemon(true);
         reader.start();
         try {
-            ForkedServer server = new ForkedServer(process, port.get(60, TimeUnit.SECONDS), temporary);
-            server.output.addAll(lines);
-            return server;
+            return new ForkedServer(process, port.get(60, TimeUnit.SECONDS), temporary, lines);
         } catch (Exception e) {
             process.destroyForcibly();
             try {
@@ -147,9 +147,11 @@ final class ForkedServer implements AutoCloseable {
         return temporary.path();
     }
 
-    /** What the server printed (stdout and stderr) until it listened. */
-    List<String> startOutput() {
-        return List.copyOf(output);
+    /** What the server has printed so far (stdout and stderr). */
+    List<String> output() {
+        synchronized (output) {
+            return List.copyOf(output);
+        }
     }
 
     long pid() {
@@ -197,7 +199,8 @@ final class ForkedServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        process.destroy();
+        // by its handle: Process.destroy() also closes the server's output, and what it said as it stopped was lost
+        process.toHandle().destroy();
         try {
             if (!process.waitFor(15, TimeUnit.SECONDS)) {
                 process.destroyForcibly();

@@ -42,7 +42,7 @@ public final class StudyServer implements AutoCloseable {
      * Starts Tomcat; returns once it accepts connections. Throws, having removed what it created, when it cannot: a
      * port in use or an address that is not this machine's, or an application that failed to start.
      */
-    public StudyServer start() throws LifecycleException {
+    public synchronized StudyServer start() throws LifecycleException {
         try {
             return startTomcat();
         } catch (LifecycleException | RuntimeException e) {
@@ -128,8 +128,9 @@ public final class StudyServer implements AutoCloseable {
         return registry;
     }
 
+    /** Stops Tomcat and removes the server's folder; waits for a {@link #start} in progress (a Ctrl-C during it). */
     @Override
-    public void close() {
+    public synchronized void close() {
         if (tomcat != null) {
             try {
                 tomcat.stop();
@@ -162,6 +163,9 @@ public final class StudyServer implements AutoCloseable {
     }
 
     public static void main(String[] args) throws Exception {
+        if (System.getProperty("java.util.logging.manager") == null) { // first: before anything logs
+            System.setProperty("java.util.logging.manager", ServerLogManager.class.getName()); // (not initialised)
+        }
         ServerOptions options;
         try {
             options = ServerOptions.parse(args);
@@ -178,16 +182,22 @@ public final class StudyServer implements AutoCloseable {
             System.err.println("fairslice serve: WARNING: --address " + options.address() + " is not loopback: the"
                     + " study pages and /metrics (which tells how the server is loaded) will be open to the network");
         }
-        StudyServer server;
+        StudyServer server = new StudyServer(options);
+        // before the start: a Ctrl-C while it runs (a large --document-size takes seconds to write) left the Tomcat
+        // base and a partial document in the temporary folder; the stop waits for the start (both synchronized)
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            ServerLogManager.resetAfterStop();
+        }, "fairslice-shutdown"));
         try {
-            server = new StudyServer(options).start();
+            server.start();
         } catch (IllegalStateException | IllegalArgumentException | LifecycleException e) {
             // IllegalArgumentException: a -Dfairslice.peer or peer setting it refuses, said in one line too
             System.err.println("fairslice serve: " + e.getMessage());
             System.exit(2);
             return;
         }
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "fairslice-shutdown"));
+        ServerLogManager.serverRunning();
         // an IPv6 address in brackets, as a URL needs it (http://[::1]:8080/); the options hold it resolved, bare
         String host = options.address().contains(":") ? "[" + options.address() + "]" : options.address();
         System.out.println("fairslice study server listening on http://" + host + ":" + server.port()

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What OverheadCompare reads of a real forked study server: its CPU time and its JIT compiler threads' part of it;
@@ -51,6 +52,40 @@ class ForkedServerTest {
             // a JVM that has just started serving compiles its hot paths: its compiler threads were busy
             assertThat(jit).as("compiler ticks in 3 s of first load (server ticks %d)", cpu).isPositive();
             assertThat(jit).as("compiler ticks within the server's own").isLessThanOrEqualTo(cpu);
+        }
+    }
+
+    /**
+     * A server stopped while it starts (Ctrl-C during a large --document-size's writing) stops once started and leaves
+     * no Tomcat base behind: its shutdown hook was registered only after the start, and the JVM exited without it.
+     */
+    @Test
+    void shouldLeaveNoTomcatBaseWhenStoppedWhileStarting(@TempDir Path tmp)
+            throws Exception {
+        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-XX:+UseSerialGC", "-Xmx256m", "-Djava.io.tmpdir=" + tmp, "-cp",
+                System.getProperty("java.class.path"), StudyServer.class.getName(), "--port", "0")
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (!hasTomcatBase(tmp) && process.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(hasTomcatBase(tmp)).as("the server made its Tomcat base").isTrue();
+            process.destroy(); // SIGTERM while it starts
+
+            assertThat(process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("stopped").isTrue();
+            try (Stream<Path> left = Files.list(tmp)) {
+                assertThat(left).as("left in its temporary folder").isEmpty();
+            }
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    private static boolean hasTomcatBase(Path dir) throws java.io.IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.anyMatch(p -> p.getFileName().toString().startsWith("fairslice-tomcat-"));
         }
     }
 }
