@@ -59,16 +59,20 @@ final class ClosedLoopLoad implements AutoCloseable {
                 s.setSoTimeout(60_000);
                 OutputStream out = s.getOutputStream();
                 InputStream in = new BufferedInputStream(s.getInputStream(), 16 * 1024);
-                while (!stop.get()) {
+                boolean open = true;
+                while (open && !stop.get()) {
                     out.write(request);
                     out.flush();
-                    int status = readResponse(in);
+                    Response response = readResponse(in);
                     if (counting) {
-                        count[status == 200 ? 0 : 1].incrementAndGet();
+                        count[response.status() == 200 ? 0 : 1].incrementAndGet();
                     }
-                    if (status != 200) {
-                        errors.add(page + " -> HTTP " + status);
+                    if (response.status() != 200) {
+                        errors.add(page + " -> HTTP " + response.status());
                     }
+                    // the server closes the connection after it (Tomcat does after every 503): the next request goes
+                    // on a new one; written on this one, it failed and counted a 503 twice
+                    open = !response.closes();
                 }
             } catch (IOException e) {
                 if (!stop.get()) {
@@ -81,8 +85,12 @@ final class ClosedLoopLoad implements AutoCloseable {
         }
     }
 
-    /** Reads one response (status line, headers, Content-Length or chunked body); returns the status. */
-    private static int readResponse(InputStream in) throws IOException {
+    /** A response's status, and whether the server closes the connection after it ({@code Connection: close}). */
+    record Response(int status, boolean closes) {
+    }
+
+    /** Reads one response (status line, headers, Content-Length or chunked body). */
+    static Response readResponse(InputStream in) throws IOException {
         String statusLine = line(in);
         if (statusLine == null) {
             throw new IOException("connection closed by the server");
@@ -90,6 +98,7 @@ final class ClosedLoopLoad implements AutoCloseable {
         int status = Integer.parseInt(statusLine.split(" ")[1]);
         long length = -1;
         boolean chunked = false;
+        boolean closes = false;
         String h;
         while ((h = line(in)) != null && !h.isEmpty()) {
             String lower = h.toLowerCase(java.util.Locale.ROOT);
@@ -97,6 +106,8 @@ final class ClosedLoopLoad implements AutoCloseable {
                 length = Long.parseLong(lower.substring(15).trim());
             } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {
                 chunked = true;
+            } else if (lower.startsWith("connection:") && lower.contains("close")) {
+                closes = true;
             }
         }
         if (chunked) {
@@ -111,7 +122,7 @@ final class ClosedLoopLoad implements AutoCloseable {
         } else if (length > 0) {
             skip(in, length);
         }
-        return status;
+        return new Response(status, closes);
     }
 
     private static void skip(InputStream in, long n) throws IOException {

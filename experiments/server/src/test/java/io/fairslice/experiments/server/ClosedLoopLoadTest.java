@@ -1,0 +1,46 @@
+package io.fairslice.experiments.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.Test;
+
+/** The closed-loop load of QuickCompare and the server's tests, against a stand-in server. */
+class ClosedLoopLoadTest {
+
+    /**
+     * A server that closes the connection after its answer (Tomcat does after every 503): the client's next request
+     * goes on a new connection. Written on the closed one, it failed as "connection closed by the server", and
+     * QuickCompare's failed column counted each 503 twice.
+     */
+    @Test
+    void shouldCountEachRefusalOnceWhenTheServerClosesTheConnectionAfterIt() throws Exception {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            exchange.getResponseHeaders().add("Connection", "close");
+            exchange.sendResponseHeaders(503, -1);
+            exchange.close();
+        });
+        server.setExecutor(Executors.newFixedThreadPool(2));
+        server.start();
+        try (ClosedLoopLoad load = new ClosedLoopLoad(server.getAddress().getPort())) {
+            load.clients("/page", 2);
+            List<ClosedLoopLoad.Count> counts = load.measure(200, 1_000);
+            load.stop();
+
+            assertThat(counts.get(0).failed()).as("refusals counted").isPositive();
+            List<String> errors;
+            synchronized (load.errors()) {
+                errors = List.copyOf(load.errors());
+            }
+            assertThat(errors).as("every error a 503, none a connection the client wrote on after it was closed")
+                    .isNotEmpty().allMatch(e -> e.equals("/page -> HTTP 503"));
+        } finally {
+            server.stop(0);
+        }
+    }
+}
