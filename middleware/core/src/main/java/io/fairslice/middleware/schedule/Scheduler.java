@@ -358,7 +358,7 @@ public final class Scheduler {
             lock.lock();
             try {
                 t.awayFrom = null;
-                attach(t);
+                attach(t, clock.nanoTime());
                 if (!t.holdsSlot && !t.riding && !t.completed) {
                     takeSlot(t, clock.nanoTime());
                 }
@@ -419,12 +419,23 @@ public final class Scheduler {
         }
     }
 
-    /** A detached request is run by a thread again, or completes: its class counts it as a thread's again. */
-    private static void attach(Ticket t) {
-        if (t.detached) {
-            t.detached = false;
-            t.cls.detached--;
+    /**
+     * A detached request is run by a thread again, or completes: its class counts it as a thread's again. One that
+     * ends an idle spell (nothing else of its class attached) restarts the clock of the interval between completions
+     * as {@link #countIn} does, and says so: a long poll's wait is no time its class took to drain a queue.
+     */
+    private static boolean attach(Ticket t, long now) {
+        if (!t.detached) {
+            return false;
         }
+        ClassState c = t.cls;
+        boolean endsIdleSpell = c.inflight - c.detached == 0;
+        if (endsIdleSpell) {
+            c.lastCompletionNanos = now;
+        }
+        t.detached = false;
+        c.detached--;
+        return endsIdleSpell;
     }
 
     // ---- moves between classes ----------------------------------------------------------------------------------
@@ -1856,7 +1867,7 @@ public final class Scheduler {
                 t.permitClass.permits--;
                 t.permitClass = null;
             }
-            attach(t);
+            boolean endsIdleSpell = attach(t, now);
             c.inflight--;
             c.lastActiveNanos = now;
             settleCpu(t, cpu, now);
@@ -1873,7 +1884,7 @@ public final class Scheduler {
                 }
             }
             c.yieldPoints.add(t.yieldPoints);
-            if (c.lastCompletionNanos != 0) {
+            if (c.lastCompletionNanos != 0 && !endsIdleSpell) {
                 double interval = now - c.lastCompletionNanos;
                 c.drainIntervalNanos = c.drainIntervalNanos == 0 ? interval : 0.1 * interval + 0.9 * c.drainIntervalNanos;
             }

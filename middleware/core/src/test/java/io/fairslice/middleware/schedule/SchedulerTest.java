@@ -3053,6 +3053,25 @@ class SchedulerTest {
         assertThat(scheduler.retryAfterSeconds(HEAVY)).as("(199 waiting + 1) x 10 ms").isEqualTo(2);
     }
 
+    /**
+     * The long poll itself, answered after a quiet hour, is no interval between completions either: completed while
+     * detached, or dispatched again and completed, with nothing else of its class attached. It fed the hour in.
+     */
+    @Test
+    void shouldNotTakeALongPollsWaitForTheIntervalBetweenCompletions() {
+        scheduler("class.heavy.max-concurrency", "3", "class.heavy.queue-size", "300");
+        Ticket answered = detached(HEAVY);
+        Ticket dispatchedAgain = detached(HEAVY);
+        finish(running(HEAVY), 10 * MS);
+        clock.advance(3_600_000 * MS, 0);
+        scheduler.complete(answered); // its event came, and AsyncContext.complete() on another thread
+        assertThat(scheduler.classState(HEAVY).drainIntervalNanos).as("completed detached").isEqualTo(10.0 * MS);
+        clock.advance(3_600_000 * MS, 0);
+        scheduler.beginDispatch(dispatchedAgain); // AsyncContext.dispatch(): a container thread runs it again
+        finish(dispatchedAgain, 10 * MS);
+        assertThat(scheduler.classState(HEAVY).drainIntervalNanos).as("dispatched and completed").isEqualTo(10.0 * MS);
+    }
+
     @Test
     void shouldLetOnlyAClassesFirstWaiterWakeOnItsOwnAndWakeTheNextWhenItLeaves() throws Exception {
         scheduler("share.turn-below", "0ns", "class.light.queue-timeout", "60s");
