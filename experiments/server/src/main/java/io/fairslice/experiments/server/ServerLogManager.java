@@ -14,24 +14,27 @@ import java.util.logging.LogManager;
  */
 public final class ServerLogManager extends LogManager {
 
-    /** Set once the server runs: from then on a reset is the JVM's exit, deferred to {@link #resetAfterStop}. */
-    private static volatile boolean serverRunning;
+    /**
+     * Set as the server starts: from then on a reset is the JVM's exit, deferred to {@link #resetAfterStop} (nothing
+     * else resets logging in this server; a runtime readConfiguration() would add its handlers to the ones kept).
+     */
+    private static volatile boolean held;
 
     @Override
     public void reset() {
-        if (!serverRunning) {
+        if (!held) {
             super.reset();
         }
     }
 
-    /** The server has started: the JVM's exit will stop it, and logging must last until it has. */
-    static void serverRunning() {
-        serverRunning = true;
+    /** The server starts: a stop from now on (the JVM's exit) logs until the server's hook has stopped it. */
+    static void holdUntilStopped() {
+        held = true;
     }
 
     /** The server's shutdown hook has stopped it: the JDK's deferred reset now. */
     static void resetAfterStop() {
-        serverRunning = false;
+        held = false;
         LogManager manager = LogManager.getLogManager();
         if (manager instanceof ServerLogManager) {
             manager.reset();

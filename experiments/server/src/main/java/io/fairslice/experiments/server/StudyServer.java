@@ -28,14 +28,14 @@ public final class StudyServer implements AutoCloseable {
 
     private final ServerOptions options;
     private final PrometheusMeterRegistry registry;
-    private final TemporaryFolder baseDir;
+    /** Tomcat's base, made as the server starts (by then a stop removes it) and removed as it stops. */
+    private TemporaryFolder baseDir;
     private JvmGcMetrics gcMetrics; // listens to the JVM's collectors until closed
     private Tomcat tomcat;
 
     public StudyServer(ServerOptions options) {
         this.options = options;
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        this.baseDir = TemporaryFolder.create("fairslice-tomcat-");
     }
 
     /**
@@ -59,6 +59,7 @@ public final class StudyServer implements AutoCloseable {
         new ProcessorMetrics().bindTo(registry);
         Metrics.addRegistry(registry);
 
+        baseDir = TemporaryFolder.create("fairslice-tomcat-");
         File base = baseDir.path().toFile();
         tomcat = new Tomcat();
         tomcat.setBaseDir(base.getPath());
@@ -146,7 +147,10 @@ public final class StudyServer implements AutoCloseable {
         }
         Metrics.removeRegistry(registry);
         registry.close();
-        baseDir.close();
+        if (baseDir != null) {
+            baseDir.close();
+            baseDir = null;
+        }
     }
 
     /**
@@ -189,6 +193,7 @@ public final class StudyServer implements AutoCloseable {
             server.close();
             ServerLogManager.resetAfterStop();
         }, "fairslice-shutdown"));
+        ServerLogManager.holdUntilStopped(); // a stop from here logs until the hook's end, one during the start too
         try {
             server.start();
         } catch (IllegalStateException | IllegalArgumentException | LifecycleException e) {
@@ -197,12 +202,20 @@ public final class StudyServer implements AutoCloseable {
             System.exit(2);
             return;
         }
-        ServerLogManager.serverRunning();
+        Tomcat running = server.running();
+        if (running == null) {
+            return; // a stop came during the start: the hook stopped it as the start ended
+        }
         // an IPv6 address in brackets, as a URL needs it (http://[::1]:8080/); the options hold it resolved, bare
         String host = options.address().contains(":") ? "[" + options.address() + "]" : options.address();
-        System.out.println("fairslice study server listening on http://" + host + ":" + server.port()
-                + "/  (pages /light /light2 /heavy, metrics /metrics, fairslice policy " + options.policy()
-                + "; Ctrl-C stops)");
-        server.tomcat.getServer().await();
+        System.out.println("fairslice study server listening on http://" + host + ":"
+                + running.getConnector().getLocalPort() + "/  (pages /light /light2 /heavy, metrics /metrics,"
+                + " fairslice policy " + options.policy() + "; Ctrl-C stops)");
+        running.getServer().await();
+    }
+
+    /** Tomcat while the server runs; null once it has stopped (or before it started). */
+    private synchronized Tomcat running() {
+        return tomcat;
     }
 }
