@@ -271,13 +271,15 @@ public class FairsliceAutoConfiguration {
                 }
             }
         }
-        for (String name : variableKeys(environment)) {
+        Map<String, Set<String>> listenerSettings = listenerSettings();
+        for (String name : variableKeys(environment, listenerSettings)) {
             if (seen.add(name)) {
                 put(settings, environment, name);
             }
         }
         // the per-class keys of the classes now known (FAIRSLICE_CLASSES may have named them)
-        for (String name : classKeys(settings.getOrDefault(PREFIX + ConfigKeys.CLASSES, DEFAULT_CLASSES))) {
+        for (String name : classKeys(settings.getOrDefault(PREFIX + ConfigKeys.CLASSES, DEFAULT_CLASSES),
+                listenerSettings)) {
             if (seen.add(name)) {
                 put(settings, environment, name);
             }
@@ -296,23 +298,19 @@ public class FairsliceAutoConfiguration {
      * {@code share-quantum}, so the variables are looked up by the names fairslice knows: every key of
      * {@link ConfigKeys#ALL} but {@code enabled} (read on its own: {@link Enabled}, {@link #warSettings}), the request
      * listeners' settings, and {@code rule.<n>} and {@code route.<n>} for each {@code FAIRSLICE_RULE_<n>} or
-     * {@code FAIRSLICE_ROUTE_<n>}. A misspelt variable matches no key and sets nothing (it may be another program's:
-     * the launcher's {@code FAIRSLICE_JAVA_OPTS}).
+     * {@code FAIRSLICE_ROUTE_<n>}; the per-class ones, {@link #classKeys}, for the classes these settle. A misspelt
+     * variable matches no key and sets nothing (it may be another program's: the launcher's
+     * {@code FAIRSLICE_JAVA_OPTS}), and so does one for a class that only a {@code fairslice.properties} file names.
      */
-    static List<String> variableKeys(ConfigurableEnvironment environment) {
+    static List<String> variableKeys(ConfigurableEnvironment environment, Map<String, Set<String>> listenerSettings) {
         List<String> keys = new ArrayList<>();
         for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
             if (!spec.name().contains("<") && !spec.name().equals(ConfigKeys.ENABLED)) {
                 keys.add(PREFIX + spec.name());
             }
         }
-        try {
-            GuardedListeners.declaredSettings(GuardedListeners.discover(FairsliceAutoConfiguration.class
-                    .getClassLoader())).forEach((listener, names) -> names.forEach(n -> keys.add(PREFIX + listener
-                    + "." + n)));
-        } catch (IllegalArgumentException e) {
-            // two listeners of one name: the validation says so
-        }
+        listenerSettings.forEach((listener, names) -> names.stream().filter(n -> !n.contains("*"))
+                .forEach(n -> keys.add(PREFIX + listener + "." + n)));
         for (PropertySource<?> source : environment.getPropertySources()) {
             if (source instanceof SystemEnvironmentPropertySource variables) {
                 for (String name : variables.getPropertyNames()) {
@@ -326,20 +324,36 @@ public class FairsliceAutoConfiguration {
         return keys;
     }
 
-    /** The per-class keys ({@code class.<class>.share}, ...) of the classes a {@code classes} value names. */
-    static List<String> classKeys(String classes) {
+    /**
+     * The per-class keys of the classes a {@code classes} value names: {@code class.<class>.share} and the others, and
+     * the listeners' settings that end in a class ({@code kernel-probe.nice.<class>}, declared {@code nice.*}).
+     */
+    static List<String> classKeys(String classes, Map<String, Set<String>> listenerSettings) {
         List<String> keys = new ArrayList<>();
         for (String name : classes.split(",")) {
-            if (name.isBlank()) {
+            String cls = name.trim();
+            if (cls.isEmpty()) {
                 continue; // the validation names it
             }
             for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
                 if (spec.name().startsWith(ConfigKeys.CLASS_PREFIX + "<class>.")) {
-                    keys.add(PREFIX + spec.name().replace("<class>", name.trim()));
+                    keys.add(PREFIX + spec.name().replace("<class>", cls));
                 }
             }
+            listenerSettings.forEach((listener, names) -> names.stream().filter(n -> n.endsWith(".*"))
+                    .forEach(n -> keys.add(PREFIX + listener + "." + n.substring(0, n.length() - 1) + cls)));
         }
         return keys;
+    }
+
+    /** The request listeners' declared settings by listener ({@code nice.*}: one per class); none if two share a name. */
+    static Map<String, Set<String>> listenerSettings() {
+        try {
+            return GuardedListeners.declaredSettings(GuardedListeners.discover(
+                    FairsliceAutoConfiguration.class.getClassLoader()));
+        } catch (IllegalArgumentException e) {
+            return Map.of(); // two listeners of one name: the validation says so
+        }
     }
 
     private static void put(Map<String, String> settings, ConfigurableEnvironment environment, String name) {

@@ -392,6 +392,28 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
+     * A listener's setting that ends in a class ({@code kernel-probe.nice.heavy}, declared {@code nice.*}) is looked up
+     * for each configured class; {@code fairslice.kernel-probe.nice.*} itself matched no variable, and
+     * {@code FAIRSLICE_KERNELPROBE_NICE_HEAVY} was ignored. The listener's other settings, and this module's test
+     * listener's {@code limit.max}, are looked up as they are.
+     */
+    @Test
+    void shouldLookAListenersPerClassSettingUpForEachClass() {
+        java.util.Map<String, java.util.Set<String>> declared = java.util.Map.of("kernel-probe",
+                java.util.Set.of("enabled", "nice.*"));
+        StandardEnvironment environment = withVariables(java.util.Map.of("FAIRSLICE_LIMIT_MAX", "7"),
+                java.util.Map.of());
+
+        assertThat(FairsliceAutoConfiguration.classKeys("light, batch-jobs", declared)).contains(
+                "fairslice.class.light.share", "fairslice.class.batch-jobs.queue-timeout",
+                "fairslice.kernel-probe.nice.light", "fairslice.kernel-probe.nice.batch-jobs")
+                .noneMatch(key -> key.contains("*"));
+        assertThat(FairsliceAutoConfiguration.variableKeys(environment, declared))
+                .contains("fairslice.kernel-probe.enabled", "fairslice.policy").noneMatch(key -> key.contains("*"));
+        assertThat(FairsliceAutoConfiguration.settings(environment)).containsEntry("fairslice.limit.max", "7");
+    }
+
+    /**
      * An environment of these environment variables and, below them, an application's properties (no system
      * properties), with Boot's relaxed view attached as an application has it.
      */
