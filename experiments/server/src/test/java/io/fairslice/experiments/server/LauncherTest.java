@@ -155,10 +155,7 @@ class LauncherTest {
         "prometheus --metrics-path            ; prometheus: --metrics-path",
         "prometheus --listen                  ; prometheus: --listen",
         "prometheus --scrape-interval         ; prometheus: --scrape-interval",
-        "prometheus --metrics-path --listen x ; prometheus: --metrics-path",
-        "serve --prometheus --port            ; serve: --port",
-        "serve --port 8080 --prometheus --address ; serve: --address",
-        "serve --policy                       ; serve: --policy"})
+        "prometheus --metrics-path --listen x ; prometheus: --metrics-path"})
     void shouldRefuseAnOptionWithoutItsValue(String args, String option, @TempDir Path dir) throws Exception {
         Sandbox sandbox = new Sandbox(dir);
 
@@ -799,6 +796,11 @@ class LauncherTest {
         "serve --prot 8080                                                            | unknown option '--prot'",
         "serve --policy none --fairslice                                              | --fairslice needs a value",
         "serve --prometheus --port 8080 --address 127.0.0.1 --max-threads            | --max-threads needs a value",
+        "serve --prometheus --port                                                    | --port needs a value",
+        "serve --port 8080 --prometheus --address                                     | --address needs a value",
+        "serve --policy                                                               | --policy needs a value",
+        "serve --port --address 127.0.0.1                                             | --port needs a value",
+        "install --catalina-base --weave com.acme..*                                  | --catalina-base needs a value",
         "install --catalina-base /opt/tomcat --wave com.acme..*                       | unknown option '--wave'",
         "install --weave com.acme..* --catalina-base                                  | --catalina-base needs a value",
         "install --catalina-base /opt/tomcat --uninstall --dist                       | --dist needs a value",
