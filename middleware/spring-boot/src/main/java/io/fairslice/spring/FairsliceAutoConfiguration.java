@@ -346,7 +346,10 @@ public class FairsliceAutoConfiguration {
         return keys;
     }
 
-    /** The request listeners' declared settings by listener ({@code nice.*}: one per class); none if two share a name. */
+    /**
+     * The request listeners' declared settings by listener ({@code nice.*}: one per class); none when two listeners
+     * share a name (the validation says so).
+     */
     static Map<String, Set<String>> listenerSettings() {
         try {
             return GuardedListeners.declaredSettings(GuardedListeners.discover(
