@@ -273,23 +273,20 @@ public final class Attribution {
         for (Map.Entry<Thread, ThreadState> e : byThread.entrySet()) {
             ThreadState st = e.getValue();
             boolean alive = e.getKey().isAlive();
-            if (st == untrackable) {
-                if (!alive) {
-                    byThread.remove(e.getKey(), st);
-                }
-                continue;
-            }
-            synchronized (st) {
-                if (alive && !st.closed) {
-                    if (st.handle.read(scratch, false)) {
-                        checkpoint(st, scratch, st.classIndex);
+            if (st != untrackable && alive) {
+                synchronized (st) {
+                    if (!st.closed) {
+                        if (st.handle.read(scratch, false)) {
+                            checkpoint(st, scratch, st.classIndex);
+                        }
+                        continue; // a read that failed once is retried next time: the thread's nice or slice, if
+                                  // set, is still its exit's to restore
                     }
-                    continue; // a read that failed once is retried next time: the thread's nice or slice, if set,
-                              // is still its exit's to restore
                 }
-                st.close();
             }
-            byThread.remove(e.getKey(), st);
+            if (!alive || st != untrackable) { // an untrackable thread that lives stays, so that it is tried once
+                forget(e.getKey(), st);
+            }
         }
         return trackedThreads();
     }
@@ -300,17 +297,20 @@ public final class Attribution {
      */
     private void forgetEnded() {
         for (Map.Entry<Thread, ThreadState> e : byThread.entrySet()) {
-            if (e.getKey().isAlive()) {
-                continue;
+            if (!e.getKey().isAlive()) {
+                forget(e.getKey(), e.getValue());
             }
-            ThreadState st = e.getValue();
-            if (st != untrackable) {
-                synchronized (st) {
-                    st.close();
-                }
-            }
-            byThread.remove(e.getKey(), st);
         }
+    }
+
+    /** Closes a thread's files (under its lock, as its own reads and exit take it) and forgets it. */
+    private void forget(Thread thread, ThreadState st) {
+        if (st != untrackable) {
+            synchronized (st) {
+                st.close();
+            }
+        }
+        byThread.remove(thread, st);
     }
 
     /**
