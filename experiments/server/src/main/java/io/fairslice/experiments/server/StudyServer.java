@@ -32,6 +32,8 @@ public final class StudyServer implements AutoCloseable {
     private TemporaryFolder baseDir;
     private JvmGcMetrics gcMetrics; // listens to the JVM's collectors until closed
     private Tomcat tomcat;
+    /** Closed: a start that comes after the stop starts nothing. */
+    private boolean stopped;
 
     public StudyServer(ServerOptions options) {
         this.options = options;
@@ -43,6 +45,9 @@ public final class StudyServer implements AutoCloseable {
      * port in use or an address that is not this machine's, or an application that failed to start.
      */
     public synchronized StudyServer start() throws LifecycleException {
+        if (stopped) {
+            return this; // stopped before it started (a Ctrl-C as the JVM began): nothing to start, nothing to leave
+        }
         try {
             return startTomcat();
         } catch (LifecycleException | RuntimeException e) {
@@ -132,6 +137,7 @@ public final class StudyServer implements AutoCloseable {
     /** Stops Tomcat and removes the server's folder; waits for a {@link #start} in progress (a Ctrl-C during it). */
     @Override
     public synchronized void close() {
+        stopped = true;
         if (tomcat != null) {
             try {
                 tomcat.stop();
@@ -215,7 +221,7 @@ public final class StudyServer implements AutoCloseable {
     }
 
     /** Tomcat while the server runs; null once it has stopped (or before it started). */
-    private synchronized Tomcat running() {
+    synchronized Tomcat running() {
         return tomcat;
     }
 }

@@ -793,6 +793,7 @@ class LauncherTest {
         "study --server-jvm-option --add-opens=java.base/java.lang=ALL-UNNAMED stray  | unknown option 'stray'",
         "study --server-jvm-option --add-opens=java.base/java.lang=ALL-UNNAMED --out  | --out needs a value",
         "study --quick --full]                                                        | unknown option '--full]'",
+        "study --out --plan                                                           | --out needs a value",
         "serve --prot 8080                                                            | unknown option '--prot'",
         "serve --policy none --fairslice                                              | --fairslice needs a value",
         "serve --prometheus --port 8080 --address 127.0.0.1 --max-threads            | --max-threads needs a value",

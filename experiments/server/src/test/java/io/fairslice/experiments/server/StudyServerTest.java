@@ -36,6 +36,21 @@ class StudyServerTest {
     }
 
     /**
+     * A stop that comes before the start (a Ctrl-C as the JVM began, the shutdown hook's close() running before main's
+     * start() took the lock) leaves the start nothing to do: it made the Tomcat base and the document while the JVM
+     * halted.
+     */
+    @Test
+    void shouldStartNothingOnceStopped() throws Exception {
+        long before = tomcatFolders();
+        StudyServer server = new StudyServer(ServerOptions.parse("--port", "0", "--policy", "none"));
+        server.close();
+
+        assertThat(server.start().running()).as("Tomcat").isNull();
+        assertThat(tomcatFolders()).as("fairslice-tomcat-* folders in the temp folder").isEqualTo(before);
+    }
+
+    /**
      * The harness's tests start and close servers in one JVM: a closed server's registry must be free to go (the
      * collectors' notification listeners of {@code JvmGcMetrics} held it for good until it was closed too).
      */
