@@ -428,13 +428,9 @@ public final class Scheduler {
         if (!t.detached) {
             return false;
         }
-        ClassState c = t.cls;
-        boolean endsIdleSpell = c.inflight - c.detached == 0;
-        if (endsIdleSpell) {
-            c.lastCompletionNanos = now;
-        }
+        boolean endsIdleSpell = restartDrainClockIfIdle(t.cls, now);
         t.detached = false;
-        c.detached--;
+        t.cls.detached--;
         return endsIdleSpell;
     }
 
@@ -762,10 +758,21 @@ public final class Scheduler {
      * open all night kept the clock from restarting.
      */
     private static void countIn(ClassState c, long now) {
-        if (c.inflight - c.detached == 0) {
-            c.lastCompletionNanos = now;
-        }
+        restartDrainClockIfIdle(c, now);
         c.inflight++;
+    }
+
+    /**
+     * Under the lock, as a request of {@code c} comes to be run or waited for: when nothing of the class is in flight
+     * but detached requests, it ends an idle spell, and the clock of the interval between completions restarts here.
+     * Returns whether it did.
+     */
+    private static boolean restartDrainClockIfIdle(ClassState c, long now) {
+        if (c.inflight - c.detached != 0) {
+            return false;
+        }
+        c.lastCompletionNanos = now;
+        return true;
     }
 
     /**
