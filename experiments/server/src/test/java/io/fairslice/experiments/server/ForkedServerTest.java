@@ -60,18 +60,17 @@ class ForkedServerTest {
      * no Tomcat base behind: its shutdown hook was registered only after the start, and the JVM exited without it.
      */
     @Test
-    void shouldLeaveNoTomcatBaseWhenStoppedWhileStarting(@TempDir Path tmp)
-            throws Exception {
+    void shouldLeaveNoTomcatBaseWhenStoppedWhileStarting(@TempDir Path tmp) throws Exception {
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-XX:+UseSerialGC", "-Xmx256m", "-Djava.io.tmpdir=" + tmp, "-cp",
                 System.getProperty("java.class.path"), StudyServer.class.getName(), "--port", "0")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-            while (!hasTomcatBase(tmp) && process.isAlive() && System.nanoTime() < deadline) {
+            while (StudyServerTest.tomcatFolders(tmp) == 0 && process.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
-            assertThat(hasTomcatBase(tmp)).as("the server made its Tomcat base").isTrue();
+            assertThat(StudyServerTest.tomcatFolders(tmp)).as("the server made its Tomcat base").isPositive();
             process.destroy(); // SIGTERM while it starts
 
             assertThat(process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("stopped").isTrue();
@@ -80,12 +79,6 @@ class ForkedServerTest {
             }
         } finally {
             process.destroyForcibly();
-        }
-    }
-
-    private static boolean hasTomcatBase(Path dir) throws java.io.IOException {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.anyMatch(p -> p.getFileName().toString().startsWith("fairslice-tomcat-"));
         }
     }
 }

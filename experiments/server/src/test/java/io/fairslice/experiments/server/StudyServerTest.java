@@ -116,7 +116,12 @@ class StudyServerTest {
     }
 
     private static long tomcatFolders() throws Exception {
-        try (Stream<Path> all = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+        return tomcatFolders(Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** How many Tomcat bases of study servers ({@code fairslice-tomcat-*}) {@code dir} holds. */
+    static long tomcatFolders(Path dir) throws java.io.IOException {
+        try (Stream<Path> all = Files.list(dir)) {
             return all.filter(p -> p.getFileName().toString().startsWith("fairslice-tomcat-")).count();
         }
     }
