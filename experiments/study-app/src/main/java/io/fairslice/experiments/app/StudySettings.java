@@ -10,7 +10,7 @@ import java.util.function.UnaryOperator;
  *
  * @param fibonacciN     {@code study.light.fibonacci}: which Fibonacci number /light computes (default 25, as in the study)
  * @param primeLimit     {@code study.light2.primes}: /light2 counts the primes below this (default 20000: about the
- *                       cost of fib(25) on the Intel host it was set on; 1.3-1.5x that on an AMD EPYC, docs/study-app.md)
+ *                       cost of fib(25) on the Intel host it was set on; 1.3-1.5x on an AMD EPYC, docs/study-app.md)
  * @param documentBytes  {@code study.heavy.bytes}: approximate size of the heavy page's XML document (default 2 MB)
  * @param seed           {@code study.heavy.seed}: seed of the generated document (default 2005)
  * @param documentDir    {@code study.heavy.dir}: where the document is generated; null (the default) for the
