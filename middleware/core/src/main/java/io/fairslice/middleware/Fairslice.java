@@ -107,11 +107,14 @@ public final class Fairslice {
 
     /**
      * An executor that runs each command as a {@link #task} of the request that submits it (outside a request, as
-     * it is): {@code CompletableFuture.supplyAsync(supplier, Fairslice.executor(pool))}.
+     * it is): {@code CompletableFuture.supplyAsync(supplier, Fairslice.executor(pool))}. Prefer it to wrapping each
+     * command with {@link #task} when several classes share {@code executor}: while classes compete it hands
+     * {@code executor} at most one task of each class that has yet to start, and holds the class's next tasks itself
+     * (up to the class's {@code queue-size}), so tasks waiting for their class's turn hold at most one of the pool's
+     * threads per class, and the other classes' tasks do not queue behind them.
      */
     public static java.util.concurrent.Executor executor(java.util.concurrent.Executor executor) {
-        java.util.Objects.requireNonNull(executor, "executor");
-        return command -> executor.execute(task(command));
+        return new io.fairslice.middleware.schedule.TaskExecutor(executor);
     }
 
     /** A declared blocking call ({@link #blocking()}); closing it ends the declaration. */

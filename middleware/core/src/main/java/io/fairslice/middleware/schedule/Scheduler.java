@@ -1662,11 +1662,21 @@ public final class Scheduler {
      * does nothing, and waiting for its class's turn would only hold the executor's thread.
      */
     public Runnable task(Ticket t, Runnable work) {
+        return task(t, work, null);
+    }
+
+    /**
+     * {@link #task(Ticket, Runnable)}, calling {@code started} (when not null) on the task's thread once the task no
+     * longer waits to start: it runs now (or its start failed), before {@code work}. {@link TaskExecutor} hands its
+     * next task of the class to the pool then.
+     */
+    Runnable task(Ticket t, Runnable work, Runnable started) {
         Ticket request = t.ofRequest();
         return () -> {
             Ticket current = YieldGate.current();
             if (current != null && current.ofRequest() == request
                     || work instanceof java.util.concurrent.Future<?> future && future.isDone()) {
+                run(started);
                 work.run();
                 return;
             }
@@ -1679,9 +1689,14 @@ public final class Scheduler {
                     task = startTask(request, t, current != null);
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "fairslice: starting a task failed; it runs unscheduled", e);
+                    run(started);
                     work.run();
                     return;
+                } catch (Error e) {
+                    run(started);
+                    throw e;
                 }
+                run(started);
                 YieldGate.enter(task);
                 try {
                     if (current == null) { // on a thread of its own: the thread now serves the request's class
@@ -1713,6 +1728,48 @@ public final class Scheduler {
                 }
             }
         };
+    }
+
+    /** Runs a task's {@code started} callback; what it throws is logged, not the task's failure. */
+    private static void run(Runnable started) {
+        if (started == null) {
+            return;
+        }
+        try {
+            started.run();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "fairslice: handing the next task to its executor failed", e);
+        }
+    }
+
+    /** The class a task of the ticket's request would start in now: the request's, or the one it is to move to. */
+    ClassState taskClass(Ticket t) {
+        Ticket request = t.ofRequest();
+        lock.lock();
+        try {
+            return request.moveTo >= 0 ? classes[request.moveTo] : request.cls;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether a task of {@code c} that starts now may have to wait for a run slot or its class's turn: under the share
+     * policy while another class is active. Otherwise every task starts at once.
+     */
+    boolean tasksMayWait(ClassState c) {
+        lock.lock();
+        try {
+            FairsliceConfig cfg = config;
+            return !closed && cfg.policy() == Policy.SHARE && competing(c, clock.nanoTime(), cfg);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** How many of {@code c}'s tasks a {@link TaskExecutor} may hold back: the class's {@code queue-size}. */
+    int tasksHeldAtMost(ClassState c) {
+        return config.classes().get(c.index).queueSize();
     }
 
     /**

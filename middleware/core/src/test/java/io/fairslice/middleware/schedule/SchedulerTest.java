@@ -345,6 +345,99 @@ class SchedulerTest {
     }
 
     /**
+     * In a pool that two classes share, heavy tasks waiting for heavy's turn took every thread, and a light task queued
+     * behind them in the pool until their waits timed out (30 s), while light's turn went on without it. The executor
+     * hands the pool one heavy task at a time while heavy may wait, and holds the others.
+     */
+    @Test
+    void shouldKeepAClasssWaitingTasksFromTakingEveryThreadOfASharedPool() throws Exception {
+        scheduler(); // one run slot
+        Ticket heavy = detached(HEAVY); // an async request whose work goes on in tasks
+        Ticket light = lightsTurn(); // light's turn: a heavy task waits for heavy's
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            TaskExecutor executor = new TaskExecutor(pool);
+            java.util.concurrent.atomic.AtomicInteger heavyRan = new java.util.concurrent.atomic.AtomicInteger();
+            submit(executor, heavy, heavyRan::incrementAndGet, 3);
+            awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
+            assertThat(executor.held(scheduler.classState(HEAVY))).as("the other two wait in the executor, on no"
+                    + " thread of the pool's").isEqualTo(2);
+
+            CountDownLatch lightRan = new CountDownLatch(1);
+            submit(executor, light, lightRan::countDown, 1);
+            assertThat(lightRan.await(5, TimeUnit.SECONDS)).as("light's task has a thread and joins light's turn")
+                    .isTrue();
+            assertThat(heavyRan).hasValue(0);
+
+            finish(light, 0); // light's turn ends: heavy's tasks start, each handing the next over as it starts
+            awaitUntil(() -> { // each waits out the moment light, owed, may send its next request in
+                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+                return heavyRan.get() == 3;
+            });
+            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+        scheduler.complete(heavy);
+    }
+
+    @Test
+    void shouldHandAClassThatNeedNotWaitAllItsTasksAtOnce() throws Exception {
+        scheduler();
+        Ticket heavy = detached(HEAVY); // heavy alone: its tasks start at once
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            TaskExecutor executor = new TaskExecutor(pool);
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(4);
+            submit(executor, heavy, () -> {
+                try {
+                    together.await(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError("the three tasks did not run at once", e);
+                }
+            }, 3);
+            together.await(5, TimeUnit.SECONDS); // times out when the executor held one back
+        } finally {
+            pool.shutdownNow();
+        }
+        scheduler.complete(heavy);
+    }
+
+    @Test
+    void shouldRunAHeldTaskThatTheExecutorRefusesWhenItsTurnToBeHandedOverComes() throws Exception {
+        scheduler();
+        Ticket heavy = detached(HEAVY);
+        Ticket light = lightsTurn();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        TaskExecutor executor = new TaskExecutor(pool);
+        List<String> ran = new CopyOnWriteArrayList<>();
+        submit(executor, heavy, () -> ran.add(Thread.currentThread().getName()), 2);
+        awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
+        pool.shutdown(); // the task it has still runs; the held one is refused as it is handed over
+        finish(light, 0);
+        awaitUntil(() -> {
+            clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+            return pool.isTerminated();
+        });
+        assertThat(ran).as("both ran, the second on the thread of the first, which handed it over").hasSize(2)
+                .containsOnly(ran.get(0));
+        assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+        scheduler.complete(heavy);
+    }
+
+    /** Submits {@code count} commands to the executor from the ticket's request. */
+    private static void submit(java.util.concurrent.Executor executor, Ticket request, Runnable command, int count) {
+        YieldGate.enter(request);
+        try {
+            for (int i = 0; i < count; i++) {
+                executor.execute(command);
+            }
+        } finally {
+            YieldGate.exit();
+        }
+    }
+
+    /**
      * A task cancelled before its thread took it up (Spring MVC cancels a Callable's future as its request times out;
      * an executor's submit wraps the work in a FutureTask) does not wait for its class's turn to run nothing: it held
      * the executor's thread for up to the queue timeout.
