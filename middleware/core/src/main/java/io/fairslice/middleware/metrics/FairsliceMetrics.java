@@ -88,7 +88,7 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .description("requests queued for admission or parked at a yield point").register(registry));
             add(Gauge.builder(CLASS_CPU_SHARE, scheduler, s -> s.cpuShare(i)).tags(cls)
                     .description("the class's part of the CPU charged to classes (requests', collector pauses), "
-                            + "decayed over ~2 s").register(registry));
+                            + "decayed over ~2 s; NaN while idle").register(registry));
             add(FunctionCounter.builder(CLASS_GC, c, x -> x.gcNanos() / 1e9).tags(cls).baseUnit("seconds")
                     .description("collector pause time charged to the class, by the bytes its requests allocated")
                     .register(registry));

@@ -132,6 +132,8 @@ public final class Scheduler {
      */
     private static final long RECHECK_NANOS = 50_000_000L;
     private static final double SHARE_DECAY_NANOS = 2e9;
+    /** Decayed CPU charged below which the share gauge reads idle ({@link #cpuShare}): 1 ms over about 2 s. */
+    static final double IDLE_CHARGE_NANOS = 1e6;
     /** Run time per slot a class can be owed at most while it wants less than its share: what it may bank. */
     static final long LAG_LIMIT_NANOS = 100_000_000L;
     /**
@@ -2565,17 +2567,23 @@ public final class Scheduler {
     }
 
     /**
-     * The class's part of what the classes were charged, decayed over about two seconds of charges (0 before any; the
-     * last mix while nothing is charged): their requests' CPU, and the collector's pauses with
-     * {@code share.charge-gc}. What the shares split.
+     * The class's part of what the classes were charged, decayed over about two seconds: their requests' CPU, and the
+     * collector's pauses with {@code share.charge-gc}. What the shares split. NaN while the classes were charged less
+     * than {@link #IDLE_CHARGE_NANOS} over that time (idle, or nothing charged yet): a ratio of what decays alike would
+     * show the last busy moment's mix for as long as the server is idle.
      */
     public double cpuShare(int classIndex) {
         double total = 0;
         for (ClassState c : classes) {
             total += c.decayedCpu + c.decayedGc;
         }
+        // decayed to now without the lock: what decay(now) would leave (a gauge may read a charge half made)
+        double sinceCharge = Math.max(0, clock.nanoTime() - lastDecayNanos);
+        if (total * Math.exp(-sinceCharge / SHARE_DECAY_NANOS) < IDLE_CHARGE_NANOS) {
+            return Double.NaN;
+        }
         ClassState c = classes[classIndex];
-        return total <= 0 ? 0 : (c.decayedCpu + c.decayedGc) / total;
+        return (c.decayedCpu + c.decayedGc) / total;
     }
 
     /** The class's configured share, normalised over all classes. */

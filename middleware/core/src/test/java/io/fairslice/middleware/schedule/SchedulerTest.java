@@ -3417,6 +3417,22 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).cpuNanos()).isEqualTo(40 * MS);
     }
 
+    /** Idle, the gauge held the last busy moment's mix (both classes' use decays alike) for as long as it lasted. */
+    @Test
+    void shouldReportNoCpuShareWhileTheClassesAreChargedNothing() {
+        scheduler("share.cpus", "2");
+        assertThat(scheduler.cpuShare(LIGHT)).as("nothing charged yet").isNaN();
+        finish(running(LIGHT), 60 * MS);
+        finish(running(HEAVY), 40 * MS);
+        clock.advance(2_000 * MS, 0); // 100 ms decayed over 2 s: 37 ms
+        assertThat(scheduler.cpuShare(LIGHT)).isBetween(0.55, 0.65);
+        clock.advance(10_000 * MS, 0); // 10 s later: under 1 ms
+        assertThat(scheduler.cpuShare(LIGHT)).isNaN();
+        assertThat(scheduler.cpuShare(HEAVY)).isNaN();
+        finish(running(HEAVY), 2 * MS); // busy again: the mix since
+        assertThat(scheduler.cpuShare(HEAVY)).isGreaterThan(0.9);
+    }
+
     @Test
     void shouldCountASampledRequestsCpuForTheRequestsItStandsForAndNeverReadTheClockForTheOthers() {
         scheduler("share.cpus", "2");
