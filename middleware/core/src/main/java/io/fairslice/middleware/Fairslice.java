@@ -108,10 +108,10 @@ public final class Fairslice {
     /**
      * An executor that runs each command as a {@link #task} of the request that submits it (outside a request, as
      * it is): {@code CompletableFuture.supplyAsync(supplier, Fairslice.executor(pool))}. Prefer it to wrapping each
-     * command with {@link #task} when several classes share {@code executor}: while classes compete it hands
-     * {@code executor} at most one task of each class that has yet to start, and holds the class's next tasks itself
-     * (up to the class's {@code queue-size}), so tasks waiting for their class's turn hold at most one of the pool's
-     * threads per class, and the other classes' tasks do not queue behind them.
+     * command with {@link #task} when several classes share {@code executor}: while a class's work waits for its turn,
+     * {@code executor} gets one task of the class at a time that has yet to start, and the class's next tasks wait in
+     * a hold of fairslice's (up to the class's {@code queue-size}), so the other classes' tasks do not queue behind
+     * them on the pool's threads. The hold is per {@code executor}, so this may be called for every task.
      */
     public static java.util.concurrent.Executor executor(java.util.concurrent.Executor executor) {
         return new io.fairslice.middleware.schedule.TaskExecutor(executor);

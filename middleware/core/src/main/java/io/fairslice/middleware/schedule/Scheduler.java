@@ -1698,9 +1698,9 @@ public final class Scheduler {
                     run(started);
                     throw e;
                 }
-                run(started);
                 YieldGate.enter(task);
                 try {
+                    run(started); // inside: an Error there still ends the task
                     if (current == null) { // on a thread of its own: the thread now serves the request's class
                         taskEnterListener.accept(task.className());
                     }
@@ -1764,6 +1764,22 @@ public final class Scheduler {
         try {
             FairsliceConfig cfg = config;
             return !closed && cfg.policy() == Policy.SHARE && competing(c, clock.nanoTime(), cfg);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether {@code c}'s work waits for its turn now: {@link #tasksMayWait}, and a request or task of the class waits
+     * for admission or at a yield point.
+     */
+    boolean tasksWait(ClassState c) {
+        lock.lock();
+        try {
+            FairsliceConfig cfg = config;
+            return !closed && cfg.policy() == Policy.SHARE
+                    && (!c.yieldWaiters.isEmpty() || !c.admissionQueue.isEmpty())
+                    && competing(c, clock.nanoTime(), cfg);
         } finally {
             lock.unlock();
         }

@@ -6,44 +6,106 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * An executor that runs each command as a task of the request that submits it ({@link Scheduler#task}) on an
- * executor of the application's, and keeps a class's tasks that may have to wait for their turn from taking that
- * executor's threads: while classes compete, at most one task of each class is in the executor and not yet started
- * (waiting for a thread, or on one for its class's turn); the class's next tasks wait here, in the order they came,
- * and each is handed over as the one before it starts. Without that, in a pool that several classes share, heavy
- * tasks waiting for their share held every thread while light tasks queued behind them in the pool, at heavy's pace.
+ * executor of the application's, and keeps a class's tasks that wait for their turn from taking that executor's
+ * threads. While classes compete, a class has at most one task in the executor that has yet to start (waiting for a
+ * thread, or on one for its class's turn) while its work waits; its next tasks wait here, in the order they came.
+ * As that task starts, the next is handed over, or all of them when the class's work no longer waits. Without that,
+ * in a pool that several classes share, heavy tasks waiting for their share held every thread while light tasks
+ * queued behind them in the pool, at heavy's pace.
  *
- * <p>A class whose tasks start at once (no other class active, or a policy other than share) has its tasks handed
- * over as they come. A class holds at most its {@code queue-size} tasks here; beyond it they go to the executor at once
- * (and wait on its threads, as without this). Nothing is dropped: a held task that the executor refuses when its turn
- * to be handed over comes (shut down, its queue full) runs on the thread that was handing it over, with a WARNING; a
- * task refused as it is submitted throws the executor's exception to the caller, as the executor alone would.
- * Commands submitted outside a request go to the executor as they are.
+ * <p>The hold is per executor, whatever wraps it: {@code Fairslice.executor(pool)} may be called for every task. A
+ * class whose tasks start at once (no other class active, or a policy other than share) has them handed over as they
+ * come. A class holds at most its {@code queue-size} tasks here; beyond it they go to the executor at once (and wait
+ * on its threads, as without this). Nothing is dropped: a held task that the executor refuses as it is handed over
+ * (shut down, its queue full), or runs on the thread that hands it over (a caller-runs policy), runs on that thread
+ * once the task that thread runs now has ended, with a WARNING for a refusal; a task refused as it is submitted
+ * throws the executor's exception to the caller, as the executor alone would. Commands submitted outside a request go
+ * to the executor as they are.
  */
 public final class TaskExecutor implements Executor {
 
     private static final Logger LOG = Logger.getLogger(TaskExecutor.class.getName());
 
+    /**
+     * The (executor, class) pairs with tasks handed over and not yet started or held; guarded by itself. A lane is
+     * dropped once empty, so an executor or an undeployed application's classes are not kept.
+     */
+    private static final Map<Key, Lane> LANES = new HashMap<>();
+
+    /** Per thread, while it hands held tasks over or has some to run once its own task ends. */
+    private static final ThreadLocal<Later> LATER = new ThreadLocal<>();
+
     private final Executor executor;
-    /** The classes with tasks in the executor not yet started or held here; guarded by itself. */
-    private final Map<ClassState, Lane> lanes = new HashMap<>();
 
     public TaskExecutor(Executor executor) {
         this.executor = Objects.requireNonNull(executor, "executor");
     }
 
-    /** One class's tasks: those handed over and not yet started, and those held back in submission order. */
+    /** An executor and a class, by identity. */
+    private record Key(Executor executor, ClassState cls) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.executor == executor && k.cls == cls;
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * System.identityHashCode(executor) + System.identityHashCode(cls);
+        }
+    }
+
+    /** One class's tasks in one executor: how many were handed over and have yet to start, and those held back. */
     private static final class Lane {
         final Scheduler scheduler;
         int unstarted;
-        final ArrayDeque<Runnable> held = new ArrayDeque<>();
+        final ArrayDeque<Handed> held = new ArrayDeque<>();
 
         Lane(Scheduler scheduler) {
             this.scheduler = scheduler;
+        }
+    }
+
+    /** A thread's tasks to run once its own task ends, and whether it is handing one to the executor now. */
+    private static final class Later {
+        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+        boolean handing;
+        boolean running;
+    }
+
+    /** What the executor is given: the scheduled task, which reports its start to its lane once. */
+    private final class Handed implements Runnable {
+        final Key key;
+        final AtomicBoolean started = new AtomicBoolean();
+        Runnable task;
+
+        Handed(Key key) {
+            this.key = key;
+        }
+
+        void started() {
+            if (started.compareAndSet(false, true)) {
+                TaskExecutor.this.started(key);
+            }
+        }
+
+        @Override
+        public void run() {
+            Later later = LATER.get();
+            if (later != null && later.handing) { // the executor runs it on the thread handing it over: not inside
+                later.tasks.add(task);
+                return;
+            }
+            try {
+                task.run();
+            } finally {
+                runLater();
+            }
         }
     }
 
@@ -58,85 +120,132 @@ public final class TaskExecutor implements Executor {
         Scheduler scheduler = ticket.scheduler();
         ClassState c = scheduler.taskClass(ticket);
         boolean mayWait = scheduler.tasksMayWait(c);
-        Runnable task = scheduler.task(ticket, command, () -> started(c));
+        Key key = new Key(executor, c);
+        Handed handed = new Handed(key);
+        handed.task = scheduler.task(ticket, command, handed::started);
         Lane lane;
         boolean now;
-        synchronized (lanes) {
-            lane = lanes.computeIfAbsent(c, k -> new Lane(scheduler));
+        synchronized (LANES) {
+            lane = LANES.computeIfAbsent(key, k -> new Lane(scheduler));
             now = lane.held.isEmpty() && (!mayWait || lane.unstarted == 0)
                     || lane.held.size() >= scheduler.tasksHeldAtMost(c);
             if (now) {
                 lane.unstarted++;
             } else {
-                lane.held.add(task);
+                lane.held.add(handed);
             }
         }
-        if (now) {
-            try {
-                executor.execute(task);
-            } catch (RuntimeException | Error e) {
-                started(c); // it never will: the class's held tasks must not wait for it
-                throw e;
+        try {
+            if (now) {
+                try {
+                    executor.execute(handed);
+                } catch (RuntimeException | Error e) { // refused, or run here and failed
+                    handed.started(); // if it never did: the class's held tasks must not wait for it
+                    throw e;
+                }
+            } else if (!mayWait) {
+                handOver(lane, key); // the tasks held while the class competed go first, this one after them
             }
-        } else if (!mayWait) {
-            handOver(lane, c); // the tasks held while the class competed go first, this one after them
+        } finally {
+            runLater();
         }
     }
 
-    /** How many of the class's tasks wait here to be handed over (for tests). */
+    /** How many of the class's tasks wait in this executor's hold to be handed over (for tests). */
     int held(ClassState c) {
-        synchronized (lanes) {
-            Lane lane = lanes.get(c);
+        synchronized (LANES) {
+            Lane lane = LANES.get(new Key(executor, c));
             return lane == null ? 0 : lane.held.size();
         }
     }
 
-    /** One of the class's tasks handed over no longer waits to start (or never will): the next may go. */
-    private void started(ClassState c) {
-        Lane lane;
-        synchronized (lanes) {
-            lane = lanes.get(c);
-            lane.unstarted--;
-        }
-        if (!runningRefused.get()) { // else the thread is inside handOver, which goes on after this task
-            handOver(lane, c);
+    /** How many (executor, class) pairs have tasks handed over unstarted or held (for tests). */
+    static int lanes() {
+        synchronized (LANES) {
+            return LANES.size();
         }
     }
 
-    /** Set on a thread that runs a task the executor refused, inside {@link #handOver}. */
-    private final ThreadLocal<Boolean> runningRefused = ThreadLocal.withInitial(() -> false);
+    /** One of the class's tasks handed over no longer waits to start (or never will): the next may go. */
+    private void started(Key key) {
+        Lane lane;
+        synchronized (LANES) {
+            lane = LANES.get(key);
+            lane.unstarted--;
+        }
+        handOver(lane, key);
+    }
 
     /**
-     * Hands the class's held tasks over in the order they came: one while the class may have to wait and none of its
-     * tasks is in the executor unstarted, all of them otherwise.
+     * Hands the class's held tasks over in the order they came: one while the class's work waits for its turn and no
+     * task of it is in the executor unstarted, all of them otherwise.
      */
-    private void handOver(Lane lane, ClassState c) {
+    private void handOver(Lane lane, Key key) {
         while (true) {
-            boolean mayWait = lane.scheduler.tasksMayWait(c); // outside the monitor: it takes the scheduler's lock
-            Runnable next;
-            synchronized (lanes) {
-                if (lane.held.isEmpty() || mayWait && lane.unstarted > 0) {
+            boolean waits = lane.scheduler.tasksWait(key.cls()); // outside the monitor: it takes the scheduler's lock
+            Handed next;
+            synchronized (LANES) {
+                if (lane.held.isEmpty() || waits && lane.unstarted > 0) {
                     if (lane.held.isEmpty() && lane.unstarted == 0) {
-                        lanes.remove(c, lane); // an undeployed application's classes are not kept
+                        LANES.remove(key, lane);
                     }
                     return;
                 }
                 next = lane.held.poll();
                 lane.unstarted++;
             }
+            Later later = LATER.get();
+            if (later == null) {
+                later = new Later();
+                LATER.set(later);
+            }
+            later.handing = true;
             try {
-                executor.execute(next); // outside the monitor: an executor may run it on this thread
+                executor.execute(next); // outside the monitor: an executor may run it on this thread (then later)
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "fairslice: the executor refused a task held back for its class's turn; it runs"
-                        + " on the thread that handed it over", e);
-                boolean was = runningRefused.get();
-                runningRefused.set(true);
+                        + " on the thread that handed it over, once that thread's own task has ended", e);
+                later.tasks.add(next.task);
+            } catch (Error e) {
+                synchronized (LANES) {
+                    lane.unstarted--;
+                    lane.held.addFirst(next);
+                }
+                throw e;
+            } finally {
+                later.handing = false;
+            }
+        }
+    }
+
+    /**
+     * Runs the tasks this thread was left (by a caller-runs executor, or refused), one after another, the ones they
+     * leave in turn too; nothing when the thread already does so further up its stack.
+     */
+    private static void runLater() {
+        Later later = LATER.get();
+        if (later == null || later.running || later.handing) {
+            return;
+        }
+        later.running = true;
+        Error failed = null;
+        try {
+            for (Runnable task = later.tasks.poll(); task != null; task = later.tasks.poll()) {
                 try {
-                    next.run(); // its start counts it started; this loop hands the rest over
-                } finally {
-                    runningRefused.set(was);
+                    task.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "fairslice: a task run on the thread that handed it over failed", e);
+                } catch (Error e) {
+                    if (failed == null) {
+                        failed = e; // the others still run; then it goes on up
+                    }
                 }
             }
+        } finally {
+            LATER.remove();
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 }

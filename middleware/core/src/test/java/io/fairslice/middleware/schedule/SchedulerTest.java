@@ -358,7 +358,9 @@ class SchedulerTest {
         try {
             TaskExecutor executor = new TaskExecutor(pool);
             java.util.concurrent.atomic.AtomicInteger heavyRan = new java.util.concurrent.atomic.AtomicInteger();
-            submit(executor, heavy, heavyRan::incrementAndGet, 3);
+            for (int i = 0; i < 3; i++) { // a wrapper per task (Fairslice.executor(pool) per call): one hold
+                submit(new TaskExecutor(pool), heavy, heavyRan::incrementAndGet, 1);
+            }
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
             assertThat(executor.held(scheduler.classState(HEAVY))).as("the other two wait in the executor, on no"
                     + " thread of the pool's").isEqualTo(2);
@@ -422,6 +424,71 @@ class SchedulerTest {
         assertThat(ran).as("both ran, the second on the thread of the first, which handed it over").hasSize(2)
                 .containsOnly(ran.get(0));
         assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+        scheduler.complete(heavy);
+    }
+
+    /**
+     * A pool that runs what it cannot take on the thread that submits it (caller-runs): a held task handed over by a
+     * starting task ran inside that task's start, holding its run slot, and the next inside that one, as deep as the
+     * hold. Each now runs on that thread after the one before has ended.
+     */
+    @Test
+    void shouldRunHeldTasksThatACallerRunsPoolRunsOnTheHandingThreadOneAfterAnother() throws Exception {
+        scheduler();
+        Ticket heavy = detached(HEAVY);
+        Ticket light = lightsTurn();
+        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+                TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(),
+                new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
+        try {
+            TaskExecutor executor = new TaskExecutor(pool);
+            java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+            List<String> ran = new CopyOnWriteArrayList<>();
+            List<Integer> depths = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                String name = "task " + i;
+                submit(executor, heavy, () -> {
+                    depths.add(inside.incrementAndGet());
+                    ran.add(name + " on " + Thread.currentThread().getName());
+                    inside.decrementAndGet();
+                }, 1);
+            }
+            awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1); // the first, on the pool's one thread
+            finish(light, 0);
+            awaitUntil(() -> {
+                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+                return ran.size() == 3;
+            });
+            String thread = ran.get(0).substring(ran.get(0).indexOf(" on "));
+            assertThat(ran).containsExactly("task 0" + thread, "task 1" + thread, "task 2" + thread);
+            assertThat(depths).as("none ran inside another").containsOnly(1);
+            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+        scheduler.complete(heavy);
+    }
+
+    /**
+     * An executor that runs a task on the submitting thread, where the task fails: its start was counted twice (once as
+     * it started, once for the failure), the next submission failed with a NullPointerException instead of the task's
+     * exception, or the class's hold was never let go.
+     */
+    @Test
+    void shouldCountATaskThatRanOnTheSubmittingThreadAndFailedOnce() {
+        scheduler();
+        Ticket heavy = detached(HEAVY);
+        int before = TaskExecutor.lanes();
+        TaskExecutor executor = new TaskExecutor(Runnable::run);
+        YieldGate.enter(heavy);
+        try {
+            assertThatThrownBy(() -> executor.execute(() -> {
+                throw new IllegalStateException("the task's own failure");
+            })).isInstanceOf(IllegalStateException.class).hasMessage("the task's own failure");
+        } finally {
+            YieldGate.exit();
+        }
+        assertThat(TaskExecutor.lanes()).as("its class's lane let go").isEqualTo(before);
         scheduler.complete(heavy);
     }
 
