@@ -13,11 +13,13 @@ import java.util.logging.Logger;
 /**
  * An executor that runs each command as a task of the request that submits it ({@link Scheduler#task}) on an
  * executor of the application's, and keeps a class's tasks that wait for their turn from taking that executor's
- * threads. While classes compete, a class has at most one task in the executor that has yet to start (waiting for a
- * thread, or on one for its class's turn) while its work waits; its next tasks wait here, in the order they came.
- * As that task starts, the next is handed over, or all of them when the class's work no longer waits. Without that,
- * in a pool that several classes share, heavy tasks waiting for their share held every thread while light tasks
- * queued behind them in the pool, at heavy's pace.
+ * threads. While classes compete, a class whose work waits has one task in the executor that has yet to start
+ * (waiting for a thread, or on one for its class's turn); its next tasks wait here, in the order they came. As that
+ * task starts, the next is handed over, or all of them when the class's work no longer waits. Without that, in a
+ * pool that several classes share, heavy tasks waiting for their share held every thread while light tasks queued
+ * behind them in the pool, at heavy's pace. A held task is handed over on the thread whose task of its class
+ * started, as its own request's (the thread's ticket set to it meanwhile); other context the executor captures as it
+ * is given a task is that thread's.
  *
  * <p>The hold is per executor, whatever wraps it: {@code Fairslice.executor(pool)} may be called for every task. A
  * class whose tasks start at once (no other class active, or a policy other than share) has them handed over as they
@@ -71,21 +73,25 @@ public final class TaskExecutor implements Executor {
         }
     }
 
-    /** A thread's tasks to run once its own task ends, and whether it is handing one to the executor now. */
+    /**
+     * A thread's tasks to run once its own task (or submission) ends, and whether it is handing one to the executor
+     * now. The outermost frame that found none (a {@link Handed#run}, an {@link #execute}) sets it and runs the tasks.
+     */
     private static final class Later {
         final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
         boolean handing;
-        boolean running;
     }
 
     /** What the executor is given: the scheduled task, which reports its start to its lane once. */
     private final class Handed implements Runnable {
         final Key key;
+        final Ticket submitter;
         final AtomicBoolean started = new AtomicBoolean();
         Runnable task;
 
-        Handed(Key key) {
+        Handed(Key key, Ticket submitter) {
             this.key = key;
+            this.submitter = submitter;
         }
 
         void started() {
@@ -101,10 +107,16 @@ public final class TaskExecutor implements Executor {
                 later.tasks.add(task);
                 return;
             }
+            if (later != null) { // run by an executor that runs tasks in place, inside a task: that task's frame runs
+                task.run(); //      what this one leaves
+                return;
+            }
+            later = new Later();
+            LATER.set(later);
             try {
                 task.run();
             } finally {
-                runLater();
+                runLater(later);
             }
         }
     }
@@ -121,7 +133,7 @@ public final class TaskExecutor implements Executor {
         ClassState c = scheduler.taskClass(ticket);
         boolean mayWait = scheduler.tasksMayWait(c);
         Key key = new Key(executor, c);
-        Handed handed = new Handed(key);
+        Handed handed = new Handed(key, ticket);
         handed.task = scheduler.task(ticket, command, handed::started);
         Lane lane;
         boolean now;
@@ -135,6 +147,7 @@ public final class TaskExecutor implements Executor {
                 lane.held.add(handed);
             }
         }
+        boolean outermost = LATER.get() == null; // else a task runs on this thread, and runs what this leaves
         try {
             if (now) {
                 try {
@@ -147,7 +160,10 @@ public final class TaskExecutor implements Executor {
                 handOver(lane, key); // the tasks held while the class competed go first, this one after them
             }
         } finally {
-            runLater();
+            Later later = LATER.get();
+            if (outermost && later != null) {
+                runLater(later);
+            }
         }
     }
 
@@ -195,39 +211,35 @@ public final class TaskExecutor implements Executor {
                 lane.unstarted++;
             }
             Later later = LATER.get();
-            if (later == null) {
+            if (later == null) { // on a submitting thread (execute), which runs it once it is done
                 later = new Later();
                 LATER.set(later);
             }
             later.handing = true;
-            try {
+            Ticket own = YieldGate.current();
+            YieldGate.enter(next.submitter); // an executor that reads the submitter's request (a task decorator of
+            try { //                            fairslice's, Spring Boot's) reads the task's, not this thread's
                 executor.execute(next); // outside the monitor: an executor may run it on this thread (then later)
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "fairslice: the executor refused a task held back for its class's turn; it runs"
                         + " on the thread that handed it over, once that thread's own task has ended", e);
                 later.tasks.add(next.task);
-            } catch (Error e) {
-                synchronized (LANES) {
-                    lane.unstarted--;
-                    lane.held.addFirst(next);
-                }
-                throw e;
             } finally {
                 later.handing = false;
+                if (own != null) {
+                    YieldGate.enter(own);
+                } else {
+                    YieldGate.exit();
+                }
             }
         }
     }
 
     /**
      * Runs the tasks this thread was left (by a caller-runs executor, or refused), one after another, the ones they
-     * leave in turn too; nothing when the thread already does so further up its stack.
+     * leave in turn too, then forgets the thread's {@code later}.
      */
-    private static void runLater() {
-        Later later = LATER.get();
-        if (later == null || later.running || later.handing) {
-            return;
-        }
-        later.running = true;
+    private static void runLater(Later later) {
         Error failed = null;
         try {
             for (Runnable task = later.tasks.poll(); task != null; task = later.tasks.poll()) {

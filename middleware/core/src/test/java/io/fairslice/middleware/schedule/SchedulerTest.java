@@ -411,19 +411,23 @@ class SchedulerTest {
         Ticket heavy = detached(HEAVY);
         Ticket light = lightsTurn();
         ExecutorService pool = Executors.newFixedThreadPool(2);
-        TaskExecutor executor = new TaskExecutor(pool);
-        List<String> ran = new CopyOnWriteArrayList<>();
-        submit(executor, heavy, () -> ran.add(Thread.currentThread().getName()), 2);
-        awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
-        pool.shutdown(); // the task it has still runs; the held one is refused as it is handed over
-        finish(light, 0);
-        awaitUntil(() -> {
-            clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
-            return pool.isTerminated();
-        });
-        assertThat(ran).as("both ran, the second on the thread of the first, which handed it over").hasSize(2)
-                .containsOnly(ran.get(0));
-        assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+        try {
+            TaskExecutor executor = new TaskExecutor(pool);
+            List<String> ran = new CopyOnWriteArrayList<>();
+            submit(executor, heavy, () -> ran.add(Thread.currentThread().getName()), 2);
+            awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
+            pool.shutdown(); // the task it has still runs; the held one is refused as it is handed over
+            finish(light, 0);
+            awaitUntil(() -> {
+                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+                return pool.isTerminated();
+            });
+            assertThat(ran).as("both ran, the second on the thread of the first, which handed it over").hasSize(2)
+                    .containsOnly(ran.get(0));
+            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
         scheduler.complete(heavy);
     }
 
@@ -445,11 +449,16 @@ class SchedulerTest {
             java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
             List<String> ran = new CopyOnWriteArrayList<>();
             List<Integer> depths = new CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicBoolean extraRan = new java.util.concurrent.atomic.AtomicBoolean();
             for (int i = 0; i < 3; i++) {
                 String name = "task " + i;
+                boolean first = i == 0;
                 submit(executor, heavy, () -> {
                     depths.add(inside.incrementAndGet());
                     ran.add(name + " on " + Thread.currentThread().getName());
+                    if (first) { // a submission inside the task does not run what the task's start was left either
+                        executor.execute(() -> extraRan.set(true));
+                    }
                     inside.decrementAndGet();
                 }, 1);
             }
@@ -462,11 +471,50 @@ class SchedulerTest {
             String thread = ran.get(0).substring(ran.get(0).indexOf(" on "));
             assertThat(ran).containsExactly("task 0" + thread, "task 1" + thread, "task 2" + thread);
             assertThat(depths).as("none ran inside another").containsOnly(1);
+            awaitUntil(() -> {
+                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+                return extraRan.get();
+            });
             assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
         } finally {
             pool.shutdownNow();
         }
         scheduler.complete(heavy);
+    }
+
+    /**
+     * A held task is handed over on another thread (the one whose task of the class starts): an executor that reads the
+     * submitting request as it is given a task (a task decorator of fairslice's, as Spring Boot's) read that thread's
+     * request, and made the task another request's.
+     */
+    @Test
+    void shouldHandAHeldTaskOverAsItsOwnRequestsTask() throws Exception {
+        scheduler();
+        Ticket first = detached(HEAVY);
+        Ticket second = detached(HEAVY);
+        Ticket light = lightsTurn();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Ticket> submitters = new CopyOnWriteArrayList<>();
+        try {
+            TaskExecutor executor = new TaskExecutor(command -> {
+                submitters.add(YieldGate.current());
+                pool.execute(command);
+            });
+            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            submit(executor, first, ran::incrementAndGet, 1);
+            submit(executor, second, ran::incrementAndGet, 1); // held: the first waits for heavy's turn
+            awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
+            finish(light, 0);
+            awaitUntil(() -> {
+                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+                return ran.get() == 2;
+            });
+            assertThat(submitters).as("each handed over as its own request's").containsExactly(first, second);
+        } finally {
+            pool.shutdownNow();
+        }
+        scheduler.complete(first);
+        scheduler.complete(second);
     }
 
     /**
