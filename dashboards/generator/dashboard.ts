@@ -182,13 +182,17 @@ export function buildDashboard(): dashboard.Dashboard {
           "Each class's part of what the classes were charged (solid: their requests' CPU time, and the collector " +
           "pauses charged to them with share.charge-gc), against its configured share (dashed). " +
           "A class far below its target while its requests wait (the cheap pages' class, light by default) is the " +
-          "unfairness fairslice exists to stop.",
+          "unfairness fairslice exists to stop. An instance charged nothing over the last ~2 s (idle) has no value.",
         unit: "percentunit",
         min: 0,
         max: 1,
         dashedPattern: ".* target$",
         queries: [
-          { expr: `avg by (application, class) (${m.classCpuShare}{${TARGET}})`, legend: "{{application}} {{class}}" },
+          {
+            // an idle instance's gauge reads NaN (no value): left out, not averaged into the others' (>= 0 drops it)
+            expr: `avg by (application, class) (${m.classCpuShare}{${TARGET}} >= 0)`,
+            legend: "{{application}} {{class}}",
+          },
           {
             expr: `avg by (application, class) (${m.classCpuShareTarget}{${TARGET}})`,
             legend: "{{application}} {{class}} target",

@@ -154,6 +154,28 @@ class PanelQueriesTest {
      * asserts that it returns exactly {@code expected}: each series' labels (promtool's {@code {a="b"}} form) and
      * value.
      */
+    @Test
+    void shouldLeaveAnIdleInstancesCpuShareOutOfTheClassesShare(@TempDir Path dir) throws IOException {
+        // /shop on a (busy: light 0.8, heavy 0.2) and b (idle: the gauge reads NaN); /api on c, idle: no line at all.
+        // Averaged with b's NaN, /shop's lines read NaN.
+        String input = """
+                - series: 'fairslice_class_cpu_share{job="fairslice",instance="a:8080",application="/shop",class="light"}'
+                  values: '0.8x20'
+                - series: 'fairslice_class_cpu_share{job="fairslice",instance="a:8080",application="/shop",class="heavy"}'
+                  values: '0.2x20'
+                - series: 'fairslice_class_cpu_share{job="fairslice",instance="b:8080",application="/shop",class="light"}'
+                  values: 'NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN'
+                - series: 'fairslice_class_cpu_share{job="fairslice",instance="b:8080",application="/shop",class="heavy"}'
+                  values: 'NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN'
+                - series: 'fairslice_class_cpu_share{job="fairslice",instance="c:8080",application="/api",class="light"}'
+                  values: 'NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN NaN'
+                """;
+
+        assertPanelShows(dir, "Class CPU share against target", input, "4m",
+                Map.of("{application=\"/shop\",class=\"light\"}", 0.8,
+                        "{application=\"/shop\",class=\"heavy\"}", 0.2));
+    }
+
     private static void assertPanelShows(Path dir, String title, String input, String evalTime,
                                          Map<String, Double> expected) throws IOException {
         Panel panel = dashboard.panels().stream().filter(p -> p.title().equals(title)).findFirst()
