@@ -107,13 +107,27 @@ public final class Fairslice {
 
     /**
      * An executor that runs each command as a {@link #task} of the request that submits it (outside a request, as
-     * it is): {@code CompletableFuture.supplyAsync(supplier, Fairslice.executor(pool))}. Prefer it to wrapping each
-     * command with {@link #task} when several classes share {@code executor}: while a class's work waits for its turn,
-     * {@code executor} gets one task of the class at a time that has yet to start, and the class's next tasks wait in
-     * a hold of fairslice's (up to the class's {@code queue-size}), so the other classes' tasks do not queue behind
-     * them on the pool's threads. The hold is per {@code executor}, so this may be called for every task.
+     * it is): {@code CompletableFuture.supplyAsync(supplier, Fairslice.executor(pool))}. Each command goes to
+     * {@code executor} at once, on the submitting thread, and waits for its class's turn on the pool's thread: in a
+     * pool that several classes share, see {@link #holdingExecutor}.
      */
     public static java.util.concurrent.Executor executor(java.util.concurrent.Executor executor) {
+        java.util.Objects.requireNonNull(executor, "executor");
+        return command -> executor.execute(task(command));
+    }
+
+    /**
+     * {@link #executor}, for a pool that several classes share: tasks wrapped one by one wait for their class's turn
+     * on the pool's threads, so heavy tasks waiting for their share can take every thread while light tasks queue
+     * behind them. This one gives {@code executor} one task at a time of a class whose work waits for its turn, holds
+     * the class's next ones itself (up to the class's {@code queue-size}), in order, and hands them over as the one
+     * before starts (all of them once the class may run). The hold is per {@code executor}, so this may be called for
+     * every task. A held task reaches {@code executor} from another thread (the one whose task of its class started):
+     * context that {@code executor} captures as it is given a task (a Spring {@code TaskDecorator} on the pool: MDC, a
+     * security context) would be that thread's, so capture it outside, on the submitting thread (a decorator on a
+     * {@code TaskExecutorAdapter} around this). fairslice's own request is the task's (docs/architecture.md, "Limits").
+     */
+    public static java.util.concurrent.Executor holdingExecutor(java.util.concurrent.Executor executor) {
         return new io.fairslice.middleware.schedule.TaskExecutor(executor);
     }
 

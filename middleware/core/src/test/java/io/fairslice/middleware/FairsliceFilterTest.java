@@ -209,6 +209,8 @@ class FairsliceFilterTest {
                 .withMessage("work");
         org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> Fairslice.executor(null))
                 .withMessage("executor");
+        org.assertj.core.api.Assertions.assertThatNullPointerException()
+                .isThrownBy(() -> Fairslice.holdingExecutor(null)).withMessage("executor");
     }
 
     @Test

@@ -167,7 +167,7 @@ public final class Scheduler {
     private final List<Ticket> holders = new ArrayList<>();
     private boolean armed;
     private boolean closed;
-    private long lastDecayNanos;
+    private volatile long lastDecayNanos; // read by the share gauge without the lock
     private long lastIdleLookNanos = Long.MIN_VALUE / 2;
     /**
      * Requests that may run beyond the run slots because CPU capacity goes unused: the idle samples in a row at the

@@ -21,7 +21,7 @@ import java.util.logging.Logger;
  * started, as its own request's (the thread's ticket set to it meanwhile); other context the executor captures as it
  * is given a task is that thread's.
  *
- * <p>The hold is per executor, whatever wraps it: {@code Fairslice.executor(pool)} may be called for every task. A
+ * <p>The hold is per executor, whatever wraps it: {@code Fairslice.holdingExecutor(pool)} may be called per task. A
  * class whose tasks start at once (no other class active, or a policy other than share) has them handed over as they
  * come. A class holds at most its {@code queue-size} tasks here; beyond it they go to the executor at once (and wait
  * on its threads, as without this). Nothing is dropped: a held task that the executor refuses as it is handed over
