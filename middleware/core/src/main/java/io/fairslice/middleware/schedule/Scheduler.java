@@ -1785,6 +1785,11 @@ public final class Scheduler {
         }
     }
 
+    /** How long a {@link TaskExecutor} waits for a task of {@code c} it handed over to start: the class's queue-timeout. */
+    long tasksWaitAtMost(ClassState c) {
+        return config.classes().get(c.index).queueTimeout().toNanos();
+    }
+
     /** How many of {@code c}'s tasks a {@link TaskExecutor} may hold back: the class's {@code queue-size}. */
     int tasksHeldAtMost(ClassState c) {
         return config.classes().get(c.index).queueSize();

@@ -28,7 +28,8 @@ import java.util.logging.Logger;
  * (shut down, its queue full), or runs on the thread that hands it over (a caller-runs policy), runs on that thread
  * once the task that thread runs now has ended, with a WARNING for a refusal; a task refused as it is submitted
  * throws the executor's exception to the caller, as the executor alone would. Commands submitted outside a request go
- * to the executor as they are.
+ * to the executor as they are. A task handed over that has not started within its class's {@code queue-timeout} (an
+ * executor that dropped it) is no longer waited for, with a WARNING, at the class's next submission or start.
  */
 public final class TaskExecutor implements Executor {
 
@@ -62,10 +63,10 @@ public final class TaskExecutor implements Executor {
         }
     }
 
-    /** One class's tasks in one executor: how many were handed over and have yet to start, and those held back. */
+    /** One class's tasks in one executor: those handed over that have yet to start, oldest first, and those held. */
     private static final class Lane {
         final Scheduler scheduler;
-        int unstarted;
+        final ArrayDeque<Handed> unstarted = new ArrayDeque<>();
         final ArrayDeque<Handed> held = new ArrayDeque<>();
 
         Lane(Scheduler scheduler) {
@@ -88,6 +89,8 @@ public final class TaskExecutor implements Executor {
         final Ticket submitter;
         final AtomicBoolean started = new AtomicBoolean();
         Runnable task;
+        /** When it was handed to the executor (System.nanoTime), under the lanes' monitor. */
+        long handedAt;
 
         Handed(Key key, Ticket submitter) {
             this.key = key;
@@ -96,7 +99,7 @@ public final class TaskExecutor implements Executor {
 
         void started() {
             if (started.compareAndSet(false, true)) {
-                TaskExecutor.this.started(key);
+                TaskExecutor.this.started(this);
             }
         }
 
@@ -137,15 +140,19 @@ public final class TaskExecutor implements Executor {
         handed.task = scheduler.task(ticket, command, handed::started);
         Lane lane;
         boolean now;
+        boolean handOver;
         synchronized (LANES) {
             lane = LANES.computeIfAbsent(key, k -> new Lane(scheduler));
-            now = lane.held.isEmpty() && (!mayWait || lane.unstarted == 0)
+            forgetLost(lane, key);
+            now = lane.held.isEmpty() && (!mayWait || lane.unstarted.isEmpty())
                     || lane.held.size() >= scheduler.tasksHeldAtMost(c);
             if (now) {
-                lane.unstarted++;
+                handed.handedAt = System.nanoTime();
+                lane.unstarted.add(handed);
             } else {
                 lane.held.add(handed);
             }
+            handOver = !now && (!mayWait || lane.unstarted.isEmpty()); // after a lost task, say
         }
         boolean outermost = LATER.get() == null; // else a task runs on this thread, and runs what this leaves
         try {
@@ -156,8 +163,8 @@ public final class TaskExecutor implements Executor {
                     handed.started(); // if it never did: the class's held tasks must not wait for it
                     throw e;
                 }
-            } else if (!mayWait) {
-                handOver(lane, key); // the tasks held while the class competed go first, this one after them
+            } else if (handOver) {
+                handOver(lane, key); // the tasks held before go first, this one after them
             }
         } finally {
             Later later = LATER.get();
@@ -183,13 +190,32 @@ public final class TaskExecutor implements Executor {
     }
 
     /** One of the class's tasks handed over no longer waits to start (or never will): the next may go. */
-    private void started(Key key) {
+    private void started(Handed handed) {
         Lane lane;
         synchronized (LANES) {
-            lane = LANES.get(key);
-            lane.unstarted--;
+            lane = LANES.get(handed.key);
+            if (lane == null || !lane.unstarted.remove(handed)) {
+                return; // given up on as lost (forgetLost), and its lane with it perhaps
+            }
         }
-        handOver(lane, key);
+        handOver(lane, handed.key);
+    }
+
+    /**
+     * Under the lanes' monitor: the class's tasks handed over longer ago than its {@code queue-timeout} that have not
+     * started are no longer waited for. The executor dropped them (a discard policy, {@code shutdownNow}), or its queue
+     * holds them that long; either way the class's next tasks go on without them.
+     */
+    private static void forgetLost(Lane lane, Key key) {
+        long now = System.nanoTime();
+        long bound = lane.scheduler.tasksWaitAtMost(key.cls());
+        for (Handed h = lane.unstarted.peek(); h != null && now - h.handedAt > bound; h = lane.unstarted.peek()) {
+            lane.unstarted.poll();
+            h.started.set(true); // should it start after all, it counts nothing
+            LOG.warning("fairslice: a task of class '" + key.cls().name + "' handed to its executor "
+                    + (now - h.handedAt) / 1_000_000 + " ms ago has not started; the class's next tasks no longer"
+                    + " wait for it (an executor that drops tasks, or a queue that slow?)");
+        }
     }
 
     /**
@@ -201,14 +227,16 @@ public final class TaskExecutor implements Executor {
             boolean waits = lane.scheduler.tasksWait(key.cls()); // outside the monitor: it takes the scheduler's lock
             Handed next;
             synchronized (LANES) {
-                if (lane.held.isEmpty() || waits && lane.unstarted > 0) {
-                    if (lane.held.isEmpty() && lane.unstarted == 0) {
+                forgetLost(lane, key);
+                if (lane.held.isEmpty() || waits && !lane.unstarted.isEmpty()) {
+                    if (lane.held.isEmpty() && lane.unstarted.isEmpty()) {
                         LANES.remove(key, lane);
                     }
                     return;
                 }
                 next = lane.held.poll();
-                lane.unstarted++;
+                next.handedAt = System.nanoTime();
+                lane.unstarted.add(next);
             }
             Later later = LATER.get();
             if (later == null) { // on a submitting thread (execute), which runs it once it is done

@@ -518,6 +518,43 @@ class SchedulerTest {
     }
 
     /**
+     * An executor that drops a task it accepted (a discard policy): the class's next tasks waited in the hold for its
+     * start for as long as the classes competed. A task handed over that has not started within the class's
+     * queue-timeout is no longer waited for.
+     */
+    @Test
+    void shouldStopWaitingForAHandedOverTaskThatNeverStarts() throws Exception {
+        scheduler("class.heavy.queue-timeout", "50ms");
+        Ticket heavy = detached(HEAVY);
+        Ticket light = lightsTurn();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            java.util.concurrent.atomic.AtomicBoolean dropped = new java.util.concurrent.atomic.AtomicBoolean();
+            TaskExecutor executor = new TaskExecutor(command -> {
+                if (dropped.compareAndSet(false, true)) {
+                    return; // the first, dropped without a word
+                }
+                pool.execute(command);
+            });
+            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            submit(executor, heavy, ran::incrementAndGet, 2); // the first dropped, the second held for its start
+            assertThat(executor.held(scheduler.classState(HEAVY))).isEqualTo(1);
+            Thread.sleep(100); // past heavy's queue-timeout
+            submit(executor, heavy, ran::incrementAndGet, 1); // the first given up: the second (and third) handed over
+            awaitUntil(() -> scheduler.classState(HEAVY).waiting() >= 1);
+            finish(light, 0);
+            awaitUntil(() -> {
+                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+                return ran.get() == 2;
+            });
+            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+        scheduler.complete(heavy);
+    }
+
+    /**
      * An executor that runs a task on the submitting thread, where the task fails: its start was counted twice (once as
      * it started, once for the failure), the next submission failed with a NullPointerException instead of the task's
      * exception, or the class's hold was never let go.
