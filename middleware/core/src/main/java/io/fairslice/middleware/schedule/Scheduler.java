@@ -1785,7 +1785,7 @@ public final class Scheduler {
         }
     }
 
-    /** How long a {@link TaskExecutor} waits for a task of {@code c} it handed over to start: the class's queue-timeout. */
+    /** How long a {@link TaskExecutor} waits for a task of {@code c} it handed over to start: its queue-timeout. */
     long tasksWaitAtMost(ClassState c) {
         return config.classes().get(c.index).queueTimeout().toNanos();
     }
