@@ -1785,9 +1785,14 @@ public final class Scheduler {
         }
     }
 
-    /** How long a {@link TaskExecutor} waits for a task of {@code c} it handed over to start: its queue-timeout. */
+    /**
+     * The longest a task of {@code c} waits for its turn as it starts ({@link #waitBound}: its class's queue-timeout
+     * or {@code share.max-park}, the longer); a {@link TaskExecutor} stops waiting for a task it handed over that has
+     * not started within twice that.
+     */
     long tasksWaitAtMost(ClassState c) {
-        return config.classes().get(c.index).queueTimeout().toNanos();
+        FairsliceConfig cfg = config;
+        return Math.max(cfg.classes().get(c.index).queueTimeout().toNanos(), cfg.shareMaxPark().toNanos());
     }
 
     /** How many of {@code c}'s tasks a {@link TaskExecutor} may hold back: the class's {@code queue-size}. */

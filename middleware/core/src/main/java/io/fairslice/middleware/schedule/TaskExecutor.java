@@ -28,8 +28,9 @@ import java.util.logging.Logger;
  * (shut down, its queue full), or runs on the thread that hands it over (a caller-runs policy), runs on that thread
  * once the task that thread runs now has ended, with a WARNING for a refusal; a task refused as it is submitted
  * throws the executor's exception to the caller, as the executor alone would. Commands submitted outside a request go
- * to the executor as they are. A task handed over that has not started within its class's {@code queue-timeout} (an
- * executor that dropped it) is no longer waited for, with a WARNING, at the class's next submission or start.
+ * to the executor as they are. A task handed over that has not started within twice the longest a task may wait for
+ * its turn (an executor that dropped it) is no longer waited for, with a WARNING, at the class's next submission or
+ * start.
  */
 public final class TaskExecutor implements Executor {
 
@@ -143,7 +144,6 @@ public final class TaskExecutor implements Executor {
         boolean handOver;
         synchronized (LANES) {
             lane = LANES.computeIfAbsent(key, k -> new Lane(scheduler));
-            forgetLost(lane, key);
             now = lane.held.isEmpty() && (!mayWait || lane.unstarted.isEmpty())
                     || lane.held.size() >= scheduler.tasksHeldAtMost(c);
             if (now) {
@@ -151,6 +151,7 @@ public final class TaskExecutor implements Executor {
                 lane.unstarted.add(handed);
             } else {
                 lane.held.add(handed);
+                forgetLost(lane, key);
             }
             handOver = !now && (!mayWait || lane.unstarted.isEmpty()); // after a lost task, say
         }
@@ -202,19 +203,27 @@ public final class TaskExecutor implements Executor {
     }
 
     /**
-     * Under the lanes' monitor: the class's tasks handed over longer ago than its {@code queue-timeout} that have not
-     * started are no longer waited for. The executor dropped them (a discard policy, {@code shutdownNow}), or its queue
-     * holds them that long; either way the class's next tasks go on without them.
+     * Under the lanes' monitor, while the class holds tasks back: its tasks handed over that have not started within
+     * twice the longest a task may wait for its turn ({@link Scheduler#tasksWaitAtMost}) are no longer waited for. The
+     * executor dropped them (a discard policy, {@code shutdownNow}), or its queue holds them that long; either way
+     * the held tasks go on without them. One WARNING per pass.
      */
     private static void forgetLost(Lane lane, Key key) {
+        if (lane.held.isEmpty()) {
+            return; // nothing waits on them: they leave as they start
+        }
         long now = System.nanoTime();
-        long bound = lane.scheduler.tasksWaitAtMost(key.cls());
+        long bound = 2 * lane.scheduler.tasksWaitAtMost(key.cls());
+        int lost = 0;
         for (Handed h = lane.unstarted.peek(); h != null && now - h.handedAt > bound; h = lane.unstarted.peek()) {
             lane.unstarted.poll();
             h.started.set(true); // should it start after all, it counts nothing
-            LOG.warning("fairslice: a task of class '" + key.cls().name + "' handed to its executor "
-                    + (now - h.handedAt) / 1_000_000 + " ms ago has not started; the class's next tasks no longer"
-                    + " wait for it (an executor that drops tasks, or a queue that slow?)");
+            lost++;
+        }
+        if (lost > 0) {
+            LOG.warning("fairslice: " + lost + " task(s) of class '" + key.cls().name + "' handed to their executor"
+                    + " over " + bound / 1_000_000 + " ms ago have not started; the class's held tasks no longer wait"
+                    + " for them (an executor that drops tasks, or a queue that slow?)");
         }
     }
 

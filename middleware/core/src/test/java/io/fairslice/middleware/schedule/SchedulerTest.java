@@ -519,12 +519,12 @@ class SchedulerTest {
 
     /**
      * An executor that drops a task it accepted (a discard policy): the class's next tasks waited in the hold for its
-     * start for as long as the classes competed. A task handed over that has not started within the class's
-     * queue-timeout is no longer waited for.
+     * start for as long as the classes competed. A task handed over that has not started within twice the longest a
+     * task waits for its turn (here 2 x 400 ms) is no longer waited for.
      */
     @Test
     void shouldStopWaitingForAHandedOverTaskThatNeverStarts() throws Exception {
-        scheduler("class.heavy.queue-timeout", "50ms");
+        scheduler("class.heavy.queue-timeout", "400ms", "share.max-park", "100ms");
         Ticket heavy = detached(HEAVY);
         Ticket light = lightsTurn();
         ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -539,7 +539,7 @@ class SchedulerTest {
             java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
             submit(executor, heavy, ran::incrementAndGet, 2); // the first dropped, the second held for its start
             assertThat(executor.held(scheduler.classState(HEAVY))).isEqualTo(1);
-            Thread.sleep(100); // past heavy's queue-timeout
+            Thread.sleep(1_000); // past twice heavy's queue-timeout
             submit(executor, heavy, ran::incrementAndGet, 1); // the first given up: the second (and third) handed over
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() >= 1);
             finish(light, 0);
