@@ -86,6 +86,9 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .description("requests admitted and not parked").register(registry));
             add(Gauge.builder(REQUESTS_WAITING, c, ClassState::waiting).tags(cls)
                     .description("requests queued for admission or parked at a yield point").register(registry));
+            add(Gauge.builder(TASKS_HELD, c, io.fairslice.middleware.schedule.TaskExecutor::heldTasks).tags(cls)
+                    .description("tasks a holding executor holds back from their pool for the class's turn")
+                    .register(registry));
             add(Gauge.builder(CLASS_CPU_SHARE, scheduler, s -> s.cpuShare(i)).tags(cls)
                     .description("the class's part of the CPU charged to classes (requests', collector pauses), "
                             + "decayed over ~2 s; NaN while idle").register(registry));

@@ -207,6 +207,12 @@ public final class MeterNames {
      */
     public static final String REQUESTS_WAITING = "fairslice.requests.waiting";
 
+    /**
+     * Gauge, tag class: tasks that {@code Fairslice.holdingExecutor} holds back from their pool for the class's turn.
+     * Prometheus: {@code fairslice_tasks_held}.
+     */
+    public static final String TASKS_HELD = "fairslice.tasks.held";
+
     // ---- admission -----------------------------------------------------------------------------------------------
 
     /**

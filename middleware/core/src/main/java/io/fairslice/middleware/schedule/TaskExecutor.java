@@ -183,6 +183,19 @@ public final class TaskExecutor implements Executor {
         }
     }
 
+    /** How many of the class's tasks every holding executor holds back now (the gauge fairslice.tasks.held). */
+    public static int heldTasks(ClassState c) {
+        int n = 0;
+        synchronized (LANES) {
+            for (Map.Entry<Key, Lane> e : LANES.entrySet()) {
+                if (e.getKey().cls() == c) {
+                    n += e.getValue().held.size();
+                }
+            }
+        }
+        return n;
+    }
+
     /** How many (executor, class) pairs have tasks handed over unstarted or held (for tests). */
     static int lanes() {
         synchronized (LANES) {

@@ -364,6 +364,8 @@ class SchedulerTest {
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
             assertThat(executor.held(scheduler.classState(HEAVY))).as("the other two wait in the executor, on no"
                     + " thread of the pool's").isEqualTo(2);
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).as("the gauge fairslice.tasks.held")
+                    .isEqualTo(2);
 
             CountDownLatch lightRan = new CountDownLatch(1);
             submit(executor, light, lightRan::countDown, 1);
