@@ -1406,8 +1406,12 @@ public final class Scheduler {
         if (admission) {
             return queueTimeout;
         }
-        long maxPark = cfg.shareMaxPark().toNanos();
-        return t.withoutAdmission() ? Math.max(maxPark, queueTimeout) : maxPark;
+        return t.withoutAdmission() ? boundWithoutAdmission(c, cfg) : cfg.shareMaxPark().toNanos();
+    }
+
+    /** The wait bound of a ticket without its own admission (a task, a moved request): queue-timeout or max-park. */
+    private static long boundWithoutAdmission(ClassState c, FairsliceConfig cfg) {
+        return Math.max(cfg.shareMaxPark().toNanos(), cfg.classes().get(c.index).queueTimeout().toNanos());
     }
 
     private void sleep(Ticket t, long nanos) {
@@ -1760,13 +1764,7 @@ public final class Scheduler {
      * policy while another class is active. Otherwise every task starts at once.
      */
     boolean tasksMayWait(ClassState c) {
-        lock.lock();
-        try {
-            FairsliceConfig cfg = config;
-            return !closed && cfg.policy() == Policy.SHARE && competing(c, clock.nanoTime(), cfg);
-        } finally {
-            lock.unlock();
-        }
+        return tasksWait(c, false);
     }
 
     /**
@@ -1774,11 +1772,15 @@ public final class Scheduler {
      * for admission or at a yield point.
      */
     boolean tasksWait(ClassState c) {
+        return tasksWait(c, true);
+    }
+
+    private boolean tasksWait(ClassState c, boolean onlyWithWaiters) {
         lock.lock();
         try {
             FairsliceConfig cfg = config;
             return !closed && cfg.policy() == Policy.SHARE
-                    && (!c.yieldWaiters.isEmpty() || !c.admissionQueue.isEmpty())
+                    && (!onlyWithWaiters || !c.yieldWaiters.isEmpty() || !c.admissionQueue.isEmpty())
                     && competing(c, clock.nanoTime(), cfg);
         } finally {
             lock.unlock();
@@ -1786,13 +1788,11 @@ public final class Scheduler {
     }
 
     /**
-     * The longest a task of {@code c} waits for its turn as it starts ({@link #waitBound}: its class's queue-timeout
-     * or {@code share.max-park}, the longer); a {@link TaskExecutor} stops waiting for a task it handed over that has
-     * not started within twice that.
+     * The longest a task of {@code c} waits for its turn as it starts ({@link #waitBound}); a {@link TaskExecutor}
+     * stops waiting for a task it handed over that has not started within twice that.
      */
     long tasksWaitAtMost(ClassState c) {
-        FairsliceConfig cfg = config;
-        return Math.max(cfg.classes().get(c.index).queueTimeout().toNanos(), cfg.shareMaxPark().toNanos());
+        return boundWithoutAdmission(c, config);
     }
 
     /** How many of {@code c}'s tasks a {@link TaskExecutor} may hold back: the class's {@code queue-size}. */

@@ -175,14 +175,6 @@ public final class TaskExecutor implements Executor {
         }
     }
 
-    /** How many of the class's tasks wait in this executor's hold to be handed over (for tests). */
-    int held(ClassState c) {
-        synchronized (LANES) {
-            Lane lane = LANES.get(new Key(executor, c));
-            return lane == null ? 0 : lane.held.size();
-        }
-    }
-
     /** How many of the class's tasks every holding executor holds back now (the gauge fairslice.tasks.held). */
     public static int heldTasks(ClassState c) {
         int n = 0;

@@ -362,10 +362,8 @@ class SchedulerTest {
                 submit(new TaskExecutor(pool), heavy, heavyRan::incrementAndGet, 1);
             }
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
-            assertThat(executor.held(scheduler.classState(HEAVY))).as("the other two wait in the executor, on no"
-                    + " thread of the pool's").isEqualTo(2);
-            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).as("the gauge fairslice.tasks.held")
-                    .isEqualTo(2);
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).as("the other two wait in the executor, on"
+                    + " no thread of the pool's (the gauge fairslice.tasks.held)").isEqualTo(2);
 
             CountDownLatch lightRan = new CountDownLatch(1);
             submit(executor, light, lightRan::countDown, 1);
@@ -374,11 +372,8 @@ class SchedulerTest {
             assertThat(heavyRan).hasValue(0);
 
             finish(light, 0); // light's turn ends: heavy's tasks start, each handing the next over as it starts
-            awaitUntil(() -> { // each waits out the moment light, owed, may send its next request in
-                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
-                return heavyRan.get() == 3;
-            });
-            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+            awaitPastAnticipations(() -> heavyRan.get() == 3);
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isZero();
         } finally {
             pool.shutdownNow();
         }
@@ -420,13 +415,10 @@ class SchedulerTest {
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
             pool.shutdown(); // the task it has still runs; the held one is refused as it is handed over
             finish(light, 0);
-            awaitUntil(() -> {
-                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
-                return pool.isTerminated();
-            });
+            awaitPastAnticipations(pool::isTerminated);
             assertThat(ran).as("both ran, the second on the thread of the first, which handed it over").hasSize(2)
                     .containsOnly(ran.get(0));
-            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isZero();
         } finally {
             pool.shutdownNow();
         }
@@ -466,18 +458,12 @@ class SchedulerTest {
             }
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1); // the first, on the pool's one thread
             finish(light, 0);
-            awaitUntil(() -> {
-                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
-                return ran.size() == 3;
-            });
+            awaitPastAnticipations(() -> ran.size() == 3);
             String thread = ran.get(0).substring(ran.get(0).indexOf(" on "));
             assertThat(ran).containsExactly("task 0" + thread, "task 1" + thread, "task 2" + thread);
             assertThat(depths).as("none ran inside another").containsOnly(1);
-            awaitUntil(() -> {
-                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
-                return extraRan.get();
-            });
-            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+            awaitPastAnticipations(extraRan::get);
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isZero();
         } finally {
             pool.shutdownNow();
         }
@@ -507,10 +493,7 @@ class SchedulerTest {
             submit(executor, second, ran::incrementAndGet, 1); // held: the first waits for heavy's turn
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
             finish(light, 0);
-            awaitUntil(() -> {
-                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
-                return ran.get() == 2;
-            });
+            awaitPastAnticipations(() -> ran.get() == 2);
             assertThat(submitters).as("each handed over as its own request's").containsExactly(first, second);
         } finally {
             pool.shutdownNow();
@@ -540,16 +523,13 @@ class SchedulerTest {
             });
             java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
             submit(executor, heavy, ran::incrementAndGet, 2); // the first dropped, the second held for its start
-            assertThat(executor.held(scheduler.classState(HEAVY))).isEqualTo(1);
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isEqualTo(1);
             Thread.sleep(1_000); // past twice heavy's queue-timeout
             submit(executor, heavy, ran::incrementAndGet, 1); // the first given up: the second (and third) handed over
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() >= 1);
             finish(light, 0);
-            awaitUntil(() -> {
-                clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
-                return ran.get() == 2;
-            });
-            assertThat(executor.held(scheduler.classState(HEAVY))).isZero();
+            awaitPastAnticipations(() -> ran.get() == 2);
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isZero();
         } finally {
             pool.shutdownNow();
         }
@@ -1842,6 +1822,17 @@ class SchedulerTest {
      * Polls until another thread has brought the scheduler where {@code done} says (a request queued, parked); fails
      * the test if it does not within 10 s.
      */
+    /**
+     * {@link #awaitUntil}, advancing the fake clock by {@link Scheduler#TURN_ANTICIPATION_NANOS} at each look: tasks
+     * of a class whose turn comes wait out the moment an owed class may send its next request in, once per start.
+     */
+    private void awaitPastAnticipations(BooleanSupplier done) throws InterruptedException {
+        awaitUntil(() -> {
+            clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+            return done.getAsBoolean();
+        });
+    }
+
     private static void awaitUntil(BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!done.getAsBoolean()) {
