@@ -9,6 +9,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
@@ -166,7 +168,9 @@ public final class Scheduler {
     /** Tickets holding a run slot. */
     private final List<Ticket> holders = new ArrayList<>();
     private boolean armed;
-    private boolean closed;
+    private volatile boolean closed; // read without the lock by sleepers (stillSleeps)
+    /** Threads asleep at a yield point (policy sleep): woken as the policy changes or the scheduler closes. */
+    private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
     private volatile long lastDecayNanos; // read by the share gauge without the lock
     private long lastIdleLookNanos = Long.MIN_VALUE / 2;
     /**
@@ -296,6 +300,7 @@ public final class Scheduler {
         } finally {
             unlock();
         }
+        wakeSleepers();
     }
 
     /**
@@ -1414,15 +1419,23 @@ public final class Scheduler {
         return Math.max(cfg.shareMaxPark().toNanos(), cfg.classes().get(c.index).queueTimeout().toNanos());
     }
 
+    /**
+     * Sleeps the request's thread {@code nanos} (policy sleep), less if its thread is interrupted, or the policy or
+     * its class's {@code sleep.classes} change or the scheduler closes meanwhile: {@link #reconfigure} and
+     * {@link #close} wake every sleeper ({@link #sleepers}), which looks again.
+     */
     private void sleep(Ticket t, long nanos) {
         long start = System.nanoTime();
         long left = nanos;
-        while (left > 0) {
-            LockSupport.parkNanos(this, left);
-            if (Thread.currentThread().isInterrupted()) {
-                break;
+        Thread self = Thread.currentThread();
+        sleepers.add(self);
+        try {
+            while (left > 0 && stillSleeps(t) && !self.isInterrupted()) {
+                LockSupport.parkNanos(this, left);
+                left = nanos - (System.nanoTime() - start);
             }
-            left = nanos - (System.nanoTime() - start);
+        } finally {
+            sleepers.remove(self);
         }
         long parked = System.nanoTime() - start;
         if (t.blockingDepth == 0) { // else within a declared blocking call, which reports its whole length
@@ -1431,6 +1444,18 @@ public final class Scheduler {
         t.cls.parks[WHERE_YIELD].increment();
         t.cls.parkedNanos[WHERE_YIELD].add(parked);
         t.burstStartWall = clock.nanoTime();
+    }
+
+    /** Whether a request sleeping at a yield point sleeps on: its class still sleeps and the scheduler is open. */
+    private boolean stillSleeps(Ticket t) {
+        return !closed && config.policy() == Policy.SLEEP && sleepy[t.cls.index];
+    }
+
+    /** Wakes every request sleeping at a yield point (policy sleep) to look at the policy again. */
+    private void wakeSleepers() {
+        for (Thread s : sleepers) {
+            LockSupport.unpark(s);
+        }
     }
 
     /** Parks until granted or the ticket's deadline; false when admission was refused (reason in the ticket). */
@@ -1748,43 +1773,43 @@ public final class Scheduler {
         }
     }
 
-    /** The class a task of the ticket's request would start in now: the request's, or the one it is to move to. */
-    ClassState taskClass(Ticket t) {
+    /**
+     * Where a task of a request would start now: its class (the request's, or the one it is to move to), and whether it
+     * may have to wait there for a run slot or its class's turn: under the share policy while another class is active.
+     * Otherwise every task starts at once.
+     */
+    record TaskStart(ClassState cls, boolean mayWait) { }
+
+    /** {@link TaskStart} for a task of the ticket's request, read under one hold of the lock. */
+    TaskStart taskStart(Ticket t) {
         Ticket request = t.ofRequest();
         lock.lock();
         try {
-            return request.moveTo >= 0 ? classes[request.moveTo] : request.cls;
+            ClassState c = request.moveTo >= 0 ? classes[request.moveTo] : request.cls;
+            return new TaskStart(c, tasksWaitLocked(c, false));
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Whether a task of {@code c} that starts now may have to wait for a run slot or its class's turn: under the share
-     * policy while another class is active. Otherwise every task starts at once.
-     */
-    boolean tasksMayWait(ClassState c) {
-        return tasksWait(c, false);
-    }
-
-    /**
-     * Whether {@code c}'s work waits for its turn now: {@link #tasksMayWait}, and a request or task of the class waits
-     * for admission or at a yield point.
+     * Whether {@code c}'s work waits for its turn now: a task may wait ({@link TaskStart#mayWait}), and a request or
+     * task of the class waits for admission or at a yield point.
      */
     boolean tasksWait(ClassState c) {
-        return tasksWait(c, true);
-    }
-
-    private boolean tasksWait(ClassState c, boolean onlyWithWaiters) {
         lock.lock();
         try {
-            FairsliceConfig cfg = config;
-            return !closed && cfg.policy() == Policy.SHARE
-                    && (!onlyWithWaiters || !c.yieldWaiters.isEmpty() || !c.admissionQueue.isEmpty())
-                    && competing(c, clock.nanoTime(), cfg);
+            return tasksWaitLocked(c, true);
         } finally {
             lock.unlock();
         }
+    }
+
+    private boolean tasksWaitLocked(ClassState c, boolean onlyWithWaiters) {
+        FairsliceConfig cfg = config;
+        return !closed && cfg.policy() == Policy.SHARE
+                && (!onlyWithWaiters || !c.yieldWaiters.isEmpty() || !c.admissionQueue.isEmpty())
+                && competing(c, clock.nanoTime(), cfg);
     }
 
     /**
@@ -2112,6 +2137,7 @@ public final class Scheduler {
         } finally {
             unlock();
         }
+        wakeSleepers();
         return refused;
     }
 

@@ -134,8 +134,9 @@ public final class TaskExecutor implements Executor {
             return;
         }
         Scheduler scheduler = ticket.scheduler();
-        ClassState c = scheduler.taskClass(ticket);
-        boolean mayWait = scheduler.tasksMayWait(c);
+        Scheduler.TaskStart start = scheduler.taskStart(ticket);
+        ClassState c = start.cls();
+        boolean mayWait = start.mayWait();
         Key key = new Key(executor, c);
         Handed handed = new Handed(key, ticket);
         handed.task = scheduler.task(ticket, command, handed::started);

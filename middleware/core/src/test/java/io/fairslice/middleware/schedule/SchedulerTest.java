@@ -3164,6 +3164,42 @@ class SchedulerTest {
     }
 
     /**
+     * A request asleep at a yield point under policy {@code sleep} wakes as the policy changes (JMX) or the application
+     * stops: it slept its whole {@code sleep.duration} (up to 10 s) under the new policy, or into a stopping
+     * application. A change that leaves its class sleeping does not wake it for good.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"policy", "sleep.classes", "close", "sleep.quantum"})
+    void shouldWakeARequestAsleepAtAYieldPointWhenItsClassNoLongerSleeps(String change) throws Exception {
+        scheduler("policy", "sleep", "sleep.quantum", "1ms", "sleep.duration", "10s");
+        Ticket heavy = running(HEAVY);
+        clock.advance(2 * MS, 2 * MS); // past its quantum: its next clock read sleeps
+        AtomicReference<Thread> sleeper = new AtomicReference<>();
+        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
+            sleeper.set(Thread.currentThread());
+            scheduler.yieldPoint(heavy);
+        });
+        awaitUntil(() -> sleeper.get() != null && sleeper.get().getState() == Thread.State.TIMED_WAITING);
+        long changedAt = System.nanoTime();
+        switch (change) {
+            case "policy" -> scheduler.reconfigure(scheduler.config().with(Map.of("policy", "share")));
+            case "sleep.classes" -> scheduler.reconfigure(scheduler.config().with(Map.of("sleep.classes", "light")));
+            case "close" -> scheduler.close();
+            default -> scheduler.reconfigure(scheduler.config().with(Map.of("sleep.quantum", "2ms")));
+        }
+        if (change.equals("sleep.quantum")) {
+            Thread.sleep(200);
+            assertThat(call).as("heavy still sleeps: it is still a sleeping class").isNotDone();
+            assertThat(sleeper.get().getState()).isEqualTo(Thread.State.TIMED_WAITING);
+            sleeper.get().interrupt(); // ends the test's 10 s sleep
+        }
+        call.get(5, TimeUnit.SECONDS);
+        assertThat((System.nanoTime() - changedAt) / 1_000_000).as("ms from the change to its wake-up (10 s asleep)")
+                .isLessThan(5_000);
+        assertThat(scheduler.classState(HEAVY).parks(Scheduler.WHERE_YIELD)).as("the sleep, counted").isEqualTo(1);
+    }
+
+    /**
      * Closing (the application stops) refuses the requests queued for admission, and any that comes later: admitted,
      * each went past its class's cap into an application whose servlets Tomcat had destroyed.
      */
