@@ -9,8 +9,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** An external program the tests run (promtool, prometheus, npm), found on the PATH. */
 final class Tool {
@@ -42,16 +44,23 @@ final class Tool {
         return executable;
     }
 
-    /** Runs the tool in {@code dir} and returns its exit code and merged output; fails on timeout. */
+    /**
+     * Runs the tool in {@code dir} and returns its exit code and merged output; fails on timeout. The tool's
+     * temporary files go to a folder of this run (its TMPDIR), removed after it: promtool's rule tests leave their
+     * {@code test_storage*} folders behind when a run is cut short.
+     */
     Result run(Path dir, long timeoutSeconds, String... args) {
         List<String> command = new ArrayList<>();
         command.add(executable.toString());
         command.addAll(List.of(args));
         try {
-            Path log = Files.createTempFile("fairslice-tool-", ".log");
+            Path tmp = Files.createTempDirectory("fairslice-tool-");
             try {
-                Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
-                        .redirectOutput(log.toFile()).start();
+                Path log = tmp.resolve("output.log");
+                ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
+                builder.environment().put("TMPDIR", tmp.toString());
+                Process process = builder.start();
                 if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                     process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                     return fail(String.join(" ", command) + " did not finish within " + timeoutSeconds + " s:\n"
@@ -60,13 +69,21 @@ final class Tool {
                 return new Result(String.join(" ", command), process.exitValue(),
                         Files.readString(log, StandardCharsets.UTF_8));
             } finally {
-                Files.deleteIfExists(log);
+                deleteTree(tmp);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + command, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while running " + command, e);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
         }
     }
 

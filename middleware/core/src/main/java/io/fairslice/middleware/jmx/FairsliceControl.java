@@ -260,10 +260,12 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     public String getState() {
         StringJoiner j = new StringJoiner("; ");
         for (ClassState c : scheduler.classes()) {
+            double share = scheduler.cpuShare(c.index()); // NaN while the classes used next to no CPU
             j.add(String.format(java.util.Locale.ROOT,
-                    "%s: inflight=%d running=%d waiting=%d balance=%.1fms cpu-share=%.3f target=%.3f",
+                    "%s: inflight=%d running=%d waiting=%d balance=%.1fms cpu-share=%s target=%.3f",
                     c.name(), c.inflight(), c.running(), c.waiting(), c.balanceNanos() / 1e6,
-                    scheduler.cpuShare(c.index()), scheduler.targetShare(c.index())));
+                    Double.isNaN(share) ? "idle" : String.format(java.util.Locale.ROOT, "%.3f", share),
+                    scheduler.targetShare(c.index())));
         }
         return j.toString();
     }

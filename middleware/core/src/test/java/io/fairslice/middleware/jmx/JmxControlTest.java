@@ -167,6 +167,14 @@ class JmxControlTest {
                         + " adaptive.heavy-above (default) -> 8ms");
     }
 
+    /** An idle server's classes have no CPU share to show (the gauge reads NaN): the State attribute says idle. */
+    @Test
+    void shouldShowEachClassAsIdleInTheStateWhileNoClassUsesTheCpu() throws Exception {
+        assertThat(server.getAttribute(name, "State")).isEqualTo(
+                "light: inflight=0 running=0 waiting=0 balance=0.0ms cpu-share=idle target=0.727; " // 80 / (80 + 30)
+                + "heavy: inflight=0 running=0 waiting=0 balance=0.0ms cpu-share=idle target=0.273");
+    }
+
     /** What an operator reads to see why a page runs in its class: the adaptive classifier's table, route by route. */
     @Test
     void shouldShowEachRoutesClassAndCpuPerRequestAsTheAdaptiveClassifierLearnsThem() throws Exception {
