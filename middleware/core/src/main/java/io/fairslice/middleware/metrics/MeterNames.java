@@ -113,8 +113,8 @@ public final class MeterNames {
      * Gauge (ratio 0..1), tag class: the class's part of what the classes were charged, decayed over about two
      * seconds: their requests' CPU time, and the collector's pauses with {@code share.charge-gc}
      * ({@link #CLASS_GC}). What the shares split. A request is charged at its yield points and as it ends (one that
-     * reaches none weighs in the seconds after its end); with nothing charged the gauge holds the last mix.
-     * Prometheus: {@code fairslice_class_cpu_share}.
+     * reaches none weighs in the seconds after its end); NaN while the classes were charged less than 1 ms in that
+     * decay (the server idle). Prometheus: {@code fairslice_class_cpu_share}.
      */
     public static final String CLASS_CPU_SHARE = "fairslice.class.cpu.share";
 
@@ -242,4 +242,13 @@ public final class MeterNames {
      * Prometheus: {@code fairslice_listener_failures_total}.
      */
     public static final String LISTENER_FAILURES = "fairslice.listener.failures";
+
+    // ---- weaving -------------------------------------------------------------------------------------------------
+
+    /**
+     * Gauge, no tag but application: woven classes initialised so far that the application runs (those of its class
+     * loader, of the loaders below it, and of the loaders it delegates to; {@code weaving.WeavingMetrics}).
+     * Prometheus: {@code fairslice_weaving_classes}.
+     */
+    public static final String WOVEN_CLASSES = "fairslice.weaving.classes";
 }

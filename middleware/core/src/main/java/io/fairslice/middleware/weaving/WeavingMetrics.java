@@ -12,12 +12,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  */
 public final class WeavingMetrics implements MeterBinder, AutoCloseable {
 
-    /**
-     * Gauge, tag application: woven classes initialised so far that the application runs
-     * ({@link WovenClasses#countVisibleTo(ClassLoader)}: those of its class loader, of the loaders below it, and of the
-     * loaders it delegates to). Prometheus: {@code fairslice_weaving_classes}.
-     */
-    public static final String WOVEN_CLASSES = "fairslice.weaving.classes";
+    /** The gauge's name: {@link MeterNames#WOVEN_CLASSES}. */
+    public static final String WOVEN_CLASSES = MeterNames.WOVEN_CLASSES;
 
     private final String application;
     private final ClassLoader loader;
