@@ -3,6 +3,7 @@ package io.fairslice.middleware;
 import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Rule;
 import io.fairslice.middleware.classify.Route;
+import io.fairslice.middleware.classify.RoutePattern;
 import io.fairslice.middleware.config.BootPropertyFiles;
 import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.ApplicationNames;
@@ -98,6 +99,7 @@ public final class FairsliceFilter implements Filter {
             return;
         }
         warnContextPathRules(config, path);
+        warnUnknownMethods(config, path);
         warnAdaptiveIntoDefault(config, path);
         String copy = secondCopy(context.getClassLoader());
         if (copy != null) {
@@ -219,9 +221,11 @@ public final class FairsliceFilter implements Filter {
     }
 
     /**
-     * Warns of a rule whose path glob starts with the application's own context path: rules see the path inside the
-     * application ({@code /export/**} of {@code /shop/export/1}), so {@code path=/shop/export/**} matches only
-     * {@code /shop/shop/export/...}, which is seldom what was meant; not an error, as such paths can exist.
+     * Warns of a rule or route whose path glob starts with the application's own context path: both see the path
+     * inside the application ({@code /export/**} of {@code /shop/export/1}), so {@code path=/shop/export/**} matches
+     * only {@code /shop/shop/export/...}, which is seldom what was meant, and {@code route.1=/shop/products/*} names
+     * no page (each product becomes a route of its own, filling {@code routes.max}); not an error, as such paths can
+     * exist.
      */
     static void warnContextPathRules(FairsliceConfig config, String contextPath) {
         if (contextPath.equals("/")) {
@@ -229,14 +233,45 @@ public final class FairsliceFilter implements Filter {
         }
         for (Rule rule : config.rules()) {
             String glob = rule.pathGlob();
-            if (glob != null && (glob.equals(contextPath) || glob.startsWith(contextPath + "/"))) {
-                String inside = glob.length() == contextPath.length() ? "/" : glob.substring(contextPath.length());
+            String inside = insideContextPath(glob, contextPath);
+            if (inside != null) {
                 LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": path=" + glob + " starts with this"
                         + " application's context path " + contextPath + ", but rules match the path inside the"
                         + " application, so it matches " + contextPath + glob + " only; did you mean path=" + inside
                         + "?");
             }
         }
+        for (RoutePattern route : config.routePatterns()) {
+            String glob = route.glob();
+            String inside = insideContextPath(glob, contextPath);
+            if (inside != null) {
+                LOG.warning(() -> "fairslice[" + contextPath + "]: " + route + " starts with this application's"
+                        + " context path " + contextPath + ", but routes match the path inside the application, so"
+                        + " it matches " + contextPath + glob + " only; did you mean route." + route.order() + "="
+                        + inside + "?");
+            }
+        }
+    }
+
+    /** Warns of a rule's method names that no HTTP registry knows ({@link Rule#unknownMethods}): most likely typos. */
+    static void warnUnknownMethods(FairsliceConfig config, String contextPath) {
+        for (Rule rule : config.rules()) {
+            java.util.SortedSet<String> unknown = rule.unknownMethods();
+            if (!unknown.isEmpty()) {
+                LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": method " + String.join(", ", unknown)
+                        + (unknown.size() == 1 ? " is" : " are") + " no HTTP method this filter knows, so the rule"
+                        + " matches no request of " + (unknown.size() == 1 ? "it" : "them") + " unless the"
+                        + " application serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?");
+            }
+        }
+    }
+
+    /** The glob without the context path it starts with ({@code /} for the context path alone), else null. */
+    private static String insideContextPath(String glob, String contextPath) {
+        if (glob == null || !(glob.equals(contextPath) || glob.startsWith(contextPath + "/"))) {
+            return null;
+        }
+        return glob.length() == contextPath.length() ? "/" : glob.substring(contextPath.length());
     }
 
     /**

@@ -358,13 +358,14 @@ class FairsliceFilterTest {
         }
     }
 
-    /** A rule written with the context path matches only paths that repeat it: said at startup, with the fix. */
+    /** A rule or route written with the context path matches only paths that repeat it: said at startup, with the fix. */
     @Test
     void shouldWarnOfARulePathThatStartsWithTheApplicationsContextPath() {
         List<String> logged;
         try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
             FairsliceConfig config = FairsliceConfig.parse(Map.of("rule.5", "heavy path=/shop/export/**",
-                    "rule.6", "heavy path=/export/**", "rule.7", "heavy path=/shop"));
+                    "rule.6", "heavy path=/export/**", "rule.7", "heavy path=/shop", "route.1", "/shop/products/*",
+                    "route.2", "/products/*", "route.3", "/shopping/*"));
             FairsliceFilter.warnContextPathRules(config, "/shop");
             FairsliceFilter.warnContextPathRules(config, "/");
             logged = log.lines();
@@ -375,7 +376,29 @@ class FairsliceFilterTest {
                         + " path=/export/**?",
                 "WARNING fairslice[/shop]: rule.7=heavy path=/shop: path=/shop starts with this application's"
                         + " context path /shop, but rules match the path inside the application, so it matches"
-                        + " /shop/shop only; did you mean path=/?");
+                        + " /shop/shop only; did you mean path=/?",
+                "WARNING fairslice[/shop]: route.1=/shop/products/* starts with this application's context path"
+                        + " /shop, but routes match the path inside the application, so it matches"
+                        + " /shop/shop/products/* only; did you mean route.1=/products/*?");
+    }
+
+    /** A rule's method name that no HTTP registry knows is most likely a typo: said at startup, not refused. */
+    @Test
+    void shouldWarnOfARuleMethodNameThatNoRegistryKnows() {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
+            FairsliceConfig config = FairsliceConfig.parse(Map.of("rule.5", "heavy path=/reports/** method=GTE|head",
+                    "rule.6", "heavy method=PROPFIND|M-SEARCH|purge|Patch|QUERY", "rule.7",
+                    "heavy path=/x method=PSOT|FETCH|GET"));
+            FairsliceFilter.warnUnknownMethods(config, "/shop");
+            logged = log.lines();
+        }
+        assertThat(logged).containsExactly("WARNING fairslice[/shop]: rule.5=heavy path=/reports/** method=GTE|head:"
+                        + " method GTE is no HTTP method this filter knows, so the rule matches no request of it unless"
+                        + " the application serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?",
+                "WARNING fairslice[/shop]: rule.7=heavy path=/x method=PSOT|FETCH|GET: method FETCH, PSOT are no HTTP"
+                        + " method this filter knows, so the rule matches no request of them unless the application"
+                        + " serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?");
     }
 
     /** The adaptive mode into the default class moves nothing: said at startup; one class alone is that way. */

@@ -202,6 +202,34 @@ public final class Rule {
         }
     }
 
+    /**
+     * Method names a rule's {@code method=} may hold without a warning: IANA's HTTP method registry (RFC 9110's, PATCH,
+     * WebDAV's and its extensions', QUERY), and a few in wide use outside it (SSDP's and GENA's, caches' PURGE and BAN).
+     */
+    private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT",
+            "OPTIONS", "TRACE", "PATCH", "QUERY", "ACL", "BASELINE-CONTROL", "BIND", "CHECKIN", "CHECKOUT", "COPY",
+            "LABEL", "LINK", "LOCK", "MERGE", "MKACTIVITY", "MKCALENDAR", "MKCOL", "MKREDIRECTREF", "MKWORKSPACE",
+            "MOVE", "ORDERPATCH", "PRI", "PROPFIND", "PROPPATCH", "REBIND", "REPORT", "SEARCH", "UNBIND", "UNCHECKOUT",
+            "UNLINK", "UNLOCK", "UPDATE", "UPDATEREDIRECTREF", "VERSION-CONTROL", "M-SEARCH", "NOTIFY", "SUBSCRIBE",
+            "UNSUBSCRIBE", "PURGE", "BAN");
+
+    /**
+     * The names in the rule's {@code method=} that no registry or common use knows ({@code GTE}, {@code PSOT}): most
+     * likely a typo, and the rule then never matches those requests. Accepted all the same, as an application may
+     * serve a method of its own; the filter warns of them at startup.
+     */
+    public java.util.SortedSet<String> unknownMethods() {
+        java.util.SortedSet<String> unknown = new java.util.TreeSet<>();
+        if (methods != null) {
+            for (String m : methods) {
+                if (!KNOWN_METHODS.contains(m)) {
+                    unknown.add(m);
+                }
+            }
+        }
+        return unknown;
+    }
+
     /** The rule's {@code path=} glob as written, or null when it has none. */
     public String pathGlob() {
         return path == null ? null : path.toString();
