@@ -148,8 +148,8 @@ public final class KernelProbeListener implements RequestListener {
         }
         try {
             a.enter(requestClass);
-        } catch (RuntimeException | LinkageError e) {
-            fail(e);
+        } catch (Throwable e) {
+            failAndRethrowJvmErrors(e);
         }
     }
 
@@ -162,8 +162,8 @@ public final class KernelProbeListener implements RequestListener {
         }
         try {
             a.enterTask(requestClass);
-        } catch (RuntimeException | LinkageError e) {
-            fail(e);
+        } catch (Throwable e) {
+            failAndRethrowJvmErrors(e);
         }
     }
 
@@ -180,8 +180,8 @@ public final class KernelProbeListener implements RequestListener {
         }
         try {
             a.exit(requestClass);
-        } catch (RuntimeException | LinkageError e) {
-            fail(e);
+        } catch (Throwable e) {
+            failAndRethrowJvmErrors(e);
         }
     }
 
@@ -194,8 +194,8 @@ public final class KernelProbeListener implements RequestListener {
         }
         try {
             a.move(to);
-        } catch (RuntimeException | LinkageError e) {
-            fail(e);
+        } catch (Throwable e) {
+            failAndRethrowJvmErrors(e);
         }
     }
 
@@ -237,6 +237,17 @@ public final class KernelProbeListener implements RequestListener {
     }
 
     /**
+     * {@link #fail}, for any throwable (an OutOfMemoryError from a native allocation as well: past the probe, the
+     * middleware would take the listener off without this clean-up); the JVM's own errors then go on up.
+     */
+    private void failAndRethrowJvmErrors(Throwable e) {
+        fail(e);
+        if (e instanceof VirtualMachineError jvm) {
+            throw jvm;
+        }
+    }
+
+    /**
      * Takes the probe off requests for good. Its attribution is closed at once: the threads serving a request now
      * never reach an exit the probe acts on, so without it they would keep their class's nice or slice for every
      * request after (the sampler and meters stay until {@link #stop}, with nothing more attributed).
@@ -248,7 +259,7 @@ public final class KernelProbeListener implements RequestListener {
             if (a != null) {
                 try {
                     a.close(); // gives every thread it tracks its own nice and slice back
-                } catch (RuntimeException | LinkageError closing) {
+                } catch (Throwable closing) {
                     e.addSuppressed(closing);
                 }
             }

@@ -27,6 +27,8 @@ import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
@@ -185,11 +187,14 @@ class KernelProbeListenerTest {
 
     /**
      * An unexpected error on one thread disables the probe, and the threads serving a request then must not keep
-     * their class's nice: they never reach an exit the probe acts on (it kept nice 10 for every later request).
+     * their class's nice: they never reach an exit the probe acts on (it kept nice 10 for every later request). An
+     * OutOfMemoryError (a failed native allocation) too: it went past the listener to the middleware, which took the
+     * listener off without the probe's clean-up; it still goes on up, to fail the request.
      */
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {BreakingProbe.BREAKS, BreakingProbe.BREAKS_JVM})
     @EnabledOnOs(OS.LINUX)
-    void shouldGiveEveryThreadItsNiceBackWhenAnErrorDisablesTheProbe() throws Exception {
+    void shouldGiveEveryThreadItsNiceBackWhenAnErrorDisablesTheProbe(String breaking) throws Exception {
         listener = new KernelProbeListener(w -> new BreakingProbe(KernelProbes.create(System.getProperty("os.name"),
                 Path.of("/proc"), w)), warnings::add);
         listener.start(new TestContext(CLASSES, registry, Map.of("nice.heavy", "10")));
@@ -202,9 +207,21 @@ class KernelProbeListenerTest {
         probe.actuator().readScheduling(tid, s);
         assertThat(s.nice()).as("while the worker serves heavy").isEqualTo(10);
 
-        Thread breaker = new Thread(() -> listener.enter("light"), BreakingProbe.BREAKS);
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread breaker = new Thread(() -> {
+            try {
+                listener.enter("light");
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        }, breaking);
         breaker.start();
         breaker.join();
+        if (breaking.equals(BreakingProbe.BREAKS_JVM)) {
+            assertThat(thrown.get()).as("the JVM's error goes on up").isInstanceOf(OutOfMemoryError.class);
+        } else {
+            assertThat(thrown.get()).as("a probe's bug stays in the probe").isNull();
+        }
         assertThat(listener.isActive()).isFalse();
         assertThat(warnings).anyMatch(w -> w.contains("disabled after an unexpected error"));
 
@@ -217,11 +234,15 @@ class KernelProbeListenerTest {
     private record BreakingProbe(KernelProbe probe) implements KernelProbe {
 
         static final String BREAKS = "test-breaker";
+        static final String BREAKS_JVM = "test-breaker-jvm";
 
         @Override
         public boolean readCurrentThread(ThreadHandle handle, ThreadStats into) {
             if (Thread.currentThread().getName().equals(BREAKS)) {
                 throw new IllegalStateException("a probe bug");
+            }
+            if (Thread.currentThread().getName().equals(BREAKS_JVM)) {
+                throw new OutOfMemoryError("test: a native allocation failed");
             }
             return probe.readCurrentThread(handle, into);
         }

@@ -512,11 +512,12 @@ public final class Attribution {
         long slice = sliceByClass[idx];
         boolean wantNice = nice != NO_NICE && niceEnabled;
         boolean wantSlice = slice > 0 && sliceEnabled;
+        if (st.niceApplied || st.sliceApplied) {
+            // an enter without its exit: do not stack changes, nor run a class without actuators at the last one's
+            restoreActuators(st);
+        }
         if (!wantNice && !wantSlice) {
             return;
-        }
-        if (st.niceApplied || st.sliceApplied) {
-            restoreActuators(st); // an enter without its exit: do not stack changes
         }
         ThreadActuator actuator = probe.actuator();
         // the slice first and the nice last, and back the other way: this thread holds its lock meanwhile, and
@@ -542,6 +543,9 @@ public final class Attribution {
                 } catch (ActuatorException e) {
                     niceFailed(e);
                 }
+            } else { // without the nice it has, it could not be given back: not set, and said like a failed set
+                niceFailed(new ActuatorException("reading the nice of thread " + st.tid, 0,
+                        "no nice to restore after the request, so none is set"));
             }
         }
     }

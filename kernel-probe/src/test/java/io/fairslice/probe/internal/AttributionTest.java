@@ -42,6 +42,8 @@ class AttributionTest {
         volatile int nice;
         static final long DEFAULT_SLICE = 3_000_000;
         volatile long slice = DEFAULT_SLICE;
+        /** Whether readScheduling can read a thread's policy, nice and slice. */
+        volatile boolean schedulingReadable = true;
         /** Run by setNice before it sets the value (a test blocks the thread there). */
         volatile Runnable beforeSetNice = () -> { };
 
@@ -151,6 +153,9 @@ class AttributionTest {
 
                 @Override
                 public boolean readScheduling(long tid, ThreadStats into) {
+                    if (!schedulingReadable) {
+                        return false;
+                    }
                     into.setScheduling(SchedPolicy.OTHER, nice, slice);
                     return true;
                 }
@@ -304,6 +309,41 @@ class AttributionTest {
         c.enter("light");
         c.exit("light");
         assertThat(probe.actuatorCalls).as("left as it is").isEmpty();
+    }
+
+    /**
+     * An enter without its exit (a listener used on its own, or an exit skipped by a failure before it) into a class
+     * with no nice or slice: the thread got the last class's back only as a class with one came, so the light request
+     * ran at heavy's nice 10 and slice.
+     */
+    @Test
+    void shouldRestoreTheLastClassesActuatorsAtAnEnterWithoutItsExitIntoAClassWithout() {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10),
+                Map.of("heavy", 1_000_000L), warnings::add);
+        a.enter("heavy");
+        a.enter("light"); // heavy's exit never came
+        assertThat(probe.nice).as("light runs at the thread's own nice").isZero();
+        assertThat(probe.slice).as("and the kernel's slice").isEqualTo(ScriptedProbe.DEFAULT_SLICE);
+        a.exit("light");
+        assertThat(probe.actuatorCalls).containsExactly("slice 1000000", "nice 10", "nice 0", "slice 0");
+        a.close();
+    }
+
+    /** A thread whose nice cannot be read is not given its class's (it could not be given back), and that is said. */
+    @Test
+    void shouldCountAndSayANiceNotSetBecauseTheThreadsOwnCouldNotBeRead() {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
+                warnings::add);
+        probe.schedulingReadable = false;
+        a.enter("heavy");
+        a.exit("heavy");
+        assertThat(probe.actuatorCalls).as("no nice set").isEmpty();
+        assertThat(a.niceFailures()).isEqualTo(1);
+        assertThat(warnings).anySatisfy(w -> assertThat(w).startsWith("fairslice kernel probe: the nice actuator"
+                + " failed and is now off: reading the nice of thread"));
+        a.close();
     }
 
     /** The web application stops while a request runs: the container's thread gets its own nice and slice back. */
