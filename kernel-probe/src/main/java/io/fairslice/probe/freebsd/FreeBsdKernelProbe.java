@@ -149,6 +149,22 @@ public final class FreeBsdKernelProbe implements KernelProbe {
                 return e.getErrorCode() == ENOMEM ? ThreadSnapshot.TOO_SMALL : ThreadSnapshot.FAILED;
             }
         }
+
+        /**
+         * The size the kernel says the answer needs now (sysctl(2) with no buffer), a quarter more for threads started
+         * before the next call, and at least twice {@code size}: doubling alone gave up after four tries, so a JVM
+         * with over 512 threads (a busy Tomcat) had no probe.
+         */
+        @Override
+        public long grownSize(long size) {
+            long[] needed = {0};
+            try {
+                sysctl.call(mib, 0, needed);
+            } catch (LastErrorException e) {
+                return size * 2;
+            }
+            return Math.max(size * 2, needed[0] + needed[0] / 4);
+        }
     }
 
     @Override

@@ -35,6 +35,10 @@ class FreeBsdSnapshotTest {
         if (error != 0) {
             throw new LastErrorException(error);
         }
+        if (oldp == 0) { // no buffer: the size the answer needs
+            oldlenp[0] = answer.length;
+            return;
+        }
         if (oldlenp[0] < answer.length) {
             throw new LastErrorException(12);
         }
@@ -49,7 +53,7 @@ class FreeBsdSnapshotTest {
     }
 
     @Test
-    void shouldDoubleTheBufferOnEnomemAndReadTheThreadFromTheAnswer() {
+    void shouldGrowTheBufferToTheSizeTheKernelNamesOnEnomemAndReadTheThreadFromTheAnswer() {
         ThreadSnapshot snapshot = snapshot(KinfoProcLayout.SIZE);
         ThreadHandle handle = snapshot.handle(100102);
         ThreadStats s = new ThreadStats();
@@ -57,7 +61,8 @@ class FreeBsdSnapshotTest {
         assertThat(handle.read(s, true)).isTrue();
 
         assertThat(handle.tid()).isEqualTo(100102);
-        assertThat(offered).containsExactly(1088L, 2176L, 4352L);
+        // one record's buffer, the size asked (3 records), then 3 records and a quarter
+        assertThat(offered).containsExactly(1088L, 0L, 4080L);
         assertThat(s.cpuTimeNanos()).isEqualTo(98_765_432_000L);
         assertThat(s.voluntarySwitches()).isEqualTo(4);
         assertThat(s.involuntarySwitches()).isEqualTo(5120);
@@ -65,6 +70,19 @@ class FreeBsdSnapshotTest {
         assertThat(s.nice()).isEqualTo(10);
         assertThat(s.sliceNanos()).isEqualTo(QUANTUM);
         assertThat(snapshot.read(7, s, true)).as("no such thread").isFalse();
+    }
+
+    /**
+     * An answer more than 16 times the first buffer (a JVM of over 512 threads for the probe's 64 records): doubling
+     * four times never fitted it, and the probe was off from startup.
+     */
+    @Test
+    void shouldFitAnAnswerManyTimesTheFirstBufferAtTheSecondCall() throws ProbeUnavailableException {
+        ThreadSnapshot snapshot = snapshot(KinfoProcLayout.SIZE / 8);
+
+        snapshot.selfCheck(100103);
+
+        assertThat(offered).containsExactly(136L, 0L, 4080L);
     }
 
     @Test
