@@ -170,8 +170,9 @@ public final class Report {
 
         b.add(new Heading(2, "Every point"));
         b.add(new Paragraph("Means over repetitions; throughput in successful requests per second of the measured "
-                + "window, latency in ms (Gatling's resolution). \"oldest open\" is the age of the oldest light "
-                + "request still unanswered at a window's end (the worst over the repetitions). \"failed\" counts requests "
+                + "window, latency in ms (Gatling's resolution). \"oldest open\" is the age of the oldest light and "
+                + "heavy request still unanswered at a window's end (the worst over the repetitions). "
+                + "\"failed\" counts requests "
                 + "neither answered nor shed (another status such as 404 or 500, a timeout, a connection error), "
                 + "summed over the windows. Server CPU is the "
                 + "server's share of its core; a window where other processes took the core is re-run; a point whose "
@@ -186,7 +187,7 @@ public final class Report {
         for (Summary.Row r : summary.rows()) {
             rows.add(List.of(r.configuration(), Integer.toString(r.heavyUsers()), fixed(r.light(), 1),
                     percent(r.retention()), percent(r.retentionVsNone()), fixed(r.heavy(), 2), fixed(r.lightP50(), 0), fixed(r.lightP99(), 0),
-                    fixed(r.heavyP50(), 0), Long.toString(r.lightOldestOpenMillis()),
+                    fixed(r.heavyP50(), 0), r.lightOldestOpenMillis() + " / " + r.heavyOldestOpenMillis(),
                     r.lightRejected() + " / " + r.heavyRejected(), r.lightFailed() + " / " + r.heavyFailed(),
                     fixed(r.serverCpu(), 3),
                     Double.isNaN(r.lightCpu()) ? "-" : percent(r.lightCpu()) + " / " + percent(r.heavyCpu()),
@@ -195,13 +196,24 @@ public final class Report {
         }
         b.add(new Table(List.of("configuration", "H", "light req/s", "retention", "vs none at H=0", "heavy req/s",
                 "light p50",
-                "light p99", "heavy p50", "oldest open", "rejected light / heavy", "failed light / heavy",
+                "light p99", "heavy p50", "oldest open light / heavy", "rejected light / heavy", "failed light / heavy",
                 "server CPU", "light / heavy CPU", "JIT", "windows"), rows));
         List<String> failing = summary.rows().stream().filter(r -> r.failedShare() > FAILED_NOTE)
                 .map(r -> String.format(Locale.ROOT, "%s at H=%d (%d of %d light and %d of %d heavy requests)",
                         r.configuration(), r.heavyUsers(), r.lightFailed(), r.requests() - r.heavyRequests(),
                         r.heavyFailed(), r.heavyRequests()))
                 .toList();
+        List<String> hanging = summary.rows().stream().filter(Summary.Row::unansweredThroughAWindow)
+                .map(r -> String.format(Locale.ROOT, "%s at H=%d (light %d ms, heavy %d ms, the window %d ms)",
+                        r.configuration(), r.heavyUsers(), r.lightOldestOpenMillis(), r.heavyOldestOpenMillis(),
+                        r.windowMillis()))
+                .toList();
+        if (!hanging.isEmpty()) {
+            b.add(new Paragraph("Unanswered requests: a request was still open at a window's end after a whole "
+                    + "window's length or more in " + String.join("; ", hanging) + ". It ended in no window, so "
+                    + "neither throughput nor \"failed\" counts it: a page there may hang; see the server's and "
+                    + "Gatling's logs under logs/."));
+        }
         if (!failing.isEmpty()) {
             b.add(new Paragraph("Failed requests: more than " + percent(FAILED_NOTE) + " of a class's requests "
                     + "failed (neither answered nor shed: another status such as 404 or 500, a timeout, a connection error) "
@@ -240,12 +252,17 @@ public final class Report {
 
     /**
      * "up to N % of a class's requests at a point failed" when a point of the configuration had more than {@link #FAILED_NOTE}
-     * of a class's requests fail ({@link Summary.Row#failedShare}), else empty.
+     * of a class's requests fail ({@link Summary.Row#failedShare}), and "requests unanswered through a window" when a
+     * request was open a window's length or more at a window's end ({@link Summary.Row#unansweredThroughAWindow}); else
+     * empty.
      */
     private static String failedNote(Summary summary, String configuration) {
         double worst = summary.rowsOf(configuration).stream().mapToDouble(Summary.Row::failedShare)
                 .filter(v -> !Double.isNaN(v)).max().orElse(0);
-        return worst > FAILED_NOTE ? "up to " + percent(worst) + " of a class's requests at a point failed" : "";
+        String failed = worst > FAILED_NOTE ? "up to " + percent(worst) + " of a class's requests at a point failed"
+                : "";
+        boolean hanging = summary.rowsOf(configuration).stream().anyMatch(Summary.Row::unansweredThroughAWindow);
+        return hanging ? (failed.isEmpty() ? "" : failed + "; ") + "requests unanswered through a window" : failed;
     }
 
     /**

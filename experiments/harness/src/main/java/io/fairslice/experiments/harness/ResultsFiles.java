@@ -307,7 +307,7 @@ public final class ResultsFiles {
                     + "light_p50_ms,light_p99_ms,heavy_p50_ms,heavy_p99_ms,light_rejected,heavy_rejected,"
                     + "light_failed,heavy_failed,failed_share,light_oldest_open_ms,server_cpu,light_cpu,heavy_cpu,"
                     + "jit_cpu,light_retention,light_retention_vs_none,fair_share_bound,disturbed_repetitions,"
-                    + "heavy_requests,retention_disturbed,vs_none_disturbed\n");
+                    + "heavy_requests,retention_disturbed,vs_none_disturbed,heavy_oldest_open_ms,window_ms\n");
             for (Summary.Row r : summary.rows()) {
                 w.write(String.join(",", List.of(csv(r.configuration()), Integer.toString(r.heavyUsers()),
                         Integer.toString(r.lightUsers()), Integer.toString(r.windows()), Boolean.toString(r.flagged()),
@@ -318,7 +318,8 @@ public final class ResultsFiles {
                         num(r.serverCpu()), num(r.lightCpu()), num(r.heavyCpu()), num(r.jitCpu()),
                         num(r.retention()), num(r.retentionVsNone()), num(r.fairShareBound()),
                         Integer.toString(r.disturbedRepetitions()), Long.toString(r.heavyRequests()),
-                        Boolean.toString(r.retentionDisturbed()), Boolean.toString(r.vsNoneDisturbed()))) + "\n");
+                        Boolean.toString(r.retentionDisturbed()), Boolean.toString(r.vsNoneDisturbed()),
+                        Long.toString(r.heavyOldestOpenMillis()), Long.toString(r.windowMillis()))) + "\n");
             }
         });
     }

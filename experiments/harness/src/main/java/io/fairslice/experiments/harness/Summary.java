@@ -27,6 +27,10 @@ public final class Summary {
      * @param heavyFailed the same for heavy requests
      * @param requests  requests of both classes that ended in those windows
      * @param heavyRequests heavy requests that ended in those windows
+     * @param lightOldestOpenMillis age, at a window's end, of the oldest light request still unanswered then (the
+     *                  worst over the windows; 0 if none)
+     * @param heavyOldestOpenMillis the same for heavy requests
+     * @param windowMillis the shortest of those windows
      * @param lightCpu  the light pages' part of the server's CPU ({@link PointResult#lightCpu}), NaN when unknown
      * @param heavyCpu  the heavy page's part
      * @param jitCpu    the JIT compiler's part in the windows
@@ -41,7 +45,8 @@ public final class Summary {
                       int disturbedRepetitions, double light, double lightSpread, double heavy, double lightP50,
                       double lightP99, double heavyP50, double heavyP99, long lightRejected, long heavyRejected,
                       long lightFailed, long heavyFailed, long requests, long heavyRequests,
-                      long lightOldestOpenMillis, double serverCpu, double lightCpu, double heavyCpu, double jitCpu,
+                      long lightOldestOpenMillis, long heavyOldestOpenMillis, long windowMillis, double serverCpu,
+                      double lightCpu, double heavyCpu, double jitCpu,
                       double retention, double retentionVsNone, boolean retentionDisturbed,
                       boolean vsNoneDisturbed) {
 
@@ -57,6 +62,15 @@ public final class Summary {
          */
         public boolean disturbed() {
             return flagged || disturbedRepetitions > 0;
+        }
+
+        /**
+         * Whether a request was still unanswered at a window's end after a whole window's length or more: it ended in
+         * no window, so neither its class's throughput nor its failures count it (a page that hangs until the load
+         * generator's timeout, longer than the run, would show only as a class with no requests).
+         */
+        public boolean unansweredThroughAWindow() {
+            return windowMillis > 0 && Math.max(lightOldestOpenMillis, heavyOldestOpenMillis) >= windowMillis;
         }
 
         /**
@@ -136,6 +150,8 @@ public final class Summary {
                 used.stream().mapToLong(p -> p.light().requests() + p.heavy().requests()).sum(),
                 used.stream().mapToLong(p -> p.heavy().requests()).sum(),
                 used.stream().mapToLong(p -> p.light().oldestOpenMillis()).max().orElse(0),
+                used.stream().mapToLong(p -> p.heavy().oldestOpenMillis()).max().orElse(0),
+                used.stream().mapToLong(p -> Math.round(p.windowSeconds() * 1000)).min().orElse(0),
                 mean(used, PointResult::serverCpu), mean(used, PointResult::lightCpu),
                 mean(used, PointResult::heavyCpu), mean(used, PointResult::jitCpu), Double.NaN, Double.NaN, false,
                 false);
@@ -164,7 +180,8 @@ public final class Summary {
         return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(),
                 r.disturbedRepetitions(), r.light(), r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(),
                 r.heavyP50(), r.heavyP99(), r.lightRejected(), r.heavyRejected(), r.lightFailed(), r.heavyFailed(),
-                r.requests(), r.heavyRequests(), r.lightOldestOpenMillis(), r.serverCpu(), r.lightCpu(),
+                r.requests(), r.heavyRequests(), r.lightOldestOpenMillis(), r.heavyOldestOpenMillis(),
+                r.windowMillis(), r.serverCpu(), r.lightCpu(),
                 r.heavyCpu(), r.jitCpu(), ratio(r.light(), own), ratio(r.light(), none),
                 r.disturbed() || own != null && own.disturbed(), r.disturbed() || none != null && none.disturbed());
     }

@@ -142,6 +142,40 @@ class ReportTest {
     }
 
     /**
+     * share@default's heavy page hangs at H = 40 longer than the load generator's timeout: no heavy request ends in a
+     * window, so none counts as failed, and the light pages get the whole server. The requests open at the windows'
+     * ends say so, in the headline too.
+     */
+    @Test
+    void shouldCallOutRequestsUnansweredThroughAWindow() throws Exception {
+        StudyResult fixture = fixture();
+        List<PointResult> points = replacing("share@default", 40, p -> new PointResult(p.configuration(),
+                p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(),
+                p.light(), new ClassStats(0, 0, 0, 0, 0, -1, -1, -1, -1, -1, 20_000), p.serverCpu(), p.otherCpu(),
+                p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note()));
+        StudyResult hanging = withPoints(points);
+
+        String headline = Report.write(hanging, dir);
+        ResultsFiles.write(hanging, dir);
+
+        Summary.Row share = Summary.of(points).heaviestRow("share@default");
+        assertThat(share.heavyFailed()).as("no heavy request ended").isZero();
+        assertThat(share.unansweredThroughAWindow()).isTrue();
+        assertThat(headline).endsWith("share@default 44.2 % (requests unanswered through a window)");
+        assertThat(Files.readString(dir.resolve("report.md")))
+                .contains("| oldest open light / heavy |")
+                .contains("Unanswered requests: a request was still open at a window's end after a whole window's"
+                        + " length or more in share@default at H=40 (light 12 ms, heavy 20000 ms, the window"
+                        + " 15000 ms)");
+        assertThat(Files.readAllLines(dir.resolve("summary.csv")).get(0)).endsWith(",heavy_oldest_open_ms,window_ms");
+        assertThat(Files.readAllLines(dir.resolve("summary.csv"))).anyMatch(l -> l.startsWith("share@default,40,")
+                && l.endsWith(",20000,15000"));
+        // heavy requests open for less than a window, as under overload, are no such note
+        Report.write(fixture, dir);
+        assertThat(Files.readString(dir.resolve("report.md"))).doesNotContain("Unanswered requests:");
+    }
+
+    /**
      * A retention is only as good as the light-only reference it divides by: a reference window that stayed disturbed
      * (less of the core: it reads low, and retention high) marks the retention, though its own H = 40 row is clean.
      */
