@@ -158,16 +158,21 @@ public final class Summary {
     }
 
     /**
-     * Each repetition's attempt whose server had most of its core (the later one of equals): every attempt of it was
-     * disturbed. The last attempt was taken before, though an earlier one could have had more of the core (0.948
-     * against 0.891 in a saved run).
+     * Each repetition's attempt whose server had most of its core (the later one of equals; one whose share is unknown,
+     * NaN, last): every attempt of it was disturbed. The last attempt was taken before, though an earlier one could
+     * have had more of the core (0.948 against 0.891 in a saved run).
      */
     private static List<PointResult> leastDisturbed(List<PointResult> all) {
         Map<Integer, PointResult> best = new LinkedHashMap<>();
         for (PointResult p : all) {
-            best.merge(p.repetition(), p, (a, b) -> b.serverCpu() >= a.serverCpu() ? b : a);
+            best.merge(p.repetition(), p, (a, b) -> knownCpu(b) >= knownCpu(a) ? b : a);
         }
         return new ArrayList<>(best.values());
+    }
+
+    /** The server's share of its core in the window, -1 when unknown (NaN compared false with every share). */
+    private static double knownCpu(PointResult p) {
+        return Double.isNaN(p.serverCpu()) ? -1 : p.serverCpu();
     }
 
     /** Mean of a per-window number, ignoring windows where it is undefined (-1: no successful request). */

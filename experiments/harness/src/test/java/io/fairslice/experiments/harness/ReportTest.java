@@ -252,6 +252,22 @@ class ReportTest {
         assertThat(share.light()).as("attempt 1's, with 0.95 of the core, not the last one's").isEqualTo(900.0);
     }
 
+    /** An attempt whose server's share of its core is unknown (no /proc samples) comes after one measured at 0.80. */
+    @Test
+    void shouldTakeAMeasuredAttemptOverOneWhoseCoreShareIsUnknown() {
+        List<PointResult> points = new ArrayList<>(fixture().points().stream()
+                .filter(p -> !p.configuration().equals("share@default") || p.heavyUsers() != 40).toList());
+        PointResult first = point("share@default", 40, 1, 1, 900, 25, false);
+        points.add(new PointResult(first.configuration(), 40, 30, 1, 1, first.startEpochMillis(), 15.0, first.light(),
+                first.heavy(), Double.NaN, Double.NaN, Double.NaN, Double.NaN, 0.78, 0.2, 0.004, false,
+                "disturbed: no CPU samples"));
+        points.add(point("share@default", 40, 1, 2, 700, 25, false)); // 0.80 of its core
+
+        Summary.Row share = Summary.of(points).heaviestRow("share@default");
+
+        assertThat(share.light()).as("attempt 2's, with 0.80 of the core known").isEqualTo(700.0);
+    }
+
     /** A host whose core ran slower after the run than before it: the report says so under its headline. */
     @Test
     void shouldWarnOfAHostThatChangedSpeedBesideTheHeadline() throws Exception {
