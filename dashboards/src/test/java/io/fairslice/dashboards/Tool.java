@@ -62,6 +62,7 @@ final class Tool {
                 builder.environment().put("TMPDIR", tmp.toString());
                 Process process = builder.start();
                 if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    process.descendants().forEach(ProcessHandle::destroyForcibly); // npm's node, say
                     process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                     return fail(String.join(" ", command) + " did not finish within " + timeoutSeconds + " s:\n"
                             + Files.readString(log, StandardCharsets.UTF_8));
@@ -79,11 +80,14 @@ final class Tool {
         }
     }
 
-    private static void deleteTree(Path root) throws IOException {
+    /** Best effort: a failure here must not hide the run's own result (a child still writing, say). */
+    private static void deleteTree(Path root) {
         try (Stream<Path> paths = Files.walk(root)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("could not remove " + root + ": " + e);
         }
     }
 

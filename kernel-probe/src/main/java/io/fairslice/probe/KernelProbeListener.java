@@ -263,8 +263,10 @@ public final class KernelProbeListener implements RequestListener {
                     e.addSuppressed(closing);
                 }
             }
-            warnings.accept("fairslice kernel probe: disabled after an unexpected error, requests are unaffected: "
-                    + e);
+            warnings.accept("fairslice kernel probe: disabled after an unexpected error, "
+                    + (e instanceof VirtualMachineError ? "which fails the request it came in"
+                            : "requests are unaffected")
+                    + ": " + e);
         }
     }
 

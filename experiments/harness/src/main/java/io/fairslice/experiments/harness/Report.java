@@ -210,7 +210,8 @@ public final class Report {
                 .toList();
         if (!hanging.isEmpty()) {
             b.add(new Paragraph("Unanswered requests: a request was still open at a window's end after a whole "
-                    + "window's length or more in " + String.join("; ", hanging) + ". It ended in no window, so "
+                    + "window's length or more, and over twice its class's p99, in " + String.join("; ", hanging)
+                    + ". It ended in no window, so "
                     + "neither throughput nor \"failed\" counts it: a page there may hang; see the server's and "
                     + "Gatling's logs under logs/."));
         }

@@ -165,14 +165,21 @@ class ReportTest {
         assertThat(Files.readString(dir.resolve("report.md")))
                 .contains("| oldest open light / heavy |")
                 .contains("Unanswered requests: a request was still open at a window's end after a whole window's"
-                        + " length or more in share@default at H=40 (light 12 ms, heavy 20000 ms, the window"
-                        + " 15000 ms)");
+                        + " length or more, and over twice its class's p99, in share@default at H=40 (light 12 ms,"
+                        + " heavy 20000 ms, the window 15000 ms)");
         assertThat(Files.readAllLines(dir.resolve("summary.csv")).get(0)).endsWith(",heavy_oldest_open_ms,window_ms");
         assertThat(Files.readAllLines(dir.resolve("summary.csv"))).anyMatch(l -> l.startsWith("share@default,40,")
                 && l.endsWith(",20000,15000"));
         // heavy requests open for less than a window, as under overload, are no such note
         Report.write(fixture, dir);
         assertThat(Files.readString(dir.resolve("report.md"))).doesNotContain("Unanswered requests:");
+        // nor is one open past the window whose class's p99 is over half its age: a slow page, answered
+        List<PointResult> slow = replacing("share@default", 40, p -> new PointResult(p.configuration(),
+                p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(),
+                p.light(), new ClassStats(30, 30, 0, 0, 2, 5000, 8000, 9000, 9500, 5000.0, 16_000), p.serverCpu(),
+                p.otherCpu(), p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(),
+                p.note()));
+        assertThat(Summary.of(slow).heaviestRow("share@default").unansweredThroughAWindow()).isFalse();
     }
 
     /**

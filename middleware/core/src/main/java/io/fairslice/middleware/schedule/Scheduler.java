@@ -521,6 +521,9 @@ public final class Scheduler {
         } finally {
             unlock();
         }
+        if (!sleepers.isEmpty()) { // one asleep may now be bound for a class that does not sleep
+            wakeSleepers();
+        }
     }
 
     /**
@@ -1420,9 +1423,11 @@ public final class Scheduler {
     }
 
     /**
-     * Sleeps the request's thread {@code nanos} (policy sleep), less if its thread is interrupted, or the policy or
-     * its class's {@code sleep.classes} change or the scheduler closes meanwhile: {@link #reconfigure} and
-     * {@link #close} wake every sleeper ({@link #sleepers}), which looks again.
+     * Sleeps the request's thread {@code nanos} (policy sleep), less if its thread is interrupted, or meanwhile the
+     * policy changes, its class no longer sleeps ({@code sleep.classes}, or its request is to move to a class that
+     * does not), {@code sleep.duration} is lowered under what it has slept, or the scheduler closes:
+     * {@link #reconfigure}, {@link #reclassify} and {@link #close} wake every sleeper ({@link #sleepers}), which looks
+     * again.
      */
     private void sleep(Ticket t, long nanos) {
         long start = System.nanoTime();
@@ -1432,7 +1437,7 @@ public final class Scheduler {
         try {
             while (left > 0 && stillSleeps(t) && !self.isInterrupted()) {
                 LockSupport.parkNanos(this, left);
-                left = nanos - (System.nanoTime() - start);
+                left = Math.min(nanos, config.sleepDuration().toNanos()) - (System.nanoTime() - start);
             }
         } finally {
             sleepers.remove(self);
@@ -1446,9 +1451,13 @@ public final class Scheduler {
         t.burstStartWall = clock.nanoTime();
     }
 
-    /** Whether a request sleeping at a yield point sleeps on: its class still sleeps and the scheduler is open. */
+    /**
+     * Whether a request sleeping at a yield point sleeps on: the class it is in, or is to move to, still sleeps and the
+     * scheduler is open.
+     */
     private boolean stillSleeps(Ticket t) {
-        return !closed && config.policy() == Policy.SLEEP && sleepy[t.cls.index];
+        int moveTo = t.moveTo; // a move reclassify left for its next yield point
+        return !closed && config.policy() == Policy.SLEEP && sleepy[moveTo >= 0 ? moveTo : t.cls.index];
     }
 
     /** Wakes every request sleeping at a yield point (policy sleep) to look at the policy again. */

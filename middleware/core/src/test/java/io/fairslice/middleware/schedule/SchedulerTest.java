@@ -3164,12 +3164,13 @@ class SchedulerTest {
     }
 
     /**
-     * A request asleep at a yield point under policy {@code sleep} wakes as the policy changes (JMX) or the application
-     * stops: it slept its whole {@code sleep.duration} (up to 10 s) under the new policy, or into a stopping
-     * application. A change that leaves its class sleeping does not wake it for good.
+     * A request asleep at a yield point under policy {@code sleep} wakes as the policy changes (JMX), its class no
+     * longer sleeps, {@code sleep.duration} is lowered, its request is to move to a class that does not sleep, or the
+     * application stops: it slept its whole {@code sleep.duration} (up to 10 s) under the new policy, or into a
+     * stopping application. A change that leaves its class sleeping does not wake it for good.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"policy", "sleep.classes", "close", "sleep.quantum"})
+    @ValueSource(strings = {"policy", "sleep.classes", "sleep.duration", "move", "close", "sleep.quantum"})
     void shouldWakeARequestAsleepAtAYieldPointWhenItsClassNoLongerSleeps(String change) throws Exception {
         scheduler("policy", "sleep", "sleep.quantum", "1ms", "sleep.duration", "10s");
         Ticket heavy = running(HEAVY);
@@ -3184,6 +3185,8 @@ class SchedulerTest {
         switch (change) {
             case "policy" -> scheduler.reconfigure(scheduler.config().with(Map.of("policy", "share")));
             case "sleep.classes" -> scheduler.reconfigure(scheduler.config().with(Map.of("sleep.classes", "light")));
+            case "sleep.duration" -> scheduler.reconfigure(scheduler.config().with(Map.of("sleep.duration", "1ms")));
+            case "move" -> scheduler.reclassify(heavy, LIGHT); // its route turned light: to move at its next point
             case "close" -> scheduler.close();
             default -> scheduler.reconfigure(scheduler.config().with(Map.of("sleep.quantum", "2ms")));
         }
