@@ -194,6 +194,12 @@ class AttributionTest {
         attribution.setRequestSink((cls, cpu, vol, invol) -> requests.add(new long[] {cls, cpu, vol, invol}));
     }
 
+    /** An attribution with these classes' nice values and slices, the probe's actuator calls recorded from here. */
+    private Attribution withActuators(Map<String, Integer> nice, Map<String, Long> slice) {
+        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        return new Attribution(probe, List.of("light", "heavy"), "none", nice, slice, warnings::add);
+    }
+
     private long[] totals(String cls) {
         ClassTotals t = attribution.totals(attribution.classNames().indexOf(cls));
         return new long[] {t.runNanos.sum(), t.waitNanos.sum(), t.dispatches.sum(), t.voluntary.sum(),
@@ -265,9 +271,7 @@ class AttributionTest {
         assertThat(totals("heavy")).containsExactly(1_000, 50, 2, 0, 2);
         assertThat(requests).as("no request recorded").isEmpty();
 
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
-                warnings::add);
+        Attribution a = withActuators(Map.of("heavy", 10), Map.of());
         a.enterTask("heavy");
         a.exit("heavy");
         assertThat(probe.actuatorCalls).as("the class's nice while the task runs").containsExactly("nice 10", "nice 0");
@@ -281,9 +285,7 @@ class AttributionTest {
      */
     @Test
     void shouldUndoAClassNiceAndSliceANewThreadInheritedAsItFirstEnters() {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10),
-                Map.of("heavy", 1_000_000L), warnings::add); // the process runs at nice 0
+        Attribution a = withActuators(Map.of("heavy", 10), Map.of("heavy", 1_000_000L)); // the process runs at nice 0
         probe.nice = 10; // this thread was created by one serving heavy
         probe.slice = 1_000_000;
         a.enterTask("light");
@@ -318,9 +320,7 @@ class AttributionTest {
      */
     @Test
     void shouldRestoreTheLastClassesActuatorsAtAnEnterWithoutItsExitIntoAClassWithout() {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10),
-                Map.of("heavy", 1_000_000L), warnings::add);
+        Attribution a = withActuators(Map.of("heavy", 10), Map.of("heavy", 1_000_000L));
         a.enter("heavy");
         a.enter("light"); // heavy's exit never came
         assertThat(probe.nice).as("light runs at the thread's own nice").isZero();
@@ -333,9 +333,7 @@ class AttributionTest {
     /** A thread whose nice cannot be read is not given its class's (it could not be given back), and that is said. */
     @Test
     void shouldCountAndSayANiceNotSetBecauseTheThreadsOwnCouldNotBeRead() {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
-                warnings::add);
+        Attribution a = withActuators(Map.of("heavy", 10), Map.of());
         probe.schedulingReadable = false;
         a.enter("heavy");
         a.exit("heavy");
@@ -349,9 +347,7 @@ class AttributionTest {
     /** The web application stops while a request runs: the container's thread gets its own nice and slice back. */
     @Test
     void shouldRestoreTheActuatorsOfAThreadServingARequestWhenClosed() {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10),
-                Map.of("heavy", 1_000_000L), warnings::add);
+        Attribution a = withActuators(Map.of("heavy", 10), Map.of("heavy", 1_000_000L));
         a.enter("heavy");
         a.close();
         a.exit("heavy"); // after the stop: nothing left to do
@@ -365,9 +361,7 @@ class AttributionTest {
      */
     @Test
     void shouldRestoreANiceBeingAppliedWhileClosing() throws Exception {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
-                warnings::add);
+        Attribution a = withActuators(Map.of("heavy", 10), Map.of());
         CountDownLatch applying = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         probe.beforeSetNice = () -> {
@@ -412,9 +406,7 @@ class AttributionTest {
     /** One thread under a real-time or idle policy must not turn the slice off for every other thread. */
     @Test
     void shouldSkipTheSliceOfAThreadWhosePolicyHasNoneAndKeepTheActuatorOn() {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of(),
-                Map.of("heavy", 1_000_000L), warnings::add);
+        Attribution a = withActuators(Map.of(), Map.of("heavy", 1_000_000L));
         probe.noSlice = true;
         a.enter("heavy");
         a.exit("heavy");
@@ -432,9 +424,7 @@ class AttributionTest {
     /** A sampler read of a live thread that fails once must not forget the thread, and with it its nice to restore. */
     @Test
     void shouldKeepTrackingAThreadWhoseSamplerReadFailedOnce() {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Attribution a = new Attribution(probe, List.of("light", "heavy"), "none", Map.of("heavy", 10), Map.of(),
-                warnings::add);
+        Attribution a = withActuators(Map.of("heavy", 10), Map.of());
         a.enter("heavy");
         probe.samplerReadFails = true;
         assertThat(a.sample(new ThreadStats())).as("threads still tracked").isEqualTo(1);

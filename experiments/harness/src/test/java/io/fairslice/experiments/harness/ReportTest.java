@@ -108,10 +108,8 @@ class ReportTest {
     @Test
     void shouldCallOutFailedRequestsSoABrokenPageDoesNotPassForGoodRetention() throws Exception {
         StudyResult fixture = fixture();
-        List<PointResult> points = replacing("share@default", 40, p -> new PointResult(p.configuration(),
-                p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(),
-                p.light(), new ClassStats(40, 0, 0, 40, 0, -1, -1, -1, -1, -1, 0), p.serverCpu(), p.otherCpu(),
-                p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note()));
+        List<PointResult> points = replacing("share@default", 40,
+                p -> withHeavy(p, new ClassStats(40, 0, 0, 40, 0, -1, -1, -1, -1, -1, 0)));
         StudyResult broken = withPoints(points);
 
         String headline = Report.write(broken, dir);
@@ -149,10 +147,8 @@ class ReportTest {
     @Test
     void shouldCallOutRequestsUnansweredThroughAWindow() throws Exception {
         StudyResult fixture = fixture();
-        List<PointResult> points = replacing("share@default", 40, p -> new PointResult(p.configuration(),
-                p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(),
-                p.light(), new ClassStats(0, 0, 0, 0, 0, -1, -1, -1, -1, -1, 20_000), p.serverCpu(), p.otherCpu(),
-                p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note()));
+        List<PointResult> points = replacing("share@default", 40,
+                p -> withHeavy(p, new ClassStats(0, 0, 0, 0, 0, -1, -1, -1, -1, -1, 20_000)));
         StudyResult hanging = withPoints(points);
 
         String headline = Report.write(hanging, dir);
@@ -174,11 +170,8 @@ class ReportTest {
         Report.write(fixture, dir);
         assertThat(Files.readString(dir.resolve("report.md"))).doesNotContain("Unanswered requests:");
         // nor is one open past the window whose class's p99 is over half its age: a slow page, answered
-        List<PointResult> slow = replacing("share@default", 40, p -> new PointResult(p.configuration(),
-                p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(),
-                p.light(), new ClassStats(30, 30, 0, 0, 2, 5000, 8000, 9000, 9500, 5000.0, 16_000), p.serverCpu(),
-                p.otherCpu(), p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(),
-                p.note()));
+        List<PointResult> slow = replacing("share@default", 40,
+                p -> withHeavy(p, new ClassStats(30, 30, 0, 0, 2, 5000, 8000, 9000, 9500, 5000.0, 16_000)));
         assertThat(Summary.of(slow).heaviestRow("share@default").unansweredThroughAWindow()).isFalse();
     }
 
@@ -330,6 +323,13 @@ class ReportTest {
     }
 
     /** The fixture's points, those of {@code configuration} at {@code heavy} clients replaced {@code by}. */
+    /** {@code p} with the heavy class's statistics replaced. */
+    private static PointResult withHeavy(PointResult p, ClassStats heavy) {
+        return new PointResult(p.configuration(), p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(),
+                p.startEpochMillis(), p.windowSeconds(), p.light(), heavy, p.serverCpu(), p.otherCpu(), p.irqCpu(),
+                p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note());
+    }
+
     private static List<PointResult> replacing(String configuration, int heavy,
                                                java.util.function.UnaryOperator<PointResult> by) {
         return fixture().points().stream().map(p -> p.configuration().equals(configuration)

@@ -521,9 +521,7 @@ public final class Scheduler {
         } finally {
             unlock();
         }
-        if (!sleepers.isEmpty()) { // one asleep may now be bound for a class that does not sleep
-            wakeSleepers();
-        }
+        wakeSleepers(); // one asleep may now be bound for a class that does not sleep
     }
 
     /**
