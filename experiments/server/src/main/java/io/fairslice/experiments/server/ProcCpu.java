@@ -39,46 +39,64 @@ public final class ProcCpu {
      */
     public static final class CompilerThreads {
 
+        /** {@link #known}'s value for a thread that is no compiler thread. */
+        private static final long NOT_A_COMPILER = -1;
+
         private final long pid;
-        /** Task id to whether it is a compiler thread, for the tasks listed last time. */
-        private Map<String, Boolean> known = new HashMap<>();
+        /** Task id to its ticks when last read for a compiler thread, else NOT_A_COMPILER, for the tasks listed last. */
+        private Map<String, Long> known = new HashMap<>();
+        /** Ticks of the compiler threads that have ended, as last read. */
+        private long ended;
 
         public CompilerThreads(long pid) {
             this.pid = pid;
         }
 
         /**
-         * utime + stime so far of the compiler threads alive now. Threads that end while they are read (HotSpot stops
-         * idle compiler threads) are left out.
+         * utime + stime so far of the process's compiler threads, those that ended included: HotSpot stops idle
+         * compiler threads, and a sum of the live ones only would fall when one ends, so that a window in which the
+         * compiler went quiet would read less compiling than it had, down to below zero. A thread that ended counts
+         * with its time as last read here, its CPU after that read (within the sampler's 200 ms) lost.
          */
         public long ticks() throws IOException {
             long sum = 0;
-            Map<String, Boolean> listed = new HashMap<>();
+            Map<String, Long> listed = new HashMap<>();
             try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
                 for (Path task : tasks) {
                     String tid = task.getFileName().toString();
-                    Boolean compiler = known.get(tid);
-                    if (Boolean.FALSE.equals(compiler)) {
-                        listed.put(tid, false);
+                    Long before = known.get(tid);
+                    if (before != null && before == NOT_A_COMPILER) {
+                        listed.put(tid, NOT_A_COMPILER);
                         continue;
                     }
                     String stat;
                     try {
                         stat = Files.readString(task.resolve("stat"));
-                    } catch (IOException ended) {
+                    } catch (IOException gone) {
+                        continue; // ended while listed: counted with its last read below, if it was one
+                    }
+                    long now = ProcCpu.ticks(stat);
+                    // a compiler thread's id can pass to a new thread between two reads: then the old one ended
+                    boolean compiler = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                            .contains("CompilerThre");
+                    if (before != null && (!compiler || now < before)) {
+                        ended += before;
+                    }
+                    if (!compiler) {
+                        listed.put(tid, NOT_A_COMPILER);
                         continue;
                     }
-                    if (compiler == null) {
-                        compiler = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).contains("CompilerThre");
-                    }
-                    listed.put(tid, compiler);
-                    if (compiler) {
-                        sum += ProcCpu.ticks(stat);
-                    }
+                    listed.put(tid, now);
+                    sum += now;
+                }
+            }
+            for (Map.Entry<String, Long> e : known.entrySet()) {
+                if (e.getValue() != NOT_A_COMPILER && !listed.containsKey(e.getKey())) {
+                    ended += e.getValue();
                 }
             }
             known = listed; // forget threads that ended, so that a reused task id is classified again
-            return sum;
+            return ended + sum;
         }
     }
 

@@ -30,4 +30,26 @@ class ProcCpuTest {
         assertThat(threads.ticks()).isPositive().isLessThanOrEqualTo(ProcCpu.ticks(pid));
         assertThatThrownBy(() -> new ProcCpu.CompilerThreads(Long.MAX_VALUE).ticks()).isInstanceOf(IOException.class);
     }
+
+    @Test
+    void shouldKeepTheTimeOfACompilerThreadThatEnded() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux's /proc");
+        // HotSpot stops idle compiler threads; a thread of this JVM with such a name stands in for one (HotSpot gives
+        // a Java thread its name in /proc too, cut to 15 characters)
+        Thread compiler = new Thread(() -> {
+            long end = System.nanoTime() + 400_000_000L;
+            while (System.nanoTime() < end) {
+                Thread.onSpinWait();
+            }
+        }, "C2 CompilerThread99");
+        ProcCpu.CompilerThreads threads = new ProcCpu.CompilerThreads(ProcessHandle.current().pid());
+        compiler.start();
+        Thread.sleep(300);
+        long whileItRuns = threads.ticks();
+        compiler.join();
+        long afterItEnded = threads.ticks();
+        // the sum only grows: the ended thread's time stays in it, as last read (20 ticks or more by now)
+        assertThat(afterItEnded).isGreaterThanOrEqualTo(whileItRuns);
+        assertThat(threads.ticks()).isGreaterThanOrEqualTo(afterItEnded);
+    }
 }
