@@ -133,6 +133,26 @@ public final class FairsliceFilter implements Filter {
                     + " deployment) uses the name " + path + "; this one's meters and JMX control are named "
                     + application);
         }
+        try {
+            start(config, found, merged, context.getClassLoader(), registry, path, application);
+        } catch (Throwable e) {
+            // Tomcat calls no destroy() on a filter whose init failed: what started (the collectors' listener, the
+            // scheduler, meters, the JMX control) and the name would stay, and a redeployment would be named path#2
+            try {
+                destroy();
+            } catch (RuntimeException stopping) {
+                e.addSuppressed(stopping);
+            }
+            throw e;
+        }
+        String file = merged.file();
+        LOG.info(() -> "fairslice[" + application + "]: started" + (file == null ? "" : " (file " + file + ")")
+                + ", " + config);
+    }
+
+    /** The rest of {@link #init} once the application's name is claimed: every part that {@link #destroy} stops. */
+    private void start(FairsliceConfig config, List<RequestListener> found, ConfigSources.Merged merged,
+            ClassLoader loader, MeterRegistry registry, String path, String application) throws ServletException {
         Clock clock = Clock.system();
         scheduler = new Scheduler(config, clock);
         collector = CollectorPauses.watch(scheduler::collectorPaused);
@@ -142,33 +162,23 @@ public final class FairsliceFilter implements Filter {
         }
         classifier = new RequestClassifier(config, clock::threadCpuNanos, application);
         try {
-            weavingMetrics = new WeavingMetrics(application, context.getClassLoader());
+            weavingMetrics = new WeavingMetrics(application, loader);
             weavingMetrics.bindTo(registry);
             metrics = new FairsliceMetrics(registry, application, scheduler, classifier,
                     () -> scheduler.config().policy());
         } catch (RuntimeException e) {
-            // a registry may refuse a meter (a strict one: Prometheus's, with a meter of that name but other tag keys);
-            // Tomcat calls no destroy() on a filter whose init failed: the collectors' listener and the name would stay
-            destroy();
+            // a registry may refuse a meter (a strict one: Prometheus's, with a meter of that name but other tag keys)
             throw notStarted(path, "its meters could not be registered in " + registry.getClass().getSimpleName()
                     + " (" + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", e);
-        } catch (VirtualMachineError e) {
-            destroy();
-            throw e;
         }
         try {
             listeners = GuardedListeners.start(found, config, registry, application);
         } catch (IllegalArgumentException e) {
-            destroy();
             throw notStarted(path, e.getMessage() + listenerSettingOrigin(config, merged, e.getMessage()), e);
         } catch (RuntimeException e) { // GuardedListeners.start stopped what it started
-            destroy();
             throw notStarted(path, "its request listeners' meters could not be registered in "
                     + registry.getClass().getSimpleName() + " (" + e.getClass().getSimpleName() + ": "
                     + e.getMessage() + ")", e);
-        } catch (VirtualMachineError e) {
-            destroy(); // Tomcat calls no destroy() on a filter whose init failed: the scheduler, meters and name
-            throw e;
         }
         scheduler.onTaskCpu((task, cpu) -> { // Fairslice.task: its CPU in its request's page meters, under its class
             // a new page's route is a candidate (page "other") until its first served request ends, which a task can
@@ -192,9 +202,6 @@ public final class FairsliceFilter implements Filter {
                 control = null;
             }
         }
-        String file = merged.file();
-        LOG.info(() -> "fairslice[" + application + "]: started" + (file == null ? "" : " (file " + file + ")")
-                + ", " + config);
     }
 
     /**
