@@ -98,8 +98,8 @@ public final class FairsliceFilter implements Filter {
             LOG.info(() -> "fairslice[" + path + "]: disabled (enabled=false); requests pass through");
             return;
         }
-        warnContextPathRules(config, path);
-        warnUnknownMethods(config, path);
+        warnRules(config.rules(), path);
+        warnContextPathRoutes(config, path);
         warnAdaptiveIntoDefault(config, path);
         String copy = secondCopy(context.getClassLoader());
         if (copy != null) {
@@ -194,7 +194,9 @@ public final class FairsliceFilter implements Filter {
             scheduler.onTaskThread(listeners::taskEnter, listeners::taskExit); // an executor's thread runs a task
         }
         if (config.jmx()) {
-            control = new FairsliceControl(scheduler, classifier, application);
+            // a change through JMX is said the same warnings as startup, for what it changed
+            control = new FairsliceControl(scheduler, classifier, application,
+                    (before, next) -> warnChange(before, next, path));
             try {
                 control.register();
             } catch (javax.management.JMException e) {
@@ -228,25 +230,40 @@ public final class FairsliceFilter implements Filter {
     }
 
     /**
-     * Warns of a rule or route whose path glob starts with the application's own context path: both see the path
-     * inside the application ({@code /export/**} of {@code /shop/export/1}), so {@code path=/shop/export/**} matches
-     * only {@code /shop/shop/export/...}, which is seldom what was meant, and {@code route.1=/shop/products/*} names
-     * no page (each product becomes a route of its own, filling {@code routes.max}); not an error, as such paths can
-     * exist.
+     * Warns of rules that match no request their author meant. A path glob that starts with the application's own
+     * context path: rules see the path inside the application ({@code /export/**} of {@code /shop/export/1}), so
+     * {@code path=/shop/export/**} matches only {@code /shop/shop/export/...}, which is seldom what was meant. Method
+     * names that no HTTP registry knows ({@link Rule#unknownMethods}): most likely typos. Not errors, as such paths
+     * and methods can exist.
      */
-    static void warnContextPathRules(FairsliceConfig config, String contextPath) {
-        if (contextPath.equals("/")) {
-            return;
-        }
-        for (Rule rule : config.rules()) {
+    static void warnRules(List<Rule> rules, String contextPath) {
+        for (Rule rule : rules) {
             String glob = rule.pathGlob();
-            String inside = insideContextPath(glob, contextPath);
+            String inside = contextPath.equals("/") ? null : insideContextPath(glob, contextPath);
             if (inside != null) {
                 LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": path=" + glob + " starts with this"
                         + " application's context path " + contextPath + ", but rules match the path inside the"
                         + " application, so it matches " + contextPath + glob + " only; did you mean path=" + inside
                         + "?");
             }
+            java.util.SortedSet<String> unknown = rule.unknownMethods();
+            if (!unknown.isEmpty()) {
+                LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": method " + String.join(", ", unknown)
+                        + (unknown.size() == 1 ? " is" : " are") + " no HTTP method this filter knows, so the rule"
+                        + " matches no request of " + (unknown.size() == 1 ? "it" : "them") + " unless the"
+                        + " application serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?");
+            }
+        }
+    }
+
+    /**
+     * Warns of a {@code route.<n>} glob that starts with the application's context path, as {@link #warnRules}:
+     * {@code route.1=/shop/products/*} names no page, and each product becomes a route of its own, filling
+     * {@code routes.max}.
+     */
+    static void warnContextPathRoutes(FairsliceConfig config, String contextPath) {
+        if (contextPath.equals("/")) {
+            return;
         }
         for (RoutePattern route : config.routePatterns()) {
             String glob = route.glob();
@@ -260,16 +277,18 @@ public final class FairsliceFilter implements Filter {
         }
     }
 
-    /** Warns of a rule's method names that no HTTP registry knows ({@link Rule#unknownMethods}): most likely typos. */
-    static void warnUnknownMethods(FairsliceConfig config, String contextPath) {
-        for (Rule rule : config.rules()) {
-            java.util.SortedSet<String> unknown = rule.unknownMethods();
-            if (!unknown.isEmpty()) {
-                LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": method " + String.join(", ", unknown)
-                        + (unknown.size() == 1 ? " is" : " are") + " no HTTP method this filter knows, so the rule"
-                        + " matches no request of " + (unknown.size() == 1 ? "it" : "them") + " unless the"
-                        + " application serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?");
-            }
+    /**
+     * The startup warnings (above) for what a change through JMX brought: its new or rewritten rules, and an adaptive
+     * class that became the default class. Routes cannot change at runtime.
+     */
+    static void warnChange(FairsliceConfig before, FairsliceConfig next, String contextPath) {
+        java.util.Set<String> kept = new java.util.HashSet<>();
+        for (Rule rule : before.rules()) {
+            kept.add(rule.toString());
+        }
+        warnRules(next.rules().stream().filter(r -> !kept.contains(r.toString())).toList(), contextPath);
+        if (!adaptiveIntoDefault(before)) {
+            warnAdaptiveIntoDefault(next, contextPath);
         }
     }
 
@@ -287,12 +306,16 @@ public final class FairsliceFilter implements Filter {
      * error: a single class is that way by default, and the adaptive mode still feeds the page meters.
      */
     static void warnAdaptiveIntoDefault(FairsliceConfig config, String contextPath) {
-        if (config.adaptive() && config.classes().size() > 1 && config.adaptiveClass() == config.defaultClass()) {
+        if (adaptiveIntoDefault(config)) {
             String name = config.classes().get(config.defaultClass()).name();
             LOG.warning(() -> "fairslice[" + contextPath + "]: adaptive.class and default-class are both '" + name
                     + "', so the adaptive mode moves no page: set adaptive.class to the class expensive pages go to,"
                     + " or adaptive=false");
         }
+    }
+
+    private static boolean adaptiveIntoDefault(FairsliceConfig config) {
+        return config.adaptive() && config.classes().size() > 1 && config.adaptiveClass() == config.defaultClass();
     }
 
     /** The context's host ("Catalina/localhost": localhost), or "" where the container does not say. */

@@ -366,8 +366,10 @@ class FairsliceFilterTest {
             FairsliceConfig config = FairsliceConfig.parse(Map.of("rule.5", "heavy path=/shop/export/**",
                     "rule.6", "heavy path=/export/**", "rule.7", "heavy path=/shop", "route.1", "/shop/products/*",
                     "route.2", "/products/*", "route.3", "/shopping/*"));
-            FairsliceFilter.warnContextPathRules(config, "/shop");
-            FairsliceFilter.warnContextPathRules(config, "/");
+            FairsliceFilter.warnRules(config.rules(), "/shop");
+            FairsliceFilter.warnContextPathRoutes(config, "/shop");
+            FairsliceFilter.warnRules(config.rules(), "/");
+            FairsliceFilter.warnContextPathRoutes(config, "/");
             logged = log.lines();
         }
         assertThat(logged).containsExactly("WARNING fairslice[/shop]: rule.5=heavy path=/shop/export/**:"
@@ -390,7 +392,7 @@ class FairsliceFilterTest {
             FairsliceConfig config = FairsliceConfig.parse(Map.of("rule.5", "heavy path=/reports/** method=GTE|head",
                     "rule.6", "heavy method=PROPFIND|M-SEARCH|purge|Patch|QUERY", "rule.7",
                     "heavy path=/x method=PSOT|FETCH|GET"));
-            FairsliceFilter.warnUnknownMethods(config, "/shop");
+            FairsliceFilter.warnRules(config.rules(), "/shop");
             logged = log.lines();
         }
         assertThat(logged).containsExactly("WARNING fairslice[/shop]: rule.5=heavy path=/reports/** method=GTE|head:"
@@ -399,6 +401,39 @@ class FairsliceFilterTest {
                 "WARNING fairslice[/shop]: rule.7=heavy path=/x method=PSOT|FETCH|GET: method FETCH, PSOT are no HTTP"
                         + " method this filter knows, so the rule matches no request of them unless the application"
                         + " serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?");
+    }
+
+    /** A rule or adaptive class changed through JMX is warned of as at startup; what the change kept is not again. */
+    @Test
+    void shouldWarnOfWhatAChangeThroughJmxBrings() throws Exception {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+                EmbeddedTomcat t = new EmbeddedTomcat("/jmx-warn", Map.of("fairslice.classes", "interactive,batch",
+                        "fairslice.default-class", "interactive", "fairslice.rule.1", "batch method=PSOT"),
+                        new SimpleMeterRegistry()).servlet("/x", new Hello(), false).start()) {
+            var server = ManagementFactory.getPlatformMBeanServer();
+            ObjectName name = new ObjectName("io.fairslice:type=Fairslice,application="
+                    + ObjectName.quote("/jmx-warn"));
+            String[] signature = {"java.lang.String", "java.lang.String"};
+            log.clear(); // startup's warnings, rule.1's included
+            server.invoke(name, "set", new Object[] {"rule.2", "batch path=/jmx-warn/export/**"}, signature);
+            server.invoke(name, "set", new Object[] {"class.batch.share", "10"}, signature);
+            server.invoke(name, "set", new Object[] {"rule.1", "batch method=PSOT|GTE"}, signature);
+            server.invoke(name, "set", new Object[] {"adaptive.class", "interactive"}, signature);
+            assertThat(t.get("/x").statusCode()).isEqualTo(200);
+            logged = log.lines();
+        }
+        assertThat(logged).filteredOn(l -> l.startsWith("WARNING")).containsExactly(
+                "WARNING fairslice[/jmx-warn]: rule.2=batch path=/jmx-warn/export/**: path=/jmx-warn/export/** starts"
+                        + " with this application's context path /jmx-warn, but rules match the path inside the"
+                        + " application, so it matches /jmx-warn/jmx-warn/export/** only; did you mean"
+                        + " path=/export/**?",
+                "WARNING fairslice[/jmx-warn]: rule.1=batch method=PSOT|GTE: method GTE, PSOT are no HTTP method this"
+                        + " filter knows, so the rule matches no request of them unless the application serves such a"
+                        + " method; a typo of GET, POST, PUT, DELETE or PATCH?",
+                "WARNING fairslice[/jmx-warn]: adaptive.class and default-class are both 'interactive', so the"
+                        + " adaptive mode moves no page: set adaptive.class to the class expensive pages go to, or"
+                        + " adaptive=false");
     }
 
     /** The adaptive mode into the default class moves nothing: said at startup; one class alone is that way. */

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.function.BiConsumer;
 import java.util.logging.Logger;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -33,12 +34,23 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     private final Scheduler scheduler;
     private final RequestClassifier classifier;
     private final String application;
+    private final BiConsumer<FairsliceConfig, FairsliceConfig> changed;
     private ObjectName name;
 
     public FairsliceControl(Scheduler scheduler, RequestClassifier classifier, String application) {
+        this(scheduler, classifier, application, (before, next) -> { });
+    }
+
+    /**
+     * A control that calls {@code changed} with the configuration before and after each change it applies, after the
+     * change (the filter says there what it would have warned of at startup).
+     */
+    public FairsliceControl(Scheduler scheduler, RequestClassifier classifier, String application,
+            BiConsumer<FairsliceConfig, FairsliceConfig> changed) {
         this.scheduler = scheduler;
         this.classifier = classifier;
         this.application = application;
+        this.changed = changed;
     }
 
     /** Registers under {@code io.fairslice:type=Fairslice,application=<name>}; returns the name used. */
@@ -149,6 +161,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         StringJoiner what = new StringJoiner(", ");
         changes.forEach((k, v) -> what.add(k + " " + before.source().getOrDefault(k, "(default)") + " -> " + v));
         LOG.info(() -> "fairslice[" + application + "]: configuration changed through JMX: " + what);
+        changed.accept(before, next);
     }
 
     /**
