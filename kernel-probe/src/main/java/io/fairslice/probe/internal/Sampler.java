@@ -133,10 +133,7 @@ public final class Sampler {
         probe.readSystem(system);
         publishSystem();
         long now = nanoClock.getAsLong();
-        if (ticked) {
-            publishRates((now - lastTickNanos) / 1e9);
-        }
-        snapshotTotals();
+        publishRates(ticked ? (now - lastTickNanos) / 1e9 : Double.NaN);
         long cpuAfter = threadCpuNanos();
         long cost = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : nanoClock.getAsLong() - wallBefore;
         if (ticked) {
@@ -149,6 +146,11 @@ public final class Sampler {
         ticks++;
     }
 
+    /**
+     * Publishes each class's rates over the interval of {@code seconds} (NaN: no interval yet, the first tick) and
+     * keeps the totals for the next one. Each total is read once: request threads add to them meanwhile, and what they added
+     * between a read for the rates and a second read kept for the next interval would count in neither.
+     */
     private void publishRates(double seconds) {
         double[] eff = new double[classes];
         double[] wpd = new double[classes];
@@ -157,31 +159,33 @@ public final class Sampler {
         double[] ips = new double[classes];
         for (int i = 0; i < classes; i++) {
             ClassTotals t = attribution.totals(i);
-            long run = t.runNanos.sum() - lastRun[i];
-            long wait = t.waitNanos.sum() - lastWait[i];
-            long disp = t.dispatches.sum() - lastDispatches[i];
+            long runTotal = t.runNanos.sum();
+            long waitTotal = t.waitNanos.sum();
+            long dispatchTotal = t.dispatches.sum();
+            long voluntaryTotal = t.voluntary.sum();
+            long involuntaryTotal = t.involuntary.sum();
+            long run = runTotal - lastRun[i];
+            long wait = waitTotal - lastWait[i];
+            long disp = dispatchTotal - lastDispatches[i];
             eff[i] = disp > 0 ? run / 1e9 / disp : Double.NaN;
             wpd[i] = disp > 0 ? wait / 1e9 / disp : Double.NaN;
             wps[i] = seconds > 0 ? wait / 1e9 / seconds : Double.NaN;
-            vps[i] = seconds > 0 ? (t.voluntary.sum() - lastVoluntary[i]) / seconds : Double.NaN;
-            ips[i] = seconds > 0 ? (t.involuntary.sum() - lastInvoluntary[i]) / seconds : Double.NaN;
+            vps[i] = seconds > 0 ? (voluntaryTotal - lastVoluntary[i]) / seconds : Double.NaN;
+            ips[i] = seconds > 0 ? (involuntaryTotal - lastInvoluntary[i]) / seconds : Double.NaN;
+            lastRun[i] = runTotal;
+            lastWait[i] = waitTotal;
+            lastDispatches[i] = dispatchTotal;
+            lastVoluntary[i] = voluntaryTotal;
+            lastInvoluntary[i] = involuntaryTotal;
+        }
+        if (Double.isNaN(seconds)) {
+            return;
         }
         effectiveSliceSeconds = eff;
         waitPerDispatchSeconds = wpd;
         waitPerSecond = wps;
         voluntaryPerSecond = vps;
         involuntaryPerSecond = ips;
-    }
-
-    private void snapshotTotals() {
-        for (int i = 0; i < classes; i++) {
-            ClassTotals t = attribution.totals(i);
-            lastRun[i] = t.runNanos.sum();
-            lastWait[i] = t.waitNanos.sum();
-            lastDispatches[i] = t.dispatches.sum();
-            lastVoluntary[i] = t.voluntary.sum();
-            lastInvoluntary[i] = t.involuntary.sum();
-        }
     }
 
     private void publishSystem() {

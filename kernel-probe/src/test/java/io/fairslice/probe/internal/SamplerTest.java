@@ -28,6 +28,10 @@ class SamplerTest {
         return new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, warnings::add);
     }
 
+    private Sampler sampler(AtomicLong clock) {
+        return new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, warnings::add, clock::get);
+    }
+
     /** A sampler on the fake clock whose gauges are in {@link #registry}. */
     private Sampler boundSampler() {
         Sampler sampler = new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, warnings::add, clock::get);
@@ -73,6 +77,40 @@ class SamplerTest {
         assertThat(gauge(RUN_QUEUE_WAIT_PER_DISPATCH, "heavy")).isZero();
         assertThat(gauge(RUN_QUEUE_WAIT_RATE, "heavy")).isZero();
         assertThat(gauge(SWITCH_RATE, "heavy", KIND_VOLUNTARY)).isZero();
+    }
+
+    /**
+     * Request threads add to the class totals while the sampler reads them: every count lands in exactly one interval,
+     * none between the read for the rates and the one kept for the next interval.
+     */
+    @Test
+    void shouldCountEverySwitchAddedWhileItSamplesInOneInterval() throws Exception {
+        Sampler sampler = sampler(clock);
+        ClassTotals heavy = attribution.totals(1);
+        sampler.tick(); // the baseline
+        java.util.concurrent.atomic.AtomicBoolean adding = new java.util.concurrent.atomic.AtomicBoolean(true);
+        long[] added = new long[1];
+        Thread requests = new Thread(() -> {
+            while (adding.get()) {
+                heavy.voluntary.increment();
+                heavy.dispatches.increment();
+                added[0]++;
+            }
+        });
+        requests.start();
+        double switches = 0;
+        for (int i = 0; i < 2_000; i++) {
+            clock.addAndGet(1_000_000_000L); // one second: a rate is its interval's count
+            sampler.tick();
+            switches += sampler.voluntaryPerSecond(1);
+        }
+        adding.set(false);
+        requests.join();
+        clock.addAndGet(1_000_000_000L);
+        sampler.tick();
+        switches += sampler.voluntaryPerSecond(1);
+        assertThat(added[0]).as("counts added while it sampled").isPositive();
+        assertThat(switches).isEqualTo((double) added[0]);
     }
 
     /** System.nanoTime has an arbitrary origin and may read negative: the rates must come all the same. */
