@@ -98,7 +98,7 @@ public final class FairsliceFilter implements Filter {
             LOG.info(() -> "fairslice[" + path + "]: disabled (enabled=false); requests pass through");
             return;
         }
-        warnRules(config.rules(), path);
+        warnRules(config.rules(), path, path);
         warnContextPathRoutes(config, path);
         warnAdaptiveIntoDefault(config, path);
         String copy = secondCopy(context.getClassLoader());
@@ -140,7 +140,7 @@ public final class FairsliceFilter implements Filter {
             // scheduler, meters, the JMX control) and the name would stay, and a redeployment would be named path#2
             try {
                 destroy();
-            } catch (RuntimeException stopping) {
+            } catch (RuntimeException | Error stopping) {
                 e.addSuppressed(stopping);
             }
             throw e;
@@ -196,7 +196,7 @@ public final class FairsliceFilter implements Filter {
         if (config.jmx()) {
             // a change through JMX is said the same warnings as startup, for what it changed
             control = new FairsliceControl(scheduler, classifier, application,
-                    (before, next) -> warnChange(before, next, path));
+                    (before, next) -> warnChange(before, next, path, application));
             try {
                 control.register();
             } catch (javax.management.JMException e) {
@@ -234,21 +234,21 @@ public final class FairsliceFilter implements Filter {
      * context path: rules see the path inside the application ({@code /export/**} of {@code /shop/export/1}), so
      * {@code path=/shop/export/**} matches only {@code /shop/shop/export/...}, which is seldom what was meant. Method
      * names that no HTTP registry knows ({@link Rule#unknownMethods}): most likely typos. Not errors, as such paths
-     * and methods can exist.
+     * and methods can exist. The lines name {@code application}.
      */
-    static void warnRules(List<Rule> rules, String contextPath) {
+    static void warnRules(List<Rule> rules, String contextPath, String application) {
         for (Rule rule : rules) {
             String glob = rule.pathGlob();
             String inside = contextPath.equals("/") ? null : insideContextPath(glob, contextPath);
             if (inside != null) {
-                LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": path=" + glob + " starts with this"
+                LOG.warning(() -> "fairslice[" + application + "]: " + rule + ": path=" + glob + " starts with this"
                         + " application's context path " + contextPath + ", but rules match the path inside the"
                         + " application, so it matches " + contextPath + glob + " only; did you mean path=" + inside
                         + "?");
             }
             java.util.SortedSet<String> unknown = rule.unknownMethods();
             if (!unknown.isEmpty()) {
-                LOG.warning(() -> "fairslice[" + contextPath + "]: " + rule + ": method " + String.join(", ", unknown)
+                LOG.warning(() -> "fairslice[" + application + "]: " + rule + ": method " + String.join(", ", unknown)
                         + (unknown.size() == 1 ? " is" : " are") + " no HTTP method this filter knows, so the rule"
                         + " matches no request of " + (unknown.size() == 1 ? "it" : "them") + " unless the"
                         + " application serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?");
@@ -279,16 +279,18 @@ public final class FairsliceFilter implements Filter {
 
     /**
      * The startup warnings (above) for what a change through JMX brought: its new or rewritten rules, and an adaptive
-     * class that became the default class. Routes cannot change at runtime.
+     * class that became the default class. Routes cannot change at runtime. The lines name the application as the
+     * JMX control's do (its context path, unless another running application had that name).
      */
-    static void warnChange(FairsliceConfig before, FairsliceConfig next, String contextPath) {
+    static void warnChange(FairsliceConfig before, FairsliceConfig next, String contextPath, String application) {
         java.util.Set<String> kept = new java.util.HashSet<>();
         for (Rule rule : before.rules()) {
             kept.add(rule.toString());
         }
-        warnRules(next.rules().stream().filter(r -> !kept.contains(r.toString())).toList(), contextPath);
+        warnRules(next.rules().stream().filter(r -> !kept.contains(r.toString())).toList(), contextPath,
+                application);
         if (!adaptiveIntoDefault(before)) {
-            warnAdaptiveIntoDefault(next, contextPath);
+            warnAdaptiveIntoDefault(next, application);
         }
     }
 

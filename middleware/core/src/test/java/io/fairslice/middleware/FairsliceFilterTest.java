@@ -366,9 +366,9 @@ class FairsliceFilterTest {
             FairsliceConfig config = FairsliceConfig.parse(Map.of("rule.5", "heavy path=/shop/export/**",
                     "rule.6", "heavy path=/export/**", "rule.7", "heavy path=/shop", "route.1", "/shop/products/*",
                     "route.2", "/products/*", "route.3", "/shopping/*"));
-            FairsliceFilter.warnRules(config.rules(), "/shop");
+            FairsliceFilter.warnRules(config.rules(), "/shop", "/shop");
             FairsliceFilter.warnContextPathRoutes(config, "/shop");
-            FairsliceFilter.warnRules(config.rules(), "/");
+            FairsliceFilter.warnRules(config.rules(), "/", "/");
             FairsliceFilter.warnContextPathRoutes(config, "/");
             logged = log.lines();
         }
@@ -392,7 +392,7 @@ class FairsliceFilterTest {
             FairsliceConfig config = FairsliceConfig.parse(Map.of("rule.5", "heavy path=/reports/** method=GTE|head",
                     "rule.6", "heavy method=PROPFIND|M-SEARCH|purge|Patch|QUERY", "rule.7",
                     "heavy path=/x method=PSOT|FETCH|GET"));
-            FairsliceFilter.warnRules(config.rules(), "/shop");
+            FairsliceFilter.warnRules(config.rules(), "/shop", "/shop");
             logged = log.lines();
         }
         assertThat(logged).containsExactly("WARNING fairslice[/shop]: rule.5=heavy path=/reports/** method=GTE|head:"

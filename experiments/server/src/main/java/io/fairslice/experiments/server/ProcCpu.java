@@ -32,37 +32,45 @@ public final class ProcCpu {
 
     /**
      * A process's JIT compiler threads: HotSpot's "C1 CompilerThread" and "C2 CompilerThread", whose names /proc cuts
-     * to 15 characters ("C2 CompilerThre"). Every thread is classified by name once, the first time it is listed, and
-     * only the compiler threads' stat files are read after that: a study server has about 190-220 threads, and reading
-     * all of their stat files took 1.2-1.4 ms of the reader's CPU, against 0.1 ms this way (2026-11-26, same count), five
-     * times a second in the study's sampler on the load generator's core. Not thread-safe.
+     * to 15 characters ("C2 CompilerThre"). A thread found to be no compiler thread is not read again while it is
+     * listed: a study server has about 190-220 threads, and reading all of their stat files took 1.2-1.4 ms of the
+     * reader's CPU, against 0.1 ms this way (2026-11-26, same count), five times a second in the study's sampler on
+     * the load generator's core. A compiler thread's name is checked at each read, with its stat file. Not
+     * thread-safe.
      */
     public static final class CompilerThreads {
 
         /** {@link #known}'s value for a thread that is no compiler thread. */
         private static final long NOT_A_COMPILER = -1;
 
-        private final long pid;
+        private final Path tasks;
         /** Task id to its ticks when last read for a compiler thread, else NOT_A_COMPILER, for the tasks listed last. */
         private Map<String, Long> known = new HashMap<>();
         /** Ticks of the compiler threads that have ended, as last read. */
         private long ended;
 
         public CompilerThreads(long pid) {
-            this.pid = pid;
+            this(Path.of("/proc"), pid);
+        }
+
+        /** The threads of process {@code pid} under a /proc tree at {@code proc} (a copy of one, for tests). */
+        CompilerThreads(Path proc, long pid) {
+            this.tasks = proc.resolve(Long.toString(pid)).resolve("task");
         }
 
         /**
          * utime + stime so far of the process's compiler threads, those that ended included: HotSpot stops idle
          * compiler threads, and a sum of the live ones only would fall when one ends, so that a window in which the
          * compiler went quiet would read less compiling than it had, down to below zero. A thread that ended counts
-         * with its time as last read here, its CPU after that read (within the sampler's 200 ms) lost.
+         * with its time as last read here, its CPU after that read (within the sampler's 200 ms) lost. A read that
+         * fails changes nothing: the next one counts from the last that succeeded.
          */
         public long ticks() throws IOException {
             long sum = 0;
+            long endedNow = 0;
             Map<String, Long> listed = new HashMap<>();
-            try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
-                for (Path task : tasks) {
+            try (DirectoryStream<Path> dir = Files.newDirectoryStream(tasks)) {
+                for (Path task : dir) {
                     String tid = task.getFileName().toString();
                     Long before = known.get(tid);
                     if (before != null && before == NOT_A_COMPILER) {
@@ -72,15 +80,19 @@ public final class ProcCpu {
                     String stat;
                     try {
                         stat = Files.readString(task.resolve("stat"));
-                    } catch (IOException gone) {
-                        continue; // ended while listed: counted with its last read below, if it was one
+                    } catch (IOException unread) {
+                        if (before != null && Files.isDirectory(task)) { // still there: counted as last read
+                            listed.put(tid, before);
+                            sum += before;
+                        }
+                        continue; // else ended while listed: counted with its last read below, if it was one
                     }
                     long now = ProcCpu.ticks(stat);
                     // a compiler thread's id can pass to a new thread between two reads: then the old one ended
                     boolean compiler = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
                             .contains("CompilerThre");
                     if (before != null && (!compiler || now < before)) {
-                        ended += before;
+                        endedNow += before;
                     }
                     if (!compiler) {
                         listed.put(tid, NOT_A_COMPILER);
@@ -89,12 +101,15 @@ public final class ProcCpu {
                     listed.put(tid, now);
                     sum += now;
                 }
+            } catch (java.nio.file.DirectoryIteratorException e) {
+                throw e.getCause(); // the process ended while listed
             }
             for (Map.Entry<String, Long> e : known.entrySet()) {
                 if (e.getValue() != NOT_A_COMPILER && !listed.containsKey(e.getKey())) {
-                    ended += e.getValue();
+                    endedNow += e.getValue();
                 }
             }
+            ended += endedNow;
             known = listed; // forget threads that ended, so that a reused task id is classified again
             return ended + sum;
         }

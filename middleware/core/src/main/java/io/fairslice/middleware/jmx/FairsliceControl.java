@@ -42,8 +42,8 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     }
 
     /**
-     * A control that calls {@code changed} with the configuration before and after each change it applies, after the
-     * change (the filter says there what it would have warned of at startup).
+     * A control that calls {@code changed} with the configuration before and after each change it applies, once the
+     * change is in force (the filter says there what it would have warned of at startup); what it throws is logged.
      */
     public FairsliceControl(Scheduler scheduler, RequestClassifier classifier, String application,
             BiConsumer<FairsliceConfig, FairsliceConfig> changed) {
@@ -161,7 +161,11 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         StringJoiner what = new StringJoiner(", ");
         changes.forEach((k, v) -> what.add(k + " " + before.source().getOrDefault(k, "(default)") + " -> " + v));
         LOG.info(() -> "fairslice[" + application + "]: configuration changed through JMX: " + what);
-        changed.accept(before, next);
+        try {
+            changed.accept(before, next);
+        } catch (RuntimeException e) { // the change is in force: a failure to say more must not report it refused
+            LOG.log(java.util.logging.Level.WARNING, "fairslice[" + application + "]: the change's warnings failed", e);
+        }
     }
 
     /**

@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.FairsliceConfigException;
 import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.Clock;
 import io.fairslice.middleware.schedule.Scheduler;
 import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -70,6 +72,27 @@ class JmxControlTest {
         control.close();
         scheduler.close();
         logger.removeHandler(capture);
+    }
+
+    /** The change hook sees each change once it is in force, and none that was refused; its failure is logged. */
+    @Test
+    void shouldCallTheChangeHookAfterAChangeAndKeepTheChangeWhenTheHookFails() {
+        List<String> seen = new ArrayList<>();
+        FairsliceControl hooked = new FairsliceControl(scheduler, classifier, "/jmx-hook", (before, next) -> {
+            seen.add(before.policy().value() + " -> " + next.policy().value() + ", in force: "
+                    + scheduler.config().policy().value());
+            throw new IllegalStateException("hook broke");
+        });
+        assertThatThrownBy(() -> hooked.apply(Map.of("policy", "fair"))).isInstanceOf(FairsliceConfigException.class);
+        hooked.apply(Map.of("policy", "observe"));
+
+        assertThat(seen).containsExactly("share -> observe, in force: observe");
+        assertThat(scheduler.config().policy()).isEqualTo(Policy.OBSERVE);
+        assertThat(logged).anySatisfy(r -> {
+            assertThat(r.getLevel()).isEqualTo(Level.WARNING);
+            assertThat(r.getMessage()).isEqualTo("fairslice[/jmx-hook]: the change's warnings failed");
+            assertThat(r.getThrown()).hasMessage("hook broke");
+        });
     }
 
     @Test
