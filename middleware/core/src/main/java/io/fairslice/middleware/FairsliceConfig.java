@@ -34,6 +34,7 @@ public final class FairsliceConfig {
     final List<RoutePattern> routePatterns;
     final int routesMax;
     final int routesMaxPages;
+    final Duration routesEvictAfter;
     final Duration shareQuantum;
     final Duration shareMaxPark;
     final Duration shareLinger;
@@ -53,7 +54,9 @@ public final class FairsliceConfig {
     public FairsliceConfig(boolean enabled, Policy policy, List<RequestClassConfig> classes, int defaultClass,
                            List<Rule> rules, boolean adaptive, int adaptiveClass, Duration adaptiveHeavyAbove,
                            Duration adaptiveLightBelow, double adaptiveAlpha, int adaptiveMinSamples,
-                           Duration cpuSampleInterval, List<RoutePattern> routePatterns, int routesMax, int routesMaxPages, Duration shareQuantum,
+                           Duration cpuSampleInterval, List<RoutePattern> routePatterns, int routesMax,
+                           int routesMaxPages,
+                           Duration routesEvictAfter, Duration shareQuantum,
                            Duration shareMaxPark, Duration shareLinger, int cpus, Duration shareTurnBelow,
                            boolean shareChargeGc, Duration sleepQuantum,
                            Duration sleepDuration, Set<String> sleepClasses,
@@ -74,6 +77,7 @@ public final class FairsliceConfig {
         this.routePatterns = List.copyOf(routePatterns);
         this.routesMax = routesMax;
         this.routesMaxPages = routesMaxPages;
+        this.routesEvictAfter = routesEvictAfter;
         this.shareQuantum = shareQuantum;
         this.shareMaxPark = shareMaxPark;
         this.shareLinger = shareLinger;
@@ -196,6 +200,11 @@ public final class FairsliceConfig {
         return routesMaxPages;
     }
 
+    /** How long a route must be unused before a full route table may give its place to a new page; 0: never. */
+    public Duration routesEvictAfter() {
+        return routesEvictAfter;
+    }
+
     public Duration shareQuantum() {
         return shareQuantum;
     }
@@ -270,6 +279,7 @@ public final class FairsliceConfig {
                 + adaptiveMinSamples + ")" : "")
                 + ", cpu.sample-interval=" + Durations.format(cpuSampleInterval)
                 + ", routes=" + routePatterns + ", routes.max=" + routesMax + ", routes.max-pages=" + routesMaxPages
+                + ", routes.evict-after=" + Durations.format(routesEvictAfter)
                 + ", share.quantum=" + Durations.format(shareQuantum) + ", share.max-park="
                 + Durations.format(shareMaxPark) + ", share.linger=" + Durations.format(shareLinger)
                 + ", share.turn-below=" + Durations.format(shareTurnBelow) + ", share.charge-gc=" + shareChargeGc

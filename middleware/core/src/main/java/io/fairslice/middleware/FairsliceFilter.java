@@ -388,7 +388,7 @@ public final class FairsliceFilter implements Filter {
         long now = System.nanoTime();
         classifier.check(config, now); // new routes' running requests, at most every 10 ms
         String path = path(request);
-        Route route = classifier.route(path);
+        Route route = classifier.route(path, now);
         String method = request.getMethod();
         boolean teaches = RequestClassifier.teaches(method);
         // read before the class: a decision on the route after this reaches the request through its watch

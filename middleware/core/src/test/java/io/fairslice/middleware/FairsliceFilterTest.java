@@ -567,6 +567,41 @@ class FairsliceFilterTest {
     }
 
     /**
+     * A crawl of slugs that all answer 200 fills the route table; an expensive page first reached after it takes the
+     * place of a crawled route once those have had no request for routes.evict-after, and is learnt heavy.
+     */
+    @Test
+    void shouldLearnAPageFirstReachedAfterACrawlOfServedSlugsFilledTheRouteTable() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/crawled", Map.of("fairslice.routes.max", "20",
+                "fairslice.routes.max-pages", "5", "fairslice.routes.evict-after", "1s",
+                "fairslice.adaptive.min-samples", "3"), registry)
+                .servlet("/", new Hello(), false).servlet("/reports/yearly", new Expensive(), false).start()) {
+            for (int i = 0; i < 200; i++) {
+                assertThat(t.get("/articles/slug-" + Integer.toString(i + 100, 26).replace('0', 'z')).statusCode())
+                        .isEqualTo(200);
+            }
+            var routes = t.filter().classifier().routes();
+            assertThat(routes.size()).isEqualTo(20);
+            // each crawled page beyond the table's 20 overflowed, or took the place of a crawled one idle for 1 s
+            eventually(() -> assertThat(routes.overflowCount() + routes.evictionCount()).isEqualTo(180));
+            double evictedByTheCrawl = registry.get("fairslice.classify.routes.evicted").functionCounter().count();
+            Thread.sleep(1_100); // the crawl's routes idle for routes.evict-after
+            for (int i = 0; i < 3; i++) {
+                assertThat(t.get("/reports/yearly").statusCode()).isEqualTo(200);
+            }
+            eventually(() -> assertThat(routes.routes()).extracting(Route::key).contains("/reports/yearly"));
+            Route report = t.filter().classifier().route("/reports/yearly");
+            eventually(() -> assertThat(report.heavy()).as("three requests of 20 ms CPU measured").isTrue());
+            assertThat(routes.size()).isEqualTo(20);
+            assertThat(registry.get("fairslice.classify.routes.evicted").functionCounter().count())
+                    .isEqualTo(evictedByTheCrawl + 1);
+            assertThat(routes.routes()).extracting(Route::page).as("the page tags stay the first five pages'")
+                    .filteredOn(page -> !page.equals("other")).hasSize(5).doesNotContain("/reports/yearly");
+        }
+    }
+
+    /**
      * The same scan sent as OPTIONS, which Tomcat's default servlet answers 200 for files that do not exist: the scan
      * is measured and counted under page other, and takes no route; the page reached after it gets its own.
      */

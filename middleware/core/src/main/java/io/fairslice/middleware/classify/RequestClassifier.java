@@ -47,7 +47,8 @@ public final class RequestClassifier {
     /** As {@link #RequestClassifier(FairsliceConfig, ToLongFunction)}, its log lines naming {@code application}. */
     public RequestClassifier(FairsliceConfig config, ToLongFunction<Thread> threadCpu, String application) {
         this.threadCpu = threadCpu;
-        this.routes = new RouteTable(config.routesMax(), config.routesMaxPages(), config.routePatterns(), application);
+        this.routes = new RouteTable(config.routesMax(), config.routesMaxPages(), config.routePatterns(), application,
+                config.routesEvictAfter().toNanos(), System::nanoTime);
         this.reclassified = new LongAdder[config.classes().size()];
         for (int i = 0; i < reclassified.length; i++) {
             reclassified[i] = new LongAdder();
@@ -61,6 +62,11 @@ public final class RequestClassifier {
      */
     public Route route(String path) {
         return routes.route(path);
+    }
+
+    /** As {@link #route(String)} for a request that starts at {@code nowNanos} (System.nanoTime). */
+    public Route route(String path, long nowNanos) {
+        return routes.route(path, nowNanos);
     }
 
     /**

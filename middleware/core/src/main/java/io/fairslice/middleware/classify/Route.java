@@ -74,6 +74,15 @@ public final class Route {
     private static final long NO_SAMPLE_YET = Long.MIN_VALUE;
     /** Filled by the metrics layer: meters of this route, indexed as it likes; never read by classification. */
     public volatile Object[] meters;
+    /**
+     * When a request last started or ended on it (System.nanoTime, to {@link #TOUCH_NANOS}), while in the table: a full
+     * table gives the place of a route that has had neither for {@code routes.evict-after} to a new page
+     * ({@link RouteTable}).
+     */
+    private volatile long lastUsedNanos;
+    /** Set once the table gave the route's place to another: its requests in flight end with it, no new one gets it. */
+    private volatile boolean evicted;
+    private static final long TOUCH_NANOS = 1_000_000_000L;
 
     /** A candidate: not in the table (yet), tagged {@code other}. */
     Route(String key) {
@@ -93,10 +102,35 @@ public final class Route {
         return r;
     }
 
-    /** The candidate joins the table, tagged {@code page} (under the candidate map's lock for its key). */
-    void join(String page) {
+    /** The candidate joins the table at {@code nowNanos}, tagged {@code page} (under the candidate map's lock). */
+    void join(String page, long nowNanos) {
         this.page = page;
+        this.lastUsedNanos = nowNanos;
         this.inTable = true;
+    }
+
+    /** A request starts or ends on the route at {@code nowNanos}: remembered to the second (one volatile read). */
+    void touch(long nowNanos) {
+        if (nowNanos - lastUsedNanos >= TOUCH_NANOS) {
+            lastUsedNanos = nowNanos;
+        }
+    }
+
+    long lastUsedNanos() {
+        return lastUsedNanos;
+    }
+
+    /**
+     * The table gave the route's place to another page; it stays {@link #inTable} for its requests in flight, which
+     * still learn into it (and may still move to a class it is found to belong to), while a new candidate of its key
+     * learns apart.
+     */
+    void evict() {
+        evicted = true;
+    }
+
+    boolean evicted() {
+        return evicted;
     }
 
     /**

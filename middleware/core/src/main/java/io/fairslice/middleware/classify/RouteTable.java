@@ -1,5 +1,6 @@
 package io.fairslice.middleware.classify;
 
+import io.fairslice.middleware.config.Durations;
 import io.fairslice.middleware.metrics.MeterNames;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
@@ -7,12 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
- * Normalised paths to {@link Route}s, bounded: once {@code maxRoutes} routes exist, every new path shares the
- * {@code other} route, so a client sending endless distinct URLs grows neither memory nor metric series. Only the
- * first {@code maxPages} routes get their own {@code page} tag value.
+ * Normalised paths to {@link Route}s, bounded: once {@code maxRoutes} routes exist, a new path shares the
+ * {@code other} route unless it can take the place of an idle one (below), so a client sending endless distinct URLs
+ * grows neither memory nor metric series. Only the first {@code maxPages} routes get their own {@code page} tag value.
  *
  * <p>A route joins the table only once a request on it has been served ({@link #end}): until then it is a
  * <em>candidate</em>, kept outside the table while requests of its key are in flight and shared by them, so that
@@ -21,6 +24,15 @@ import java.util.concurrent.atomic.LongAdder;
  * what it learnt; when the last of them ends and none was served, the candidate is dropped. A scan of thousands of
  * URLs that answer 404 therefore takes neither routes nor page tags from the pages a later request reaches: it
  * leaves no trace beyond its requests in flight (at most one candidate each).
+ *
+ * <p>A full table gives a place to a new page only by taking it from a route that has had no request start or end
+ * for {@code routes.evict-after} (0: never), the least recently used of {@link #EVICT_LOOKS} routes looked at, never
+ * one of the first {@code maxPages} (their page tags, and so their meters, stay) nor one learnt heavy (a rare
+ * expensive page would otherwise lose its class to a crawl's churn, and need its first requests again to be learnt).
+ * Without such a route the new page shares {@code other}, and new paths get {@code other} at once for
+ * {@link #EVICT_RETRY_NANOS}, as a table that never evicts gives it them: a scan of served URLs then costs no
+ * candidate per request, and the pages in use keep their places. An evicted route's requests in flight end with it; a
+ * later request of its path starts a candidate, which learns again.
  *
  * <p>{@link #route} and {@link #end} pair like a lock and its release: every route a request was given must be
  * ended once. Known routes cost no lock either way; a path not in the table takes the candidate map's lock for its
@@ -38,8 +50,24 @@ public final class RouteTable {
      */
     static final int MAX_CACHED_PATH_LENGTH = 256;
 
+    /** Routes a full table looks at for the one to give a new page's place ({@link #evict}), picked at random. */
+    static final int EVICT_LOOKS = 16;
+    /** After a full table found no route to evict, new paths get {@code other} at once for this long. */
+    static final long EVICT_RETRY_NANOS = 1_000_000_000L;
+
     private final int maxRoutes;
     private final int maxPages;
+    /** How long a route beyond the page tags must have been unused before its place may go to a new page; 0: never. */
+    private final long evictAfterNanos;
+    private final LongSupplier nanoClock;
+    /** Routes in the table by the slot each took ({@link #reserve}'s index), where {@link #evict} looks. */
+    private final AtomicReferenceArray<Route> slots;
+    private final LongAdder evictions = new LongAdder();
+    /** Evictions when the raw-path cache was last emptied of the paths of evicted routes. */
+    private volatile long evictionsAtClear;
+    /** When a full table last found no route to evict (nanoTime), if {@link #noVictim}. */
+    private volatile long noVictimAtNanos;
+    private volatile boolean noVictim;
     private final List<RoutePattern> patterns;
     private final Map<String, Route> routes = new ConcurrentHashMap<>();
     /** Raw path to route, so that a known path is not normalised again; bounded like the table. */
@@ -71,14 +99,26 @@ public final class RouteTable {
 
     /** As {@link #RouteTable(int, int, List)}, its log lines naming {@code application} (null: none). */
     public RouteTable(int maxRoutes, int maxPages, List<RoutePattern> patterns, String application) {
-        if (maxRoutes < 1 || maxPages < 1 || maxPages > maxRoutes) {
-            throw new IllegalArgumentException("need 1 <= maxPages <= maxRoutes, got maxRoutes=" + maxRoutes
-                    + ", maxPages=" + maxPages);
+        this(maxRoutes, maxPages, patterns, application, 0, System::nanoTime);
+    }
+
+    /**
+     * As {@link #RouteTable(int, int, List, String)}, a full table evicting routes that have had no request for
+     * {@code evictAfterNanos} (0: never), by {@code nanoClock} (System.nanoTime, or a test's clock).
+     */
+    public RouteTable(int maxRoutes, int maxPages, List<RoutePattern> patterns, String application,
+            long evictAfterNanos, LongSupplier nanoClock) {
+        if (maxRoutes < 1 || maxPages < 1 || maxPages > maxRoutes || evictAfterNanos < 0) {
+            throw new IllegalArgumentException("need 1 <= maxPages <= maxRoutes and evictAfterNanos >= 0, got"
+                    + " maxRoutes=" + maxRoutes + ", maxPages=" + maxPages + ", evictAfterNanos=" + evictAfterNanos);
         }
         this.maxRoutes = maxRoutes;
         this.maxPages = maxPages;
         this.patterns = List.copyOf(patterns);
         this.logPrefix = application == null ? "fairslice: " : "fairslice[" + application + "]: ";
+        this.evictAfterNanos = maxRoutes > maxPages ? evictAfterNanos : 0; // the page routes are never evicted
+        this.nanoClock = nanoClock;
+        this.slots = new AtomicReferenceArray<>(maxRoutes);
     }
 
     /**
@@ -87,20 +127,43 @@ public final class RouteTable {
      * table; otherwise the path's candidate, shared with the requests of its key in flight.
      */
     public Route route(String path) {
+        return route(path, nanoClock.getAsLong());
+    }
+
+    /** As {@link #route(String)} for a request that starts at {@code nowNanos} (the table's clock). */
+    public Route route(String path, long nowNanos) {
         Route r = byRawPath.get(path);
-        if (r != null) {
+        if (r != null && !r.evicted()) {
+            r.touch(nowNanos);
             return r;
+        }
+        if (r != null) {
+            byRawPath.remove(path, r);
         }
         String key = key(path);
         r = routes.get(key);
         if (r == null) {
-            // the table only grows: once full, a new path can never join, and holding a candidate is pointless
-            return size.get() >= maxRoutes ? other : hold(key);
+            // once full, a new path joins only in place of an idle route: while none is found, a candidate is pointless
+            return size.get() >= maxRoutes && !mayEvict(nowNanos) ? other : hold(key);
         }
-        if (path.length() <= MAX_CACHED_PATH_LENGTH && byRawPath.size() < maxRoutes * 4) {
-            byRawPath.putIfAbsent(path, r);
+        r.touch(nowNanos);
+        if (path.length() <= MAX_CACHED_PATH_LENGTH) {
+            if (byRawPath.size() < maxRoutes * 4) {
+                byRawPath.putIfAbsent(path, r);
+            } else {
+                long evicted = evictions.sum();
+                if (evicted > evictionsAtClear) { // some of it may be evicted routes' paths: start again
+                    evictionsAtClear = evicted;
+                    byRawPath.clear();
+                }
+            }
         }
         return r;
+    }
+
+    /** Whether a full table may find a route to evict now: it evicts, and has not failed to in the last second. */
+    private boolean mayEvict(long nowNanos) {
+        return evictAfterNanos > 0 && !(noVictim && nowNanos - noVictimAtNanos < EVICT_RETRY_NANOS);
     }
 
     private Route hold(String key) {
@@ -114,7 +177,7 @@ public final class RouteTable {
             c.holders++;
             return c;
         });
-        return held != null ? held : routes.get(key);
+        return held != null ? held : routes.getOrDefault(key, other); // other: evicted again in between
     }
 
     /**
@@ -133,7 +196,8 @@ public final class RouteTable {
             }
             return other;
         }
-        if (route.inTable()) { // every known route: one volatile read
+        if (route.inTable()) { // every known route: two volatile reads and the clock
+            route.touch(nanoClock.getAsLong()); // a long request keeps its route in use until it ends
             return route;
         }
         Route[] into = {other};
@@ -149,10 +213,15 @@ public final class RouteTable {
             }
             route.holders--;
             if (served) {
+                long now = nanoClock.getAsLong();
                 int n = reserve();
+                if (n < 0) {
+                    n = evict(now);
+                }
                 if (n >= 0) {
-                    route.join(n < maxPages ? k : MeterNames.PAGE_OTHER);
-                    routes.put(k, route);
+                    route.join(n < maxPages ? k : MeterNames.PAGE_OTHER, now);
+                    routes.put(k, route); // before its slot: evict() finds in a slot only routes it can remove
+                    slots.set(n, route);
                     into[0] = route;
                     return null; // in the table now, no longer a candidate
                 }
@@ -169,18 +238,64 @@ public final class RouteTable {
 
     /**
      * Logs, once, that a served page found the table full: it and every new page after it are counted and classified as
-     * {@code other} until the application restarts (a crawl of slugs that all answer 200 fills it for good), which the
-     * {@code fairslice.classify.routes.overflow} counter alone showed. {@code key}: the page, where known.
+     * {@code other} until a route has been idle for {@code routes.evict-after} (a crawl of slugs that all answer 200
+     * fills the table), or, without eviction, until the application restarts; the
+     * {@code fairslice.classify.routes.overflow} counter alone showed it. {@code key}: the page, where known.
      */
     private void logFull(String key) {
         if (!fullLogged.get() && fullLogged.compareAndSet(false, true)) {
             java.util.logging.Logger.getLogger(RouteTable.class.getName()).warning(() -> logPrefix + "the route table is"
                     + " full (routes.max=" + maxRoutes + "): "
                     + (key == null ? "a page served now" : printable(key) + ", served,")
-                    + " and every new page after it share page=\"other\", which is not learnt, until the application"
-                    + " restarts; raise routes.max, or give the paths of one page one route with route.<n>"
+                    + " and every new page after it share page=\"other\", which is not learnt, "
+                    + (evictAfterNanos > 0 ? "until a route beyond the first routes.max-pages has had no request for"
+                            + " routes.evict-after (" + Durations.format(java.time.Duration.ofNanos(evictAfterNanos))
+                            + ")"
+                            : "until the application restarts")
+                    + "; raise routes.max, or give the paths of one page one route with route.<n>"
                     + " (docs/configuration.md)");
         }
+    }
+
+    /**
+     * Frees the slot of the least recently used of {@link #EVICT_LOOKS} routes beyond the page tags and not heavy,
+     * picked at random, if it has had no request start or end for {@code evictAfterNanos}: returns the slot, or -1
+     * (none such was found in three looks; new paths then get {@code other} for {@link #EVICT_RETRY_NANOS}). The
+     * route leaves the map;
+     * its requests in flight end with it ({@link #end}: it stays {@link Route#inTable}).
+     */
+    private int evict(long now) {
+        int span = maxRoutes - maxPages;
+        if (evictAfterNanos == 0 || span <= 0) {
+            return -1;
+        }
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 3; attempt++) { // again when another page took the route looked at first
+            Route oldest = null;
+            int at = -1;
+            for (int i = 0; i < Math.min(EVICT_LOOKS, span); i++) {
+                int n = maxPages + (span <= EVICT_LOOKS ? i : random.nextInt(span));
+                Route r = slots.get(n);
+                if (r != null && !r.heavy() && now - r.lastUsedNanos() >= evictAfterNanos
+                        && (oldest == null || r.lastUsedNanos() - oldest.lastUsedNanos() < 0)) {
+                    oldest = r;
+                    at = n;
+                }
+            }
+            if (oldest == null) {
+                break;
+            }
+            if (slots.compareAndSet(at, oldest, null)) {
+                routes.remove(oldest.key(), oldest);
+                oldest.evict();
+                evictions.increment();
+                noVictim = false;
+                return at;
+            }
+        }
+        noVictimAtNanos = now;
+        noVictim = true;
+        return -1;
     }
 
     /** Takes a slot in the table: its index, or -1 when the table is full. */
@@ -312,6 +427,16 @@ public final class RouteTable {
     /** Served requests whose route was not in the table and did not fit: the table was full. */
     public long overflowCount() {
         return overflow.sum();
+    }
+
+    /** Routes whose place in the full table went to a new page ({@code routes.evict-after}). */
+    public long evictionCount() {
+        return evictions.sum();
+    }
+
+    /** Whether every place in the table is taken (a new page joins only in place of an idle route). */
+    public boolean full() {
+        return size.get() >= maxRoutes;
     }
 
     public Route other() {

@@ -105,6 +105,7 @@ public final class ConfigParser {
                 Duration.ofSeconds(10));
         int routesMax = integer(ROUTES_MAX, 1000, 1, 100_000);
         int maxPages = integer(ROUTES_MAX_PAGES, 50, 1, 1000);
+        Duration evictAfter = duration(ROUTES_EVICT_AFTER, Duration.ofSeconds(60), Duration.ZERO, Duration.ofDays(1));
         List<RoutePattern> routePatterns = routePatterns();
         if (maxPages > routesMax) {
             if (given(ROUTES_MAX_PAGES) || !given(ROUTES_MAX)) {
@@ -139,7 +140,8 @@ public final class ConfigParser {
         Map<String, Map<String, String>> listenerSettings = listenerSettings(listeners);
         rejectUnused(names);
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
-                lightBelow, alpha, minSamples, cpuSampleInterval, routePatterns, routesMax, maxPages, quantum, maxPark, linger, cpus,
+                lightBelow, alpha, minSamples, cpuSampleInterval, routePatterns, routesMax, maxPages, evictAfter,
+                quantum, maxPark, linger, cpus,
                 turnBelow, chargeGc, sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
     }
 

@@ -312,8 +312,9 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         if (routes.size() > MAX_ROUTES_SHOWN) {
             j.add((routes.size() - MAX_ROUTES_SHOWN) + " cheaper routes not shown");
         }
-        j.add(String.format(java.util.Locale.ROOT, "table: %d of %d routes, %d requests overflowed to other%s",
-                table.size(), table.maxRoutes(), table.overflowCount(), config.adaptive() ? "" : " (adaptive off)"));
+        j.add(String.format(java.util.Locale.ROOT, "table: %d of %d routes, %d requests overflowed to other, %d idle"
+                + " routes evicted%s", table.size(), table.maxRoutes(), table.overflowCount(), table.evictionCount(),
+                config.adaptive() ? "" : " (adaptive off)"));
         return j.toString();
     }
 }

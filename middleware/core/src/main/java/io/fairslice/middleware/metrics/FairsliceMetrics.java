@@ -142,6 +142,9 @@ public final class FairsliceMetrics implements AutoCloseable {
         add(FunctionCounter.builder(CLASSIFY_ROUTES_OVERFLOW, classifier, k -> k.routes().overflowCount())
                 .tags(this.application).description("served requests whose new route did not fit in the full table")
                 .register(registry));
+        add(FunctionCounter.builder(CLASSIFY_ROUTES_EVICTED, classifier, k -> k.routes().evictionCount())
+                .tags(this.application).description("idle routes whose place in the full table went to a new page")
+                .register(registry));
     }
 
     private <M extends Meter> M add(M meter) {

@@ -159,12 +159,19 @@ public final class MeterNames {
     /**
      * Counter: requests whose path was not in the full route table and would have let it join: served ones (status
      * below 400, not OPTIONS or TRACE) and, in adaptive mode, costly failures (at least {@code adaptive.heavy-above} of
-     * CPU, not a 401, 403, 404, 405, 410 or 501), each of them: the full table does not remember which path failed
-     * so before, so the second costly failure a path needs to join an open table is not asked for. They share the
-     * {@code other} route; other requests on unknown paths do not count. Prometheus:
+     * CPU, not a 401, 403, 404, 405, 410 or 501) where that would have let the path join: its second such failure, or
+     * each of them while new paths share {@code other} ({@code routes.evict-after=0s}, or the second after the full
+     * table found no idle route to evict), as {@code other} does not remember which path failed so before. They
+     * share the {@code other} route; other requests on unknown paths do not count. Prometheus:
      * {@code fairslice_classify_routes_overflow_total}.
      */
     public static final String CLASSIFY_ROUTES_OVERFLOW = "fairslice.classify.routes.overflow";
+
+    /**
+     * Counter: routes whose place in the full route table went to a new page, having had no request for
+     * {@code routes.evict-after}. Prometheus: {@code fairslice_classify_routes_evicted_total}.
+     */
+    public static final String CLASSIFY_ROUTES_EVICTED = "fairslice.classify.routes.evicted";
 
     // ---- scheduling ----------------------------------------------------------------------------------------------
 

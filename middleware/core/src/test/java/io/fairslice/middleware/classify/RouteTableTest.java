@@ -154,6 +154,124 @@ class RouteTableTest {
         assertThat(table.size()).isEqualTo(3);
     }
 
+    /**
+     * A full table gives a new page the place of the route that has had no request for longest, once that is
+     * routes.evict-after or more: never a page-tagged one, never one in use; without such a route the new page is
+     * {@code other}, and so are new paths for a second, as in a table that never evicts.
+     */
+    @Test
+    void shouldGiveANewPageThePlaceOfTheRouteIdleLongestOnceItIsIdleForEvictAfter() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(-5_000_000_000L);
+        RouteTable table = new RouteTable(4, 1, List.of(), null, TimeUnit.SECONDS.toNanos(60), clock::get);
+        Route home = request(table, "/home", true); // the page tag's route
+        Route a = request(table, "/a", true);
+        Route b = request(table, "/b", true);
+        Route c = request(table, "/c", true);
+        assertThat(table.end(table.route("/b"), true)).as("known, and its path cached").isSameAs(b);
+        seconds(clock, 30);
+        assertThat(request(table, "/a", true)).isSameAs(a);
+        assertThat(request(table, "/c", true)).isSameAs(c);
+        seconds(clock, 1);
+        Route inFlight = table.route("/c"); // a request of /c starts and runs on
+        seconds(clock, 34); // /home and /b idle for 65 s, /a for 35 s
+        Route report = request(table, "/report", true);
+        assertThat(report).isNotIn(table.other(), home, a, b, c);
+        assertThat(table.routes()).containsExactlyInAnyOrder(home, a, c, report);
+        assertThat(table.evictionCount()).isOne();
+        assertThat(table.size()).isEqualTo(4);
+        assertThat(report.page()).as("a place beyond the page tags").isEqualTo("other");
+
+        Route again = table.route("/b");
+        assertThat(again).as("the evicted route's path starts a candidate, its cache entry gone").isNotSameAs(b)
+                .isNotSameAs(table.other());
+        assertThat(table.end(again, true)).as("no route idle for 60 s: no place").isSameAs(table.other());
+        assertThat(table.overflowCount()).isOne();
+        assertThat(table.route("/d")).as("new paths share other for a second").isSameAs(table.other());
+        seconds(clock, 1);
+        Route d = table.route("/d");
+        assertThat(d).as("and then look again").isNotSameAs(table.other());
+        assertThat(table.end(inFlight, true)).as("a route ends for its requests in flight").isSameAs(c);
+
+        seconds(clock, 24); // /a idle for 60 s, /c for 59 s
+        assertThat(table.end(d, true)).isSameAs(d);
+        assertThat(table.routes()).containsExactlyInAnyOrder(home, c, report, d);
+        assertThat(table.route("/a")).as("evicted").isNotSameAs(a);
+        assertThat(table.evictionCount()).isEqualTo(2);
+    }
+
+    /** Threads serving paths that come and go while the table evicts all the time: it stays one route per place. */
+    @Test
+    void shouldKeepOneRoutePerPlaceWhileManyThreadsServeAndEvict() throws Exception {
+        RouteTable table = new RouteTable(20, 5, List.of(), null, 1, System::nanoTime); // a route idle 1 ns goes
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                java.util.Random random = new java.util.Random(t);
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < 20_000; i++) {
+                        String path = "/p/" + (char) ('a' + random.nextInt(26)) + (char) ('a' + random.nextInt(4));
+                        table.end(table.route(path), random.nextInt(10) > 0);
+                    }
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<Route> in = table.routes();
+        assertThat(table.size()).isEqualTo(20);
+        assertThat(in).hasSize(20).noneMatch(Route::evicted).extracting(Route::key).doesNotHaveDuplicates();
+        assertThat(table.candidates()).isZero();
+        assertThat(table.evictionCount()).isPositive();
+        for (Route r : in) {
+            assertThat(table.route(r.key())).as("its path finds it").isSameAs(r);
+        }
+    }
+
+    /** A route learnt heavy keeps its place, however long it has been idle: a rare report stays in its class. */
+    @Test
+    void shouldNotEvictARouteLearntHeavy() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        RouteTable table = new RouteTable(3, 1, List.of(), null, TimeUnit.SECONDS.toNanos(60), clock::get);
+        request(table, "/home", true);
+        Route report = request(table, "/report", true);
+        long ms = 1_000_000L;
+        report.record(10 * ms, 0.05, 1, 5 * ms, 2 * ms); // one request of 10 ms decides it: heavy
+        assertThat(report.heavy()).isTrue();
+        seconds(clock, 1);
+        Route b = request(table, "/b", true);
+        seconds(clock, 61);
+        Route c = request(table, "/c", true);
+        assertThat(table.routes()).as("/b evicted, though /report was idle longer").contains(report, c)
+                .doesNotContain(b);
+        seconds(clock, 30); // /c in use, /report heavy: no place
+        assertThat(request(table, "/d", true)).isSameAs(table.other());
+        assertThat(table.evictionCount()).isOne();
+    }
+
+    /** Without eviction (routes.evict-after=0, or every route page-tagged) a full table keeps its routes for good. */
+    @Test
+    void shouldNeverEvictWithoutEvictAfterOrBeyondThePageTags() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        for (RouteTable table : List.of(new RouteTable(2, 1, List.of(), null, 0, clock::get),
+                new RouteTable(2, 2, List.of(), null, TimeUnit.SECONDS.toNanos(60), clock::get))) {
+            request(table, "/a", true);
+            request(table, "/b", true);
+            seconds(clock, 3600);
+            assertThat(table.route("/c")).isSameAs(table.other());
+            assertThat(request(table, "/c", true)).isSameAs(table.other());
+            assertThat(table.evictionCount()).isZero();
+            assertThat(table.overflowCount()).isOne();
+        }
+    }
+
+    private static void seconds(java.util.concurrent.atomic.AtomicLong clock, long seconds) {
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(seconds));
+    }
+
     /** A crawl of slugs fills the table for good: said once, naming the first page that did not fit. */
     @Test
     void shouldLogOnceThatTheTableIsFull() {

@@ -36,7 +36,8 @@ class ConfigFuzzTest {
     private static final List<String> KNOWN_KEYS = List.of(ConfigKeys.ENABLED, ConfigKeys.POLICY, ConfigKeys.CLASSES,
             ConfigKeys.DEFAULT_CLASS, ConfigKeys.ADAPTIVE, ConfigKeys.ADAPTIVE_CLASS, ConfigKeys.ADAPTIVE_HEAVY_ABOVE,
             ConfigKeys.ADAPTIVE_LIGHT_BELOW, ConfigKeys.ADAPTIVE_ALPHA, ConfigKeys.ADAPTIVE_MIN_SAMPLES,
-            ConfigKeys.ROUTES_MAX, ConfigKeys.ROUTES_MAX_PAGES, ConfigKeys.SHARE_QUANTUM, ConfigKeys.SHARE_MAX_PARK,
+            ConfigKeys.ROUTES_MAX, ConfigKeys.ROUTES_MAX_PAGES, ConfigKeys.ROUTES_EVICT_AFTER, ConfigKeys.SHARE_QUANTUM,
+            ConfigKeys.SHARE_MAX_PARK,
             ConfigKeys.SHARE_LINGER, ConfigKeys.SHARE_CPUS, ConfigKeys.SLEEP_QUANTUM, ConfigKeys.SLEEP_DURATION,
             ConfigKeys.SLEEP_CLASSES, ConfigKeys.RETRY_AFTER_MAX, ConfigKeys.JMX);
     private static final List<String> CLASS_NAMES = List.of("light", "heavy", "batch", "a", "Heavy", "", "x y");

@@ -211,14 +211,15 @@ class JmxControlTest {
                 "/orders/{n}/report: class=heavy cpu=20.000ms samples=10; "
                 + "/search: class=light cpu=9.000ms samples=1 learning; "
                 + "/home: class=light cpu=0.400ms samples=10; "
-                + "table: 3 of 1000 routes, 0 requests overflowed to other");
+                + "table: 3 of 1000 routes, 0 requests overflowed to other, 0 idle routes evicted");
         for (int i = 0; i < FairsliceControl.MAX_ROUTES_SHOWN; i++) {
             served(config, "/page-" + (char) ('a' + i % 26) + "/" + (char) ('a' + i / 26), 100_000L);
         }
         assertThat(control.getRoutes()).as("the most expensive 200 of 203 (by key among equals), then how many not")
                 .startsWith("/orders/{n}/report: class=heavy").contains("/home: ", "/page-z/d: ")
                 .doesNotContain("/page-z/e: ", "/page-z/g: ")
-                .endsWith("; 3 cheaper routes not shown; table: 203 of 1000 routes, 0 requests overflowed to other");
+                .endsWith("; 3 cheaper routes not shown; table: 203 of 1000 routes, 0 requests overflowed to"
+                        + " other, 0 idle routes evicted");
     }
 
     /**
@@ -249,7 +250,8 @@ class JmxControlTest {
         try {
             long until = System.nanoTime() + 3_000_000_000L;
             while (System.nanoTime() - until < 0) {
-                assertThat(control.getRoutes()).endsWith("table: 1000 of 1000 routes, 0 requests overflowed to other");
+                assertThat(control.getRoutes()).endsWith("table: 1000 of 1000 routes, 0 requests overflowed to other, 0"
+                        + " idle routes evicted");
                 listings++;
             }
         } finally {
@@ -264,7 +266,7 @@ class JmxControlTest {
     void shouldListARouteWhosePathHoldsTheListingsSeparatorsUnambiguously() throws Exception {
         served(scheduler.config(), "/a; b: class=heavy", 400_000L);
         assertThat(control.getRoutes()).isEqualTo("/a%3B%20b:%20class=heavy: class=light cpu=0.400ms samples=1 "
-                + "learning; table: 1 of 1000 routes, 0 requests overflowed to other");
+                + "learning; table: 1 of 1000 routes, 0 requests overflowed to other, 0 idle routes evicted");
     }
 
     private void served(FairsliceConfig config, String path, long cpuNanos) {
