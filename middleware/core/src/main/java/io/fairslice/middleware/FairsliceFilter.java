@@ -523,7 +523,9 @@ public final class FairsliceFilter implements Filter {
         FairsliceConfig config = scheduler.config();
         // a failure's cost with its tasks' CPU, of those that have ended: a new page whose task did the work and then
         // failed joins the table as one that fails after its own work does
-        Route ended = classifier.end(config, route, method, status, cpu < 0 ? cpu : cpu + ticket.taskCpuNanos());
+        long now = System.nanoTime(); // the request's end: its route's last use and its latency
+        Route ended = classifier.end(config, route, method, status, cpu < 0 ? cpu : cpu + ticket.taskCpuNanos(),
+                now);
         if (cpu >= 0 && RequestClassifier.teaches(method) && !ticket.declared()) {
             // with its tasks' CPU (Fairslice.task): once those still running have ended, since a task's last line
             // is often the one that completes the request (complete(), or the future a request thread joins); and
@@ -538,8 +540,8 @@ public final class FairsliceFilter implements Filter {
         }
         ticket.meterKey(ended); // where the CPU of its tasks that end from now on goes
         long tasksCpu = ticket.meteredWithTaskCpu(); // of those that ended before, while its page was not known
-        metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status),
-                System.nanoTime() - ticket.startNanos(), (cpu < 0 ? 0 : cpu * ticket.cpuWeight()) + tasksCpu);
+        metrics.request(ended, ticket.classIndex(), FairsliceMetrics.outcomeOf(status), now - ticket.startNanos(),
+                (cpu < 0 ? 0 : cpu * ticket.cpuWeight()) + tasksCpu);
     }
 
     /** Answers 503; {@code route} is the one the request ended on ({@link RequestClassifier#end}). */

@@ -94,6 +94,12 @@ public final class RequestClassifier {
                 || costly(config, method, status, cpuNanos) && costlyAgain(route));
     }
 
+    /** As {@link #end(FairsliceConfig, Route, String, int, long)} for a request that ends at {@code nowNanos}. */
+    public Route end(FairsliceConfig config, Route route, String method, int status, long cpuNanos, long nowNanos) {
+        return routes.end(route, served(method, status)
+                || costly(config, method, status, cpuNanos) && costlyAgain(route), nowNanos);
+    }
+
     /**
      * Whether a costly failure on {@code route} lets it join the table: at the second such failure of a path not in
      * it. The first request of a cold JVM's path loads classes and runs interpreted, so one costly failure says little

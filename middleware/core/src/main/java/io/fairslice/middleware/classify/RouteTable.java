@@ -189,6 +189,11 @@ public final class RouteTable {
      * dropped once none of its requests is in flight.
      */
     public Route end(Route route, boolean served) {
+        return end(route, served, nanoClock.getAsLong());
+    }
+
+    /** As {@link #end(Route, boolean)} for a request that ends at {@code nowNanos} (the table's clock). */
+    public Route end(Route route, boolean served, long nowNanos) {
         if (route == other) {
             if (served) {
                 overflow.increment();
@@ -196,8 +201,8 @@ public final class RouteTable {
             }
             return other;
         }
-        if (route.inTable()) { // every known route: two volatile reads and the clock
-            route.touch(nanoClock.getAsLong()); // a long request keeps its route in use until it ends
+        if (route.inTable()) { // every known route: two volatile reads
+            route.touch(nowNanos); // a long request keeps its route in use until it ends
             return route;
         }
         Route[] into = {other};
@@ -213,13 +218,12 @@ public final class RouteTable {
             }
             route.holders--;
             if (served) {
-                long now = nanoClock.getAsLong();
                 int n = reserve();
                 if (n < 0) {
-                    n = evict(now);
+                    n = evict(nowNanos);
                 }
                 if (n >= 0) {
-                    route.join(n < maxPages ? k : MeterNames.PAGE_OTHER, now);
+                    route.join(n < maxPages ? k : MeterNames.PAGE_OTHER, nowNanos);
                     routes.put(k, route); // before its slot: evict() finds in a slot only routes it can remove
                     slots.set(n, route);
                     into[0] = route;
