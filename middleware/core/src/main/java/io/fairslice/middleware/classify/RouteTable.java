@@ -290,8 +290,8 @@ public final class RouteTable {
                 break;
             }
             if (slots.compareAndSet(at, oldest, null)) {
+                oldest.evict(); // first: from now on route() passes it by, wherever it finds it
                 routes.remove(oldest.key(), oldest);
-                oldest.evict();
                 evictions.increment();
                 noVictim = false;
                 return at;

@@ -76,7 +76,7 @@ public final class ConfigKeys {
             new Spec("route.<n>", "(none)", "<n> 1..9999; value a path glob without a query string"),
             new Spec(ROUTES_MAX, "1000", "1..100000, at least routes.max-pages (for fewer than 50, lower that too)"),
             new Spec(ROUTES_MAX_PAGES, "50", "1..1000, at most routes.max"),
-            new Spec(ROUTES_EVICT_AFTER, "60s", "0s (never)..24h"),
+            new Spec(ROUTES_EVICT_AFTER, "60s", "0s (never), or 1s..24h"),
             new Spec(SHARE_QUANTUM, "5ms", "100us..1s"),
             new Spec(SHARE_MAX_PARK, "500ms", "1ms..60s"),
             new Spec(SHARE_LINGER, "200ms", "0ns..1s"),

@@ -106,6 +106,11 @@ public final class ConfigParser {
         int routesMax = integer(ROUTES_MAX, 1000, 1, 100_000);
         int maxPages = integer(ROUTES_MAX_PAGES, 50, 1, 1000);
         Duration evictAfter = duration(ROUTES_EVICT_AFTER, Duration.ofSeconds(60), Duration.ZERO, Duration.ofDays(1));
+        if (!evictAfter.isZero() && evictAfter.compareTo(Duration.ofSeconds(1)) < 0) {
+            // a route's last use is kept to the second (Route.touch): a route in use could look idle
+            throw FairsliceConfigException.of(ROUTES_EVICT_AFTER, "must be 0s (never) or at least 1s",
+                    keys.get(ROUTES_EVICT_AFTER));
+        }
         List<RoutePattern> routePatterns = routePatterns();
         if (maxPages > routesMax) {
             if (given(ROUTES_MAX_PAGES) || !given(ROUTES_MAX)) {

@@ -91,6 +91,8 @@ class ConfigValidationTest {
                 Arguments.of("max park range", "share.max-park", "2m", "must be 1ms..1m", new String[0]),
                 Arguments.of("linger range", "share.linger", "2s", "must be 0ns..1s", new String[0]),
                 Arguments.of("eviction range", "routes.evict-after", "25h", "must be 0ns..24h", new String[0]),
+                Arguments.of("eviction below the second", "routes.evict-after", "500ms",
+                        "must be 0s (never) or at least 1s", new String[0]),
                 Arguments.of("cpus range", "share.cpus", "2000", "must be 0..1024", new String[0]),
                 Arguments.of("sleep quantum", "sleep.quantum", "1us", "must be 10us..10s", new String[0]),
                 Arguments.of("sleep duration", "sleep.duration", "1h", "must be 10us..10s", new String[0]),
