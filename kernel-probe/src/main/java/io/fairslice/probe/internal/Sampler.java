@@ -148,8 +148,8 @@ public final class Sampler {
 
     /**
      * Publishes each class's rates over the interval of {@code seconds} (NaN: no interval yet, the first tick) and
-     * keeps the totals for the next one. Each total is read once: request threads add to them meanwhile, and what they added
-     * between a read for the rates and a second read kept for the next interval would count in neither.
+     * keeps the totals for the next one. Each total is read once: request threads add to them meanwhile, and what they
+     * added between a read for the rates and a second read kept for the next interval would count in neither.
      */
     private void publishRates(double seconds) {
         double[] eff = new double[classes];

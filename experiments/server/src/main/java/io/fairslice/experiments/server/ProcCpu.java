@@ -44,7 +44,7 @@ public final class ProcCpu {
         private static final long NOT_A_COMPILER = -1;
 
         private final Path tasks;
-        /** Task id to its ticks when last read for a compiler thread, else NOT_A_COMPILER, for the tasks listed last. */
+        /** Task id to its ticks as last read for a compiler thread, else NOT_A_COMPILER, for the tasks listed last. */
         private Map<String, Long> known = new HashMap<>();
         /** Ticks of the compiler threads that have ended, as last read. */
         private long ended;

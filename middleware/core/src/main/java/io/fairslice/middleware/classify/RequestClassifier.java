@@ -90,14 +90,17 @@ public final class RequestClassifier {
      * of guessed URLs is answered in microseconds and stays out.
      */
     public Route end(FairsliceConfig config, Route route, String method, int status, long cpuNanos) {
-        return routes.end(route, served(method, status)
-                || costly(config, method, status, cpuNanos) && costlyAgain(route));
+        return routes.end(route, joins(config, route, method, status, cpuNanos));
     }
 
     /** As {@link #end(FairsliceConfig, Route, String, int, long)} for a request that ends at {@code nowNanos}. */
     public Route end(FairsliceConfig config, Route route, String method, int status, long cpuNanos, long nowNanos) {
-        return routes.end(route, served(method, status)
-                || costly(config, method, status, cpuNanos) && costlyAgain(route), nowNanos);
+        return routes.end(route, joins(config, route, method, status, cpuNanos), nowNanos);
+    }
+
+    /** Whether the request lets its route join the table: served, or failed costly for the path's second time. */
+    private boolean joins(FairsliceConfig config, Route route, String method, int status, long cpuNanos) {
+        return served(method, status) || costly(config, method, status, cpuNanos) && costlyAgain(route);
     }
 
     /**

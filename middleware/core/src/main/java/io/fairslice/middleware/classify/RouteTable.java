@@ -265,14 +265,13 @@ public final class RouteTable {
      * Frees the slot of the least recently used of {@link #EVICT_LOOKS} routes beyond the page tags and not heavy,
      * picked at random, if it has had no request start or end for {@code evictAfterNanos}: returns the slot, or -1
      * (none such was found in three looks; new paths then get {@code other} for {@link #EVICT_RETRY_NANOS}). The
-     * route leaves the map;
-     * its requests in flight end with it ({@link #end}: it stays {@link Route#inTable}).
+     * route leaves the map; its requests in flight end with it ({@link #end}: it stays {@link Route#inTable}).
      */
     private int evict(long now) {
-        int span = maxRoutes - maxPages;
-        if (evictAfterNanos == 0 || span <= 0) {
+        if (evictAfterNanos == 0) { // also when every place is a page tag's (the constructor)
             return -1;
         }
+        int span = maxRoutes - maxPages;
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 3; attempt++) { // again when another page took the route looked at first
             Route oldest = null;
@@ -436,11 +435,6 @@ public final class RouteTable {
     /** Routes whose place in the full table went to a new page ({@code routes.evict-after}). */
     public long evictionCount() {
         return evictions.sum();
-    }
-
-    /** Whether every place in the table is taken (a new page joins only in place of an idle route). */
-    public boolean full() {
-        return size.get() >= maxRoutes;
     }
 
     public Route other() {
