@@ -55,11 +55,9 @@ public final class FairsliceConfig {
                            List<Rule> rules, boolean adaptive, int adaptiveClass, Duration adaptiveHeavyAbove,
                            Duration adaptiveLightBelow, double adaptiveAlpha, int adaptiveMinSamples,
                            Duration cpuSampleInterval, List<RoutePattern> routePatterns, int routesMax,
-                           int routesMaxPages,
-                           Duration routesEvictAfter, Duration shareQuantum,
-                           Duration shareMaxPark, Duration shareLinger, int cpus, Duration shareTurnBelow,
-                           boolean shareChargeGc, Duration sleepQuantum,
-                           Duration sleepDuration, Set<String> sleepClasses,
+                           int routesMaxPages, Duration routesEvictAfter, Duration shareQuantum, Duration shareMaxPark,
+                           Duration shareLinger, int cpus, Duration shareTurnBelow, boolean shareChargeGc,
+                           Duration sleepQuantum, Duration sleepDuration, Set<String> sleepClasses,
                            Duration retryAfterMax, boolean jmx, Map<String, Map<String, String>> listenerSettings,
                            Map<String, String> source, Map<String, Set<String>> declaredListeners) {
         this.enabled = enabled;

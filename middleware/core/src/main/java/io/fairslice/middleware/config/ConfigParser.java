@@ -146,8 +146,8 @@ public final class ConfigParser {
         rejectUnused(names);
         return new FairsliceConfig(enabled, policy, classes, defaultClass, rules, adaptive, adaptiveClass, heavyAbove,
                 lightBelow, alpha, minSamples, cpuSampleInterval, routePatterns, routesMax, maxPages, evictAfter,
-                quantum, maxPark, linger, cpus,
-                turnBelow, chargeGc, sleepQuantum, sleepDuration, sleepClasses, retryAfterMax, jmx, listenerSettings, keys, listeners);
+                quantum, maxPark, linger, cpus, turnBelow, chargeGc, sleepQuantum, sleepDuration, sleepClasses,
+                retryAfterMax, jmx, listenerSettings, keys, listeners);
     }
 
     private boolean given(String key) {
