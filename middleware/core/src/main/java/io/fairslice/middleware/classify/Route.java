@@ -68,9 +68,20 @@ public final class Route {
      */
     // a set: an async request is watched until its cycle ends, and a learning route may have thousands in flight
     private final java.util.Set<RequestClassifier.Watch> inFlight = new java.util.LinkedHashSet<>();
-    /** Requests of this route since the last CPU sample, and when the next one may be taken (see cpuSample). */
-    private final AtomicLong sinceSample = new AtomicLong();
-    private final AtomicLong nextSampleNanos = new AtomicLong(NO_SAMPLE_YET);
+    /**
+     * The route's requests since it was decided, less those rejected at admission ({@link #cpuSampleRejected}), and the
+     * count the measurements so far stand for: the next measurement stands for the difference (see cpuSample).
+     */
+    private final AtomicLong arrivals = new AtomicLong();
+    private final AtomicLong measuredUpTo = new AtomicLong();
+    /** Every how many requests one is measured: the route's requests per interval, at least 1 (see cpuSample). */
+    private volatile long stride = 1;
+    /** When the stride was last set, and {@link #arrivals} then. */
+    private final AtomicLong strideSetNanos = new AtomicLong(NO_SAMPLE_YET);
+    private volatile long strideSetArrivals;
+    /** After a measured request was rejected: no measurement before this time (nanoTime). */
+    private volatile long holdOffUntilNanos;
+    private volatile boolean holdOff;
     private static final long NO_SAMPLE_YET = Long.MIN_VALUE;
     /** Filled by the metrics layer: meters of this route, indexed as it likes; never read by classification. */
     public volatile Object[] meters;
@@ -157,44 +168,74 @@ public final class Route {
     /**
      * Whether the CPU time of the request arriving at {@code nowNanos} is measured, and for how many requests its
      * measurement counts: 0 (not measured), or the route's requests since the last measurement, this one included.
-     * Every request is measured until the route's first decision, then at most one per {@code intervalNanos} (config
-     * {@code cpu.sample-interval}; 0: every request), so a rare route has every request measured and a busy one a
-     * few a second. Every request while learning: under overload a new page's requests run for seconds each, and
-     * with one measured per interval as they arrive (a closed loop's next ones only when they end) the decision took
-     * 8-28 s, during which an expensive page ran in the cheap class (docs/measurements/lag-limit-20261126.md).
+     * Every request is measured until the route's first decision, then every {@code stride}-th request, the stride
+     * being the route's requests per {@code intervalNanos} over the last interval or more (config
+     * {@code cpu.sample-interval}; 0: every request): about one measurement per interval on a busy route, and every
+     * request of a route that has fewer than one an interval. Every request while learning: under overload a new
+     * page's requests run for seconds each, and with one measured per interval as they arrive (a closed loop's next
+     * ones only when they end) the decision took 8-28 s, during which an expensive page ran in the cheap class
+     * (docs/measurements/lag-limit-20261126.md).
+     *
+     * <p>Which request is measured follows the count of requests, not the clock. Until 2026-12-06 the first request
+     * an interval after the last measurement was measured: the first of a burst. Under SCHED_RR with 100 ms slices
+     * the study's expensive page (10 MB) has few requests, in bursts, and its sample read 1.3-1.7 times what its
+     * requests cost measured every one, so its CPU meter, the class CPU-share gauge and the share scheduler's
+     * accounting read it at 30-37 % of the server where measuring every request read 20-21 %
+     * (docs/measurements/cpu-sample-bias-20261206).
      */
     public int cpuSample(long nowNanos, long intervalNanos) {
         if (intervalNanos == 0 || !decided) {
             return 1;
         }
-        sinceSample.incrementAndGet();
-        long next = nextSampleNanos.get();
-        if ((next != NO_SAMPLE_YET && nowNanos - next < 0)
-                || !nextSampleNanos.compareAndSet(next, nowNanos + intervalNanos)) {
-            return 0;
+        long n = arrivals.incrementAndGet();
+        long set = strideSetNanos.get();
+        if (set == NO_SAMPLE_YET) {
+            if (strideSetNanos.compareAndSet(set, nowNanos)) {
+                strideSetArrivals = n - 1;
+            }
+        } else if (nowNanos - set >= intervalNanos && strideSetNanos.compareAndSet(set, nowNanos)) {
+            // the requests of the last interval or more, this one not, per interval (in double: a count times 10 s
+            // overflows a long)
+            double perInterval = (double) (n - 1 - strideSetArrivals) * intervalNanos / (nowNanos - set);
+            strideSetArrivals = n - 1;
+            stride = Math.max(1, (long) Math.min(perInterval, Integer.MAX_VALUE));
         }
-        // at least itself: a rejection given back meanwhile may have taken the count below it
-        return (int) Math.max(1, Math.min(sinceSample.getAndSet(0), Integer.MAX_VALUE));
+        if (holdOff) {
+            if (nowNanos - holdOffUntilNanos < 0) {
+                return 0;
+            }
+            holdOff = false;
+        }
+        while (true) {
+            long mark = measuredUpTo.get();
+            if (n - mark < stride) { // also when a later request took this one into its count
+                return 0;
+            }
+            if (measuredUpTo.compareAndSet(mark, n)) {
+                return (int) Math.min(n - mark, Integer.MAX_VALUE);
+            }
+        }
     }
 
     /**
      * A request that {@link #cpuSample} answered {@code cpuWeight} for was rejected at admission: it used no CPU, so it
      * is none of the requests a measurement stands for. Not measured (0), it leaves the count; measured, the requests
-     * before it that its measurement stood for go back to the count, and a request an eighth of
-     * {@code intervalNanos} later is measured in its place. Otherwise every 503 under overload made the next measured
+     * before it that its measurement stood for go back to the count, for the next measurement, which comes no sooner
+     * than an eighth of {@code intervalNanos} later. Otherwise every 503 under overload made the next measured
      * request stand for more requests than were served, and the class's CPU and its page's CPU meter read more than
      * the server used; and with most requests rejected, most measurements fell on rejected ones, and the few served
      * ones stood for many. An eighth: at most eight tries per interval, so that a route whose requests are nearly all
      * rejected does not have every one measured.
      */
     public void cpuSampleRejected(int cpuWeight, long nowNanos, long intervalNanos) {
-        if (cpuWeight == 0) {
-            sinceSample.decrementAndGet();
-        } else {
-            sinceSample.addAndGet(cpuWeight - 1);
-            if (intervalNanos > 0 && decided) {
-                nextSampleNanos.set(nowNanos + intervalNanos / 8);
-            }
+        if (intervalNanos == 0 || !decided) {
+            return; // every request measured for itself: nothing was counted
+        }
+        arrivals.decrementAndGet();
+        if (cpuWeight > 0) {
+            measuredUpTo.addAndGet(-cpuWeight);
+            holdOffUntilNanos = nowNanos + intervalNanos / 8;
+            holdOff = true;
         }
     }
 
