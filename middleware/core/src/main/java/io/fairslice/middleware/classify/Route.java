@@ -70,19 +70,20 @@ public final class Route {
     private final java.util.Set<RequestClassifier.Watch> inFlight = new java.util.LinkedHashSet<>();
     /**
      * The route's requests since it was decided, less those rejected at admission ({@link #cpuSampleRejected}), and the
-     * count the measurements so far stand for: the next measurement stands for the difference (see cpuSample).
+     * count the measurements so far stand for: the next measurement stands for the difference (see cpuSample). A
+     * request that arrived while the route learnt and is rejected after its decision takes one from both: the
+     * difference stays as it was.
      */
     private final AtomicLong arrivals = new AtomicLong();
     private final AtomicLong measuredUpTo = new AtomicLong();
     /** Every how many requests one is measured: the route's requests per interval, at least 1 (see cpuSample). */
     private volatile long stride = 1;
-    /** When the stride was last set, and {@link #arrivals} then. */
-    private final AtomicLong strideSetNanos = new AtomicLong(NO_SAMPLE_YET);
+    /** When the stride was last set ({@link #UNSET} before the first request after the decision), arrivals then. */
+    private final AtomicLong strideSetNanos = new AtomicLong(UNSET);
     private volatile long strideSetArrivals;
-    /** After a measured request was rejected: no measurement before this time (nanoTime). */
-    private volatile long holdOffUntilNanos;
-    private volatile boolean holdOff;
-    private static final long NO_SAMPLE_YET = Long.MIN_VALUE;
+    /** After a measured request was rejected: no measurement before this time (nanoTime), or {@link #UNSET}. */
+    private final AtomicLong holdOffUntilNanos = new AtomicLong(UNSET);
+    private static final long UNSET = Long.MIN_VALUE;
     /** Filled by the metrics layer: meters of this route, indexed as it likes; never read by classification. */
     public volatile Object[] meters;
     /**
@@ -102,8 +103,8 @@ public final class Route {
 
     /**
      * The table's shared {@code other} route, which never learns ({@link RequestClassifier#learn}) and so would never
-     * be decided: it starts decided, so that {@link #cpuSample} measures one of its requests per interval as it does
-     * for any decided route. Undecided, it had every request measured once the table was full (every request of a
+     * be decided: it starts decided, so that {@link #cpuSample} measures about one of its requests per interval as it
+     * does for any decided route. Undecided, it had every request measured once the table was full (every request of a
      * new page), against {@code cpu.sample-interval}'s bound, and a thread CPU clock read costs context switches. Being
      * decided changes nothing else for it: nothing records into it or watches its requests.
      */
@@ -171,7 +172,10 @@ public final class Route {
      * Every request is measured until the route's first decision, then every {@code stride}-th request, the stride
      * being the route's requests per {@code intervalNanos} over the last interval or more (config
      * {@code cpu.sample-interval}; 0: every request): about one measurement per interval on a busy route, and every
-     * request of a route that has fewer than one an interval. Every request while learning: under overload a new
+     * request of a route that has fewer than one an interval. The stride is 1 after the decision and follows the rate
+     * from then on, set again on the first request an interval after it was last set, or an eighth of an interval
+     * after when eight strides' worth of requests have come since (a quiet route that gets busy has every request
+     * measured for an eighth of an interval, not a whole one). Every request while learning: under overload a new
      * page's requests run for seconds each, and with one measured per interval as they arrive (a closed loop's next
      * ones only when they end) the decision took 8-28 s, during which an expensive page ran in the cheap class
      * (docs/measurements/lag-limit-20261126.md).
@@ -189,22 +193,26 @@ public final class Route {
         }
         long n = arrivals.incrementAndGet();
         long set = strideSetNanos.get();
-        if (set == NO_SAMPLE_YET) {
+        if (set == UNSET) {
             if (strideSetNanos.compareAndSet(set, nowNanos)) {
                 strideSetArrivals = n - 1;
             }
-        } else if (nowNanos - set >= intervalNanos && strideSetNanos.compareAndSet(set, nowNanos)) {
-            // the requests of the last interval or more, this one not, per interval (in double: a count times 10 s
-            // overflows a long)
-            double perInterval = (double) (n - 1 - strideSetArrivals) * intervalNanos / (nowNanos - set);
-            strideSetArrivals = n - 1;
-            stride = Math.max(1, (long) Math.min(perInterval, Integer.MAX_VALUE));
+        } else {
+            long elapsed = nowNanos - set;
+            long since = n - 1 - strideSetArrivals; // the requests since the stride was set, this one not
+            if ((elapsed >= intervalNanos || (elapsed >= intervalNanos / 8 && since >= 8 * stride))
+                    && strideSetNanos.compareAndSet(set, nowNanos)) {
+                double perInterval = (double) since * intervalNanos / elapsed; // double: a count times 10 s overflows
+                strideSetArrivals = n - 1;
+                stride = Math.max(1, (long) Math.min(perInterval, Integer.MAX_VALUE));
+            }
         }
-        if (holdOff) {
-            if (nowNanos - holdOffUntilNanos < 0) {
+        long holdOff = holdOffUntilNanos.get();
+        if (holdOff != UNSET) {
+            if (nowNanos - holdOff < 0) {
                 return 0;
             }
-            holdOff = false;
+            holdOffUntilNanos.compareAndSet(holdOff, UNSET); // not one a rejection set since
         }
         while (true) {
             long mark = measuredUpTo.get();
@@ -234,8 +242,8 @@ public final class Route {
         arrivals.decrementAndGet();
         if (cpuWeight > 0) {
             measuredUpTo.addAndGet(-cpuWeight);
-            holdOffUntilNanos = nowNanos + intervalNanos / 8;
-            holdOff = true;
+            long until = nowNanos + intervalNanos / 8;
+            holdOffUntilNanos.set(until == UNSET ? until + 1 : until);
         }
     }
 

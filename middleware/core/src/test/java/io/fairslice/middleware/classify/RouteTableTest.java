@@ -447,24 +447,24 @@ class RouteTableTest {
     void shouldMeasureEveryNthRequestOfABusyRouteNTheRequestsPerInterval() {
         long ms = 1_000_000L;
         Route a = decided(new RouteTable(1000, 50).route("/a"));
-        long t = 0;
-        for (int i = 0; i < 100; i++, t += ms) { // the first interval: the stride is not known yet
-            assertThat(a.cpuSample(t, 100 * ms)).as("request %d of the first interval", i).isEqualTo(1);
-        }
-        // from 100 ms on: 100 requests an interval, the first of them sets the stride
+        long t = -150 * ms; // any nanoTime origin: the intervals below cross 0
         List<Integer> measured = new ArrayList<>();
         long counted = 0;
-        for (int i = 0; i < 1000; i++, t += ms) {
+        for (int i = 0; i < 1013; i++, t += ms) { // one a millisecond: 100 an interval
             int w = a.cpuSample(t, 100 * ms);
             if (w > 0) {
                 measured.add(i);
                 counted += w;
-                assertThat(w).as("request %d", i).isEqualTo(i < 100 ? i + 1 : 100);
+                assertThat(w).as("request %d", i).isEqualTo(i < 13 ? 1 : 100);
             }
         }
-        assertThat(measured).as("every hundredth").hasSize(10).first().isEqualTo(99);
-        assertThat(counted).as("the measurements stand for every request").isEqualTo(1000);
-        // the same rate in bursts, 100 requests in the first millisecond of each interval: the same requests by count
+        // every request until an eighth of an interval has passed with eight strides' worth of requests, then the
+        // stride from their rate
+        assertThat(measured).as("the first 13, then every hundredth").hasSize(13 + 10)
+                .containsSequence(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 112, 212, 312).endsWith(1012);
+        assertThat(counted).as("the measurements stand for every request").isEqualTo(1013);
+        // the same rate in bursts, 100 requests in the first tenth of a millisecond of each interval: the same
+        // requests by count, where the clock measured the first of each burst
         List<Integer> burst = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             long at = t + (i / 100) * 100 * ms + (i % 100) * 1000;
@@ -508,9 +508,12 @@ class RouteTableTest {
         } finally {
             pool.shutdownNow();
         }
-        // every request up to the last measurement is in one; those after it wait for the next
-        assertThat(counted.sum()).isBetween((long) threads * each - 2000, (long) threads * each);
-        assertThat(measurements.sum()).as("about one an interval, after the first").isBetween(200L, 2000L);
+        assertThat(measurements.sum()).as("every request for an eighth of the first interval, then about one an"
+                + " interval").isBetween(200L, 500L);
+        // the requests after the last measurement wait for the next: a quiet moment later, the next request's
+        int rest = a.cpuSample(clock.get() + 1000 * ms, ms);
+        assertThat(counted.sum() + rest).as("every request in exactly one measurement")
+                .isEqualTo((long) threads * each + 1);
     }
 
     /**
@@ -528,8 +531,8 @@ class RouteTableTest {
         for (int i = 0; i < 1000; i++) {
             measured += other.cpuSample(i * ms, 100 * ms) > 0 ? 1 : 0;
         }
-        // every request of the first interval (the stride not yet known), then one a hundred
-        assertThat(measured).isEqualTo(100 + 9);
+        // every request of the first eighth of an interval (the stride not yet known), then one a hundred
+        assertThat(measured).isEqualTo(13 + 9);
         assertThat(other.samples()).as("it learns nothing").isZero();
         assertThat(other.heavy()).isFalse();
     }
@@ -550,10 +553,13 @@ class RouteTableTest {
         assertThat(quiet.cpuSample(400 * ms, 100 * ms)).isEqualTo(1);
 
         Route busy = decided(new RouteTable(1000, 50).route("/busy"));
-        for (int i = 0; i < 200; i++) { // 100 an interval: from 100 ms on every hundredth is measured
+        for (int i = 0; i < 200; i++) { // 100 an interval: from 13 ms on every hundredth is measured
             busy.cpuSample(i * ms, 100 * ms);
         }
         long t = 199 * ms + ms / 2; // the requests below in one moment: the stride stays as it is
+        while (busy.cpuSample(t, 100 * ms) == 0) {
+            // to the next measurement: the count starts again after it
+        }
         for (int i = 0; i < 90; i++) {
             assertThat(busy.cpuSample(t, 100 * ms)).isZero();
         }
@@ -564,6 +570,37 @@ class RouteTableTest {
             assertThat(busy.cpuSample(t, 100 * ms)).as("ten requests later than without the rejections").isZero();
         }
         assertThat(busy.cpuSample(t, 100 * ms)).as("a hundred served requests").isEqualTo(100);
+        for (int i = 0; i < 99; i++) {
+            assertThat(busy.cpuSample(t, 100 * ms)).isZero();
+        }
+        int hundredth = busy.cpuSample(t, 100 * ms);
+        assertThat(hundredth).isEqualTo(100);
+        busy.cpuSampleRejected(hundredth, t, 100 * ms);
+        for (int i = 0; i < 30; i++) {
+            assertThat(busy.cpuSample(t + ms / 2, 100 * ms)).as("held off").isZero();
+        }
+        assertThat(busy.cpuSample(t + 13 * ms, 100 * ms)).as("the 99 served before the rejected one, the 30 held off"
+                + " and itself").isEqualTo(130);
+    }
+
+    /** A quiet route that gets busy has every request measured for an eighth of an interval, not a whole one. */
+    @Test
+    void shouldSetTheStrideAgainSoonWhenAQuietRouteGetsBusy() {
+        long ms = 1_000_000L;
+        Route a = decided(new RouteTable(1000, 50).route("/a"));
+        long t = 0;
+        for (int i = 0; i < 5; i++, t += 500 * ms) {
+            assertThat(a.cpuSample(t, 100 * ms)).as("quiet: every request").isEqualTo(1);
+        }
+        int measured = 0;
+        long counted = 0;
+        for (int i = 0; i < 1000; i++) { // then ten a millisecond for 100 ms
+            int w = a.cpuSample(t + i * ms / 10, 100 * ms);
+            measured += w > 0 ? 1 : 0;
+            counted += w;
+        }
+        assertThat(measured).as("the first 12.5 ms of requests, then about one an interval").isBetween(125, 130);
+        assertThat(counted).isLessThanOrEqualTo(1000);
     }
 
     /** The route after the adaptive classifier's first decision on it (ten requests of 1 ms measured). */
