@@ -200,7 +200,8 @@ public final class Route {
         } else {
             long elapsed = nowNanos - set;
             long since = n - 1 - strideSetArrivals; // the requests since the stride was set, this one not
-            if ((elapsed >= intervalNanos || (elapsed >= intervalNanos / 8 && since >= 8 * stride))
+            // elapsed > 0: an interval under 8 ns has an eighth of 0, and a rate over no time is none
+            if (elapsed > 0 && (elapsed >= intervalNanos || (elapsed >= intervalNanos / 8 && since >= 8 * stride))
                     && strideSetNanos.compareAndSet(set, nowNanos)) {
                 double perInterval = (double) since * intervalNanos / elapsed; // double: a count times 10 s overflows
                 strideSetArrivals = n - 1;

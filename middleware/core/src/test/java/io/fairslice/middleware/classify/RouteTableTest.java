@@ -583,6 +583,16 @@ class RouteTableTest {
                 + " and itself").isEqualTo(130);
     }
 
+    /** cpu.sample-interval may be a few nanoseconds: requests in the same nanosecond set no stride from no time. */
+    @Test
+    void shouldSetNoStrideFromRequestsInTheSameInstant() {
+        Route a = decided(new RouteTable(1000, 50).route("/a"));
+        for (int i = 0; i < 100; i++) {
+            assertThat(a.cpuSample(42, 7)).as("request %d", i).isEqualTo(1);
+        }
+        assertThat(a.cpuSample(49, 7)).as("an interval later: 99 requests in 7 ns").isZero();
+    }
+
     /** A quiet route that gets busy has every request measured for an eighth of an interval, not a whole one. */
     @Test
     void shouldSetTheStrideAgainSoonWhenAQuietRouteGetsBusy() {
