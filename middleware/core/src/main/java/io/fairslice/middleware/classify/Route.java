@@ -4,6 +4,7 @@ import io.fairslice.middleware.metrics.MeterNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -76,11 +77,12 @@ public final class Route {
      */
     private final AtomicLong arrivals = new AtomicLong();
     private final AtomicLong measuredUpTo = new AtomicLong();
-    /** Every how many requests one is measured: the route's requests per interval, at least 1 (see cpuSample). */
-    private volatile long stride = 1;
-    /** When the stride was last set ({@link #UNSET} before the first request after the decision), arrivals then. */
-    private final AtomicLong strideSetNanos = new AtomicLong(UNSET);
-    private volatile long strideSetArrivals;
+    /**
+     * Every how many requests one is measured (the route's requests per interval, at least 1), when that was set and
+     * the arrivals then (see cpuSample); null before the first request after the decision. One value, swapped whole:
+     * as two fields a thread that set the time and stalled before the count left the next stride about twice the rate.
+     */
+    private final AtomicReference<Stride> stride = new AtomicReference<>();
     /** After a measured request was rejected: no measurement before this time (nanoTime), or {@link #UNSET}. */
     private final AtomicLong holdOffUntilNanos = new AtomicLong(UNSET);
     private static final long UNSET = Long.MIN_VALUE;
@@ -192,20 +194,18 @@ public final class Route {
             return 1;
         }
         long n = arrivals.incrementAndGet();
-        long set = strideSetNanos.get();
-        if (set == UNSET) {
-            if (strideSetNanos.compareAndSet(set, nowNanos)) {
-                strideSetArrivals = n - 1;
-            }
+        Stride s = stride.get();
+        if (s == null) {
+            Stride first = new Stride(1, nowNanos, n - 1);
+            s = stride.compareAndSet(null, first) ? first : stride.get();
         } else {
-            long elapsed = nowNanos - set;
-            long since = n - 1 - strideSetArrivals; // the requests since the stride was set, this one not
+            long elapsed = nowNanos - s.setNanos();
+            long since = n - 1 - s.setArrivals(); // the requests since the stride was set, this one not
             // elapsed > 0: an interval under 8 ns has an eighth of 0, and a rate over no time is none
-            if (elapsed > 0 && (elapsed >= intervalNanos || (elapsed >= intervalNanos / 8 && since >= 8 * stride))
-                    && strideSetNanos.compareAndSet(set, nowNanos)) {
+            if (elapsed > 0 && (elapsed >= intervalNanos || (elapsed >= intervalNanos / 8 && since >= 8 * s.every()))) {
                 double perInterval = (double) since * intervalNanos / elapsed; // double: a count times 10 s overflows
-                strideSetArrivals = n - 1;
-                stride = Math.max(1, (long) Math.min(perInterval, Integer.MAX_VALUE));
+                Stride next = new Stride(Math.max(1, (long) Math.min(perInterval, Integer.MAX_VALUE)), nowNanos, n - 1);
+                s = stride.compareAndSet(s, next) ? next : stride.get();
             }
         }
         long holdOff = holdOffUntilNanos.get();
@@ -217,7 +217,7 @@ public final class Route {
         }
         while (true) {
             long mark = measuredUpTo.get();
-            if (n - mark < stride) { // also when a later request took this one into its count
+            if (n - mark < s.every()) { // also when a later request took this one into its count
                 return 0;
             }
             if (measuredUpTo.compareAndSet(mark, n)) {
@@ -400,5 +400,9 @@ public final class Route {
     @Override
     public String toString() {
         return key + (heavy ? " (heavy)" : "") + " ~" + expectedCpuNanos / 1000 + "us";
+    }
+
+    /** Every {@code every}-th request is measured; set at {@code setNanos}, when {@code setArrivals} had come. */
+    private record Stride(long every, long setNanos, long setArrivals) {
     }
 }
