@@ -61,8 +61,9 @@ import java.util.stream.Stream;
  * is on, a request of another class is let in beyond the run slots only when CPU capacity goes unused, as that class's
  * first waiter, looking again on its own, found.
  *
- * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) is never held back,
- * and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders blocked on I/O, say, or a class
+ * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) whose requests do not
+ * wait is never held back (a backlog of an expensive class left from the competition goes on through the run slots:
+ * {@link #drainsThroughSlots}), and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders blocked on I/O, say, or a class
  * that cannot use its share) one more request runs beyond the run slots per idle sample in a row. No starvation: a
  * class that waits has the lowest virtual time after the others have run their share; a park at a yield point ends
  * after {@code share.max-park} at the latest (the request then runs anyway); a class cannot bank more than
@@ -2155,6 +2156,20 @@ public final class Scheduler {
         return c.inflight - c.detached + c.tasks > 0 || now - c.lastActiveNanos < cfg.shareLinger().toNanos();
     }
 
+    /**
+     * Whether {@code c}, alone, lets its waiting requests in through the run slots (one per free slot, more per idle
+     * sample: {@link #idleGrant}) rather than all at once, its new requests queueing behind them: a class that does not
+     * run in turns, while the scheduler is open and no turn is on. Competition ends when the other classes have had no
+     * request for {@code share.linger}, and under an OS with long timeslices that happens because the class that waited
+     * holds the CPU: with 40 heavy requests of 80 ms let in at once under 100 ms round-robin slices, the light pages'
+     * next requests waited 2.4-4 s in the OS's run queue, light was taken for gone again as they ended, and heavy pages
+     * took 31-45 % of the server in one window in four (docs/measurements/rr-heavy-onset-20261206). A class alone whose
+     * requests do not wait still starts them at once: without competition fairslice adds no queueing.
+     */
+    private boolean drainsThroughSlots(ClassState c, FairsliceConfig cfg) {
+        return !closed && turn == null && !cheap(c, cfg);
+    }
+
     /** Whether a class other than {@code c} is active: then run slots are shared. */
     private boolean competing(ClassState c, long now, FairsliceConfig cfg) {
         for (ClassState k : classes) {
@@ -2171,7 +2186,8 @@ public final class Scheduler {
      */
     private int startMode(ClassState c, long now, FairsliceConfig cfg) {
         if (cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
-            return WITH_SLOT;
+            return cfg.policy() == Policy.SHARE && drainsThroughSlots(c, cfg) && waitsToRun(c, cfg)
+                    ? WAIT : WITH_SLOT; // behind its class's waiting requests
         }
         if (turn != null) {
             if (turnGoesOn(c, now, cfg)) {
@@ -2479,6 +2495,9 @@ public final class Scheduler {
                         return;
                     }
                 }
+            } else if (gated && drainsThroughSlots(k, cfg) && slotsTaken(now, cfg) >= cfg.cpus()
+                    && !idleGrant(now, true, cfg)) {
+                return;
             }
             anticipatingSince = NEVER;
             if (!k.yieldWaiters.isEmpty()) {

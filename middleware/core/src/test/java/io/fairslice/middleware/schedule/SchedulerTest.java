@@ -201,14 +201,23 @@ class SchedulerTest {
         clock.advance(100 * MS, 100 * MS);
         Ticket heavy2 = queued(HEAVY);
         assertThat(scheduler.totalRunning()).isEqualTo(1);
-        // once light has been gone longer than share.linger, heavy is alone and held back no more
+        // once light has been gone longer than share.linger heavy is alone, but its waiting request goes on through
+        // the run slot (let in at once, 40 heavy requests under 100 ms slices kept light out for seconds: light was
+        // taken for gone again), and a new heavy request queues behind it
         clock.advance(scheduler.config().shareLinger().toNanos(), 0);
-        Ticket heavy3 = running(HEAVY);
+        Ticket heavy3 = queued(HEAVY);
+        assertThat(heavy2.granted).isFalse();
+        assertThat(scheduler.totalRunning()).isEqualTo(1);
+        finish(heavy, 10 * MS); // heavy: not a class of cheap requests, which would run in turns
         assertThat(heavy2.granted).isTrue();
-        assertThat(scheduler.totalRunning()).isEqualTo(3);
-        finish(heavy, MS);
-        finish(heavy2, MS);
+        assertThat(heavy3.granted).isFalse();
+        finish(heavy2, 10 * MS);
+        assertThat(heavy3.granted).isTrue();
+        // with none of it waiting, heavy alone starts its requests at once again
+        Ticket heavy4 = running(HEAVY);
+        assertThat(scheduler.totalRunning()).isEqualTo(2);
         finish(heavy3, MS);
+        finish(heavy4, MS);
     }
 
     @Test
@@ -1558,6 +1567,39 @@ class SchedulerTest {
                 .isCloseTo(MS, within(0.01 * MS));
         finish(running(scheduler.newTicket(LIGHT, 4)), 3 * MS); // a sample: stands for its route's last 4 requests
         assertThat(scheduler.classState(LIGHT).meanCpuNanos()).isCloseTo(3.0 * MS, within(0.01 * MS));
+    }
+
+    /**
+     * Competition over, an expensive class's waiting requests go on through the run slots; when the CPU idles (the
+     * slot's holder waits on I/O, say) the first waiter, looking again on its own, lets one more in per idle sample, as
+     * while classes compete: work-conserving.
+     */
+    @Test
+    void shouldLetABacklogInBeyondTheSlotsOfAClassAloneWhenTheCpuIdles() {
+        scheduler("class.heavy.queue-timeout", "60s");
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        finish(light, MS);
+        assertThat(heavy.granted).isTrue();
+        Ticket heavy2 = queued(HEAVY); // light within share.linger: heavy waits for the slot
+        Ticket heavy3 = queued(HEAVY);
+        clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // light gone: heavy alone
+        Ticket heavy4 = queued(HEAVY); // behind its class's waiting requests
+        assertThat(heavy2.granted).as("the CPU busy: the backlog waits for the slot").isFalse();
+        clock.idleSamples = 1; // the slot's holder waits on I/O
+        assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).isTrue(); // its nap is over: it looks again
+        assertThat(heavy2.granted).as("its first waiter, looking again on its own, finds the CPU idle").isTrue();
+        assertThat(heavy3.granted).as("one more request per idle sample").isFalse();
+        assertThat(scheduler.totalRunning()).isEqualTo(2);
+        clock.idleSamples = 0;
+        finish(heavy, 10 * MS); // heavy: not a class of cheap requests, which would run in turns
+        assertThat(heavy3.granted).as("the CPU busy again: one per free slot").isFalse();
+        finish(heavy2, 10 * MS);
+        assertThat(heavy3.granted).isTrue();
+        assertThat(heavy4.granted).isFalse();
+        finish(heavy3, MS);
+        assertThat(heavy4.granted).isTrue();
+        finish(heavy4, MS);
     }
 
     @Test
