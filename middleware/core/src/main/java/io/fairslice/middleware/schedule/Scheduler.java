@@ -2478,7 +2478,8 @@ public final class Scheduler {
                 return;
             }
             boolean inTurn = false;
-            if (gated && competing(k, now, cfg)) {
+            // alone with requests waiting, an expensive class goes through the run slots as while classes compete
+            if (gated && (competing(k, now, cfg) || drainsThroughSlots(k, cfg))) {
                 if (turn != null) {
                     inTurn = turn == k && !turnClosing;
                     if (!inTurn && !idleGrant(now, selfCheck, cfg)) {
@@ -2495,9 +2496,6 @@ public final class Scheduler {
                         return;
                     }
                 }
-            } else if (gated && drainsThroughSlots(k, cfg) && slotsTaken(now, cfg) >= cfg.cpus()
-                    && !idleGrant(now, true, cfg)) {
-                return;
             }
             anticipatingSince = NEVER;
             if (!k.yieldWaiters.isEmpty()) {
