@@ -29,6 +29,17 @@ public interface Clock {
     default void offCpu(long nanos) {
     }
 
+    /**
+     * Lets the OS run the threads that wait for the calling thread's CPU first ({@link Thread#yield}) and answers how
+     * long that took, ns: about a system call's time when none waited. A waiter that a free run slot is held from
+     * yields so while a cheap class's request may still be behind other threads (Scheduler's anticipation).
+     */
+    default long yieldCpu() {
+        long start = System.nanoTime();
+        Thread.yield();
+        return System.nanoTime() - start;
+    }
+
     /** Another thread's CPU time, ns; negative when unknown (not supported, or the thread has ended). */
     default long threadCpuNanos(Thread thread) {
         return -1;

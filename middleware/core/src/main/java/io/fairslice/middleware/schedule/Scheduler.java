@@ -56,10 +56,12 @@ import java.util.stream.Stream;
  * request that ended would have its client's next one arrive at once, wake the poller and a worker, and park at
  * admission. A free slot is held for the same short moment for a cheap class further behind that is active but whose
  * next request has not reached the scheduler yet (under SCHED_RR it is still behind the thread that freed the slot);
- * without that a more expensive class would run ahead of its share. Not for a class whose requests in flight all wait
- * in calls ({@link #onItsWay}): nothing of it would use the slot, and it would be held at every handover. While a turn
- * is on, a request of another class is let in beyond the run slots only when CPU capacity goes unused, as that class's
- * first waiter, looking again on its own, found.
+ * without that a more expensive class would run ahead of its share. Past the moment, the waiter the slot would go to
+ * first yields its CPU ({@link Clock#yieldCpu}), again while other threads ran in its last yield, up to
+ * {@link #ANTICIPATION_LIMIT_NANOS}: the cheap class's request may be behind them. Not for a class whose requests in
+ * flight all wait in calls ({@link #onItsWay}): nothing of it would use the slot, and it would be held at every
+ * handover. While a turn is on, a request of another class is let in beyond the run slots only when CPU capacity goes
+ * unused, as that class's first waiter, looking again on its own, found.
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) whose requests do not
  * wait is never held back (a backlog of an expensive class left from the competition goes on through the run slots:
@@ -155,6 +157,17 @@ public final class Scheduler {
     static final long BLOCKED_LOOK_NANOS = 2_000_000L;
     /** How long a turn whose class has no request running waits for its next one before it lapses. */
     static final long TURN_ANTICIPATION_NANOS = 1_000_000L;
+    /**
+     * How long a free slot is held at most for a cheap class further behind whose next request is on its way, while
+     * the waiter it would go to finds other threads running when it yields its CPU ({@link #anticipating}). Under
+     * 100 ms round-robin slices the heavy waiter woken 1 ms after the slot was freed ran before the light workers
+     * Tomcat's poller had woken behind it, and took the slot: with a 10 MB page heavy pages took 0.5-0.75 of the
+     * server for a load's first seconds. Held so, light pages got 70.5 % of the server against 67.6 % over the study's
+     * 20 s windows, six fresh servers each way (docs/measurements/rr-onset-yield-20261206).
+     */
+    static final long ANTICIPATION_LIMIT_NANOS = 20_000_000L;
+    /** A yield of the CPU that took this long or longer let another thread run ({@link Clock#yieldCpu}). */
+    static final long OTHERS_RAN_NANOS = 10_000L;
     /** A waiter timed to a moment (a turn's end, a look at a holder) wakes this long after it, so that it has come. */
     private static final long WAKE_SLACK_NANOS = 20_000;
 
@@ -205,6 +218,11 @@ public final class Scheduler {
     private long turnEmptySince = NEVER;
     /** Since when a free slot has been held for a cheap class further behind whose next request is coming. */
     private long anticipatingSince = NEVER;
+    /** The hold ({@link #anticipatingSince}) in which a waiter last yielded its CPU, and whether others ran then. */
+    private long yieldedIn = NEVER;
+    private boolean othersRan;
+    /** Set by {@link #anticipating} in a waiter's own look: the waiter yields its CPU before it looks again. */
+    private boolean yieldWanted;
     /** Running requests whose move to another class waits for their next yield point ({@link #reclassify}). */
     private int pendingMoves;
     /** Told on the thread concerned when a dispatch or task goes on in another class ({@link #onMove}); never null. */
@@ -1065,13 +1083,16 @@ public final class Scheduler {
     }
 
     /**
-     * Whether a free slot is held back from {@code k} for a moment (at most {@link #TURN_ANTICIPATION_NANOS}) because a
+     * Whether a free slot is held back from {@code k} for a moment ({@link #TURN_ANTICIPATION_NANOS}) because a
      * cheap class further behind may have a request on its way ({@link #onItsWay}) but none has reached the scheduler
      * yet: under an OS scheduler without wake-up preemption (SCHED_RR) it is still behind the thread that just freed
      * the slot.
-     * Handing the slot to {@code k} at once would let it run ahead of its share.
+     * Handing the slot to {@code k} at once would let it run ahead of its share. Past the moment the hold goes on
+     * while the waiter whose own look ({@code selfCheck}) finds it over yields its CPU and finds other threads running
+     * in the yield (the request may be behind them), up to {@link #ANTICIPATION_LIMIT_NANOS}; it ends at the first
+     * yield in which none ran, so a CPU with nothing else to do is not kept from {@code k}.
      */
-    private boolean anticipating(ClassState k, long now, FairsliceConfig cfg) {
+    private boolean anticipating(ClassState k, long now, FairsliceConfig cfg, boolean selfCheck) {
         boolean behind = false;
         for (ClassState b : classes) {
             if (b != k && b.vtime < k.vtime && cheap(b, cfg) && b.yieldWaiters.isEmpty() && b.admissionQueue.isEmpty()
@@ -1088,7 +1109,18 @@ public final class Scheduler {
             wakeFirstWaiter(k); // to look again when the moment has passed
             return true;
         }
-        return now - anticipatingSince < TURN_ANTICIPATION_NANOS;
+        long held = now - anticipatingSince;
+        if (held < TURN_ANTICIPATION_NANOS) {
+            return true;
+        }
+        boolean busy = yieldedIn == anticipatingSince && othersRan;
+        if (held >= ANTICIPATION_LIMIT_NANOS || !busy && !(selfCheck && yieldedIn != anticipatingSince)) {
+            return false;
+        }
+        if (selfCheck) {
+            yieldWanted = true;
+        }
+        return true;
     }
 
     /**
@@ -1471,15 +1503,19 @@ public final class Scheduler {
         long started = System.nanoTime();
         boolean interrupted = false;
         boolean ok = true;
+        long yieldFor = NEVER; // the hold of a free slot its last look was asked to yield the CPU in (anticipating)
         try {
             while (!t.granted) {
                 long now0 = clock.nanoTime();
                 long left = t.deadlineNanos - now0;
-                if (left > 0 && !interrupted) {
+                long yielded = -1;
+                if (yieldFor != NEVER) {
+                    yielded = clock.yieldCpu();
+                } else if (left > 0 && !interrupted) {
                     LockSupport.parkNanos(this, Math.max(1, Math.min(left, t.napUntil - now0)));
-                    if (Thread.interrupted()) {
-                        interrupted = true;
-                    }
+                }
+                if (Thread.interrupted()) {
+                    interrupted = true;
                 }
                 if (t.granted) {
                     break; // granted while parked: nothing left to do under the lock
@@ -1499,7 +1535,14 @@ public final class Scheduler {
                         ok = giveUp(t, where, interrupted, now);
                         break;
                     }
+                    if (yieldFor != NEVER && yieldFor == anticipatingSince) {
+                        yieldedIn = yieldFor;
+                        othersRan = yielded >= OTHERS_RAN_NANOS;
+                    }
+                    yieldWanted = false;
                     dispatch(now, true);
+                    yieldFor = yieldWanted ? anticipatingSince : NEVER;
+                    yieldWanted = false;
                     if (t.granted) {
                         break;
                     }
@@ -2199,7 +2242,7 @@ public final class Scheduler {
         }
         if (slotsTaken(now, cfg) < cfg.cpus()) {
             ClassState rival = mostOwedWaiter(now, cfg);
-            if ((rival != null && rival.vtime < c.vtime) || anticipating(c, now, cfg)) {
+            if ((rival != null && rival.vtime < c.vtime) || anticipating(c, now, cfg, false)) {
                 return WAIT;
             }
             return startsTurn(c, now, cfg, 1) ? IN_TURN : WITH_SLOT;
@@ -2492,7 +2535,7 @@ public final class Scheduler {
                     }
                 } else {
                     inTurn = startsTurn(k, now, cfg, 1);
-                    if (!inTurn && anticipating(k, now, cfg)) {
+                    if (!inTurn && anticipating(k, now, cfg, selfCheck)) {
                         return;
                     }
                 }

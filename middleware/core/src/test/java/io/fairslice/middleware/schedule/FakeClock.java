@@ -52,6 +52,22 @@ final class FakeClock implements Clock {
         offCpu += nanos;
     }
 
+    /** How long each {@link #yieldCpu} takes (wall time it advances), how many there were, and one to run at each. */
+    volatile long yieldTakes;
+    volatile int yields;
+    volatile Runnable atYield;
+
+    @Override
+    public long yieldCpu() {
+        yields++;
+        Runnable hook = atYield;
+        if (hook != null) {
+            hook.run();
+        }
+        now += yieldTakes;
+        return yieldTakes;
+    }
+
     void advance(long wallNanos, long cpuNanos) {
         now += wallNanos;
         cpu += cpuNanos;

@@ -1669,6 +1669,76 @@ class SchedulerTest {
         assertThat(heavy3.granted).isFalse();
     }
 
+    /**
+     * A heavy request waiting for the slot light's turn left, held for light's next request, as the moment of the hold
+     * ends ({@link Scheduler#TURN_ANTICIPATION_NANOS}) and the waiter looks on its own; light is owed.
+     */
+    private Ticket waiterForAHeldSlot() {
+        scheduler();
+        Ticket light = lightsTurn();
+        Ticket heavy = queued(HEAVY);
+        finish(light, MS); // light's turn has no request running: the slot is held for light's next one
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, 0);
+        return heavy;
+    }
+
+    /**
+     * Past the moment a free slot is held for a cheap class's next request, the waiter it would go to yields its CPU
+     * and takes the slot when no other thread ran in the yield: a CPU with nothing else to do is not kept from it.
+     */
+    @Test
+    void shouldGiveAHeldSlotToTheWaiterWhenNoOtherThreadRunsInItsYield() {
+        Ticket heavy = waiterForAHeldSlot();
+        long since = clock.now;
+
+        assertThat(scheduler.await(heavy, Scheduler.WHERE_ADMISSION)).isTrue();
+
+        assertThat(clock.yields).as("yields before it took the slot").isEqualTo(1);
+        assertThat(clock.now).isEqualTo(since);
+        finish(heavy, MS);
+    }
+
+    /**
+     * Under SCHED_RR the waiter woken after the moment ran before the light workers Tomcat's poller woke behind it,
+     * and took the slot (heavy pages took 0.5-0.75 of the server in a load's first seconds): while other threads run
+     * in its yields the slot stays held, up to {@link Scheduler#ANTICIPATION_LIMIT_NANOS}, and light's request that
+     * comes meanwhile gets it.
+     */
+    @Test
+    void shouldHoldASlotForACheapClassWhileOtherThreadsRunInTheWaitersYields() {
+        Ticket heavy = waiterForAHeldSlot();
+        clock.yieldTakes = 100_000; // another thread runs 0.1 ms in each yield
+        List<Ticket> came = new ArrayList<>();
+        clock.atYield = () -> {
+            if (clock.yields == 3) { // light's next request, behind those threads, reaches the scheduler
+                assertThat(heavy.granted).isFalse();
+                came.add(running(LIGHT));
+                finish(came.get(0), MS);
+                clock.advance(2 * Scheduler.TURN_ANTICIPATION_NANOS, 0);
+                clock.yieldTakes = 0;
+            }
+        };
+
+        assertThat(scheduler.await(heavy, Scheduler.WHERE_ADMISSION)).isTrue();
+
+        assertThat(came).as("light's request came in the hold and ran").hasSize(1);
+        assertThat(clock.yields).as("three yields, and one after light's turn lapsed").isEqualTo(4);
+        finish(heavy, MS);
+    }
+
+    @Test
+    void shouldEndTheHoldOfASlotAfterItsLimitWhileOtherThreadsRun() {
+        Ticket heavy = waiterForAHeldSlot();
+        long freed = clock.now - Scheduler.TURN_ANTICIPATION_NANOS;
+        clock.yieldTakes = 100_000;
+
+        assertThat(scheduler.await(heavy, Scheduler.WHERE_ADMISSION)).isTrue();
+
+        assertThat(clock.now - freed).as("held for")
+                .isBetween(Scheduler.ANTICIPATION_LIMIT_NANOS, Scheduler.ANTICIPATION_LIMIT_NANOS + 200_000);
+        finish(heavy, MS);
+    }
+
     @Test
     void shouldSplitTheCpuByShareBetweenTurnsAndRunSlots() {
         assertThat(lightPartOfTheCpu(4 * MS)).as("light's part of the CPU (the fake clock: CPU is wall time)")
