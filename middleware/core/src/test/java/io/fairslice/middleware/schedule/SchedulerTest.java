@@ -24,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -3559,7 +3560,20 @@ class SchedulerTest {
     void shouldRefuseWaitersByAQueueTimeoutLoweredAtRuntime() throws Exception {
         scheduler("classes", "light,heavy,batch", "class.light.queue-timeout", "10m", "class.heavy.queue-timeout",
                 "10m", "share.max-park", "60s");
-        running(2); // batch holds the one slot, kept for 60 s without a yield point
+        // batch holds the one slot, kept for 60 s without a yield point, on a thread that computes all along: held by
+        // this thread, which sleeps and waits below, two looks found it blocked and lent its slot, and light's turn
+        // admitted the waiters the test expects refused (one run in many, 2026-12-06)
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch holds = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            running(2);
+            holds.countDown();
+            while (!stop.get()) {
+                Thread.onSpinWait();
+            }
+        }, "computing-batch-holder");
+        holder.start();
+        await(holds);
         ExecutorService threads = Executors.newFixedThreadPool(2);
         try {
             Ticket early = scheduler.newTicket(HEAVY);
@@ -3591,6 +3605,8 @@ class SchedulerTest {
             assertThat(scheduler.classState(LIGHT).rejections(Scheduler.REJECTED_QUEUE_TIMEOUT)).isEqualTo(2);
         } finally {
             threads.shutdownNow();
+            stop.set(true);
+            holder.join();
         }
     }
 
