@@ -35,6 +35,8 @@ public final class FairsliceMetrics implements AutoCloseable {
     private static final int CPU_SLOT = OUTCOMES.size();
     private static final String SLOTS_LENT_DESCRIPTION =
             "run slots lent while a request of the class held one blocked in a call, found or declared (tag how)";
+    private static final String HOLD_YIELDS_DESCRIPTION =
+            "yields of the CPU while a free run slot was held for a cheaper class; others ran or none (tag others)";
 
     private final MeterRegistry registry;
     private final Tags application;
@@ -111,6 +113,14 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .tag(TAG_HOW, HOW_FOUND).description(SLOTS_LENT_DESCRIPTION).register(registry));
             add(FunctionCounter.builder(SHARE_SLOTS_LENT, c, ClassState::slotsLentDeclared).tags(cls)
                     .tag(TAG_HOW, HOW_DECLARED).description(SLOTS_LENT_DESCRIPTION).register(registry));
+            for (int o = 0; o < OTHERS.size(); o++) {
+                int others = o;
+                add(FunctionCounter.builder(SHARE_HOLD_YIELDS, c, x -> x.holdYields(others)).tags(cls)
+                        .tag(TAG_OTHERS, OTHERS.get(o)).description(HOLD_YIELDS_DESCRIPTION).register(registry));
+            }
+            add(FunctionCounter.builder(SHARE_HOLD_YIELDED, c, x -> x.holdYieldNanos() / 1e9).tags(cls)
+                    .baseUnit("seconds").description("time in yields while a run slot was held for a cheaper class")
+                    .register(registry));
             for (int w = 0; w < WHERES.size(); w++) {
                 int where = w;
                 add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tags(cls)

@@ -39,6 +39,8 @@ public final class MeterNames {
     public static final String TAG_WHERE = "where";
     /** How a blocked slot holder's run slot went to others: one of the {@code HOW_*} values. */
     public static final String TAG_HOW = "how";
+    /** Whether other threads ran in a yield of the CPU: one of the {@code OTHERS_*} values. */
+    public static final String TAG_OTHERS = "others";
     /** A request listener's name (only listeners installed in the web application). */
     public static final String TAG_LISTENER = "listener";
 
@@ -77,6 +79,13 @@ public final class MeterNames {
     /** The application declared the call blocking ({@code Fairslice.blocking()}). */
     public static final String HOW_DECLARED = "declared";
     public static final List<String> HOWS = List.of(HOW_FOUND, HOW_DECLARED);
+
+    /** Other threads ran in the yield (10 us or more went by): the hold of the free slot went on. */
+    public static final String OTHERS_RAN = "ran";
+    /** No other thread ran in the yield: the hold ended. */
+    public static final String OTHERS_NONE = "none";
+    /** In the order of {@code ClassState.holdYields}'s index. */
+    public static final List<String> OTHERS = List.of(OTHERS_RAN, OTHERS_NONE);
 
     // ---- requests ------------------------------------------------------------------------------------------------
 
@@ -194,6 +203,20 @@ public final class MeterNames {
      * {@code fairslice_share_slots_lent_total}.
      */
     public static final String SHARE_SLOTS_LENT = "fairslice.share.slots.lent";
+
+    /**
+     * Counter, tags class and {@link #TAG_OTHERS}: times a request of the class, first to wait while a free run slot
+     * was held for a cheaper class whose next request was on its way, yielded its CPU ({@code Thread.yield}) before
+     * it looked again: {@code ran}, other threads ran in the yield and the hold went on (up to 20 ms); {@code none},
+     * none did and the hold ended. Prometheus: {@code fairslice_share_hold_yields_total}.
+     */
+    public static final String SHARE_HOLD_YIELDS = "fairslice.share.hold.yields";
+
+    /**
+     * Counter (seconds), tag class: the time requests of the class spent in those yields, the CPU they left to other
+     * threads while a slot was held from them. Prometheus: {@code fairslice_share_hold_yielded_seconds_total}.
+     */
+    public static final String SHARE_HOLD_YIELDED = "fairslice.share.hold.yielded";
 
     /**
      * Counter, tags class, where: times a request's thread parked (at admission or at a yield point).

@@ -97,6 +97,13 @@ public final class ClassState {
     final LongAdder slotsLent = new LongAdder();
     /** Times a request of the class gave its run slot up for a call it declared blocking. */
     final LongAdder slotsLentDeclared = new LongAdder();
+    /**
+     * Times a request of the class, first to wait while a free run slot was held for a cheaper class's request on its
+     * way, yielded its CPU before it looked again (Scheduler.anticipating): other threads ran in the yield
+     * ({@code [0]}) or none did ({@code [1]}); and the time in those yields.
+     */
+    final LongAdder[] holdYields = {new LongAdder(), new LongAdder()};
+    final LongAdder holdYieldNanos = new LongAdder();
 
     ClassState(int index, String name) {
         this.index = index;
@@ -179,6 +186,19 @@ public final class ClassState {
     /** Times a request of the class gave its run slot to another request for a call it declared blocking. */
     public long slotsLentDeclared() {
         return slotsLentDeclared.sum();
+    }
+
+    /**
+     * Times a request of the class yielded its CPU while a free run slot was held from it for a cheaper class:
+     * {@code others} 0, other threads ran in the yield (the hold went on); 1, none did (the hold ended).
+     */
+    public long holdYields(int others) {
+        return holdYields[others].sum();
+    }
+
+    /** The time requests of the class spent in those yields, ns. */
+    public long holdYieldNanos() {
+        return holdYieldNanos.sum();
     }
 
     /** Requests that moved into this class while in flight: their route's class changed ({@link Scheduler#reclassify}). */

@@ -1511,6 +1511,8 @@ public final class Scheduler {
                 long yielded = -1;
                 if (yieldFor != NEVER) {
                     yielded = clock.yieldCpu();
+                    t.cls.holdYields[yielded >= OTHERS_RAN_NANOS ? 0 : 1].increment();
+                    t.cls.holdYieldNanos.add(yielded);
                 } else if (left > 0 && !interrupted) {
                     LockSupport.parkNanos(this, Math.max(1, Math.min(left, t.napUntil - now0)));
                 }

@@ -1696,6 +1696,8 @@ class SchedulerTest {
 
         assertThat(clock.yields).as("yields before it took the slot").isEqualTo(1);
         assertThat(clock.now).isEqualTo(since);
+        assertThat(scheduler.classState(HEAVY).holdYields(1)).as("yields counted, none ran in them").isEqualTo(1);
+        assertThat(scheduler.classState(HEAVY).holdYields(0)).as("yields counted, others ran").isZero();
         finish(heavy, MS);
     }
 
@@ -1724,6 +1726,11 @@ class SchedulerTest {
 
         assertThat(came).as("light's request came in the hold and ran").hasSize(1);
         assertThat(clock.yields).as("three yields, and one after light's turn lapsed").isEqualTo(4);
+        // the third yield, in which light's request came, takes no time on the fake clock: as if none else ran
+        assertThat(scheduler.classState(HEAVY).holdYields(0)).as("yields counted, others ran").isEqualTo(2);
+        assertThat(scheduler.classState(HEAVY).holdYields(1)).as("yields counted, none ran").isEqualTo(2);
+        assertThat(scheduler.classState(HEAVY).holdYieldNanos()).as("time in them").isEqualTo(200_000);
+        assertThat(scheduler.classState(LIGHT).holdYields(0) + scheduler.classState(LIGHT).holdYields(1)).isZero();
         finish(heavy, MS);
     }
 
@@ -1737,6 +1744,9 @@ class SchedulerTest {
 
         assertThat(clock.now - freed).as("held for")
                 .isBetween(Scheduler.ANTICIPATION_LIMIT_NANOS, Scheduler.ANTICIPATION_LIMIT_NANOS + 200_000);
+        long yields = scheduler.classState(HEAVY).holdYields(0);
+        assertThat(yields).as("yields in which others ran, 0.1 ms each").isBetween(189L, 191L);
+        assertThat(scheduler.classState(HEAVY).holdYieldNanos()).as("time in them").isEqualTo(yields * 100_000);
         finish(heavy, MS);
     }
 
