@@ -3336,11 +3336,29 @@ class SchedulerTest {
         Ticket waiting = scheduler.newTicket(HEAVY);
         CompletableFuture<Integer> result = CompletableFuture.supplyAsync(() -> scheduler.admit(waiting));
         awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission() > 0);
-        Ticket queuedNotYetWaiting = queued(HEAVY); // its thread not in await yet
+        // queued, its thread not in await yet as close comes: it spins meanwhile, for a park of its own (as the test
+        // thread's result.get) would use up the wake close gives it, and its await then parked its queue timeout, 30 s
+        AtomicReference<Ticket> queuedNotYetWaiting = new AtomicReference<>();
+        AtomicBoolean closedNow = new AtomicBoolean();
+        CompletableFuture<Boolean> late = new CompletableFuture<>();
+        Thread lateThread = new Thread(() -> {
+            try {
+                queuedNotYetWaiting.set(queued(HEAVY));
+                while (!closedNow.get()) {
+                    Thread.onSpinWait();
+                }
+                late.complete(scheduler.await(queuedNotYetWaiting.get(), Scheduler.WHERE_ADMISSION));
+            } catch (Throwable e) {
+                late.completeExceptionally(e);
+            }
+        });
+        lateThread.start();
+        awaitUntil(() -> queuedNotYetWaiting.get() != null);
 
         scheduler.close();
+        closedNow.set(true);
         assertThat(result.get(5, TimeUnit.SECONDS)).isEqualTo(Scheduler.REJECTED_STOPPED);
-        assertThat(scheduler.await(queuedNotYetWaiting, Scheduler.WHERE_ADMISSION)).isFalse();
+        assertThat(late.get(5, TimeUnit.SECONDS)).as("the late one's await").isFalse();
         ClassState heavy = scheduler.classState(HEAVY);
         assertThat(heavy.rejections(Scheduler.REJECTED_STOPPED)).isEqualTo(2);
         assertThat(heavy.waitingAdmission()).isZero();
