@@ -83,6 +83,14 @@ public final class Route {
      * as two fields a thread that set the time and stalled before the count left the next stride about twice the rate.
      */
     private final AtomicReference<Stride> stride = new AtomicReference<>();
+    /**
+     * How many times its last value a stride may be set to at most: a route's rate read from a burst (40 heavy
+     * clients' first requests at once, as a load starts) set a stride of dozens, and the next measured request stood
+     * for them all. Under overload such a request ends seconds later, and its route's CPU meter read nothing for 3 s,
+     * then 0.6 s of CPU in one second, at every onset (docs/measurements/onset-default-20261206). Doubling, a route
+     * that gets busy reaches a stride of 1000 in about half a second; its rate falls at once.
+     */
+    static final double STRIDE_GROWTH = 2;
     /** After a measured request was rejected: no measurement before this time (nanoTime), or {@link #UNSET}. */
     private final AtomicLong holdOffUntilNanos = new AtomicLong(UNSET);
     private static final long UNSET = Long.MIN_VALUE;
@@ -177,10 +185,10 @@ public final class Route {
      * request of a route that has fewer than one an interval. The stride is 1 after the decision and follows the rate
      * from then on, set again on the first request an interval after it was last set, or an eighth of an interval
      * after when eight strides' worth of requests have come since (a quiet route that gets busy has every request
-     * measured for an eighth of an interval, not a whole one). Every request while learning: under overload a new
-     * page's requests run for seconds each, and with one measured per interval as they arrive (a closed loop's next
-     * ones only when they end) the decision took 8-28 s, during which an expensive page ran in the cheap class
-     * (docs/measurements/lag-limit-20261126.md).
+     * measured for an eighth of an interval, not a whole one); it at most doubles each time ({@link #STRIDE_GROWTH}).
+     * Every request while learning: under overload a new page's requests run for seconds each, and with one measured
+     * per interval as they arrive (a closed loop's next ones only when they end) the decision took 8-28 s, during
+     * which an expensive page ran in the cheap class (docs/measurements/lag-limit-20261126.md).
      *
      * <p>Which request is measured follows the count of requests, not the clock. Until 2026-12-06 the first request
      * an interval after the last measurement was measured: the first of a burst. Under SCHED_RR with 100 ms slices
@@ -204,7 +212,8 @@ public final class Route {
             // elapsed > 0: an interval under 8 ns has an eighth of 0, and a rate over no time is none
             if (elapsed > 0 && (elapsed >= intervalNanos || (elapsed >= intervalNanos / 8 && since >= 8 * s.every()))) {
                 double perInterval = (double) since * intervalNanos / elapsed; // double: a count times 10 s overflows
-                Stride next = new Stride(Math.max(1, (long) Math.min(perInterval, Integer.MAX_VALUE)), nowNanos, n - 1);
+                double every = Math.min(perInterval, STRIDE_GROWTH * s.every()); // a burst: the stride rises by steps
+                Stride next = new Stride(Math.max(1, (long) Math.min(every, Integer.MAX_VALUE)), nowNanos, n - 1);
                 s = stride.compareAndSet(s, next) ? next : stride.get();
             }
         }
