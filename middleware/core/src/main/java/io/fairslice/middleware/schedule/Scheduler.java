@@ -1508,10 +1508,11 @@ public final class Scheduler {
             while (!t.granted) {
                 long now0 = clock.nanoTime();
                 long left = t.deadlineNanos - now0;
-                long yielded = -1;
+                boolean yieldedToOthers = false; // in the yield below: read under the lock for the hold it was in
                 if (yieldFor != NEVER) {
-                    yielded = clock.yieldCpu();
-                    t.cls.holdYields[yielded >= OTHERS_RAN_NANOS ? 0 : 1].increment();
+                    long yielded = clock.yieldCpu();
+                    yieldedToOthers = yielded >= OTHERS_RAN_NANOS;
+                    t.cls.holdYields[yieldedToOthers ? 0 : 1].increment();
                     t.cls.holdYieldNanos.add(yielded);
                 } else if (left > 0 && !interrupted) {
                     LockSupport.parkNanos(this, Math.max(1, Math.min(left, t.napUntil - now0)));
@@ -1539,7 +1540,7 @@ public final class Scheduler {
                     }
                     if (yieldFor != NEVER && yieldFor == anticipatingSince) {
                         yieldedIn = yieldFor;
-                        othersRan = yielded >= OTHERS_RAN_NANOS;
+                        othersRan = yieldedToOthers;
                     }
                     yieldWanted = false;
                     dispatch(now, true);
