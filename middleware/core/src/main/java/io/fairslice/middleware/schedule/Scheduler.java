@@ -64,8 +64,8 @@ import java.util.stream.Stream;
  * unused, as that class's first waiter, looking again on its own, found.
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) whose requests do not
- * wait is never held back (a backlog of an expensive class left from the competition goes on through the run slots:
- * {@link #drainsThroughSlots}), and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders
+ * wait is never held back (a backlog of an expensive class left from the competition goes on through the run slots
+ * for {@code share.max-park}: {@link #drainsThroughSlots}), and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders
  * blocked on I/O, say, or a class that cannot use its share) one more request runs beyond the run slots per idle
  * sample in a row. No starvation: a class that waits has the lowest virtual time after the others have run their
  * share; a park at a yield point ends after {@code share.max-park} at the latest (the request then runs anyway); a
@@ -733,9 +733,12 @@ public final class Scheduler {
             if (!active(c, now, cfg)) {
                 catchUp(c, now, cfg);
             }
-            if (!armed && cfg.policy() == Policy.SHARE) {
-                // competition may start now: what the slot holders ran alone is nobody's debt, and their yield
-                // points (disarmed until now) have not been checked, so they are not overrunning either
+            if (!armed && cfg.policy() == Policy.SHARE && c.inflight + c.tasks == 0) {
+                // competition may start now (a class with nothing in flight comes in: updateArmed): what the slot
+                // holders ran alone is nobody's debt, and their yield points (disarmed until now) have not been
+                // checked, so they are not overrunning either. Not on a busy class's own arrivals: checked in on
+                // each, a holder of a class alone draining its waiting requests through the slots was never found
+                // blocked (two looks with no check-in between) nor silent past share.max-park
                 for (Ticket h : holders) {
                     h.checkIn(now);
                 }
@@ -2205,15 +2208,28 @@ public final class Scheduler {
     /**
      * Whether {@code c}, alone, lets its waiting requests in through the run slots (one per free slot, more per idle
      * sample: {@link #idleGrant}) rather than all at once, its new requests queueing behind them: a class that does not
-     * run in turns, while the scheduler is open and no turn is on. Competition ends when the other classes have had no
-     * request for {@code share.linger}, and under an OS with long timeslices that happens because the class that waited
-     * holds the CPU: with 40 heavy requests of 80 ms let in at once under 100 ms round-robin slices, the light pages'
-     * next requests waited 2.4-4 s in the OS's run queue, light was taken for gone again as they ended, and heavy pages
-     * took 31-45 % of the server in one window in four (docs/measurements/rr-heavy-onset-20261206). A class alone whose
-     * requests do not wait still starts them at once: without competition fairslice adds no queueing.
+     * run in turns, while the scheduler is open and no turn is on, for {@code share.max-park} after competition ended
+     * (another class's last request ended {@code share.linger + share.max-park} ago). Competition ends when the other
+     * classes have had no request for {@code share.linger}, and under an OS with long timeslices that happens because
+     * the class that waited holds the CPU: with 40 heavy requests of 80 ms let in at once under 100 ms round-robin
+     * slices, the light pages' next requests waited 2.4-4 s in the OS's run queue, light was taken for gone again as
+     * they ended, and heavy pages took 31-45 % of the server in one window in four
+     * (docs/measurements/rr-heavy-onset-20261206). Past {@code share.max-park} the rest are let in, as a request parked
+     * that long runs anyway: a class that stays alone (its traffic ended) is not held to the slots by the history of a
+     * competition, and its new requests do not queue without one. A class alone whose requests do not wait starts them
+     * at once: without competition fairslice adds no queueing.
      */
-    private boolean drainsThroughSlots(ClassState c, FairsliceConfig cfg) {
-        return !closed && turn == null && !cheap(c, cfg);
+    private boolean drainsThroughSlots(ClassState c, long now, FairsliceConfig cfg) {
+        if (closed || turn != null || cheap(c, cfg)) {
+            return false;
+        }
+        long window = cfg.shareLinger().toNanos() + cfg.shareMaxPark().toNanos();
+        for (ClassState k : classes) {
+            if (k != c && now - k.lastActiveNanos < window) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a class other than {@code c} is active: then run slots are shared. */
@@ -2232,7 +2248,7 @@ public final class Scheduler {
      */
     private int startMode(ClassState c, long now, FairsliceConfig cfg) {
         if (cfg.policy() != Policy.SHARE || !competing(c, now, cfg)) {
-            return cfg.policy() == Policy.SHARE && drainsThroughSlots(c, cfg) && waitsToRun(c, cfg)
+            return cfg.policy() == Policy.SHARE && drainsThroughSlots(c, now, cfg) && waitsToRun(c, cfg)
                     ? WAIT : WITH_SLOT; // behind its class's waiting requests
         }
         if (turn != null) {
@@ -2525,7 +2541,7 @@ public final class Scheduler {
             }
             boolean inTurn = false;
             // alone with requests waiting, an expensive class goes through the run slots as while classes compete
-            if (gated && (competing(k, now, cfg) || drainsThroughSlots(k, cfg))) {
+            if (gated && (competing(k, now, cfg) || drainsThroughSlots(k, now, cfg))) {
                 if (turn != null) {
                     inTurn = turn == k && !turnClosing;
                     if (!inTurn && !idleGrant(now, selfCheck, cfg)) {

@@ -1603,6 +1603,79 @@ class SchedulerTest {
         finish(heavy4, MS);
     }
 
+    /**
+     * A backlog left from the competition goes on through the run slots for share.max-park after competition ended;
+     * then the rest run at once, and the class's new requests start as they come: a class that stays alone (its
+     * traffic ended) is not held to the slots by history. Held to them, an I/O-bound class capped or on a busy host
+     * served a tenth of its requests for as long as any of them waited, and a backlog that never emptied never ended.
+     */
+    @Test
+    void shouldLetABacklogInAtOnceShareMaxParkAfterCompetitionEnded() {
+        scheduler("share.max-park", "500ms", "class.heavy.queue-timeout", "60s");
+        long linger = scheduler.config().shareLinger().toNanos();
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        finish(light, MS); // light's last request: competition ends share.linger after it
+        assertThat(heavy.granted).isTrue();
+        Ticket heavy2 = queued(HEAVY);
+        Ticket heavy3 = queued(HEAVY);
+        clock.advance(linger + MS, 0);
+        Ticket heavy4 = queued(HEAVY);
+        assertThat(heavy2.granted).as("competition over: the backlog goes on through the slot").isFalse();
+        finish(heavy, 10 * MS); // 211 ms after light's last request
+        assertThat(heavy2.granted).isTrue();
+        assertThat(heavy3.granted).isFalse();
+        clock.advance(linger + 500 * MS - 221 * MS, 0); // 10 ms before share.max-park past competition's end
+        Ticket heavy5 = queued(HEAVY);
+        assertThat(heavy3.granted).as("still through the slot").isFalse();
+        clock.advance(15 * MS, 0);
+        Ticket heavy6 = running(HEAVY); // share.max-park after competition ended: it starts at once
+        assertThat(List.of(heavy3, heavy4, heavy5)).as("and the waiting requests are let in").allMatch(t -> t.granted);
+        Ticket heavy7 = running(HEAVY);
+        assertThat(scheduler.totalRunning()).isEqualTo(6);
+        for (Ticket t : List.of(heavy2, heavy3, heavy4, heavy5, heavy6, heavy7)) {
+            finish(t, MS);
+        }
+    }
+
+    /**
+     * A slot holder of a class alone that waits in an undeclared call is found blocked at two looks (here at the
+     * class's own arrivals) and its slot lent, while the class's backlog goes on through the slots. Its own arrivals
+     * checked the holder in until 2026-12-06, and the looks never found it blocked.
+     */
+    @Test
+    void shouldLendTheSlotOfABlockedHolderOfAClassAloneThoughItsRequestsKeepComing() throws Exception {
+        scheduler("class.heavy.queue-timeout", "60s");
+        Ticket light = running(LIGHT);
+        Ticket heavy = queued(HEAVY);
+        finish(light, MS);
+        assertThat(heavy.granted).isTrue();
+        CountDownLatch release = new CountDownLatch(1);
+        Thread blocked = new Thread(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        blocked.start();
+        try {
+            awaitUntil(() -> blocked.getState() == Thread.State.WAITING);
+            heavy.thread = blocked; // the holder now waits in a connection pool, say
+            Ticket heavy2 = queued(HEAVY);
+            clock.advance(scheduler.config().shareLinger().toNanos() + MS, 0); // light gone: heavy alone
+            for (int i = 0; i < 3; i++) {
+                clock.advance(3 * MS, 0);
+                queued(HEAVY); // a client's request every 3 ms: each looks at the holder
+            }
+            assertThat(heavy2.granted).as("blocked at two looks 3 ms apart: its slot lent").isTrue();
+            assertThat(scheduler.slotsLent()).isEqualTo(1);
+        } finally {
+            release.countDown();
+            blocked.join();
+        }
+    }
+
     @Test
     void shouldLetAnotherClassInBesideATurnWhenItsFirstWaiterFindsTheCpuIdle() {
         scheduler("class.heavy.queue-timeout", "60s");
