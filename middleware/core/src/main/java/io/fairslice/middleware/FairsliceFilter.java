@@ -111,6 +111,12 @@ public final class FairsliceFilter implements Filter {
         if (unread != null) {
             LOG.warning(() -> "fairslice[" + path + "]: " + unread);
         }
+        String read = merged.file();
+        for (String over : merged.passedOver()) { // one file only: the application's own settings would be lost unsaid
+            LOG.warning(() -> "fairslice[" + path + "]: " + over + " is not read: fairslice reads one configuration"
+                    + " file, and " + read + " comes first; move its settings there or into context parameters"
+                    + " (docs/configuration.md)");
+        }
         Object attribute = context.getAttribute(METER_REGISTRY_ATTRIBUTE);
         MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
         // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0

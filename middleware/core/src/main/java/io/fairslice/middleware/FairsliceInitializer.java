@@ -33,7 +33,11 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
                 return; // declared in web.xml: that declaration wins
             }
         }
-        FilterRegistration.Dynamic r = context.addFilter(FILTER_NAME, FairsliceFilter.class);
+        // an instance, not the class: Tomcat keeps only a class's name and loads it through the application's class
+        // loader, which looks in WEB-INF/lib first, so a WAR that packs its own copy of the middleware ran that copy
+        // under the installer's bundle (its request listeners not its type, its meters in its own registry, and the
+        // copy's warning never said: FairsliceFilter.secondCopy compared the copy with itself)
+        FilterRegistration.Dynamic r = context.addFilter(FILTER_NAME, new FairsliceFilter());
         if (r == null) {
             LOG.warning(() -> "fairslice: a filter named '" + FILTER_NAME + "' already exists in "
                     + context.getContextPath() + "; not registered");

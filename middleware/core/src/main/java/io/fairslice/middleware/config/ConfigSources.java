@@ -10,8 +10,10 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
@@ -36,15 +38,20 @@ public final class ConfigSources {
     public static final String FILTER_PARAMETER_ORIGIN = "by filter init parameter ";
     /** How {@link Merged#originOf} begins for a value a context parameter set. */
     public static final String CONTEXT_PARAMETER_ORIGIN = "by context parameter ";
+    /** The application's own configuration file, read when no file is named. */
+    static final String WEB_INF_FILE = "/WEB-INF/fairslice.properties";
+    /** The class path's configuration file, read when no file is named and the application has none in WEB-INF. */
+    static final String CLASS_PATH_FILE = "fairslice.properties";
 
     private ConfigSources() {
     }
 
     /**
-     * The merged keys, the properties file read (null: none), and where each key's value came from, as a phrase
-     * ("in /opt/tomcat/conf/fairslice.properties", "by context parameter fairslice.policy"), for error messages.
+     * The merged keys, the properties file read (null: none), where each key's value came from, as a phrase
+     * ("in /opt/tomcat/conf/fairslice.properties", "by context parameter fairslice.policy"), for error messages, and
+     * the files present but not read because that one was (only one file is read).
      */
-    public record Merged(Map<String, String> keys, String file, Map<String, String> origins) {
+    public record Merged(Map<String, String> keys, String file, Map<String, String> origins, List<String> passedOver) {
 
         /** Where {@code key}'s value came from, or null when no source set it. */
         public String originOf(String key) {
@@ -65,6 +72,7 @@ public final class ConfigSources {
                                ClassLoader loader, Properties system) {
         Map<String, String> keys = new LinkedHashMap<>();
         Map<String, String> origins = new HashMap<>();
+        List<String> passedOver = new ArrayList<>();
         String file = null;
         String named = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
         if (named == null || named.isBlank()) { // a blank value sets nothing, as for every key
@@ -82,12 +90,21 @@ public final class ConfigSources {
                         + e.getMessage() + ")", named);
             }
             file = p.toAbsolutePath().toString();
+            if (present(webInfFile.apply(WEB_INF_FILE))) {
+                passedOver.add(WEB_INF_FILE);
+            }
+            if (loader != null && loader.getResource(CLASS_PATH_FILE) != null) {
+                passedOver.add("classpath:" + CLASS_PATH_FILE);
+            }
         } else {
-            InputStream in = webInfFile.apply("/WEB-INF/fairslice.properties");
+            InputStream in = webInfFile.apply(WEB_INF_FILE);
             if (in != null) {
-                file = "/WEB-INF/fairslice.properties";
-            } else if (loader != null && (in = loader.getResourceAsStream("fairslice.properties")) != null) {
-                file = "classpath:fairslice.properties";
+                file = WEB_INF_FILE;
+                if (loader != null && loader.getResource(CLASS_PATH_FILE) != null) {
+                    passedOver.add("classpath:" + CLASS_PATH_FILE);
+                }
+            } else if (loader != null && (in = loader.getResourceAsStream(CLASS_PATH_FILE)) != null) {
+                file = "classpath:" + CLASS_PATH_FILE;
             }
             if (in != null) {
                 try (InputStream closing = in) {
@@ -119,7 +136,20 @@ public final class ConfigSources {
                 set(keys, unprefixed(name), system.getProperty(name), origins, "by system property -D" + name);
             }
         }
-        return new Merged(keys, file, Map.copyOf(origins));
+        return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver));
+    }
+
+    /** Whether a stream was there (closing it: only its presence counts). */
+    private static boolean present(InputStream in) {
+        if (in == null) {
+            return false;
+        }
+        try {
+            in.close();
+        } catch (IOException e) {
+            // present all the same
+        }
+        return true;
     }
 
     /** A later source's value wins, unless it is blank: then the earlier one (or the default) stands. */

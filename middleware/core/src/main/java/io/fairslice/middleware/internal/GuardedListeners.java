@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -52,12 +53,19 @@ public final class GuardedListeners implements AutoCloseable {
     public static List<RequestListener> discover(ClassLoader loader) {
         List<RequestListener> found = new ArrayList<>();
         Set<String> names = new java.util.HashSet<>();
-        for (RequestListener l : ServiceLoader.load(RequestListener.class, loader)) {
-            if (!names.add(l.name())) {
-                throw FairsliceConfigException.of("<listener>", "names must be unique (two listeners are called '"
-                        + l.name() + "')", l.getClass().getName());
+        try {
+            for (RequestListener l : ServiceLoader.load(RequestListener.class, loader)) {
+                if (!names.add(l.name())) {
+                    throw FairsliceConfigException.of("<listener>", "names must be unique (two listeners are called '"
+                            + l.name() + "')", l.getClass().getName());
+                }
+                found.add(l);
             }
-            found.add(l);
+        } catch (ServiceConfigurationError e) {
+            // a listener of another copy of the middleware (a WAR that packs one beside the container's) is not a
+            // subtype of this copy's RequestListener; an Error would stop the application without fairslice's message
+            throw new IllegalArgumentException("a request listener could not be loaded (" + e.getMessage()
+                    + "); does the application pack a copy of fairslice in WEB-INF/lib beside the container's?", e);
         }
         return found;
     }

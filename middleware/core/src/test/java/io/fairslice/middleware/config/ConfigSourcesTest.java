@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fairslice.middleware.FairsliceConfigException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -115,6 +117,35 @@ class ConfigSourcesTest {
                 path -> new ByteArrayInputStream("policy=sleep\n".getBytes(StandardCharsets.UTF_8)), null, system);
         assertThat(m.keys()).containsExactlyEntriesOf(Map.of("policy", "observe"));
         assertThat(m.file()).isEqualTo(f.toAbsolutePath().toString());
+    }
+
+    /**
+     * Only one file is read: one named by -Dfairslice.config (the installer's) passes over the application's own, and
+     * that one the class path's; the filter says which, as their settings would otherwise be lost without a word.
+     */
+    @Test
+    void shouldSayWhichFilesThereAreButAreNotRead(@TempDir Path dir) throws IOException {
+        Path f = dir.resolve("f.properties");
+        Files.writeString(f, "policy=observe\n");
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        Files.writeString(classes.resolve("fairslice.properties"), "policy=share\n");
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
+            ConfigSources.Merged named = ConfigSources.merge(name -> null, List.of(), Map.of(),
+                    path -> new ByteArrayInputStream("policy=sleep\n".getBytes(StandardCharsets.UTF_8)), loader,
+                    naming(f));
+            assertThat(named.keys()).containsExactlyEntriesOf(Map.of("policy", "observe"));
+            assertThat(named.passedOver()).containsExactly("/WEB-INF/fairslice.properties",
+                    "classpath:fairslice.properties");
+            ConfigSources.Merged own = ConfigSources.merge(name -> null, List.of(), Map.of(),
+                    path -> new ByteArrayInputStream("policy=sleep\n".getBytes(StandardCharsets.UTF_8)), loader,
+                    new Properties());
+            assertThat(own.keys()).containsExactlyEntriesOf(Map.of("policy", "sleep"));
+            assertThat(own.passedOver()).containsExactly("classpath:fairslice.properties");
+            ConfigSources.Merged classPath = ConfigSources.merge(name -> null, List.of(), Map.of(), path -> null,
+                    loader, new Properties());
+            assertThat(classPath.file()).isEqualTo("classpath:fairslice.properties");
+            assertThat(classPath.passedOver()).isEmpty();
+        }
     }
 
     @Test

@@ -8,6 +8,10 @@ import io.fairslice.middleware.spi.ListenerContext;
 import io.fairslice.middleware.spi.RequestListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -17,6 +21,7 @@ import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Whatever a listener throws stays out of the request, except the JVM's own failure. */
 class GuardedListenersTest {
@@ -192,6 +197,25 @@ class GuardedListenersTest {
                     .noneMatch(m -> m.contains("'sleepy' started")).anyMatch(m -> m.contains("'busy' started"));
         } finally {
             log.removeHandler(handler);
+        }
+    }
+
+    /**
+     * A listener that is not of this copy's type (the container's, seen from a WAR that packs its own copy of the
+     * middleware) is a ServiceConfigurationError, an Error the filter's startup did not turn into its message.
+     */
+    @Test
+    void shouldRefuseAListenerOfAnotherCopyWithAMessageNotAnError(@TempDir Path dir) throws IOException {
+        Path services = dir.resolve("META-INF/services/" + RequestListener.class.getName());
+        Files.createDirectories(services.getParent());
+        // not a RequestListener of this copy (a class of the class path: ServiceLoader passes over the JDK's)
+        Files.writeString(services, getClass().getName() + "\n");
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()},
+                getClass().getClassLoader())) {
+            assertThatThrownBy(() -> GuardedListeners.discover(loader)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("a request listener could not be loaded")
+                    .hasMessageContaining(getClass().getName())
+                    .hasMessageContaining("a copy of fairslice in WEB-INF/lib");
         }
     }
 }

@@ -1,0 +1,45 @@
+package io.fairslice.middleware;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterRegistration;
+import jakarta.servlet.ServletContext;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class FairsliceInitializerTest {
+
+    /**
+     * The initializer registers a filter instance of its own class: Tomcat keeps only a registered class's name and
+     * loads it through the application's class loader, which looks in WEB-INF/lib first, so under the installer's
+     * bundle a WAR that packs its own copy of the middleware ran that copy (the bundle's request listeners not of its
+     * type, its meters in its own registry, its warning about the copy never said).
+     */
+    @Test
+    void shouldRegisterAnInstanceOfItsOwnFilterClassNotAClassName() {
+        List<Object> added = new ArrayList<>();
+        FilterRegistration.Dynamic registration = (FilterRegistration.Dynamic) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {FilterRegistration.Dynamic.class},
+                (proxy, method, args) -> null);
+        ServletContext context = (ServletContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ServletContext.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getInitParameter" -> null;
+                    case "getContextPath" -> "/shop";
+                    case "getFilterRegistrations" -> Map.of();
+                    case "addFilter" -> {
+                        added.add(args[1]);
+                        yield registration;
+                    }
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+
+        new FairsliceInitializer().onStartup(null, context);
+
+        assertThat(added).singleElement().isInstanceOf(Filter.class)
+                .satisfies(f -> assertThat(f.getClass()).isSameAs(FairsliceFilter.class));
+    }
+}
