@@ -58,6 +58,10 @@ public final class TomcatInitializer implements ServletContainerInitializer {
         try {
             settings = base == null ? TomcatSettings.defaults() : TomcatSettings.load(Path.of(base));
         } catch (IllegalArgumentException e) {
+            // Tomcat's own line says only "Error during ServletContainerInitializer processing", the reason in the
+            // stack trace under it: say it on one line, as the filter does for its configuration
+            LOG.severe(() -> "fairslice[" + name + "]: not started, so the application does not start: "
+                    + e.getMessage());
             throw new ServletException("fairslice: " + e.getMessage(), e);
         }
         if (!settings.selects(path)) {

@@ -2,9 +2,20 @@ package io.fairslice.tomcat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import jakarta.servlet.ServletContext;
+import jakarta.servlet.ServletException;
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,5 +41,52 @@ class TomcatInitializerTest {
         assertThat(TomcatInitializer.unreadConfiguration(base.toString(), base.resolve(TomcatLayout.CONFIG)
                 .toString())).as("read").isNull();
         assertThat(TomcatInitializer.unreadConfiguration(null, null)).as("no catalina.base").isNull();
+    }
+
+    /**
+     * A broken conf/fairslice-tomcat.properties stops every application; Tomcat's own SEVERE line says only "Error
+     * during ServletContainerInitializer processing", so the reason goes on a line of its own.
+     */
+    @Test
+    void shouldSayOnOneLineWhyABrokenSettingsFileStopsTheApplication() throws IOException {
+        Files.createDirectories(base.resolve("conf"));
+        Files.writeString(base.resolve(TomcatLayout.TOMCAT_SETTINGS), "apps=shop\n");
+        ServletContext context = (ServletContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ServletContext.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getContextPath" -> "/shop";
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                records.add(r);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(TomcatInitializer.class.getName());
+        logger.addHandler(handler);
+        String previous = System.setProperty("catalina.base", base.toString());
+        try {
+            assertThatThrownBy(() -> new TomcatInitializer().onStartup(null, context))
+                    .isInstanceOf(ServletException.class).hasMessageContaining("apps must list context paths");
+        } finally {
+            logger.removeHandler(handler);
+            if (previous == null) {
+                System.clearProperty("catalina.base");
+            } else {
+                System.setProperty("catalina.base", previous);
+            }
+        }
+        assertThat(records).filteredOn(r -> r.getLevel() == Level.SEVERE).singleElement()
+                .satisfies(r -> assertThat(r.getMessage()).startsWith("fairslice[/shop]: not started")
+                        .contains(TomcatLayout.TOMCAT_SETTINGS, "apps must list context paths", "got 'shop'"));
     }
 }

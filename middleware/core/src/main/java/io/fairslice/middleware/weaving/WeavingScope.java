@@ -63,6 +63,10 @@ public final class WeavingScope {
 
     /** The weaver's default when {@value #CONFIGURATION_PROPERTY} is not set. */
     public static final String DEFAULT_CONFIGURATION = "META-INF/aop.xml;META-INF/aop-ajc.xml;org/aspectj/aop.xml";
+    /** The resource in fairslice's jar that declares the call-site yield points' aspect (the installer's --weave-calls). */
+    public static final String CALL_SITE_CONFIGURATION = "META-INF/fairslice/aop-calls.xml";
+    /** The resource in fairslice's jar that declares the woven JDBC calls blocking (the installer's --weave-jdbc). */
+    public static final String BLOCKING_CALL_CONFIGURATION = "META-INF/fairslice/aop-jdbc.xml";
 
     // names, not class literals: this class must work where AspectJ's annotations are not on the class path
     private static final String WEAVING_PACKAGE = WeavingScope.class.getPackageName() + ".";
@@ -766,7 +770,21 @@ public final class WeavingScope {
      * {@code file:}, as the weaver reads it (a space stays a space).
      */
     public static String configurationWith(String path) {
-        return DEFAULT_CONFIGURATION + ";file:" + path;
+        return configurationWith(path, List.of());
+    }
+
+    /**
+     * As {@link #configurationWith(String)}, with {@code resources} (such as {@link #CALL_SITE_CONFIGURATION}) read
+     * before the file: each class loader reads a resource only if it sees one of that name (fairslice's jar), where a
+     * {@code file:} entry is read by every loader, the JVM's own included, which cannot load an aspect that is in
+     * Tomcat's lib/ and said so as an error at every start.
+     */
+    public static String configurationWith(String path, List<String> resources) {
+        StringBuilder c = new StringBuilder(DEFAULT_CONFIGURATION);
+        for (String r : resources) {
+            c.append(';').append(r);
+        }
+        return c.append(";file:").append(path).toString();
     }
 
     /** Whether the weaving agent ({@code -javaagent:aspectjweaver.jar}) processed the aspect in this loader. */

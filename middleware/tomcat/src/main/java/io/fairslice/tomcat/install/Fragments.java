@@ -89,7 +89,7 @@ final class Fragments {
      * catalina.sh passes CATALINA_OPTS through {@code eval}: the escaped quotes keep each option one word, and the
      * {@code ;} of the weaver's configuration list from ending the command.
      */
-    static List<String> setenvSh(String mark, String weaverJar, boolean created) {
+    static List<String> setenvSh(String mark, String weaverJar, List<String> aspects, boolean created) {
         List<String> lines = new ArrayList<>(List.of(
                 "# Written by `fairslice install`; `fairslice install --uninstall` removes this block. Edit the",
                 "# configuration in $CATALINA_BASE/" + TomcatLayout.CONFIG + " (docs/configuration.md), not here.",
@@ -118,7 +118,7 @@ final class Fragments {
                     "    CATALINA_OPTS=\"$CATALINA_OPTS \\\"-javaagent:$CATALINA_BASE/" + TomcatLayout.HOME + "/"
                             + weaverJar + "\\\"\"",
                     "    CATALINA_OPTS=\"$CATALINA_OPTS \\\"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
-                            + WeavingScope.configurationWith("$CATALINA_BASE/" + TomcatLayout.AOP_XML)
+                            + WeavingScope.configurationWith("$CATALINA_BASE/" + TomcatLayout.AOP_XML, aspects)
                             + "\\\"\""));
         }
         lines.addAll(List.of("  fi", "fi"));
@@ -126,7 +126,7 @@ final class Fragments {
     }
 
     /** The setenv.bat block: the same options for catalina.bat (not tested on Windows by this project). */
-    static List<String> setenvBat(String mark, String weaverJar, boolean created) {
+    static List<String> setenvBat(String mark, String weaverJar, List<String> aspects, boolean created) {
         // each line tests on its own: in a ( ... ) block cmd would expand %CATALINA_OPTS% once, for all of them; the
         // variable is the block's own, so that the installation's setenv.bat, called below, leaves it as it was
         String here = "FAIRSLICE_HERE_" + mark;
@@ -158,7 +158,8 @@ final class Fragments {
                     installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-javaagent:%CATALINA_BASE%\\"
                             + TomcatLayout.HOME + "\\" + weaverJar + "\"\"",
                     installed + "set \"CATALINA_OPTS=%CATALINA_OPTS% \"-D" + WeavingScope.CONFIGURATION_PROPERTY + "="
-                            + WeavingScope.configurationWith("%CATALINA_BASE%\\" + windows(TomcatLayout.AOP_XML))
+                            + WeavingScope.configurationWith("%CATALINA_BASE%\\" + windows(TomcatLayout.AOP_XML),
+                                    aspects)
                             + "\"\""));
         }
         return lines;
@@ -182,8 +183,25 @@ final class Fragments {
     private static final Pattern INCLUDE = Pattern.compile("<include within=\"([^\"]+)\"/>");
 
     /**
+     * The resources of fairslice's jar that declare the optional aspects, for the weaver's configuration list (in
+     * bin/setenv): in this JVM-wide file every class loader read them, and the JVM's own loaders, which cannot see
+     * Tomcat's lib/, said "error The specified aspect ... cannot be found" at every start.
+     */
+    static List<String> aspectConfigurations(boolean calls, boolean jdbc) {
+        List<String> resources = new ArrayList<>();
+        if (calls) {
+            resources.add(WeavingScope.CALL_SITE_CONFIGURATION);
+        }
+        if (jdbc) {
+            resources.add(WeavingScope.BLOCKING_CALL_CONFIGURATION);
+        }
+        return resources;
+    }
+
+    /**
      * The weaving scope file. XML comments may not contain "--": the installer's options are named without it in this
-     * file and the ones below.
+     * file and the ones below. The optional aspects are declared in fairslice's jar ({@link #aspectConfigurations});
+     * this file names them in a comment, which a later install reads to say when an option was left out.
      */
     static byte[] aopXml(List<String> scope, boolean calls, boolean jdbc) {
         String includes = scope.stream().map(w -> "    <include within=\"" + w + "\"/>")
@@ -191,17 +209,17 @@ final class Fragments {
         StringBuilder declared = new StringBuilder();
         if (calls) {
             declared.append("""
-                        <!-- the installer's weave-calls option: also a yield point before each call into the JDK or DOM -->
-                        <aspect name="%s"/>
-                    """.formatted(CALL_SITE_ASPECT));
+                      <!-- the installer's weave-calls option: also a yield point before each call into the JDK or DOM
+                           (%s, declared in %s, which bin/setenv names) -->
+                    """.formatted(CALL_SITE_ASPECT, WeavingScope.CALL_SITE_CONFIGURATION));
         }
         if (jdbc) {
             declared.append("""
-                        <!-- the installer's weave-jdbc option: the woven code's JDBC calls give the run slot up while they wait -->
-                        <aspect name="%s"/>
-                    """.formatted(BLOCKING_CALL_ASPECT));
+                      <!-- the installer's weave-jdbc option: the woven code's JDBC calls give the run slot up while they wait
+                           (%s, declared in %s, which bin/setenv names) -->
+                    """.formatted(BLOCKING_CALL_ASPECT, WeavingScope.BLOCKING_CALL_CONFIGURATION));
         }
-        String aspects = declared.isEmpty() ? "" : "  <aspects>\n" + declared + "  </aspects>\n";
+        String aspects = declared.toString();
         return Installation.utf8("""
                 <?xml version="1.0" encoding="UTF-8"?>
                 <!-- Written by `fairslice install` (its weave option): the weaving scope, the application packages that get

@@ -217,8 +217,9 @@ public final class Installation {
             noteOwnWeaver(SETENV_BAT, MarkedBlock.BATCH);
         }
         String mark = Fragments.mark(base.dir());
-        w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(mark, weaver, created));
-        w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(mark, weaver, created));
+        List<String> aspects = Fragments.aspectConfigurations(options.weaveCalls(), options.weaveJdbc());
+        w.block(SETENV_SH, MarkedBlock.SHELL, created -> Fragments.setenvSh(mark, weaver, aspects, created));
+        w.block(SETENV_BAT, MarkedBlock.BATCH, created -> Fragments.setenvBat(mark, weaver, aspects, created));
         w.removeStale();
         for (Path jar : bundle.libJars()) {
             noteOtherVersions(jar.getFileName().toString());
@@ -665,6 +666,7 @@ public final class Installation {
 
     private void removeOurFile(Entry entry, InstallRecord record) throws IOException {
         Path file = base.resolve(entry.path());
+        sayChangedCopies(file, entry.path());
         // the file the install replaced, if its copy is still there
         Optional<String> original = record.find(Kind.BACKUP, entry.path()).map(Entry::value)
                 .filter(copy -> Files.exists(base.resolve(copy)));
@@ -689,6 +691,29 @@ public final class Installation {
         if (original.isPresent()) {
             Files.move(base.resolve(original.get()), file);
             report.accept("restored   " + entry.path() + " from " + original.get());
+        }
+    }
+
+    /**
+     * Says which copies of the operator's changes to a fairslice file an install saved beside it
+     * ({@value #CHANGED_SUFFIX}, {@code .changed.<n>}): theirs, so kept, but named, or the uninstall's "removes what it
+     * added" left files nobody was told of.
+     */
+    private void sayChangedCopies(Path file, String rel) throws IOException {
+        Path dir = file.getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            return;
+        }
+        String saved = file.getFileName() + CHANGED_SUFFIX;
+        try (var siblings = Files.list(dir)) {
+            for (Path copy : siblings.sorted().toList()) {
+                String name = copy.getFileName().toString();
+                if (name.equals(saved) || name.startsWith(saved + ".") && name.substring(saved.length() + 1)
+                        .chars().allMatch(Character::isDigit)) {
+                    report.accept("kept       " + base.relative(copy) + " (your changed " + rel + ", saved by an"
+                            + " install; delete it yourself if you no longer need it)");
+                }
+            }
         }
     }
 

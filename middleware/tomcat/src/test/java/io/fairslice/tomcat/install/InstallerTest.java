@@ -2,6 +2,7 @@ package io.fairslice.tomcat.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.tomcat.IpLiterals;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -517,6 +518,9 @@ class InstallerTest {
         assertThat(uninstall()).as(err).isZero();
         assertThat(base.resolve("conf/fairslice-tomcat.properties")).as("fairslice's, removed").doesNotExist();
         assertThat(base.resolve("conf/fairslice-tomcat.properties.changed")).as("the operator's, kept").exists();
+        assertThat(out).as("and said so").contains("kept       conf/fairslice-tomcat.properties.changed (your changed"
+                + " conf/fairslice-tomcat.properties, saved by an install;")
+                .contains("kept       conf/fairslice-tomcat.properties.changed.1 (");
     }
 
     @Test
@@ -873,10 +877,21 @@ class InstallerTest {
     @Test
     void shouldWriteWellFormedXml() throws Exception {
         install("--weave", "com.acme..*", "--weave-calls", "--weave-jdbc", "--metrics-ports", "9404");
+        // the optional aspects are declared in resources of fairslice's jar that bin/setenv names, not in the
+        // JVM-wide scope file: every class loader reads that, and the JVM's own could not load them (an error line
+        // at every start)
+        assertThat(read("conf/fairslice-aop.xml")).doesNotContain("<aspect ");
+        assertThat(read("bin/setenv.sh")).contains("org/aspectj/aop.xml;" + WeavingScope.CALL_SITE_CONFIGURATION + ";"
+                + WeavingScope.BLOCKING_CALL_CONFIGURATION + ";file:$CATALINA_BASE/conf/fairslice-aop.xml");
+        assertThat(read("bin/setenv.bat")).contains(";" + WeavingScope.CALL_SITE_CONFIGURATION + ";"
+                + WeavingScope.BLOCKING_CALL_CONFIGURATION + ";file:%CATALINA_BASE%\\conf\\fairslice-aop.xml");
+        for (String resource : List.of(WeavingScope.CALL_SITE_CONFIGURATION, WeavingScope.BLOCKING_CALL_CONFIGURATION)) {
+            assertThat(WeavingScope.inspect(getClass().getClassLoader(), resource).sources())
+                    .as("the resource is in the middleware's jar").singleElement().asString().endsWith(resource);
+        }
         for (String aspect : List.of(Fragments.CALL_SITE_ASPECT, Fragments.BLOCKING_CALL_ASPECT)) {
-            assertThat(read("conf/fairslice-aop.xml")).contains("<aspect name=\"" + aspect + "\"/>");
             assertThat(Class.forName(aspect, false, getClass().getClassLoader()))
-                    .as("the aspect the file names exists in the middleware").isNotNull();
+                    .as("the aspect the resources name exists in the middleware").isNotNull();
         }
         for (String rel : List.of("conf/fairslice-aop.xml", "conf/Catalina/localhost/fairslice.xml",
                 "fairslice/metrics-webapp/WEB-INF/web.xml")) {
