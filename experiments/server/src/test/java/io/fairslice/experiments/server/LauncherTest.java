@@ -807,7 +807,10 @@ class LauncherTest {
         "install --catalina-base /opt/tomcat --uninstall --dist                       | --dist needs a value",
         "probe --pid 1 --colour                                                       | unknown option '--colour'",
         "probe --once --pid                                                           | --pid needs a value",
-        "probe --pid 1 --count                                                        | --count needs a value"})
+        "probe --pid 1 --count                                                        | --count needs a value",
+        "probe --once                                                                 | --pid is required",
+        "install --catalina-base /opt/tomcat --weave=com.acme..*                      | unknown option"
+                + " '--weave=com.acme..*' (write --weave and its value apart)"})
     void shouldRefuseAnArgumentACommandDoesNotTakeBeforeBuilding(String args, String message, @TempDir Path dir)
             throws Exception {
         Sandbox sandbox = new Sandbox(dir);
