@@ -488,17 +488,39 @@ class AttributionTest {
         assertThat(totals("none")[2] + totals("heavy")[2]).as("what it counted after the wrap").isEqualTo(0x20);
     }
 
+    /**
+     * The dispatch a request enters in is its class's, with the run-queue wait before it: the kernel counts both as
+     * the thread is switched in (woken for the request), before enter. The switch out of the last request's
+     * dispatch (the park between requests) stays with none; history before tracking goes to nobody.
+     */
     @Test
-    void shouldGiveTimeBetweenRequestsToNoneAndHistoryBeforeTrackingToNobody() {
+    void shouldGiveTheDispatchARequestEntersInToItsClassAndTheSwitchesBetweenRequestsToNone() {
         probe.set(5_000, 500, 50, 5, 5);
         attribution.enter("light"); // first sight of this thread: baseline only
         probe.set(5_100, 500, 51, 5, 5);
         attribution.exit("light");
-        probe.set(5_130, 510, 52, 6, 5);
+        probe.set(5_130, 510, 52, 6, 5); // parked (a voluntary switch), woken: one dispatch after 10 of waiting
         attribution.enter("heavy");
 
         assertThat(totals("light")).containsExactly(100, 0, 1, 0, 0);
-        assertThat(totals("none")).containsExactly(30, 10, 1, 1, 0);
+        assertThat(totals("heavy")).containsExactly(30, 10, 1, 0, 0);
+        assertThat(totals("none")).containsExactly(0, 0, 0, 1, 0);
+    }
+
+    /** More dispatches between requests: the entered one gets a share of run and wait per dispatch, none the rest. */
+    @Test
+    void shouldGiveTheEnteredClassOneDispatchsShareWhenTheThreadRanSeveralTimesBetweenRequests() {
+        probe.set(100, 10, 1, 0, 0);
+        attribution.enter("light");
+        attribution.exit("light");
+        probe.set(400, 70, 4, 3, 0); // three dispatches in none (a pool thread's housekeeping), the last for heavy
+        attribution.enter("heavy");
+
+        assertThat(totals("heavy")).containsExactly(100, 20, 1, 0, 0);
+        assertThat(totals("none")).containsExactly(200, 40, 2, 3, 0);
+        probe.set(1_400, 90, 5, 3, 1);
+        attribution.exit("heavy");
+        assertThat(totals("heavy")).containsExactly(1_100, 40, 2, 0, 1);
     }
 
     @Test
