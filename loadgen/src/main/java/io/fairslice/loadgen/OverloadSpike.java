@@ -34,7 +34,7 @@ public class OverloadSpike extends Simulation {
     public OverloadSpike() {
         // what the run goes by, before Gatling's own output: a parameter left at its default shows here
         System.out.println(parameters.describe(System::getProperty));
-        HttpProtocolBuilder protocol = http.baseUrl(parameters.baseUrl()).disableWarmUp();
+        HttpProtocolBuilder protocol = http.baseUrl(parameters.baseUrl()).disableWarmUp().disableFollowRedirect();
         List<PopulationBuilder> populations = new ArrayList<>();
         if (parameters.lightRate() > 0) {
             List<ChainBuilder> pages = new ArrayList<>();

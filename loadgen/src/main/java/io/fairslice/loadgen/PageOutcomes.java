@@ -120,6 +120,9 @@ final class PageOutcomes {
             onlyShed = false;
         }
         String line = "fairslice loadgen: " + name + " got no successful response: of " + sent + " requests, " + got;
+        if (statuses.keySet().stream().anyMatch(s -> s >= 300 && s < 400 && s != 304)) {
+            line += " (a redirect, which the load generator does not follow: give the path it redirects to)";
+        }
         return onlyShed ? line + " (shed: the server's overload rejection; requireSuccess=false accepts it)" : line;
     }
 

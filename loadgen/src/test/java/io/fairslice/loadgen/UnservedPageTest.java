@@ -35,7 +35,10 @@ class UnservedPageTest {
         }
     }
 
-    /** Answers /shop/catalog and /shop/report 200, /shop/shed 503 with Retry-After: 1, anything else 404. */
+    /**
+     * Answers /shop/catalog and /shop/report 200, /shop/shed 503 with Retry-After: 1, /shop/moved 302 to /shop/shed,
+     * anything else 404.
+     */
     private String start() throws Exception {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.setExecutor(Executors.newFixedThreadPool(4));
@@ -45,10 +48,14 @@ class UnservedPageTest {
                 int status = switch (path) {
                     case "/shop/catalog", "/shop/report" -> 200;
                     case "/shop/shed" -> 503;
+                    case "/shop/moved" -> 302;
                     default -> 404;
                 };
                 if (status == 503) {
                     exchange.getResponseHeaders().set("Retry-After", "1");
+                }
+                if (status == 302) {
+                    exchange.getResponseHeaders().set("Location", "/shop/shed");
                 }
                 byte[] body = "page\n".getBytes(StandardCharsets.UTF_8);
                 exchange.sendResponseHeaders(status, body.length);
@@ -64,6 +71,23 @@ class UnservedPageTest {
                 "warmUp", "0s", "duration", "2s", "thinkTime", "100ms"));
         all.putAll(parameters);
         return SimulationRun.of(OverloadStudy.class, all, dir);
+    }
+
+    /**
+     * A page that redirects is not followed: each request is one answer, the redirect's, which is no success. Followed,
+     * a redirect to a page answering 503 counted as served (Gatling's default check passed the 302 hop) and the run
+     * ended 0, every request counted twice.
+     */
+    @Test
+    @Timeout(120)
+    void shouldNotFollowARedirectAndFailTheRunNamingIt() throws Exception {
+        SimulationRun run = study(start(), Map.of("lightPaths", "/catalog", "heavyPath", "/moved"));
+
+        assertThat(run.status()).as(run.output()).isNotZero();
+        assertThat(run.output()).containsPattern("(?m)^fairslice loadgen: heavy:/moved got no successful response: "
+                + "of (\\d+) requests, \\1 answered 302 \\(a redirect, which the load generator does not follow: give the"
+                + " path it redirects to\\)$");
+        assertThat(run.output()).as("the redirect's target is never asked for").doesNotContain("answered 503");
     }
 
     @Test
