@@ -391,6 +391,9 @@ public final class Scheduler {
             } finally {
                 unlock();
             }
+            // a later dispatch's slot is charged its CPU from here, as an admitted one's is: without the mark it was
+            // charged its wall time (preempted, or blocked with its slot lent) until it first parked
+            markCpu(t);
         }
     }
 
@@ -421,6 +424,9 @@ public final class Scheduler {
             }
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
+            // what it used so far is its class's now: a move before its next dispatch (its page learnt meanwhile) put
+            // it in the new class's CPU meter, share gauge and mean
+            settleCpu(t, cpu, now);
             if (t.riding) { // the rest of its turn's charge pays for its next dispatch's slot first (unless it moves)
                 stopRunning(t, cpu, now, cfg);
             }

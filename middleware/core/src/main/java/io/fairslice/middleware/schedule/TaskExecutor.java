@@ -148,6 +148,7 @@ public final class TaskExecutor implements Executor {
             now = lane.held.isEmpty() && (!mayWait || lane.unstarted.isEmpty())
                     || lane.held.size() >= scheduler.tasksHeldAtMost(c);
             if (now) {
+                forgetLost(lane, key); // also while none is held: a pool that drops tasks grew the queue for good
                 handed.handedAt = System.nanoTime();
                 lane.unstarted.add(handed);
             } else {
@@ -189,6 +190,13 @@ public final class TaskExecutor implements Executor {
         return n;
     }
 
+    /** How many tasks every lane has handed over that have not started (for tests). */
+    static int unstartedTasks() {
+        synchronized (LANES) {
+            return LANES.values().stream().mapToInt(l -> l.unstarted.size()).sum();
+        }
+    }
+
     /** How many (executor, class) pairs have tasks handed over unstarted or held (for tests). */
     static int lanes() {
         synchronized (LANES) {
@@ -209,17 +217,20 @@ public final class TaskExecutor implements Executor {
     }
 
     /**
-     * Under the lanes' monitor, while the class holds tasks back: its tasks handed over that have not started within
+     * Under the lanes' monitor, at a submission or a start: the class's tasks handed over that have not started within
      * twice the longest a task may wait for its turn ({@link Scheduler#tasksWaitAtMost}) are no longer waited for. The
      * executor dropped them (a discard policy, {@code shutdownNow}), or its queue holds them that long; either way
-     * the held tasks go on without them. One WARNING per pass.
+     * the held tasks go on without them. One WARNING per pass. Also while none is held: until 2026-12-06 a pool that
+     * dropped tasks of a class that held none kept each of them here (its request's ticket, the application's
+     * command) for as long as the class held none, searched at every start (found by review).
      */
     private static void forgetLost(Lane lane, Key key) {
-        if (lane.held.isEmpty()) {
-            return; // nothing waits on them: they leave as they start
-        }
+        Handed first = lane.unstarted.peek();
         long now = System.nanoTime();
         long bound = 2 * lane.scheduler.tasksWaitAtMost(key.cls());
+        if (first == null || now - first.handedAt <= bound) {
+            return; // the common case, cheap: the oldest is recent
+        }
         int lost = 0;
         for (Handed h = lane.unstarted.peek(); h != null && now - h.handedAt > bound; h = lane.unstarted.peek()) {
             lane.unstarted.poll();
