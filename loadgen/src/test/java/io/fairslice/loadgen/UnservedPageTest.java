@@ -85,8 +85,8 @@ class UnservedPageTest {
 
         assertThat(run.status()).as(run.output()).isNotZero();
         assertThat(run.output()).containsPattern("(?m)^fairslice loadgen: heavy:/moved got no successful response: "
-                + "of (\\d+) requests, \\1 answered 302 \\(a redirect, which the load generator does not follow: give the"
-                + " path it redirects to\\)$");
+                + "of (\\d+) requests, \\1 answered 302 \\(a redirect, which the load generator does not follow:"
+                + " give the path it redirects to\\)$");
         assertThat(run.output()).as("the redirect's target is never asked for").doesNotContain("answered 503");
     }
 

@@ -65,12 +65,12 @@ import java.util.stream.Stream;
  *
  * <p>Work-conserving: a class alone (no other class in flight, nor within {@code share.linger}) whose requests do not
  * wait is never held back (a backlog of an expensive class left from the competition goes on through the run slots
- * for {@code share.max-park}: {@link #drainsThroughSlots}), and when CPU capacity goes unused ({@link Clock#idleSamples(int)}: slot holders
- * blocked on I/O, say, or a class that cannot use its share) one more request runs beyond the run slots per idle
- * sample in a row. No starvation: a class that waits has the lowest virtual time after the others have run their
- * share; a park at a yield point ends after {@code share.max-park} at the latest (the request then runs anyway); a
- * class cannot bank more than {@link #LAG_LIMIT_NANOS} of run time while it wants less than its share. Waiting at
- * admission ends with a 503 after the class's queue timeout.
+ * for {@code share.max-park}: {@link #drainsThroughSlots}), and when CPU capacity goes unused
+ * ({@link Clock#idleSamples(int)}: slot holders blocked on I/O, say, or a class that cannot use its share) one more
+ * request runs beyond the run slots per idle sample in a row. No starvation: a class that waits has the lowest
+ * virtual time after the others have run their share; a park at a yield point ends after {@code share.max-park} at the
+ * latest (the request then runs anyway); a class cannot bank more than {@link #LAG_LIMIT_NANOS} of run time while it
+ * wants less than its share. Waiting at admission ends with a 503 after the class's queue timeout.
  *
  * <p><b>Moves.</b> A request whose route's class changes while it is in flight (a new page learnt heavy while its
  * first requests run) moves to the new class: at once while it waits, at its next yield point while it runs

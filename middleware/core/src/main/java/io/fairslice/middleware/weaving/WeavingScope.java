@@ -63,7 +63,7 @@ public final class WeavingScope {
 
     /** The weaver's default when {@value #CONFIGURATION_PROPERTY} is not set. */
     public static final String DEFAULT_CONFIGURATION = "META-INF/aop.xml;META-INF/aop-ajc.xml;org/aspectj/aop.xml";
-    /** The resource in fairslice's jar that declares the call-site yield points' aspect (the installer's --weave-calls). */
+    /** The resource in fairslice's jar declaring the call-site yield points' aspect (the installer's --weave-calls). */
     public static final String CALL_SITE_CONFIGURATION = "META-INF/fairslice/aop-calls.xml";
     /** The resource in fairslice's jar that declares the woven JDBC calls blocking (the installer's --weave-jdbc). */
     public static final String BLOCKING_CALL_CONFIGURATION = "META-INF/fairslice/aop-jdbc.xml";
