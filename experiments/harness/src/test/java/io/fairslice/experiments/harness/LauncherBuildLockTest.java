@@ -116,7 +116,9 @@ class LauncherBuildLockTest {
 
     private Process start(Path launcher) throws IOException {
         // the build is what is under test: what runs after it (the probe, from a jar that is only a stand-in) fails
-        return new ProcessBuilder(launcher.toString(), "probe", "--once").directory(checkout.toFile()).start();
+        // (--pid: without it the launcher refuses before any build)
+        return new ProcessBuilder(launcher.toString(), "probe", "--pid", "1", "--once").directory(checkout.toFile())
+                .start();
     }
 
     private static String finish(Process process) throws Exception {
