@@ -485,26 +485,27 @@ public final class Attribution {
      */
     private void checkpoint(ThreadState st, ThreadStats now, int classIndex, int entering) {
         ClassTotals t = totals[classIndex];
-        // Windows' ContextSwitches is 32 bits
         long dispatches = growth(st.lastDispatches, now.dispatches(), st.hasLast);
-        if (entering != classIndex && dispatches > 0) {
+        long run = growth(st.lastRun, now.cpuTimeNanos(), st.hasLast);
+        long wait = growth(st.lastWait, now.runQueueWaitNanos(), st.hasLast);
+        if (entering != classIndex && dispatches > 0) { // the entered dispatch: its share of run and wait
             ClassTotals e = totals[entering];
-            long run = growth(st.lastRun, now.cpuTimeNanos(), st.hasLast);
-            long wait = growth(st.lastWait, now.runQueueWaitNanos(), st.hasLast);
+            long enteredRun = run / dispatches;
+            long enteredWait = wait / dispatches;
             e.dispatches.increment();
-            e.runNanos.add(run / dispatches);
-            e.waitNanos.add(wait / dispatches);
-            t.dispatches.add(dispatches - 1);
-            t.runNanos.add(run - run / dispatches);
-            t.waitNanos.add(wait - wait / dispatches);
-            st.lastRun = baseline(st.lastRun, now.cpuTimeNanos(), st.hasLast, false);
-            st.lastWait = baseline(st.lastWait, now.runQueueWaitNanos(), st.hasLast, false);
-            st.lastDispatches = baseline(st.lastDispatches, now.dispatches(), st.hasLast, true);
-        } else {
-            st.lastRun = advance(st.lastRun, now.cpuTimeNanos(), t.runNanos, st.hasLast, false);
-            st.lastWait = advance(st.lastWait, now.runQueueWaitNanos(), t.waitNanos, st.hasLast, false);
-            st.lastDispatches = advance(st.lastDispatches, now.dispatches(), t.dispatches, st.hasLast, true);
+            e.runNanos.add(enteredRun);
+            e.waitNanos.add(enteredWait);
+            dispatches--;
+            run -= enteredRun;
+            wait -= enteredWait;
         }
+        t.dispatches.add(dispatches);
+        t.runNanos.add(run);
+        t.waitNanos.add(wait);
+        st.lastRun = baseline(st.lastRun, now.cpuTimeNanos(), st.hasLast, false);
+        st.lastWait = baseline(st.lastWait, now.runQueueWaitNanos(), st.hasLast, false);
+        // Windows' ContextSwitches is 32 bits
+        st.lastDispatches = baseline(st.lastDispatches, now.dispatches(), st.hasLast, true);
         st.lastVoluntary = advance(st.lastVoluntary, now.voluntarySwitches(), t.voluntary, st.hasLast, false);
         st.lastInvoluntary = advance(st.lastInvoluntary, now.involuntarySwitches(), t.involuntary, st.hasLast,
                 false);

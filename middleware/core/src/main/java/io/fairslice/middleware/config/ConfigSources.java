@@ -42,6 +42,8 @@ public final class ConfigSources {
     static final String WEB_INF_FILE = "/WEB-INF/fairslice.properties";
     /** The class path's configuration file, read when no file is named and the application has none in WEB-INF. */
     static final String CLASS_PATH_FILE = "fairslice.properties";
+    /** How {@link Merged#file} and {@link Merged#passedOver} name the class path's file. */
+    private static final String CLASS_PATH_ORIGIN = "classpath:" + CLASS_PATH_FILE;
 
     private ConfigSources() {
     }
@@ -73,6 +75,7 @@ public final class ConfigSources {
         Map<String, String> keys = new LinkedHashMap<>();
         Map<String, String> origins = new HashMap<>();
         List<String> passedOver = new ArrayList<>();
+        boolean onClassPath = loader != null && loader.getResource(CLASS_PATH_FILE) != null;
         String file = null;
         String named = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
         if (named == null || named.isBlank()) { // a blank value sets nothing, as for every key
@@ -93,18 +96,18 @@ public final class ConfigSources {
             if (present(webInfFile.apply(WEB_INF_FILE))) {
                 passedOver.add(WEB_INF_FILE);
             }
-            if (loader != null && loader.getResource(CLASS_PATH_FILE) != null) {
-                passedOver.add("classpath:" + CLASS_PATH_FILE);
+            if (onClassPath) {
+                passedOver.add(CLASS_PATH_ORIGIN);
             }
         } else {
             InputStream in = webInfFile.apply(WEB_INF_FILE);
             if (in != null) {
                 file = WEB_INF_FILE;
-                if (loader != null && loader.getResource(CLASS_PATH_FILE) != null) {
-                    passedOver.add("classpath:" + CLASS_PATH_FILE);
+                if (onClassPath) {
+                    passedOver.add(CLASS_PATH_ORIGIN);
                 }
-            } else if (loader != null && (in = loader.getResourceAsStream(CLASS_PATH_FILE)) != null) {
-                file = "classpath:" + CLASS_PATH_FILE;
+            } else if (onClassPath && (in = loader.getResourceAsStream(CLASS_PATH_FILE)) != null) {
+                file = CLASS_PATH_ORIGIN;
             }
             if (in != null) {
                 try (InputStream closing = in) {
