@@ -337,8 +337,9 @@ abstract class TomcatDropInScenario {
 
     /**
      * --weave-calls puts a yield point before each of the heavy page's calls into the DOM, thousands per request, where
-     * the method-execution ones alone give about one (11 009 against 1 per request in a check of 2026-12-06): the
-     * aspect, declared in a resource of the bundle that bin/setenv names, reaches the WAR's class loader.
+     * the method-execution ones alone give about one (11 009 against 1 per request:
+     * docs/measurements/review-fixes-20261206): the aspect, declared in a resource of the bundle that bin/setenv names,
+     * reaches the WAR's class loader.
      */
     @Test
     @Order(6)
