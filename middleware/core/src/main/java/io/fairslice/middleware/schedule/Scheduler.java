@@ -48,10 +48,12 @@ import java.util.stream.Stream;
  * a slot each, and the OS runs them side by side as it would without fairslice. The turn closes when its charges put
  * its class past a class that waits (later requests wait; those still running stop at their next yield point, where
  * they wait first in their class's yield queue, and those that reach none finish, for at most {@link #closingBound}),
- * or when none of its requests has run for {@link #TURN_ANTICIPATION_NANOS}; the first waiter of the other classes is
- * granted by the event that ends it. A request stopped so paid its class's mean for its whole run as it joined: what it
- * has not used of that pays for its next run first ({@link Ticket#prepaid}; so too in a declared blocking call and
- * between async dispatches), and a measured one pays what it used beyond the mean as it leaves ({@link #stopRunning}).
+ * or when none of its requests has run for {@link #TURN_ANTICIPATION_NANOS}, and ends at once when all that run have
+ * reached no yield point for {@code share.max-park} while another class waits ({@link #silentTurn}); the first waiter
+ * of the other classes is granted by the event that ends it. A request stopped so paid its class's mean for its whole
+ * run as it joined: what it has not used of that pays for its next run first ({@link Ticket#prepaid}; so too in a
+ * declared blocking call and between async dispatches), and a measured one pays what it used beyond the mean as it
+ * leaves ({@link #stopRunning}).
  * Stopping the running ones spares the container's threads a round of work that preempts the other class's holder: each
  * request that ended would have its client's next one arrive at once, wake the poller and a worker, and park at
  * admission. A free slot is held for the same short moment for a cheap class further behind that is active but whose
@@ -181,7 +183,11 @@ public final class Scheduler {
     private volatile boolean[] sleepy;
     /** Tickets holding a run slot. */
     private final List<Ticket> holders = new ArrayList<>();
+    /** Requests that run in a turn (their class's, or one that ended while they ran): {@link #silentTurn}. */
+    private final List<Ticket> riding = new ArrayList<>();
     private boolean armed;
+    /** When the yield gate was last armed: yield points read no clock before, so no rider looked silent then. */
+    private long armedAt;
     private volatile boolean closed; // read without the lock by sleepers (stillSleeps)
     /** Threads asleep at a yield point (policy sleep): woken as the policy changes or the scheduler closes. */
     private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
@@ -216,6 +222,8 @@ public final class Scheduler {
     private long turnClosingSince;
     /** Since when no request of the turn's class has run in it ({@link #NEVER} while one does). */
     private long turnEmptySince = NEVER;
+    /** When a request last joined the current turn ({@link #silentTurn}). */
+    private long turnJoinedAt;
     /** Since when a free slot has been held for a cheap class further behind whose next request is coming. */
     private long anticipatingSince = NEVER;
     /** The hold ({@link #anticipatingSince}) in which a waiter last yielded its CPU, and whether others ran then. */
@@ -943,6 +951,7 @@ public final class Scheduler {
             }
         }
         turn = c;
+        turnJoinedAt = now;
         anticipatingSince = NEVER;
         turnClosing = false;
         turnEmptySince = c.riders == 0 ? now : NEVER;
@@ -977,10 +986,12 @@ public final class Scheduler {
             t.burstStartWall = now; // its quantum starts as it joins, not with a wait for its turn
         }
         t.riding = true;
+        riding.add(t);
         t.cls.riders++;
         t.cls.running++;
         if (turn == t.cls) {
             turnEmptySince = NEVER;
+            turnJoinedAt = now;
         }
         if (!t.chargedInTurn) {
             t.chargedInTurn = true;
@@ -997,6 +1008,7 @@ public final class Scheduler {
 
     private void leaveTurn(Ticket t, long now) {
         t.riding = false;
+        riding.remove(t);
         t.cls.riders--;
         t.cls.running--;
         if (turn == t.cls && t.cls.riders == 0) {
@@ -1014,15 +1026,20 @@ public final class Scheduler {
      * waits: {@link #closingTurn}), or {@link #closingBound} after it closed (requests still running then run on
      * beside the next holder, like a slot holder silent that long). A turn that closed for a class that waits no more
      * (its request gave up, moved, or was let in beside the turn) opens again, and the requests it stopped go on in it.
+     * A turn whose requests have all been silent for {@code share.max-park} while another class waits ends at once
+     * ({@link #silentTurn}), owed or not, as a silent slot holder stops keeping others out.
      */
     private boolean turnOver(long now, FairsliceConfig cfg) {
         ClassState c = turn;
+        boolean silent = false;
         if (!turnClosing || closingTurn == c) { // open, or closed for a class that waited (it may wait no more)
             ClassState rival = mostOwedWaiterBut(c, cfg);
             boolean owed = rival != null && rival.vtime < c.vtime;
             boolean lapsed = c.riders == 0 && turnEmptySince != NEVER
                     && now - turnEmptySince >= TURN_ANTICIPATION_NANOS;
-            boolean over = owed || lapsed || closed || cfg.policy() != Policy.SHARE || !competing(c, now, cfg);
+            silent = rival != null && silentTurn(c, now, cfg);
+            boolean over = owed || lapsed || silent || closed || cfg.policy() != Policy.SHARE
+                    || !competing(c, now, cfg);
             if (turnClosing) {
                 if (!owed) { // the class it closed for waits no more: its requests no longer stop
                     closingTurn = null;
@@ -1040,7 +1057,7 @@ public final class Scheduler {
                 }
             }
         }
-        if (turnClosing && (c.riders == 0 || now - turnClosingSince >= closingBound(c, cfg))) {
+        if (turnClosing && (c.riders == 0 || silent || now - turnClosingSince >= closingBound(c, cfg))) {
             turn = null;
             turnClosing = false;
             closingTurn = null;
@@ -1048,6 +1065,29 @@ public final class Scheduler {
             turnEmptySince = NEVER;
         }
         return turnClosing || turn == null;
+    }
+
+    /**
+     * Whether every request running in {@code c}'s turn has shown no sign of life for {@code share.max-park}: none
+     * joined the turn, reached a yield point's clock read ({@link Ticket#lastClockRead}) or began a burst since
+     * (nor was the yield gate armed since, nor is it disarmed: then yield points read no clock; a class that comes in
+     * is counted in before the gate is armed for it). Such requests are in unwoven code
+     * or blocked; unlike the turn's other requests, what they use is charged only as they end, so the turn would not
+     * close by its charges and a class that waits would wait for its queue timeout (a 503) rather than max-park.
+     * Ended, the turn stops keeping others out; its requests run on beside the next holder, as a silent slot
+     * holder's do ({@link #keepsSlot}). The first waiter's own looks ({@link #RECHECK_NANOS}) find it.
+     */
+    private boolean silentTurn(ClassState c, long now, FairsliceConfig cfg) {
+        long maxPark = cfg.shareMaxPark().toNanos();
+        if (c.riders == 0 || !armed || now - Math.max(turnJoinedAt, armedAt) <= maxPark) {
+            return false;
+        }
+        for (Ticket t : riding) {
+            if (t.cls == c && now - Math.max(t.burstStartWall, t.lastClockRead) <= maxPark) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -2625,6 +2665,7 @@ public final class Scheduler {
         if (want != armed) {
             armed = want;
             if (want) {
+                armedAt = clock.nanoTime();
                 YieldGate.arm();
             } else {
                 YieldGate.disarm();

@@ -1346,6 +1346,57 @@ class SchedulerTest {
     }
 
     /**
+     * A turn whose only request reaches no yield point (unwoven code that computes for seconds) is charged its class's
+     * mean as it joined and the rest only as it ends, so its charges never put its class past the class that waits:
+     * once it has been silent for {@code share.max-park}, the turn stops keeping the other class out, as a silent slot
+     * holder does, and that class's first waiter starts, not at its queue timeout (a 503).
+     */
+    @Test
+    void shouldLetAnotherClassInBesideATurnWhoseRequestsReachNoYieldPointWithinMaxPark() {
+        scheduler("share.max-park", "50ms", "class.heavy.queue-timeout", "60s");
+        Ticket light = lightsTurn(); // light's turn, its one request computing in unwoven code
+        Ticket heavy2 = queued(HEAVY);
+        assertThat(heavy2.napUntil).as("it looks again on its own").isLessThanOrEqualTo(clock.now + 50 * MS);
+        clock.advance(40 * MS, 40 * MS);
+        Ticket heavy3 = queued(HEAVY); // an event: the dispatcher looks again
+        assertThat(heavy2.granted).as("within max-park the turn keeps others out").isFalse();
+        clock.advance(20 * MS, 20 * MS);
+        Ticket heavy4 = queued(HEAVY); // the turn is over: the free slot is held a moment for light's next request
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
+        Ticket heavy5 = queued(HEAVY);
+        assertThat(heavy2.granted).as("after max-park its silent request no longer keeps others out").isTrue();
+        assertThat(heavy3.granted || heavy4.granted || heavy5.granted).as("one run slot: the next wait for it")
+                .isFalse();
+        assertThat(light.riding).as("the silent request runs on").isTrue();
+        finish(light, 0);
+        finish(heavy2, 4 * MS);
+    }
+
+    /**
+     * The silence of a turn's requests counts from when the yield gate was armed: while the class ran alone its
+     * yield points read no clock, so a request that computed since then showed no sign of life it could have shown.
+     * A class that comes in waits for the turn to close by its charges, or for max-park of silence from then.
+     */
+    @Test
+    void shouldCountTheSilenceOfATurnsRequestsFromWhenAnotherClassCameIn() {
+        scheduler("share.max-park", "50ms", "class.heavy.queue-timeout", "60s");
+        Ticket light = lightsTurn(); // heavy's request has ended: light runs alone, its yield points disarmed
+        assertThat(scheduler.armed()).isFalse();
+        clock.advance(100 * MS, 100 * MS); // computing, woven or not: nothing tells
+        Ticket heavy2 = queued(HEAVY);
+        assertThat(scheduler.armed()).isTrue();
+        clock.advance(40 * MS, 40 * MS);
+        queued(HEAVY);
+        assertThat(heavy2.granted).as("silent for 40 ms since heavy came in: the turn goes on").isFalse();
+        clock.advance(20 * MS, 20 * MS);
+        queued(HEAVY); // the turn is over: the free slot is held a moment for light's next request
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
+        queued(HEAVY);
+        assertThat(heavy2.granted).as("silent for max-park since heavy came in").isTrue();
+        finish(light, 0);
+    }
+
+    /**
      * A request stopped as its turn closed paid its class's mean for its whole run as it joined: back in its class's
      * next turn, what it has not used of that covers it first, and only what it uses beyond is charged.
      */
