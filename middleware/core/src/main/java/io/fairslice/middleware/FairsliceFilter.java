@@ -387,6 +387,16 @@ public final class FairsliceFilter implements Filter {
             }
             return;
         }
+        DispatcherType type = request.getDispatcherType();
+        if (type == DispatcherType.ERROR || type == DispatcherType.INCLUDE || type == DispatcherType.FORWARD) {
+            // the ticket is set as the request is admitted and stays until the container recycles the request: this
+            // filter never admitted it. Something before it answered it (an authenticator's 401, a filter's sendError
+            // or forward to its login or denied page), its REQUEST dispatch is outside the filter's mapping, or its
+            // admission failed (counted already). Admitted here, an error page, a fragment or a page the application
+            // chose to answer with would count as a request of its own, and could be queued or replaced by a 503
+            chain.doFilter(req, res);
+            return;
+        }
         if (!saidNoAsync.get() && !request.isAsyncSupported() && saidNoAsync.compareAndSet(false, true)) {
             sayNoAsync();
         }

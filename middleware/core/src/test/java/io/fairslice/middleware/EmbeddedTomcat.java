@@ -48,6 +48,11 @@ final class EmbeddedTomcat implements AutoCloseable {
      * {@code <async-supported>} as given: the jar's initializer then leaves it to that declaration.
      */
     EmbeddedTomcat declaredFilter(boolean asyncSupported) {
+        return declaredFilter(asyncSupported, "REQUEST", "ASYNC");
+    }
+
+    /** {@link #declaredFilter(boolean)} mapped for the {@code dispatchers} given (REQUEST, ASYNC, ERROR, ...). */
+    EmbeddedTomcat declaredFilter(boolean asyncSupported, String... dispatchers) {
         var def = new org.apache.tomcat.util.descriptor.web.FilterDef();
         def.setFilterName("fairslice");
         def.setFilterClass(FairsliceFilter.class.getName());
@@ -56,8 +61,27 @@ final class EmbeddedTomcat implements AutoCloseable {
         var map = new org.apache.tomcat.util.descriptor.web.FilterMap();
         map.setFilterName("fairslice");
         map.addURLPattern("/*");
-        map.setDispatcher("REQUEST");
-        map.setDispatcher("ASYNC");
+        for (String dispatcher : dispatchers) {
+            map.setDispatcher(dispatcher);
+        }
+        context.addFilterMap(map);
+        return this;
+    }
+
+    /**
+     * A filter of the application's mapped to every path for REQUEST dispatches, declared as web.xml declares it:
+     * before the filters declared after it.
+     */
+    EmbeddedTomcat applicationFilter(String name, jakarta.servlet.Filter filter) {
+        var def = new org.apache.tomcat.util.descriptor.web.FilterDef();
+        def.setFilterName(name);
+        def.setFilter(filter);
+        def.setFilterClass(filter.getClass().getName());
+        def.setAsyncSupported("true");
+        context.addFilterDef(def);
+        var map = new org.apache.tomcat.util.descriptor.web.FilterMap();
+        map.setFilterName(name);
+        map.addURLPattern("/*");
         context.addFilterMap(map);
         return this;
     }

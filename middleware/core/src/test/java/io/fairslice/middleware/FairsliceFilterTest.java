@@ -511,6 +511,86 @@ class FairsliceFilterTest {
         }
     }
 
+    /** Answers its text. */
+    static final class Text extends HttpServlet {
+        private final String text;
+
+        Text(String text) {
+            this.text = text;
+        }
+
+        @Override
+        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+            resp.getWriter().write(text);
+        }
+    }
+
+    /**
+     * A web.xml mapping that lists ERROR, FORWARD and INCLUDE besides REQUEST and ASYNC. A filter before fairslice
+     * answers some requests itself: a 403 (its error page rendered by an ERROR dispatch), a forward to its login page,
+     * an include. Their REQUEST dispatch never reached fairslice, so those dispatches came without a ticket and were
+     * each admitted as a request of its own: counted, and, their class full, answered 503 in place of the error page
+     * and the login page (the include's 503 text inside a 200). They pass through. An error page of a request fairslice
+     * admitted passes through as before, the request counted once.
+     */
+    @Test
+    void shouldPassErrorForwardAndIncludeDispatchesOfARequestItNeverAdmittedStraightThrough() throws Exception {
+        Blocking blocking = new Blocking();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        jakarta.servlet.Filter guard = (req, res, chain) -> {
+            switch (((HttpServletRequest) req).getServletPath()) {
+                case "/private" -> ((HttpServletResponse) res).sendError(403);
+                case "/account" -> req.getRequestDispatcher("/login").forward(req, res);
+                case "/banner" -> req.getRequestDispatcher("/fragment").include(req, res);
+                default -> chain.doFilter(req, res);
+            }
+        };
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/dispatches", Map.of("fairslice.class.light.max-concurrency", "1",
+                "fairslice.class.light.queue-size", "0"), registry)
+                .applicationFilter("guard", guard).declaredFilter(true, "REQUEST", "ASYNC", "ERROR", "FORWARD",
+                        "INCLUDE")
+                .servlet("/", new Hello(), true) // what the guard answers itself: Tomcat's mapper needs a servlet
+                .servlet("/block", blocking, true).servlet("/missing", new NotFound(), true)
+                .servlet("/denied", new Text("denied page"), true)
+                .servlet("/not-found", new Text("not found page"), true)
+                .servlet("/login", new Text("login page"), true).servlet("/fragment", new Text("fragment"), true)) {
+            var forbidden = new org.apache.tomcat.util.descriptor.web.ErrorPage();
+            forbidden.setErrorCode(403);
+            forbidden.setLocation("/denied");
+            t.context.addErrorPage(forbidden);
+            var notFound = new org.apache.tomcat.util.descriptor.web.ErrorPage();
+            notFound.setErrorCode(404);
+            notFound.setLocation("/not-found");
+            t.context.addErrorPage(notFound);
+            t.start();
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/block"));
+            assertThat(blocking.entered.await(10, TimeUnit.SECONDS)).as("light's one permit held").isTrue();
+
+            HttpResponse<String> denied = t.get("/private");
+            assertThat(denied.statusCode()).isEqualTo(403);
+            assertThat(denied.body()).isEqualTo("denied page");
+            HttpResponse<String> login = t.get("/account");
+            assertThat(login.statusCode()).isEqualTo(200);
+            assertThat(login.body()).isEqualTo("login page");
+            HttpResponse<String> banner = t.get("/banner");
+            assertThat(banner.statusCode()).isEqualTo(200);
+            assertThat(banner.body()).isEqualTo("fragment");
+
+            blocking.release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+            HttpResponse<String> missing = t.get("/missing");
+            assertThat(missing.statusCode()).isEqualTo(404);
+            assertThat(missing.body()).isEqualTo("not found page");
+            eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "light", "page", "other",
+                    "outcome", "client_error").timer().count()).as("the 404, once").isEqualTo(1));
+            eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("the two requests fairslice admitted, and nothing else")
+                    .isEqualTo(2));
+            assertThat(t.filter().scheduler().classState(0).rejections(
+                    io.fairslice.middleware.schedule.Scheduler.REJECTED_QUEUE_FULL)).isZero();
+        }
+    }
+
     /** Spring Boot property files without fairslice.* keys (one nested under another key) are no one's business. */
     @Test
     void shouldNotWarnOfTheApplicationsBootPropertiesWithoutFairsliceKeys() throws Exception {
