@@ -2241,6 +2241,7 @@ public final class Scheduler {
             unlock();
         }
         wakeSleepers();
+        TaskExecutor.forget(this); // its held tasks run; its lanes no longer keep the application (the jar in lib/)
         return refused;
     }
 

@@ -2,7 +2,10 @@ package io.fairslice.middleware.schedule;
 
 import io.fairslice.middleware.internal.YieldGate;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -30,7 +33,8 @@ import java.util.logging.Logger;
  * throws the executor's exception to the caller, as the executor alone would. Commands submitted outside a request go
  * to the executor as they are. A task handed over that has not started within twice the longest a task may wait for
  * its turn (an executor that dropped it) is no longer waited for, with a WARNING, at the class's next submission or
- * start.
+ * start. As a scheduler closes ({@link #forget}) its classes' tasks held are handed over, and none of its tasks is
+ * waited for any more.
  */
 public final class TaskExecutor implements Executor {
 
@@ -38,7 +42,8 @@ public final class TaskExecutor implements Executor {
 
     /**
      * The (executor, class) pairs with tasks handed over and not yet started or held; guarded by itself. A lane is
-     * dropped once empty, so an executor or an undeployed application's classes are not kept.
+     * dropped once empty, and every lane of a scheduler as it closes ({@link #forget}), so an executor or an
+     * undeployed application's classes are not kept: the jar may be in Tomcat's lib/, shared by its applications.
      */
     private static final Map<Key, Lane> LANES = new HashMap<>();
 
@@ -204,6 +209,53 @@ public final class TaskExecutor implements Executor {
         }
     }
 
+    /**
+     * Forgets every lane of {@code scheduler}, which closes ({@link Scheduler#close}: the application stops). Until
+     * 2026-12-06 a lane whose task handed over never started (an executor that dropped it, shut down with
+     * {@code shutdownNow}) stayed in this static map for good once no task of its class came again, and with it the
+     * undeployed application's executor, scheduler, requests and commands, hence its class loader, where the jar sits
+     * in Tomcat's lib/; and its held tasks never ran. Its held tasks are handed over now, all of them (a closed
+     * scheduler lets every task start at once), in the order they came; one the executor refuses (or runs on this
+     * thread) runs on this thread once they are all handed over, as at any hand-over. Its tasks handed over that
+     * have yet to start are no longer waited for: they start, if ever, as their executor runs them.
+     */
+    static void forget(Scheduler scheduler) {
+        List<Map.Entry<Key, Lane>> gone = new ArrayList<>();
+        synchronized (LANES) {
+            for (Iterator<Map.Entry<Key, Lane>> i = LANES.entrySet().iterator(); i.hasNext(); ) {
+                Map.Entry<Key, Lane> e = i.next();
+                if (e.getValue().scheduler == scheduler) {
+                    gone.add(Map.entry(e.getKey(), e.getValue()));
+                    i.remove();
+                }
+            }
+        }
+        if (gone.isEmpty()) {
+            return;
+        }
+        boolean outermost = LATER.get() == null; // else a task runs on this thread, and runs what this leaves
+        try {
+            for (Map.Entry<Key, Lane> e : gone) {
+                Lane lane = e.getValue();
+                while (true) {
+                    Handed next;
+                    synchronized (LANES) { // a task of the lane that starts now may hand its held tasks over too
+                        next = lane.held.poll();
+                    }
+                    if (next == null) {
+                        break;
+                    }
+                    handOne(e.getKey(), next);
+                }
+            }
+        } finally {
+            Later later = LATER.get();
+            if (outermost && later != null) {
+                runLater(later);
+            }
+        }
+    }
+
     /** One of the class's tasks handed over no longer waits to start (or never will): the next may go. */
     private void started(Handed handed) {
         Lane lane;
@@ -264,27 +316,35 @@ public final class TaskExecutor implements Executor {
                 next.handedAt = System.nanoTime();
                 lane.unstarted.add(next);
             }
-            Later later = LATER.get();
-            if (later == null) { // on a submitting thread (execute), which runs it once it is done
-                later = new Later();
-                LATER.set(later);
-            }
-            later.handing = true;
-            Ticket own = YieldGate.current();
-            YieldGate.enter(next.submitter); // an executor that reads the submitter's request (a task decorator of
-            try { //                            fairslice's, Spring Boot's) reads the task's, not this thread's
-                executor.execute(next); // outside the monitor: an executor may run it on this thread (then later)
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "fairslice: the executor refused a task held back for its class's turn; it runs"
-                        + " on the thread that handed it over, once that thread's own task has ended", e);
-                later.tasks.add(next.task);
-            } finally {
-                later.handing = false;
-                if (own != null) {
-                    YieldGate.enter(own);
-                } else {
-                    YieldGate.exit();
-                }
+            handOne(key, next);
+        }
+    }
+
+    /**
+     * Hands one held task to its executor, outside the lanes' monitor: an executor may run it on this thread (then it
+     * runs once this thread's own task, or submission, has ended), or refuse it (then too).
+     */
+    private static void handOne(Key key, Handed next) {
+        Later later = LATER.get();
+        if (later == null) { // on a submitting thread (execute), which runs it once it is done
+            later = new Later();
+            LATER.set(later);
+        }
+        later.handing = true;
+        Ticket own = YieldGate.current();
+        YieldGate.enter(next.submitter); // an executor that reads the submitter's request (a task decorator of
+        try { //                            fairslice's, Spring Boot's) reads the task's, not this thread's
+            key.executor().execute(next);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "fairslice: the executor refused a task held back for its class's turn; it runs"
+                    + " on the thread that handed it over, once that thread's own task has ended", e);
+            later.tasks.add(next.task);
+        } finally {
+            later.handing = false;
+            if (own != null) {
+                YieldGate.enter(own);
+            } else {
+                YieldGate.exit();
             }
         }
     }

@@ -571,6 +571,79 @@ class SchedulerTest {
     }
 
     /**
+     * The application stops (its scheduler closes) while heavy holds tasks behind one that its executor dropped: that
+     * lane stayed in TaskExecutor's static map for good, as no task of the class came again, and with it the undeployed
+     * application's executor, scheduler, requests and commands (its class loader, the jar being in Tomcat's lib/);
+     * the held tasks never ran. As the scheduler closes they are handed over, and its lanes are forgotten.
+     */
+    @Test
+    void shouldHandAClosingSchedulersHeldTasksOverAndForgetItsLanes() throws Exception {
+        scheduler();
+        Ticket heavy = detached(HEAVY);
+        lightsTurn(); // heavy's tasks may wait: one is handed over at a time
+        int lanes = TaskExecutor.lanes();
+        int unstarted = TaskExecutor.unstartedTasks();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            AtomicBoolean dropped = new AtomicBoolean();
+            TaskExecutor executor = new TaskExecutor(command -> {
+                if (dropped.compareAndSet(false, true)) {
+                    return; // the first, dropped without a word (a discard policy, shutdownNow)
+                }
+                pool.execute(command);
+            });
+            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            submit(executor, heavy, ran::incrementAndGet, 3); // the first dropped, two held for its start
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isEqualTo(2);
+            assertThat(TaskExecutor.lanes()).isEqualTo(lanes + 1);
+
+            scheduler.close();
+            assertThat(TaskExecutor.lanes()).as("the closed scheduler's lane forgotten").isEqualTo(lanes);
+            assertThat(TaskExecutor.unstartedTasks()).as("the dropped one no longer waited for").isEqualTo(unstarted);
+            assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isZero();
+            awaitUntil(() -> ran.get() == 2); // handed to the pool, they run, at once: the scheduler is closed
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * The same with an executor that refuses work by then (the application's pool shut down): the held tasks run on the
+     * thread that closes the scheduler, with a WARNING each, as a held task that the executor refuses at any hand-over
+     * does; none is lost.
+     */
+    @Test
+    void shouldRunAClosingSchedulersHeldTasksThatTheExecutorRefusesOnTheClosingThread() {
+        scheduler();
+        Ticket heavy = detached(HEAVY);
+        lightsTurn();
+        int lanes = TaskExecutor.lanes();
+        AtomicBoolean refusing = new AtomicBoolean();
+        List<Runnable> queued = new CopyOnWriteArrayList<>();
+        TaskExecutor executor = new TaskExecutor(command -> {
+            if (refusing.get()) {
+                throw new java.util.concurrent.RejectedExecutionException("shut down");
+            }
+            queued.add(command); // in its queue, not started: every thread of the pool busy
+        });
+        List<String> ran = new CopyOnWriteArrayList<>();
+        submit(executor, heavy, () -> ran.add(Thread.currentThread().getName()), 3);
+        assertThat(queued).hasSize(1);
+        assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isEqualTo(2);
+        refusing.set(true);
+
+        try (io.fairslice.middleware.LogCapture log = io.fairslice.middleware.LogCapture.of(TaskExecutor.class)) {
+            scheduler.close();
+            assertThat(ran).as("both held tasks, on the closing thread").containsExactly(
+                    Thread.currentThread().getName(), Thread.currentThread().getName());
+            assertThat(log.lines()).filteredOn(line -> line.startsWith("WARNING fairslice: the executor refused"))
+                    .hasSize(2);
+        }
+        assertThat(TaskExecutor.lanes()).isEqualTo(lanes);
+        assertThat(queued).as("the one in the executor's queue is the executor's").hasSize(1);
+    }
+
+    /**
      * An executor that runs a task on the submitting thread, where the task fails: its start was counted twice (once as
      * it started, once for the failure), the next submission failed with a NullPointerException instead of the task's
      * exception, or the class's hold was never let go.
