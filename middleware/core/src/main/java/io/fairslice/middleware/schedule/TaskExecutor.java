@@ -210,11 +210,11 @@ public final class TaskExecutor implements Executor {
     }
 
     /**
-     * Forgets every lane of {@code scheduler}, which closes ({@link Scheduler#close}: the application stops). Until
-     * 2026-12-06 a lane whose task handed over never started (an executor that dropped it, shut down with
-     * {@code shutdownNow}) stayed in this static map for good once no task of its class came again, and with it the
+     * Forgets every lane of {@code scheduler}, which closes ({@link Scheduler#close}: the application stops). Without
+     * this, a lane whose task handed over never started (an executor that dropped it, shut down with
+     * {@code shutdownNow}) would stay in this static map for good once no task of its class came again, and with it the
      * undeployed application's executor, scheduler, requests and commands, hence its class loader, where the jar sits
-     * in Tomcat's lib/; and its held tasks never ran. Its held tasks are handed over now, all of them (a closed
+     * in Tomcat's lib/; and its held tasks would never run. Its held tasks are handed over now, all of them (a closed
      * scheduler lets every task start at once), in the order they came; one the executor refuses (or runs on this
      * thread) runs on this thread once they are all handed over, as at any hand-over. Its tasks handed over that
      * have yet to start are no longer waited for: they start, if ever, as their executor runs them.
