@@ -56,6 +56,8 @@ final class Host implements AutoCloseable {
     final String rrUnavailableReason;
     final String batchUnavailableReason;
     final long ticksPerSecond;
+    /** Whether a process's CPU time holds the interrupts handled while it ran: how a window's core time splits. */
+    final ProcFs.InterruptAccounting interruptAccounting;
     /** The SCHED_RR quantum and the realtime throttle: {@link #RR_TIMESLICE} and {@link #RT_RUNTIME} but in tests. */
     private final Path rrTimeslice;
     private final Path rtRuntime;
@@ -87,6 +89,7 @@ final class Host implements AutoCloseable {
         rrUnavailableReason = probeRealtime(rrTimeslice);
         batchUnavailableReason = probeLaunch(Scheduler.BATCH.launchPrefix());
         ticksPerSecond = clockTicks();
+        interruptAccounting = ProcFs.interruptAccounting();
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         if (pinning) {
             pinSelf();
@@ -393,6 +396,7 @@ final class Host implements AutoCloseable {
             m.put("sched_rt_runtime_us_at_start", "unreadable");
         }
         m.put("clock_ticks_per_second", Long.toString(ticksPerSecond));
+        m.put("interrupt_accounting", interruptAccounting.description);
         return m;
     }
 

@@ -12,9 +12,12 @@ package io.fairslice.experiments.harness;
  * @param windowSeconds  the window's length
  * @param light          light requests in the window
  * @param heavy          heavy requests in the window
- * @param serverCpu      the server's share of its core in the window (NaN if unknown)
+ * @param serverCpu      the server's share of its core in the window (NaN if unknown), with the interrupts the kernel
+ *                       charged to its threads (tick-based accounting)
  * @param otherCpu       other processes' share of the server's core
- * @param irqCpu         interrupts' share of the server's core
+ * @param irqCpu         interrupts' share of the server's core, but those in {@code serverCpu}: the four shares add
+ *                       up to the core. Windows measured until 2026-12-06 counted those in both, and read
+ *                       {@code otherCpu} low by them (docs/study.md, "How a point is measured", step 5)
  * @param idleCpu        idle share of the server's core
  * @param lightCpu       the light pages' CPU time (as fairslice measures it: their threads inside its filter) over the
  *                       server's CPU time, in the window; NaN when the server exports no fairslice meter (no

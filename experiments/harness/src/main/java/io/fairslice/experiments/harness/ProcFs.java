@@ -1,13 +1,20 @@
 package io.fairslice.experiments.harness;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
 
-/** Small readers for Linux's /proc: the cores' times and sysctl values (a process's CPU time: ProcCpu). */
+/**
+ * Small readers for Linux's /proc: the cores' times and sysctl values (a process's CPU time: ProcCpu); and how the
+ * kernel accounts interrupts, from its configuration.
+ */
 final class ProcFs {
 
     private ProcFs() {
@@ -70,6 +77,52 @@ final class ProcFs {
         long total() {
             return task + irq + idle;
         }
+    }
+
+    /**
+     * How the kernel accounts its time handling interrupts, which {@link CpuSampler} needs to split a core's time
+     * between the server, other processes and interrupts without counting any twice.
+     */
+    enum InterruptAccounting {
+        /**
+         * Tick-based accounting without {@code CONFIG_IRQ_TIME_ACCOUNTING}: a tick that finds the core in an interrupt
+         * or a softirq counts as /proc/stat's {@code irq} or {@code softirq} and as system time of the task it
+         * interrupted, so a process's utime + stime hold the interrupts handled while its threads ran.
+         */
+        IN_TASK_TIME("interrupts in the interrupted task's CPU time too (CONFIG_IRQ_TIME_ACCOUNTING not set)"),
+        /** {@code CONFIG_IRQ_TIME_ACCOUNTING}: interrupt time is measured apart and kept out of the tasks' time. */
+        APART("interrupts kept out of the tasks' CPU time (CONFIG_IRQ_TIME_ACCOUNTING=y)"),
+        /** No kernel configuration could be read: taken as {@link #APART}, what the harness took before. */
+        UNKNOWN("unknown (no kernel configuration readable): taken as kept out of the tasks' CPU time");
+
+        /** What the run's machine facts say. */
+        final String description;
+
+        InterruptAccounting(String description) {
+            this.description = description;
+        }
+    }
+
+    /** Where the running kernel's configuration may be: /proc/config.gz, then /boot/config-RELEASE. */
+    static InterruptAccounting interruptAccounting() {
+        return interruptAccounting(List.of(Path.of("/proc/config.gz"),
+                Path.of("/boot/config-" + System.getProperty("os.version"))));
+    }
+
+    /** From the first of these kernel configuration files that can be read (gzip when named *.gz). */
+    static InterruptAccounting interruptAccounting(List<Path> configs) {
+        for (Path config : configs) {
+            String text;
+            try (InputStream in = Files.newInputStream(config)) {
+                text = new String(config.toString().endsWith(".gz") ? new GZIPInputStream(in).readAllBytes()
+                        : in.readAllBytes(), StandardCharsets.US_ASCII);
+            } catch (IOException e) {
+                continue; // not there (no CONFIG_IKCONFIG_PROC, no /boot in a container), or not readable
+            }
+            return text.lines().anyMatch("CONFIG_IRQ_TIME_ACCOUNTING=y"::equals) ? InterruptAccounting.APART
+                    : InterruptAccounting.IN_TASK_TIME;
+        }
+        return InterruptAccounting.UNKNOWN;
     }
 
     /** The {@code cpuN} line of /proc/stat: task time (user, nice, system, steal), interrupts, idle (+ iowait). */

@@ -445,7 +445,8 @@ public final class StudyRunner {
                 ? " for repetition " + firstRep : ""));
         try (StudyServerProcess server = StudyServerProcess.start(host, configuration, config, classpaths.server(),
                 classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(name + "-server.log"));
-             CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond);
+             CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond,
+                     host.interruptAccounting);
              MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl)) {
             if (!config.jitWarmUp().isZero()) {
                 progress.step(id, "JIT warm-up " + StudyConfig.format(config.jitWarmUp()));

@@ -3,7 +3,11 @@ package io.fairslice.experiments.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Reading a core's times from /proc/stat: the hypervisor's steal counts as time the server did not get. */
 class ProcFsTest {
@@ -31,6 +35,22 @@ class ProcFsTest {
     @Test
     void shouldNameTheMissingCore() {
         assertThatThrownBy(() -> ProcFs.coreTimes(PROC_STAT, 2)).hasMessageContaining("no line for cpu2");
+    }
+
+    /** Tick-based accounting charges an interrupt to the task it interrupted; CONFIG_IRQ_TIME_ACCOUNTING does not. */
+    @Test
+    void shouldReadHowTheKernelAccountsInterruptsFromItsConfiguration(@TempDir Path dir) throws Exception {
+        Path gz = dir.resolve("config.gz");
+        try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+            out.write("CONFIG_TICK_CPU_ACCOUNTING=y\n# CONFIG_IRQ_TIME_ACCOUNTING is not set\n".getBytes());
+        }
+        Path boot = Files.writeString(dir.resolve("config-6.8.0"), "CONFIG_TICK_CPU_ACCOUNTING=y\n"
+                + "CONFIG_IRQ_TIME_ACCOUNTING=y\n");
+        Path missing = dir.resolve("missing.gz");
+
+        assertThat(ProcFs.interruptAccounting(List.of(gz, boot))).isEqualTo(ProcFs.InterruptAccounting.IN_TASK_TIME);
+        assertThat(ProcFs.interruptAccounting(List.of(missing, boot))).isEqualTo(ProcFs.InterruptAccounting.APART);
+        assertThat(ProcFs.interruptAccounting(List.of(missing))).isEqualTo(ProcFs.InterruptAccounting.UNKNOWN);
     }
 
     /** Where the harness pins the server and Gatling: the cores taskset or a cpuset left it, not always 0 and 1. */

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 class WindowVerdictTest {
 
     private static final long HZ = 100;
+    private static final ProcFs.InterruptAccounting APART = ProcFs.InterruptAccounting.APART;
+    private static final ProcFs.InterruptAccounting IN_TASK_TIME = ProcFs.InterruptAccounting.IN_TASK_TIME;
     private static final CpuSampler.Sample START = new CpuSampler.Sample(1_000, 5_000, 700,
             new ProcFs.CoreTimes(9_000, 20, 3_000, 100));
 
@@ -21,7 +23,7 @@ class WindowVerdictTest {
 
     @Test
     void shouldSplitTheCoreBetweenTheServerOtherTasksInterruptsAndIdle() {
-        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(600, 950, 10, 40, 50, 60), HZ);
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(600, 950, 10, 40, 50, 60), HZ, APART);
 
         assertThat(share.server()).isCloseTo(0.60, within(1e-9));
         assertThat(share.others()).as("task time not the server's, steal included").isCloseTo(0.35, within(1e-9));
@@ -31,12 +33,57 @@ class WindowVerdictTest {
         assertThat(share.jit()).as("of the server's own CPU").isCloseTo(0.10, within(1e-9));
     }
 
+    /**
+     * Tick-based accounting: the 40 interrupt ticks of a window where the server had the core alone landed 39 on its
+     * threads and 1 in idle; the server's 994 ticks hold those 39. Other tasks' share was the core's task ticks less
+     * all of the server's, which had them too, clamped at 0: the four shares added up to 1.039 of the core.
+     */
+    @Test
+    void shouldCountTheInterruptsChargedToTheServerOnce() {
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(994, 955, 40, 5, 0, 0), HZ, IN_TASK_TIME);
+
+        assertThat(share.server()).as("as /proc/PID/stat gives it").isCloseTo(0.994, within(1e-9));
+        assertThat(share.server() + share.others() + share.interrupts() + share.idle()).isCloseTo(1.0, within(1e-9));
+        assertThat(share.others()).as("taken as 40 interrupts * 0.994 in the server's").isCloseTo(0.00076,
+                within(1e-9));
+        assertThat(share.interrupts()).isCloseTo(0.00024, within(1e-9));
+        assertThat(share.idle()).isCloseTo(0.005, within(1e-9));
+    }
+
+    /**
+     * Another process had 40 ticks of the server's core while 28 of the 30 interrupt ticks were the server's: the
+     * server had 0.928, other processes 0.040. Read as task ticks less the server's, other processes had 0.012, under
+     * 1 - 0.97, and the window was accepted as the server's own short-fall.
+     */
+    @Test
+    void shouldRerunAWindowWhereOtherProcessesTookMoreThanTheInterruptsChargedToTheServer() {
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(928, 940, 30, 30, 0, 0), HZ, IN_TASK_TIME);
+
+        assertThat(share.others()).isCloseTo(0.03984, within(1e-9));
+        assertThat(StudyRunner.verdict(share, 0.97)).isEqualTo(new StudyRunner.Verdict(false,
+                "disturbed: server had 0.928 of its core (< 0.97), other processes 0.040"));
+    }
+
+    /** A kernel that keeps interrupts out of the tasks' time: the server's ticks hold none, nothing is moved. */
+    @Test
+    void shouldLeaveTheInterruptsWhereTheKernelKeepsThemOutOfTheServersTime() {
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(955, 955, 40, 5, 0, 0), HZ, APART);
+
+        assertThat(share.others()).isZero();
+        assertThat(share.interrupts()).isCloseTo(0.04, within(1e-9));
+        assertThat(share.server() + share.others() + share.interrupts() + share.idle()).isCloseTo(1.0, within(1e-9));
+        // ticks beyond the core's task time can only be interrupts, whatever the configuration said
+        CpuSampler.Share beyond = CpuSampler.between(START, tenSecondsLater(965, 955, 40, 5, 0, 0), HZ, APART);
+        assertThat(beyond.others()).isZero();
+        assertThat(beyond.interrupts()).isCloseTo(0.03, within(1e-9));
+    }
+
     @Test
     void shouldKnowNothingOfAWindowUnderHalfASecondOrOfACompilerItCouldNotRead() {
         CpuSampler.Sample soon = new CpuSampler.Sample(1_499, 5_040, 700, new ProcFs.CoreTimes(9_050, 20, 3_000, 100));
-        assertThat(CpuSampler.between(START, soon, HZ).known()).isFalse();
+        assertThat(CpuSampler.between(START, soon, HZ, APART).known()).isFalse();
 
-        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(990, 990, 0, 10, 0, -1), HZ);
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(990, 990, 0, 10, 0, -1), HZ, APART);
         assertThat(share.known()).isTrue();
         assertThat(share.jit()).isNaN();
     }
@@ -44,7 +91,7 @@ class WindowVerdictTest {
     @Test
     void shouldRerunAWindowWhereOtherProcessesTookTheServersCore() {
         StudyRunner.Verdict v = StudyRunner.verdict(
-                CpuSampler.between(START, tenSecondsLater(600, 1000, 0, 0, 50, 0), HZ), 0.97);
+                CpuSampler.between(START, tenSecondsLater(600, 1000, 0, 0, 50, 0), HZ, APART), 0.97);
 
         assertThat(v.accepted()).isFalse();
         assertThat(v.note()).isEqualTo(
@@ -55,7 +102,7 @@ class WindowVerdictTest {
     @Test
     void shouldKeepAnUnpinnedServersWindowUnchecked() {
         StudyRunner.Verdict v = StudyRunner.verdict(
-                CpuSampler.between(START, tenSecondsLater(600, 1000, 0, 0, 0, 0), HZ), 0.97, false);
+                CpuSampler.between(START, tenSecondsLater(600, 1000, 0, 0, 0, 0), HZ, APART), 0.97, false);
 
         assertThat(v).isEqualTo(new StudyRunner.Verdict(true, "not pinned: not checked for disturbance"));
     }
@@ -64,7 +111,7 @@ class WindowVerdictTest {
     void shouldKeepAWindowWhereTheCoreSatIdleSayingSo() {
         // a realtime server throttled to 95 %: idle, not taken by others
         StudyRunner.Verdict throttled = StudyRunner.verdict(
-                CpuSampler.between(START, tenSecondsLater(930, 940, 0, 60, 0, 0), HZ), 0.94);
+                CpuSampler.between(START, tenSecondsLater(930, 940, 0, 60, 0, 0), HZ, APART), 0.94);
 
         assertThat(throttled.accepted()).isTrue();
         assertThat(throttled.note()).isEqualTo("server used 0.930 of its core; 0.060 idle");
@@ -73,12 +120,12 @@ class WindowVerdictTest {
     @Test
     void shouldKeepAWindowAtTheThresholdWithoutANoteAndDropOneWithoutSamples() {
         StudyRunner.Verdict steady = StudyRunner.verdict(
-                CpuSampler.between(START, tenSecondsLater(970, 1000, 0, 0, 0, 0), HZ), 0.97);
+                CpuSampler.between(START, tenSecondsLater(970, 1000, 0, 0, 0, 0), HZ, APART), 0.97);
         assertThat(steady).isEqualTo(new StudyRunner.Verdict(true, ""));
 
         // others at 3 % exactly: not more than 1 - threshold, so the server's own short-fall
         StudyRunner.Verdict edge = StudyRunner.verdict(
-                CpuSampler.between(START, tenSecondsLater(960, 990, 0, 10, 0, 0), HZ), 0.97);
+                CpuSampler.between(START, tenSecondsLater(960, 990, 0, 10, 0, 0), HZ, APART), 0.97);
         assertThat(edge.accepted()).isTrue();
 
         StudyRunner.Verdict unknown = StudyRunner.verdict(CpuSampler.Share.UNKNOWN, 0.97);
