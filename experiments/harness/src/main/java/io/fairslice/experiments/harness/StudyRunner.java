@@ -266,6 +266,8 @@ public final class StudyRunner {
      * {@link #AFTER_RUN}).
      */
     private final Map<String, CoreSpeed.Samples> speeds = new LinkedHashMap<>();
+    /** Per configuration, the latest end of the load's first heavy requests warned of ({@link #warmUpShort}). */
+    private final Map<String, Long> warmUpWarned = new java.util.HashMap<>();
     private static final int CORE_SPEED_SAMPLES = 6;
 
     /**
@@ -554,6 +556,16 @@ public final class StudyRunner {
             Verdict verdict = withLog(verdict(share, configuration.scheduler().minimumCpuShare(),
                     host.pinningUnavailableReason() == null), window.logTruncated());
             String note = verdict.note();
+            String warmUpShort = warmUpShort(id, heavy, config.warmUp(), window.firstHeavyEndMillis());
+            if (warmUpShort != null) {
+                note = (note.isEmpty() ? "" : note + "; ") + String.format(Locale.ROOT,
+                        "the load's first heavy requests ran until %.1f s, past the %s warm-up",
+                        window.firstHeavyEndMillis() / 1000.0, StudyConfig.format(config.warmUp()));
+                if (window.firstHeavyEndMillis() > warmUpWarned.getOrDefault(id, -1L)) {
+                    warmUpWarned.put(id, window.firstHeavyEndMillis());
+                    console.println("fairslice study: warning: " + warmUpShort);
+                }
+            }
             if (share.jit() >= ProcCpu.JIT_SETTLED) {
                 note = (note.isEmpty() ? "" : note + "; ") + String.format(Locale.ROOT,
                         "JIT compiler %.1f %% of the server's CPU in the window (%s)", share.jit() * 100, settled);
@@ -571,6 +583,25 @@ public final class StudyRunner {
                 return;
             }
         }
+    }
+
+    /**
+     * What to say when a window began before the load's first heavy requests ended ({@code firstHeavyEndMillis},
+     * since the load's start; {@link WindowAnalyzer.Window#firstHeavyEndMillis}), or null when they ended in the
+     * warm-up. Every client starts with the load, so a heavy request that outlasts the warm-up (the 10 MB page under
+     * 40 heavy clients took a median 5-14 s in docs/measurements/cpu-sample-bias-20261206) puts the load's start,
+     * where heavy pages took most of the server for seconds (docs/measurements/rr-heavy-onset-20261206), in the
+     * window. How long they run depends on the host, the page and the configuration: it is known once a window's load
+     * has run, not from the settings.
+     */
+    static String warmUpShort(String configuration, int heavy, Duration warmUp, long firstHeavyEndMillis) {
+        if (firstHeavyEndMillis < warmUp.toMillis()) {
+            return null;
+        }
+        return String.format(Locale.ROOT, "%s H=%d: the load's first heavy requests ran until %.1f s into it, past "
+                        + "the %s warm-up, so its window holds the load's start; set warmUp above that (%ds or more)",
+                configuration, heavy, firstHeavyEndMillis / 1000.0, StudyConfig.format(warmUp),
+                firstHeavyEndMillis / 1000 + 1);
     }
 
     /**

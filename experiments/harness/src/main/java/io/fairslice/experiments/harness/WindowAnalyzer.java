@@ -28,9 +28,14 @@ public final class WindowAnalyzer {
         }
     }
 
-    /** A window's result and where it came from. */
+    /**
+     * A window's result and where it came from. {@code firstHeavyEndMillis}: when, in ms since the run's start, the
+     * load's first heavy requests had all ended (-1 without heavy requests): those that began before any ended, each
+     * heavy client's first, started together as the load began. At or after the window's start, the window holds the
+     * load's start.
+     */
     public record Window(SimulationLog.Header header, long fromEpochMillis, long toEpochMillis,
-                         Map<RequestClass, ClassStats> stats, boolean logTruncated) {
+                         Map<RequestClass, ClassStats> stats, boolean logTruncated, long firstHeavyEndMillis) {
         public ClassStats light() {
             return stats.getOrDefault(RequestClass.LIGHT, ClassStats.EMPTY);
         }
@@ -69,7 +74,7 @@ public final class WindowAnalyzer {
         stats.put(RequestClass.HEAVY, accumulators.get(RequestClass.HEAVY).stats(seconds));
         long start = summary.header().startEpochMillis();
         return new Window(summary.header(), start + fromMillis, start + toMillis, Map.copyOf(stats),
-                summary.truncated());
+                summary.truncated(), accumulators.get(RequestClass.HEAVY).firstEnd());
     }
 
     /** Is this failure the server shedding load (503/429) rather than something broken? */
@@ -85,8 +90,18 @@ public final class WindowAnalyzer {
         private long rejected;
         private long failed;
         private long oldestOpen;
+        /** The earliest end seen, and the requests that began before it: the load's first ones. */
+        private int earliestEnd = Integer.MAX_VALUE;
+        private final java.util.List<SimulationLog.Request> first = new java.util.ArrayList<>();
 
         void add(SimulationLog.Request r, long from, long to) {
+            if (r.endMillis() < earliestEnd) {
+                earliestEnd = r.endMillis();
+                first.removeIf(f -> f.startMillis() >= earliestEnd);
+                first.add(r);
+            } else if (r.startMillis() < earliestEnd) {
+                first.add(r);
+            }
             if (r.startMillis() < to && r.endMillis() >= to) {
                 oldestOpen = Math.max(oldestOpen, to - r.startMillis());
             }
@@ -104,6 +119,11 @@ public final class WindowAnalyzer {
             } else {
                 failed++;
             }
+        }
+
+        /** When the class's first requests had all ended, ms since the run's start; -1 without requests. */
+        long firstEnd() {
+            return first.stream().mapToLong(SimulationLog.Request::endMillis).max().orElse(-1);
         }
 
         ClassStats stats(double seconds) {

@@ -39,6 +39,37 @@ class WindowAnalyzerTest {
     }
 
     /**
+     * Three heavy clients start with the load (at 5-12 ms) and their first requests end at 3.1, 6.2 and 7.4 s, each
+     * client's next beginning as its first ends, whatever order the log has them in. With a 5 s warm-up the window
+     * began with two of them running, and the harness said nothing of it.
+     */
+    @Test
+    void shouldTellWhenTheLoadsFirstHeavyRequestsEndedAndWarnWhenThatIsPastTheWarmUp() throws Exception {
+        Path log = new SimulationLogWriter(0L, List.of("light", "heavy"))
+                .request("light:/light", 0, 40, true, "")
+                .request("heavy:/heavy", 8, 6200, true, "")
+                .request("heavy:/heavy", 3100, 9000, true, "") // before 6.2 s, but after a first request ended
+                .request("heavy:/heavy", 5, 3100, true, "")
+                .request("heavy:/heavy", 12, 7400, true, "")
+                .request("heavy:/heavy", 6200, 12000, true, "")
+                .request("heavy:/heavy", 7400, 13000, true, "")
+                .writeTo(dir.resolve("simulation.log"));
+
+        WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, 5000, 17000);
+
+        assertThat(window.firstHeavyEndMillis()).isEqualTo(7400);
+        assertThat(StudyRunner.warmUpShort("share@rr-100ms", 3, java.time.Duration.ofSeconds(5),
+                window.firstHeavyEndMillis())).isEqualTo("share@rr-100ms H=3: the load's first heavy requests ran "
+                + "until 7.4 s into it, past the 5s warm-up, so its window holds the load's start; set warmUp above "
+                + "that (8s or more)");
+        assertThat(StudyRunner.warmUpShort("share@rr-100ms", 3, java.time.Duration.ofMillis(7401), 7400)).isNull();
+        Path lightOnly = new SimulationLogWriter(0L, List.of("light"))
+                .request("light:/light", 0, 40, true, "")
+                .writeTo(dir.resolve("light-only.log"));
+        assertThat(WindowAnalyzer.analyze(lightOnly, 5000, 17000).firstHeavyEndMillis()).isEqualTo(-1);
+    }
+
+    /**
      * Nearest rank over enough samples that p99 is not the maximum: 1 000 requests of 1..1 000 ms, shuffled, give p50
      * 500, p90 900, p99 990 (an off-by-one rank would give 989 or 991).
      */
