@@ -54,6 +54,8 @@ public final class ClassState {
     long cappedNanos;
     /** Requests running in the class's turn without a slot of their own (counted in {@link #running} too). */
     int riders;
+    /** Requests still running in a turn of the class that ended while they ran (in {@link #running}, not riders). */
+    int strays;
     /** Mean CPU time of the class's measured requests (ns, EWMA); 0 until one is measured. Decides turns. */
     double cpuPerRequestNanos;
 

@@ -1009,7 +1009,12 @@ public final class Scheduler {
     private void leaveTurn(Ticket t, long now) {
         t.riding = false;
         riding.remove(t);
-        t.cls.riders--;
+        if (t.stray) {
+            t.stray = false;
+            t.cls.strays--;
+        } else {
+            t.cls.riders--;
+        }
         t.cls.running--;
         if (turn == t.cls && t.cls.riders == 0) {
             turnEmptySince = now;
@@ -1058,6 +1063,15 @@ public final class Scheduler {
             }
         }
         if (turnClosing && (c.riders == 0 || silent || now - turnClosingSince >= closingBound(c, cfg))) {
+            // those still running run on beside the next holder, strays: no longer riders that keep a later turn of c
+            // from lapsing (turnEmptySince) nor silent (silentTurn)
+            for (Ticket t : riding) {
+                if (t.cls == c && !t.stray) {
+                    t.stray = true;
+                    c.riders--;
+                    c.strays++;
+                }
+            }
             turn = null;
             turnClosing = false;
             closingTurn = null;
@@ -1071,8 +1085,9 @@ public final class Scheduler {
      * Whether every request running in {@code c}'s turn has shown no sign of life for {@code share.max-park}: none
      * joined the turn, reached a yield point's clock read ({@link Ticket#lastClockRead}) or began a burst since
      * (nor was the yield gate armed since, nor is it disarmed: then yield points read no clock; a class that comes in
-     * is counted in before the gate is armed for it). Such requests are in unwoven code
-     * or blocked; unlike the turn's other requests, what they use is charged only as they end, so the turn would not
+     * is counted in before the gate is armed for it). Such requests are in unwoven code or blocked; a request of a
+     * turn is charged its class's mean as it joins and what it uses beyond only at its yield points past a quantum
+     * (one that reaches none is charged no more: its CPU only moves the class's mean as it ends), so the turn would not
      * close by its charges and a class that waits would wait for its queue timeout (a 503) rather than max-park.
      * Ended, the turn stops keeping others out; its requests run on beside the next holder, as a silent slot
      * holder's do ({@link #keepsSlot}). The first waiter's own looks ({@link #RECHECK_NANOS}) find it.
@@ -1083,7 +1098,7 @@ public final class Scheduler {
             return false;
         }
         for (Ticket t : riding) {
-            if (t.cls == c && now - Math.max(t.burstStartWall, t.lastClockRead) <= maxPark) {
+            if (t.cls == c && !t.stray && now - Math.max(t.burstStartWall, t.lastClockRead) <= maxPark) {
                 return false;
             }
         }
@@ -1182,7 +1197,7 @@ public final class Scheduler {
      * another class 1 ms plus a wake-up, for as long as the call lasted, while nothing else wanted the CPU.
      */
     private boolean onItsWay(ClassState b, long now, FairsliceConfig cfg) {
-        if (now - b.lastActiveNanos < cfg.shareLinger().toNanos() || b.riders > 0) {
+        if (now - b.lastActiveNanos < cfg.shareLinger().toNanos() || b.riders + b.strays > 0) {
             return true;
         }
         for (Ticket h : holders) {
@@ -2241,8 +2256,20 @@ public final class Scheduler {
             unlock();
         }
         wakeSleepers();
-        TaskExecutor.forget(this); // its held tasks run; its lanes no longer keep the application (the jar in lib/)
+        try {
+            TaskExecutor.forget(this); // its held tasks run; its lanes no longer keep the application (the jar in lib/)
+        } catch (VirtualMachineError e) {
+            throw e;
+        } catch (RuntimeException | Error e) { // the application's task failed: the application's stop goes on
+            LOG.log(Level.WARNING, "fairslice: a task held back for its class's turn failed as the application"
+                    + " stopped", e);
+        }
         return refused;
+    }
+
+    /** Whether {@link #close} has begun (read without the lock: {@link TaskExecutor}). */
+    boolean isClosed() {
+        return closed;
     }
 
     // ---- decisions (under the lock) ------------------------------------------------------------------------------
@@ -2798,7 +2825,7 @@ public final class Scheduler {
         try {
             int riders = 0;
             for (ClassState c : classes) {
-                riders += c.riders;
+                riders += c.riders + c.strays;
             }
             return holders.size() + riders;
         } finally {

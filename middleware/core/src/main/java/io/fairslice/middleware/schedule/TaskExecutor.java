@@ -149,18 +149,24 @@ public final class TaskExecutor implements Executor {
         boolean now;
         boolean handOver;
         synchronized (LANES) {
-            lane = LANES.computeIfAbsent(key, k -> new Lane(scheduler));
-            now = lane.held.isEmpty() && (!mayWait || lane.unstarted.isEmpty())
-                    || lane.held.size() >= scheduler.tasksHeldAtMost(c);
-            if (now) {
-                forgetLost(lane, key); // also while none is held: a pool that drops tasks grew the queue for good
-                handed.handedAt = System.nanoTime();
-                lane.unstarted.add(handed);
+            if (scheduler.isClosed()) { // forget has run, or will find no lane made now: none is kept for it
+                lane = null;
+                now = true;
+                handOver = false;
             } else {
-                lane.held.add(handed);
-                forgetLost(lane, key);
+                lane = LANES.computeIfAbsent(key, k -> new Lane(scheduler));
+                now = lane.held.isEmpty() && (!mayWait || lane.unstarted.isEmpty())
+                        || lane.held.size() >= scheduler.tasksHeldAtMost(c);
+                if (now) {
+                    forgetLost(lane, key); // also while none is held: a pool that drops tasks grew the queue for good
+                    handed.handedAt = System.nanoTime();
+                    lane.unstarted.add(handed);
+                } else {
+                    lane.held.add(handed);
+                    forgetLost(lane, key);
+                }
+                handOver = !now && (!mayWait || lane.unstarted.isEmpty()); // after a lost task, say
             }
-            handOver = !now && (!mayWait || lane.unstarted.isEmpty()); // after a lost task, say
         }
         boolean outermost = LATER.get() == null; // else a task runs on this thread, and runs what this leaves
         try {

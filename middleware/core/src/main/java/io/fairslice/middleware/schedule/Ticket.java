@@ -88,6 +88,8 @@ public final class Ticket {
     long blockingSince;
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
+    /** Riding a turn that ended while it ran: no longer one of its class's riders. */
+    boolean stray;
     /** Whether the request's class has been charged for it as a request of a turn (once per request). */
     boolean chargedInTurn;
     /**

@@ -1470,6 +1470,78 @@ class SchedulerTest {
     }
 
     /**
+     * The request of a turn that ended silent runs on as a stray, not as one of its class's riders: the class's next
+     * turn lapses a moment after its own requests end ({@link Scheduler#TURN_ANTICIPATION_NANOS}), not
+     * {@code share.max-park} after the last one joined (counted a rider, it kept every later turn from lapsing).
+     */
+    @Test
+    void shouldLetALaterTurnLapseWhileARequestOfASilentTurnRunsOn() {
+        scheduler("share.max-park", "50ms", "class.heavy.queue-timeout", "60s");
+        Ticket silent = lightsTurn(); // light's turn, its one request computing in unwoven code
+        Ticket heavy2 = queued(HEAVY);
+        clock.advance(60 * MS, 60 * MS);
+        queued(HEAVY); // silent for max-park: the turn ends
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
+        queued(HEAVY);
+        assertThat(heavy2.granted).as("heavy in beside the silent request").isTrue();
+        Ticket light2 = queued(LIGHT); // light is owed: it waits for heavy2's quantum
+        clock.advance(6 * MS, 6 * MS);
+        assertThat(scheduler.parkAtYield(heavy2)).as("heavy2 parks for light").isTrue();
+        assertThat(light2.granted).as("light's new turn").isTrue();
+        finish(light2, MS); // the new turn's only request ends; nothing of light comes after it
+        clock.advance(2 * MS, 2 * MS);
+        queued(HEAVY); // an event, 2 ms after it ended
+        assertThat(heavy2.granted).as("light's turn lapsed 1 ms after its last request ended").isTrue();
+        assertThat(silent.riding).as("the silent request still runs").isTrue();
+        finish(silent, 0);
+        assertThat(scheduler.classState(LIGHT).riders).isZero();
+        assertThat(scheduler.classState(LIGHT).running).isZero();
+    }
+
+    /**
+     * An Error of a held task that close runs on the closing thread (the executor refused it: it shut down first) is
+     * logged and close goes on: thrown out of it, it cut the filter's stop short (its meters and listeners kept).
+     */
+    @Test
+    void shouldNotLetAnErrorOfAHeldTaskRunOnTheClosingThreadLeaveClose() {
+        scheduler();
+        Ticket heavy = detached(HEAVY);
+        lightsTurn();
+        AtomicBoolean refusing = new AtomicBoolean();
+        TaskExecutor executor = new TaskExecutor(command -> {
+            if (refusing.get()) {
+                throw new java.util.concurrent.RejectedExecutionException("shut down");
+            }
+        });
+        java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        submit(executor, heavy, () -> {
+            if (ran.incrementAndGet() == 1) {
+                throw new NoClassDefFoundError("com/example/Gone");
+            }
+        }, 3);
+        refusing.set(true);
+        Scheduler s = scheduler;
+        org.assertj.core.api.Assertions.assertThatCode(s::close).doesNotThrowAnyException();
+        assertThat(ran.get()).as("the held tasks ran, the one after the failed one too").isEqualTo(2);
+    }
+
+    /**
+     * A task submitted after close (by an async request or a task still running as the application stops) makes no
+     * lane of the closed scheduler: one whose task the executor then dropped (shutdownNow, a discard policy) stayed
+     * in the static map for good, with the application's classes.
+     */
+    @Test
+    void shouldKeepNoLaneForATaskSubmittedAfterClose() {
+        scheduler();
+        Ticket heavy = detached(HEAVY);
+        int lanes = TaskExecutor.lanes();
+        scheduler.close();
+        TaskExecutor executor = new TaskExecutor(command -> { }); // drops every task
+        submit(executor, heavy, () -> { }, 1);
+        assertThat(TaskExecutor.lanes()).as("no lane kept for the closed scheduler").isEqualTo(lanes);
+    }
+
+    /**
      * A request stopped as its turn closed paid its class's mean for its whole run as it joined: back in its class's
      * next turn, what it has not used of that covers it first, and only what it uses beyond is charged.
      */
