@@ -124,6 +124,10 @@ public final class StudyRunner {
                         + "own (" + host.pinningUnavailableReason() + "): they share the cores, and the windows "
                         + "measure that");
             }
+            String interrupts = interruptWarning(host.interruptAccounting);
+            if (interrupts != null) {
+                console.println(interrupts);
+            }
             LoadGenerator load = new LoadGenerator(host, classpaths.loadgen(), config.gatlingJvmOptions());
             if (config.serversPerConfiguration() == 1) {
                 for (Configuration configuration : config.configurations()) {
@@ -583,6 +587,20 @@ public final class StudyRunner {
                 return;
             }
         }
+    }
+
+    /**
+     * What to say of a host whose kernel configuration could not be read (a container, a VM image without /boot's
+     * config), or null: its interrupts are taken as kept out of the server's CPU time, and if the kernel charges them
+     * to the tasks they interrupt, as these project's hosts' do, other processes read low by them and a disturbed
+     * window may pass (docs/study.md, step 5).
+     */
+    static String interruptWarning(ProcFs.InterruptAccounting accounting) {
+        return accounting != ProcFs.InterruptAccounting.UNKNOWN ? null
+                : "fairslice study: warning: the kernel's configuration could not be read (/proc/config.gz, "
+                + "/boot/config-<release>), so whether the server's CPU time holds the interrupts handled on its "
+                + "threads is not known: taken as not, a window where other processes took the server's core up to the "
+                + "interrupts' share is not found disturbed (docs/study.md, step 5)";
     }
 
     /**

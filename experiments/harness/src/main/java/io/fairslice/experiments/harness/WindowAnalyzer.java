@@ -30,9 +30,9 @@ public final class WindowAnalyzer {
 
     /**
      * A window's result and where it came from. {@code firstHeavyEndMillis}: when, in ms since the run's start, the
-     * load's first heavy requests had all ended (-1 without heavy requests): those that began before any ended, each
-     * heavy client's first, started together as the load began. At or after the window's start, the window holds the
-     * load's start.
+     * load's first heavy requests had all ended (-1 without served heavy requests): those that began before any was
+     * served, each heavy client's first, started together as the load began. At or after the window's start, the
+     * window holds the load's start.
      */
     public record Window(SimulationLog.Header header, long fromEpochMillis, long toEpochMillis,
                          Map<RequestClass, ClassStats> stats, boolean logTruncated, long firstHeavyEndMillis) {
@@ -90,12 +90,15 @@ public final class WindowAnalyzer {
         private long rejected;
         private long failed;
         private long oldestOpen;
-        /** The earliest end seen, and the requests that began before it: the load's first ones. */
+        /**
+         * The earliest end of a served request seen, and the requests that began before it: the load's first ones. Not
+         * of any request: one shed at once (a 503 in milliseconds) ends before every client's first has started.
+         */
         private int earliestEnd = Integer.MAX_VALUE;
         private final java.util.List<SimulationLog.Request> first = new java.util.ArrayList<>();
 
         void add(SimulationLog.Request r, long from, long to) {
-            if (r.endMillis() < earliestEnd) {
+            if (r.ok() && r.endMillis() < earliestEnd) {
                 earliestEnd = r.endMillis();
                 first.removeIf(f -> f.startMillis() >= earliestEnd);
                 first.add(r);
@@ -121,9 +124,10 @@ public final class WindowAnalyzer {
             }
         }
 
-        /** When the class's first requests had all ended, ms since the run's start; -1 without requests. */
+        /** When the class's first requests had all ended, ms since the run's start; -1 without a served one. */
         long firstEnd() {
-            return first.stream().mapToLong(SimulationLog.Request::endMillis).max().orElse(-1);
+            return earliestEnd == Integer.MAX_VALUE ? -1
+                    : first.stream().mapToLong(SimulationLog.Request::endMillis).max().orElse(-1);
         }
 
         ClassStats stats(double seconds) {

@@ -78,6 +78,23 @@ class WindowVerdictTest {
         assertThat(beyond.interrupts()).isCloseTo(0.03, within(1e-9));
     }
 
+    /**
+     * Where the kernel's configuration cannot be read, interrupts are taken as kept out of the server's time: the
+     * disturbed window of shouldRerunAWindowWhereOtherProcessesTookMoreThanTheInterruptsChargedToTheServer passes
+     * there (other processes 0.012 for 0.040), so the run says so as it starts; with the configuration read, nothing.
+     */
+    @Test
+    void shouldWarnThatAnUnreadableKernelConfigurationLeavesTheCheckLooser() {
+        CpuSampler.Share share = CpuSampler.between(START, tenSecondsLater(928, 940, 30, 30, 0, 0), HZ,
+                ProcFs.InterruptAccounting.UNKNOWN);
+
+        assertThat(StudyRunner.verdict(share, 0.97).accepted()).as("others %.3f", share.others()).isTrue();
+        assertThat(StudyRunner.interruptWarning(ProcFs.InterruptAccounting.UNKNOWN))
+                .contains("kernel's configuration could not be read").contains("not found disturbed");
+        assertThat(StudyRunner.interruptWarning(ProcFs.InterruptAccounting.IN_TASK_TIME)).isNull();
+        assertThat(StudyRunner.interruptWarning(ProcFs.InterruptAccounting.APART)).isNull();
+    }
+
     @Test
     void shouldKnowNothingOfAWindowUnderHalfASecondOrOfACompilerItCouldNotRead() {
         CpuSampler.Sample soon = new CpuSampler.Sample(1_499, 5_040, 700, new ProcFs.CoreTimes(9_050, 20, 3_000, 100));
