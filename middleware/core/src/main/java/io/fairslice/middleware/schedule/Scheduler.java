@@ -1009,13 +1009,13 @@ public final class Scheduler {
     private void leaveTurn(Ticket t, long now) {
         t.riding = false;
         riding.remove(t);
-        if (t.stray) {
+        t.cls.running--;
+        if (t.stray) { // of a turn that ended: a later turn of its class emptied (or not) without it
             t.stray = false;
             t.cls.strays--;
-        } else {
-            t.cls.riders--;
+            return;
         }
-        t.cls.running--;
+        t.cls.riders--;
         if (turn == t.cls && t.cls.riders == 0) {
             turnEmptySince = now;
             if (!turnClosing) {
