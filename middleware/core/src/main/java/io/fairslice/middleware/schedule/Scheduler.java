@@ -1098,11 +1098,19 @@ public final class Scheduler {
             return false;
         }
         for (Ticket t : riding) {
-            if (t.cls == c && !t.stray && now - Math.max(t.burstStartWall, t.lastClockRead) <= maxPark) {
+            if (t.cls == c && !t.stray && showedLife(t, now, maxPark)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /**
+     * Whether a request riding a turn (or a stray of one) joined it, began a burst or read the clock at a yield point
+     * within {@code maxPark}.
+     */
+    private static boolean showedLife(Ticket t, long now, long maxPark) {
+        return now - Math.max(t.burstStartWall, t.lastClockRead) <= maxPark;
     }
 
     /**
@@ -1197,11 +1205,29 @@ public final class Scheduler {
      * another class 1 ms plus a wake-up, for as long as the call lasted, while nothing else wanted the CPU.
      */
     private boolean onItsWay(ClassState b, long now, FairsliceConfig cfg) {
-        if (now - b.lastActiveNanos < cfg.shareLinger().toNanos() || b.riders + b.strays > 0) {
+        if (now - b.lastActiveNanos < cfg.shareLinger().toNanos() || b.riders > 0 || computingStray(b, now, cfg)) {
             return true;
         }
         for (Ticket h : holders) {
             if (h.cls == b && !h.blocked) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a request of {@code b} that runs on from a turn that ended (a stray) has shown a sign of life within
+     * {@code share.max-park}, as {@link #silentTurn} tells: one silent that long is blocked or in unwoven code, and a
+     * slot held for its class at every handover would wait for nothing.
+     */
+    private boolean computingStray(ClassState b, long now, FairsliceConfig cfg) {
+        if (b.strays == 0) {
+            return false;
+        }
+        long maxPark = cfg.shareMaxPark().toNanos();
+        for (Ticket t : riding) {
+            if (t.stray && t.cls == b && showedLife(t, now, maxPark)) {
                 return true;
             }
         }
@@ -1376,6 +1402,12 @@ public final class Scheduler {
                 chargeBeyondMean(t, cpu, now, cfg);
                 // a request of a turn runs on while the turn does; once it is over it yields like a slot holder
                 if (turnGoesOn(c, now, cfg)) {
+                    if (t.stray) { // a stray that computes in a later turn of its class is one of its riders again
+                        t.stray = false;
+                        c.strays--;
+                        c.riders++;
+                        turnEmptySince = NEVER;
+                    }
                     return false;
                 }
             } else if (t.holdsSlot) {

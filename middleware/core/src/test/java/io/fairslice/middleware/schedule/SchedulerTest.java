@@ -1501,6 +1501,53 @@ class SchedulerTest {
     }
 
     /**
+     * A stray that computes again (its call returned) and reaches a yield point in a later turn of its class is one of
+     * that turn's riders again: the turn does not lapse under it as its other requests end.
+     */
+    @Test
+    void shouldNotLetALaterTurnLapseWhileAStrayComputesInIt() {
+        scheduler("share.max-park", "50ms", "class.heavy.queue-timeout", "60s");
+        Ticket stray = lightsTurn(); // light's turn, its one request blocked in an unwoven call
+        Ticket heavy2 = queued(HEAVY);
+        clock.advance(60 * MS, 60 * MS);
+        queued(HEAVY); // silent for max-park: the turn ends, its request a stray
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
+        queued(HEAVY);
+        assertThat(heavy2.granted).isTrue();
+        Ticket light2 = queued(LIGHT);
+        clock.advance(6 * MS, 6 * MS);
+        assertThat(scheduler.parkAtYield(heavy2)).isTrue();
+        assertThat(light2.granted).as("light's new turn").isTrue();
+        stray.cpuDispatchStart = clock.cpu; // its call returns (it used no CPU in it) and it computes in woven code
+        clock.advance(MS, MS);
+        assertThat(scheduler.parkAtYield(stray)).as("a yield point in light's turn: it runs on in it").isFalse();
+        finish(light2, MS); // the turn's other request ends; the stray computes on
+        clock.advance(2 * MS, 2 * MS);
+        queued(HEAVY); // an event
+        assertThat(scheduler.totalRunning()).as("share.cpus 1").isEqualTo(1);
+        assertThat(heavy2.granted).as("light's turn goes on while a light request computes in it").isFalse();
+    }
+
+    /**
+     * A stray silent for {@code share.max-park} (blocked in a call) is no request of its class on its way: a freed slot
+     * is not held for that class at every handover while it lasts.
+     */
+    @Test
+    void shouldHoldNoFreedSlotForAClassWhoseOnlyRunningRequestIsASilentStray() {
+        scheduler("share.max-park", "50ms", "share.linger", "10ms", "class.heavy.queue-timeout", "60s");
+        Ticket stray = lightsTurn(); // light's turn, its one request blocked in an unwoven call
+        Ticket heavy2 = queued(HEAVY);
+        clock.advance(60 * MS, 60 * MS);
+        Ticket heavy3 = queued(HEAVY); // silent for max-park: the turn ends, its request a stray
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
+        queued(HEAVY);
+        assertThat(heavy2.granted).isTrue();
+        assertThat(stray.riding).isTrue();
+        finish(heavy2, 4 * MS);
+        assertThat(heavy3.granted).as("the freed slot goes to heavy at once: light has nothing on its way").isTrue();
+    }
+
+    /**
      * An Error of a held task that close runs on the closing thread (the executor refused it: it shut down first) is
      * logged and close goes on: thrown out of it, it cut the filter's stop short (its meters and listeners kept).
      */
