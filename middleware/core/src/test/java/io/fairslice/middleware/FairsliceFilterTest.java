@@ -43,10 +43,17 @@ import org.junit.jupiter.api.Test;
 /** The filter in a real embedded Tomcat, registered by its ServletContainerInitializer. */
 class FairsliceFilterTest {
 
-    static final class Hello extends HttpServlet {
+    /** Answers its text. */
+    static final class Text extends HttpServlet {
+        private final String text;
+
+        Text(String text) {
+            this.text = text;
+        }
+
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.getWriter().write("hello");
+            resp.getWriter().write(text);
         }
     }
 
@@ -217,7 +224,7 @@ class FairsliceFilterTest {
     void shouldKeepReportingTheActivePolicyAfterGarbageCollection() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/policy", Map.of("fairslice.policy", "observe"), registry)
-                .servlet("/x", new Hello(), false).start()) {
+                .servlet("/x", new Text("hello"), false).start()) {
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
             for (int i = 0; i < 3; i++) {
                 System.gc(); // a gauge that holds its state weakly reads NaN once it is collected
@@ -231,7 +238,7 @@ class FairsliceFilterTest {
     void shouldServeAndRecordLatencyAndCpuByClassAndPage() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/record", Map.of("fairslice.rule.1", "heavy path=/slow/*"),
-                registry).servlet("/fast", new Hello(), false).servlet("/slow/*", new Hello(), false)
+                registry).servlet("/fast", new Text("hello"), false).servlet("/slow/*", new Text("hello"), false)
                 .servlet("/missing", new NotFound(), false).start()) {
             assertThat(t.get("/fast").statusCode()).isEqualTo(200);
             assertThat(t.get("/slow/17").body()).isEqualTo("hello");
@@ -254,7 +261,7 @@ class FairsliceFilterTest {
     void shouldClassifyOneRouteByAParameterOfItsQueryString() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/query", Map.of("fairslice.rule.1",
-                "heavy path=/search query:scope=all"), registry).servlet("/search", new Hello(), false).start()) {
+                "heavy path=/search query:scope=all"), registry).servlet("/search", new Text("hello"), false).start()) {
             assertThat(t.get("/search?q=shoes&scope=all").statusCode()).isEqualTo(200);
             assertThat(t.get("/search?q=shoes").statusCode()).isEqualTo(200);
             assertThat(t.get("/search?q=shoes&scope=al%6C").statusCode()).isEqualTo(200);
@@ -270,7 +277,7 @@ class FairsliceFilterTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/gc", Map.of("fairslice.rule.1", "heavy path=/garbage",
                 "fairslice.cpu.sample-interval", "0ns"), registry).servlet("/garbage", new Garbage(), false)
-                .servlet("/x", new Hello(), false).start()) {
+                .servlet("/x", new Text("hello"), false).start()) {
             ClassState light = t.filter().scheduler().classState(0);
             ClassState heavy = t.filter().scheduler().classState(1);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -410,7 +417,7 @@ class FairsliceFilterTest {
         try (LogCapture log = LogCapture.of(FairsliceFilter.class);
                 EmbeddedTomcat t = new EmbeddedTomcat("/jmx-warn", Map.of("fairslice.classes", "interactive,batch",
                         "fairslice.default-class", "interactive", "fairslice.rule.1", "batch method=PSOT"),
-                        new SimpleMeterRegistry()).servlet("/x", new Hello(), false).start()) {
+                        new SimpleMeterRegistry()).servlet("/x", new Text("hello"), false).start()) {
             var server = ManagementFactory.getPlatformMBeanServer();
             ObjectName name = new ObjectName("io.fairslice:type=Fairslice,application="
                     + ObjectName.quote("/jmx-warn"));
@@ -469,7 +476,7 @@ class FairsliceFilterTest {
                         "fairslice.adaptive=false", "fairslice.class.heavy.share=10", "fairslice.jmx=false")
                 .file("WEB-INF/classes/config/application-prod.yml", "spring:", "  application:", "    name: shop",
                         "fairslice:", "  policy: share")
-                .servlet("/x", new Hello(), false)) {
+                .servlet("/x", new Text("hello"), false)) {
             t.start();
             assertThat(t.get("/x").body()).as("served: a warning, not a failure").isEqualTo("hello");
             logged = log.lines();
@@ -490,7 +497,7 @@ class FairsliceFilterTest {
         List<String> logged;
         try (LogCapture log = LogCapture.of(FairsliceFilter.class);
              EmbeddedTomcat t = new EmbeddedTomcat("/no-async", Map.of(), null).declaredFilter(false)
-                .servlet("/x", new Hello(), true)) {
+                .servlet("/x", new Text("hello"), true)) {
             t.start();
             assertThat(t.get("/x").body()).isEqualTo("hello");
             assertThat(t.get("/x").body()).isEqualTo("hello");
@@ -503,25 +510,11 @@ class FairsliceFilterTest {
 
         try (LogCapture log = LogCapture.of(FairsliceFilter.class);
              EmbeddedTomcat t = new EmbeddedTomcat("/async", Map.of(), null).declaredFilter(true)
-                .servlet("/x", new Hello(), true)) {
+                .servlet("/x", new Text("hello"), true)) {
             t.start();
             assertThat(t.get("/x").body()).isEqualTo("hello");
             assertThat(log.lines()).as("declared with async support")
                     .noneMatch(line -> line.contains("without async support"));
-        }
-    }
-
-    /** Answers its text. */
-    static final class Text extends HttpServlet {
-        private final String text;
-
-        Text(String text) {
-            this.text = text;
-        }
-
-        @Override
-        protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-            resp.getWriter().write(text);
         }
     }
 
@@ -549,7 +542,7 @@ class FairsliceFilterTest {
                 "fairslice.class.light.queue-size", "0"), registry)
                 .applicationFilter("guard", guard).declaredFilter(true, "REQUEST", "ASYNC", "ERROR", "FORWARD",
                         "INCLUDE")
-                .servlet("/", new Hello(), true) // what the guard answers itself: Tomcat's mapper needs a servlet
+                .servlet("/", new Text("hello"), true) // what the guard answers itself: Tomcat's mapper needs a servlet
                 .servlet("/block", blocking, true).servlet("/missing", new NotFound(), true)
                 .servlet("/denied", new Text("denied page"), true)
                 .servlet("/not-found", new Text("not found page"), true)
@@ -601,7 +594,7 @@ class FairsliceFilterTest {
                         "shop.fairslice.policy=observe", "# fairslice.policy=observe")
                 .file("WEB-INF/classes/application.yml", "shop:", "  fairslice:", "    policy: observe",
                         "# fairslice:")
-                .servlet("/x", new Hello(), false)) {
+                .servlet("/x", new Text("hello"), false)) {
             t.start();
             assertThat(t.get("/x").body()).isEqualTo("hello");
             logged = log.lines();
@@ -656,7 +649,7 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/crawled", Map.of("fairslice.routes.max", "20",
                 "fairslice.routes.max-pages", "5", "fairslice.routes.evict-after", "1s",
                 "fairslice.adaptive.min-samples", "3"), registry)
-                .servlet("/", new Hello(), false).servlet("/reports/yearly", new Expensive(), false).start()) {
+                .servlet("/", new Text("hello"), false).servlet("/reports/yearly", new Expensive(), false).start()) {
             for (int i = 0; i < 200; i++) {
                 assertThat(t.get("/articles/slug-" + Integer.toString(i + 100, 26).replace('0', 'z')).statusCode())
                         .isEqualTo(200);
@@ -839,7 +832,7 @@ class FairsliceFilterTest {
     void shouldRecordEveryRouteTaggedOtherIntoOneSetOfMeters() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/others", Map.of("fairslice.routes.max-pages", "1"), registry)
-                .servlet("/p/*", new Hello(), false).start()) {
+                .servlet("/p/*", new Text("hello"), false).start()) {
             for (String p : List.of("a", "b", "c", "d")) {
                 assertThat(t.get("/p/" + p).statusCode()).isEqualTo(200);
             }
@@ -1220,7 +1213,7 @@ class FairsliceFilterTest {
     void shouldFailApplicationStartupOnABadValueNamingKeyRuleAndValue() throws Exception {
         try (LogCapture log = LogCapture.of(FairsliceFilter.class);
              EmbeddedTomcat t = new EmbeddedTomcat("/bad", Map.of("fairslice.class.heavy.share", "0"), null)
-                .servlet("/x", new Hello(), false)) {
+                .servlet("/x", new Text("hello"), false)) {
             t.start();
             assertThat(t.context.getState()).isNotEqualTo(LifecycleState.STARTED);
             // in fairslice's own log too, which reaches catalina.out: Tomcat logs the filter's failure to the host's
@@ -1421,7 +1414,7 @@ class FairsliceFilterTest {
     void shouldKeepServingWhenARequestListenerThrowsAndDisableItOnce() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/listener", Map.of("fairslice.classes", "light,boom",
-                "fairslice.rule.1", "boom path=/x"), registry).servlet("/x", new Hello(), false).start()) {
+                "fairslice.rule.1", "boom path=/x"), registry).servlet("/x", new Text("hello"), false).start()) {
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
             eventually(() -> assertThat(registry.get("fairslice.requests").tags("class", "boom", "outcome", "success")
@@ -1435,7 +1428,7 @@ class FairsliceFilterTest {
     @Test
     void shouldSwitchPolicyThroughJmxWithTheSameValidation() throws Exception {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/jmx", Map.of(), new SimpleMeterRegistry())
-                .servlet("/x", new Hello(), false).start()) {
+                .servlet("/x", new Text("hello"), false).start()) {
             var server = ManagementFactory.getPlatformMBeanServer();
             ObjectName name = new ObjectName("io.fairslice:type=Fairslice,application=" + ObjectName.quote("/jmx"));
             assertThat(server.getAttribute(name, "Policy")).isEqualTo("share");
@@ -1459,7 +1452,7 @@ class FairsliceFilterTest {
     @Test
     void shouldAlsoFeedALegacyPrometheusSimpleclientRegistry() throws Exception {
         PrometheusMeterRegistry legacy = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        try (EmbeddedTomcat t = new EmbeddedTomcat("/legacy", Map.of(), legacy).servlet("/x", new Hello(), false)
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/legacy", Map.of(), legacy).servlet("/x", new Text("hello"), false)
                 .start()) {
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
             String app = "application=\"/legacy\",";
@@ -1586,7 +1579,8 @@ class FairsliceFilterTest {
     void shouldMakeANewExpensivePageHeavyWhileItsFirstRequestsStillRun() throws Exception {
         Burn burn = new Burn();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/learn", Map.of("fairslice.adaptive.min-samples", "3"),
-                new SimpleMeterRegistry()).servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
+                new SimpleMeterRegistry()).servlet("/burn", burn, false).servlet("/x", new Text("hello"), false)
+                .start()) {
             var route = t.filter().classifier().route("/burn");
             List<CompletableFuture<HttpResponse<String>>> burning = startBurning(t, burn);
             awaitHeavy(t, route);
@@ -1613,7 +1607,7 @@ class FairsliceFilterTest {
         // once, in a run where this test took 8 s instead of 2)
         try (EmbeddedTomcat t = new EmbeddedTomcat("/undo", Map.of("fairslice.adaptive.min-samples", "3",
                 "fairslice.adaptive.heavy-above", "100ms"), registry)
-                .servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
+                .servlet("/burn", burn, false).servlet("/x", new Text("hello"), false).start()) {
             var route = t.filter().classifier().route("/burn");
             List<CompletableFuture<HttpResponse<String>>> burning = startBurning(t, burn);
             awaitHeavy(t, route);
@@ -1641,7 +1635,7 @@ class FairsliceFilterTest {
         Burn burn = new Burn(true);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/move", Map.of("fairslice.adaptive.min-samples", "3"), registry)
-                .servlet("/burn", burn, false).servlet("/x", new Hello(), false).start()) {
+                .servlet("/burn", burn, false).servlet("/x", new Text("hello"), false).start()) {
             var route = t.filter().classifier().route("/burn");
             var scheduler = t.filter().scheduler();
             List<CompletableFuture<HttpResponse<String>>> burning = startBurning(t, burn);
@@ -1696,7 +1690,7 @@ class FairsliceFilterTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/declared", Map.of("fairslice.rule.1", "heavy path=/query",
                 "fairslice.share.cpus", "1", "fairslice.share.max-park", "20s"), registry)
-                .servlet("/query", query, false).servlet("/x", new Hello(), false).start()) {
+                .servlet("/query", query, false).servlet("/x", new Text("hello"), false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
             CompletableFuture<HttpResponse<String>> queried = CompletableFuture.supplyAsync(() -> get(t, "/query"));
             assertThat(query.entered.await(10, TimeUnit.SECONDS)).isTrue();
@@ -1767,7 +1761,7 @@ class FairsliceFilterTest {
     @Test
     void shouldPassThroughWhenDisabled() throws Exception {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/off", Map.of("fairslice.enabled", "false"), null)
-                .servlet("/x", new Hello(), false).start()) {
+                .servlet("/x", new Text("hello"), false).start()) {
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
             assertThat(((org.apache.catalina.core.StandardContext) t.context).findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
         }
@@ -1778,7 +1772,7 @@ class FairsliceFilterTest {
     void shouldStayDisabledByTheContextWhenTheSystemPropertyIsBlank() throws Exception {
         System.setProperty("fairslice.enabled", "");
         try (EmbeddedTomcat t = new EmbeddedTomcat("/off2", Map.of("fairslice.enabled", "false"), null)
-                .servlet("/x", new Hello(), false).start()) {
+                .servlet("/x", new Text("hello"), false).start()) {
             assertThat(((org.apache.catalina.core.StandardContext) t.context)
                     .findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
         } finally {

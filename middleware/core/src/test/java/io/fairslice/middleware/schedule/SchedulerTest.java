@@ -1469,6 +1469,29 @@ class SchedulerTest {
         finish(light, 0);
     }
 
+    /** Light's turn ended silent, its one request running on as a stray, and heavy's first waiter let in beside it. */
+    private record SilentTurn(Ticket stray, Ticket heavy, Ticket nextHeavy) {
+    }
+
+    /**
+     * Light's turn with one request that reaches no yield point (share.max-park 50 ms, plus {@code keyValues}), heavy
+     * waiting: the turn ends once the request has been silent for max-park, the freed slot is held a moment for
+     * light's next request, then heavy's first waiter gets it; the heavy request that came as the turn ended waits.
+     */
+    private SilentTurn silentTurnEnded(String... keyValues) {
+        List<String> keys = new ArrayList<>(List.of("share.max-park", "50ms", "class.heavy.queue-timeout", "60s"));
+        keys.addAll(List.of(keyValues));
+        scheduler(keys.toArray(String[]::new));
+        Ticket stray = lightsTurn();
+        Ticket heavy = queued(HEAVY);
+        clock.advance(60 * MS, 60 * MS);
+        Ticket nextHeavy = queued(HEAVY); // silent for max-park: the turn ends, its request a stray
+        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
+        queued(HEAVY);
+        assertThat(heavy.granted).as("heavy in beside the silent request").isTrue();
+        return new SilentTurn(stray, heavy, nextHeavy);
+    }
+
     /**
      * The request of a turn that ended silent runs on as a stray, not as one of its class's riders: the class's next
      * turn lapses a moment after its own requests end ({@link Scheduler#TURN_ANTICIPATION_NANOS}), not
@@ -1477,14 +1500,9 @@ class SchedulerTest {
      */
     @Test
     void shouldLetALaterTurnLapseWhileARequestOfASilentTurnRunsOn() {
-        scheduler("share.max-park", "50ms", "class.heavy.queue-timeout", "60s");
-        Ticket silent = lightsTurn(); // light's turn, its one request computing in unwoven code
-        Ticket heavy2 = queued(HEAVY);
-        clock.advance(60 * MS, 60 * MS);
-        queued(HEAVY); // silent for max-park: the turn ends
-        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
-        queued(HEAVY);
-        assertThat(heavy2.granted).as("heavy in beside the silent request").isTrue();
+        SilentTurn ended = silentTurnEnded(); // its request computing in unwoven code
+        Ticket silent = ended.stray();
+        Ticket heavy2 = ended.heavy();
         Ticket light2 = queued(LIGHT); // light is owed: it waits for heavy2's quantum
         clock.advance(6 * MS, 6 * MS);
         assertThat(scheduler.parkAtYield(heavy2)).as("heavy2 parks for light").isTrue();
@@ -1506,14 +1524,9 @@ class SchedulerTest {
      */
     @Test
     void shouldNotLetALaterTurnLapseWhileAStrayComputesInIt() {
-        scheduler("share.max-park", "50ms", "class.heavy.queue-timeout", "60s");
-        Ticket stray = lightsTurn(); // light's turn, its one request blocked in an unwoven call
-        Ticket heavy2 = queued(HEAVY);
-        clock.advance(60 * MS, 60 * MS);
-        queued(HEAVY); // silent for max-park: the turn ends, its request a stray
-        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
-        queued(HEAVY);
-        assertThat(heavy2.granted).isTrue();
+        SilentTurn ended = silentTurnEnded(); // its request blocked in an unwoven call
+        Ticket stray = ended.stray();
+        Ticket heavy2 = ended.heavy();
         Ticket light2 = queued(LIGHT);
         clock.advance(6 * MS, 6 * MS);
         assertThat(scheduler.parkAtYield(heavy2)).isTrue();
@@ -1534,17 +1547,10 @@ class SchedulerTest {
      */
     @Test
     void shouldHoldNoFreedSlotForAClassWhoseOnlyRunningRequestIsASilentStray() {
-        scheduler("share.max-park", "50ms", "share.linger", "10ms", "class.heavy.queue-timeout", "60s");
-        Ticket stray = lightsTurn(); // light's turn, its one request blocked in an unwoven call
-        Ticket heavy2 = queued(HEAVY);
-        clock.advance(60 * MS, 60 * MS);
-        Ticket heavy3 = queued(HEAVY); // silent for max-park: the turn ends, its request a stray
-        clock.advance(Scheduler.TURN_ANTICIPATION_NANOS, Scheduler.TURN_ANTICIPATION_NANOS);
-        queued(HEAVY);
-        assertThat(heavy2.granted).isTrue();
-        assertThat(stray.riding).isTrue();
-        finish(heavy2, 4 * MS);
-        assertThat(heavy3.granted).as("the freed slot goes to heavy at once: light has nothing on its way").isTrue();
+        SilentTurn ended = silentTurnEnded("share.linger", "10ms"); // its request blocked in an unwoven call
+        assertThat(ended.stray().riding).isTrue();
+        finish(ended.heavy(), 4 * MS);
+        assertThat(ended.nextHeavy().granted).as("the freed slot goes to heavy at once: light has nothing on its way").isTrue();
     }
 
     /**
