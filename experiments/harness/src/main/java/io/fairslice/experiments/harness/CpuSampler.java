@@ -112,9 +112,9 @@ final class CpuSampler implements AutoCloseable {
      * have beyond the core's user, nice and system ticks ({@code userSystem}), which can only be interrupts; at most
      * all of them. On a kernel that charges an interrupt to the task it interrupted ({@code IN_TASK_TIME}) which task
      * that was is not known: the server's part of them is taken as its part of the core's time outside steal. (In
-     * the 1 417 windows committed until 2026-12-06 with interrupts at 1 % of the core or more and other processes
-     * read as 0, the server's time held a median 0.99 of the interrupts, and the server had a median 0.999 of its
-     * core.)
+     * the 1 424 windows committed with the old accounting with interrupts at 1 % of the core or more and other
+     * processes read as 0, the server's time held a median 0.99 of the interrupts, and the server had a median 0.999
+     * of its core: docs/measurements/interrupt-accounting-20261206.)
      */
     static double serverInterrupts(long server, long userSystem, long irq, long idle,
                                    ProcFs.InterruptAccounting interrupts) {
