@@ -43,6 +43,32 @@ public final class ProbeTop {
     private ProbeTop() {
     }
 
+    /**
+     * The {@code hidepid} option {@code procRoot} is mounted with ({@code hidepid=2}, {@code hidepid=invisible}), or
+     * null when it hides nothing or the mount table cannot be read: under it another user's process is either
+     * missing from {@code /proc} or has no readable {@code task} folder, as a process that is not there.
+     */
+    static String hidepid(Path procRoot) {
+        List<String> mounts;
+        try {
+            mounts = Files.readAllLines(procRoot.resolve("mounts"), StandardCharsets.UTF_8);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        for (String line : mounts) {
+            String[] f = line.split(" "); // device, mount point, type, options, dump, pass
+            if (f.length < 4 || !f[2].equals("proc") || !f[1].equals(procRoot.toString())) {
+                continue;
+            }
+            for (String option : f[3].split(",")) {
+                if (option.startsWith("hidepid=") && !option.equals("hidepid=0") && !option.equals("hidepid=off")) {
+                    return option;
+                }
+            }
+        }
+        return null;
+    }
+
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
     }
@@ -73,7 +99,10 @@ public final class ProbeTop {
         }
         Path procDir = procRoot.resolve(String.valueOf(o.pid));
         if (!Files.isDirectory(procDir.resolve("task"))) {
-            err.println("probe: no process with pid " + o.pid + " (nothing at " + procDir + ")");
+            String hidepid = hidepid(procRoot);
+            err.println("probe: no process with pid " + o.pid + " (nothing at " + procDir + ")" + (hidepid == null ? ""
+                    : ", or one this user may not see: " + procRoot + " is mounted with " + hidepid + ", which hides"
+                    + " other users' processes; run it as root or as the process's user"));
             return 1;
         }
         LinuxKernelProbe probe;

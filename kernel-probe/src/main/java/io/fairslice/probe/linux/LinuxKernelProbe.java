@@ -71,7 +71,8 @@ public final class LinuxKernelProbe implements KernelProbe {
         try {
             own = probe.open(pid, tid, Thread.currentThread());
         } catch (IOException e) {
-            throw new ProbeUnavailableException("cannot open this thread's scheduler statistics: " + e.getMessage());
+            throw new ProbeUnavailableException("cannot open this thread's scheduler statistics: " + e.getMessage()
+                    + missingFile(procRoot.resolve(pid + "/task/" + tid)));
         }
         try {
             ThreadStats stats = new ThreadStats();
@@ -84,6 +85,18 @@ public final class LinuxKernelProbe implements KernelProbe {
             own.close();
         }
         return probe;
+    }
+
+    /** What a kernel that lacks one of the thread's two files was built without, or nothing. */
+    private static String missingFile(Path thread) {
+        if (Files.isDirectory(thread) && !Files.exists(thread.resolve("schedstat"))) {
+            return " (no schedstat file: a kernel built without CONFIG_SCHEDSTATS)";
+        }
+        if (Files.isDirectory(thread) && !Files.exists(thread.resolve("sched"))) {
+            return " (no sched file: a kernel built without CONFIG_SCHED_DEBUG, where the probe reads switch counts,"
+                    + " policy and nice)";
+        }
+        return "";
     }
 
     @Override

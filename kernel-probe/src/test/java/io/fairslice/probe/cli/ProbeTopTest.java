@@ -28,8 +28,13 @@ class ProbeTopTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
+        return runOver(Path.of("/proc"), args);
+    }
+
+    /** Runs the tool over {@code proc}, a fake /proc tree or the real one. */
+    private int runOver(Path proc, String... args) {
         return ProbeTop.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+                new PrintStream(err, true, StandardCharsets.UTF_8), proc);
     }
 
     @Test
@@ -115,6 +120,28 @@ class ProbeTopTest {
     }
 
     /**
+     * A process hidden by /proc's hidepid (another user's) reads as one that is not there: the message names the
+     * mount option and what to do; on a /proc that hides nothing it says only that there is no such process.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldNameHidepidWhenTheProcessMayBeHidden(@TempDir Path proc) throws Exception {
+        Files.writeString(proc.resolve("mounts"), "sysfs /sys sysfs rw 0 0\nproc " + proc
+                + " proc rw,nosuid,nodev,noexec,relatime,hidepid=invisible 0 0\n");
+        assertThat(runOver(proc, "--pid", "2147483000", "--once")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("probe: no process with pid 2147483000 (nothing at "
+                + proc.resolve("2147483000") + "), or one this user may not see: " + proc + " is mounted with "
+                + "hidepid=invisible, which hides other users' processes; run it as root or as the process's user");
+
+        err.reset();
+        Files.writeString(proc.resolve("mounts"), "proc " + proc + " proc rw,nosuid,hidepid=0 0 0\n"
+                + "proc /elsewhere proc rw,hidepid=2 0 0\n");
+        assertThat(runOver(proc, "--pid", "2147483000", "--once")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("no process with pid 2147483000")
+                .doesNotContain("hidepid");
+    }
+
+    /**
      * A process whose threads all refuse to be opened (another user's, on a /proc mounted with hidepid) fails rather
      * than print empty tables: a /proc tree holding this JVM (the probe's self-check reads it) and a process whose
      * one thread has no scheduler statistics.
@@ -127,9 +154,7 @@ class ProbeTopTest {
         Path hidden = Files.createDirectories(proc.resolve("2147483000/task/2147483001"));
         Files.writeString(hidden.resolve("comm"), "hidden\n");
 
-        int code = ProbeTop.run(new String[] {"--pid", "2147483000", "--once", "--interval", "100ms"},
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                proc);
+        int code = runOver(proc, "--pid", "2147483000", "--once", "--interval", "100ms");
 
         assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8))

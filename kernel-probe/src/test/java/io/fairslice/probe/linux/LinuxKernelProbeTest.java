@@ -1,14 +1,17 @@
 package io.fairslice.probe.linux;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.fairslice.probe.ProbeUnavailableException;
 import io.fairslice.probe.ProcSys;
 import io.fairslice.probe.SystemStats;
 import io.fairslice.probe.ThreadHandle;
 import io.fairslice.probe.ThreadStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The Linux probe cross-checked against ThreadMXBean and against /proc read another way. */
 @EnabledOnOs(OS.LINUX)
@@ -237,6 +241,26 @@ class LinuxKernelProbeTest {
         long periods = Long.parseLong(stat.replaceAll("(?s)(?:.*\n)?nr_periods (\\d+).*", "$1"));
         assertThat(s.cgroupPeriods()).as(cgroup.path + ":%n%s", stat).isBetween(Math.max(0, periods - 1000), periods);
         assertThat(s.cgroupThrottledPeriods()).isNotEqualTo(ThreadStats.UNSUPPORTED);
+    }
+
+    /**
+     * A kernel built without CONFIG_SCHED_DEBUG has schedstat but no sched file: the probe cannot run, and says which
+     * option the kernel lacks. A /proc tree whose threads of this process have only their schedstat.
+     */
+    @Test
+    void shouldNameTheKernelOptionWhoseFileIsMissing(@TempDir Path proc) throws Exception {
+        String self = String.valueOf(ProcessHandle.current().pid());
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", self, "task"))) {
+            for (Path task : tasks) {
+                Path fake = Files.createDirectories(proc.resolve(self + "/task/" + task.getFileName()));
+                Files.writeString(fake.resolve("schedstat"), "1000 2000 3\n");
+            }
+        }
+
+        assertThatThrownBy(() -> LinuxKernelProbe.create(proc)).isInstanceOf(ProbeUnavailableException.class)
+                .hasMessageStartingWith("cannot open this thread's scheduler statistics: open " + proc + "/" + self)
+                .hasMessageEndingWith("(no sched file: a kernel built without CONFIG_SCHED_DEBUG, where the probe "
+                        + "reads switch counts, policy and nice)");
     }
 
     @Test
