@@ -584,6 +584,49 @@ class FairsliceFilterTest {
         }
     }
 
+    /**
+     * An ASYNC dispatch of a request fairslice never admitted (a filter before it started the async cycle and
+     * dispatched it on) is admitted then, as a request of its own: served and counted once while its class has room,
+     * answered 503 with a Retry-After and counted as rejected while its class is full.
+     */
+    @Test
+    void shouldAdmitAnAsyncDispatchOfARequestItNeverAdmitted() throws Exception {
+        Blocking blocking = new Blocking();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        jakarta.servlet.Filter guard = (req, res, chain) -> {
+            if (((HttpServletRequest) req).getServletPath().equals("/outer")) {
+                req.startAsync().dispatch("/inner");
+            } else {
+                chain.doFilter(req, res);
+            }
+        };
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/async-dispatch", Map.of("fairslice.class.light.max-concurrency",
+                "1", "fairslice.class.light.queue-size", "0"), registry)
+                .applicationFilter("guard", guard).declaredFilter(true)
+                .servlet("/", new Text("hello"), true) // /outer, answered by the guard: the mapper needs a servlet
+                .servlet("/block", blocking, true).servlet("/inner", new Text("inner"), true)) {
+            t.start();
+            HttpResponse<String> served = t.get("/outer");
+            assertThat(served.statusCode()).isEqualTo(200);
+            assertThat(served.body()).isEqualTo("inner");
+            eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("the async dispatch, once").isEqualTo(1));
+
+            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/block"));
+            assertThat(blocking.entered.await(10, TimeUnit.SECONDS)).as("light's one permit held").isTrue();
+            HttpResponse<String> refused = t.get("/outer");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+            blocking.release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+
+            assertThat(t.filter().scheduler().classState(0).rejections(
+                    io.fairslice.middleware.schedule.Scheduler.REJECTED_QUEUE_FULL)).isEqualTo(1);
+            eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("served, held, refused").isEqualTo(3));
+        }
+    }
+
     /** Spring Boot property files without fairslice.* keys (one nested under another key) are no one's business. */
     @Test
     void shouldNotWarnOfTheApplicationsBootPropertiesWithoutFairsliceKeys() throws Exception {
