@@ -3,6 +3,7 @@ package io.fairslice.tomcat.install;
 import io.fairslice.middleware.weaving.WeavingScope;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -33,9 +34,11 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
     static final Pattern APP = Pattern.compile("\\*|/|(/[A-Za-z0-9._~-]+)+");
 
     public InstallOptions {
-        weave = List.copyOf(weave);
-        apps = List.copyOf(apps);
-        metricsPorts = List.copyOf(metricsPorts);
+        // each once, in the order first given: an application listed twice (--apps /shop,/shop, or --apps repeated)
+        // got each of its notes twice and was written twice into the settings, as a pattern into the scope file
+        weave = List.copyOf(new LinkedHashSet<>(weave));
+        apps = List.copyOf(new LinkedHashSet<>(apps));
+        metricsPorts = List.copyOf(new LinkedHashSet<>(metricsPorts));
         if (catalinaBase == null) {
             throw new InstallException("--catalina-base DIR is required: the Tomcat instance to install into");
         }
@@ -77,13 +80,14 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
 
     /** Usage text for {@code --help} and for mistakes. */
     public static final String USAGE = """
-            usage: fairslice install --catalina-base DIR [options]
-                   fairslice install --catalina-base DIR --uninstall
+            usage: ./fairslice install --catalina-base DIR [options]
+                   ./fairslice install --catalina-base DIR --uninstall
+                   (from the bundle alone, without a checkout: java -jar DIST/lib/fairslice-tomcat-*.jar, same options)
 
-            Installs fairslice into the Tomcat instance DIR (its CATALINA_BASE): the jars into DIR/lib, the AspectJ
-            weaver into DIR/fairslice, a marked block into DIR/bin/setenv.sh and setenv.bat, the configuration
-            DIR/conf/fairslice.properties (a template, kept once you change it) and the metrics web
-            application /fairslice/metrics.
+            Installs fairslice into the Tomcat instance DIR (its CATALINA_BASE): the jars into DIR/lib, a marked block
+            into DIR/bin/setenv.sh and setenv.bat, the configuration DIR/conf/fairslice.properties (a template, kept
+            once you change it), the metrics web application /fairslice/metrics unless --no-metrics, and with --weave
+            the AspectJ weaver into DIR/fairslice.
             Running it again updates the installation; --uninstall removes exactly what it added.
 
             options:
@@ -105,6 +109,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
               --dist DIR             the bundle to install (default: the folder above this installer's lib/)
               --uninstall            remove what an earlier install added; stop Tomcat first (refused while a
                                      Tomcat runs from DIR: its JVM reads the files it removes)
+              --help                 this text
             """;
 
     /** Parses the command line; throws {@link InstallException} naming the bad option. */

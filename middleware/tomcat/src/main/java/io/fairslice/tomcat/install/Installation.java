@@ -241,14 +241,14 @@ public final class Installation {
         }
         String apps = String.join(",", options.apps());
         if (appsBefore != null && !appsBefore.equals(apps)) {
-            report.accept("note: --apps is now " + apps + "; the last install's was " + appsBefore
-                    + " (give --apps " + appsBefore + " to keep it)");
+            report.accept("note: --apps is now " + apps + "; give --apps " + appsBefore
+                    + " to keep the last install's");
         }
         if (!scopeBefore.isEmpty() && !scopeBefore.equals(options.weave())) {
             String was = String.join(",", scopeBefore);
             report.accept(options.weave().isEmpty()
-                    ? "note: no --weave, so the weaving agent of the last install (scope " + was + ") is removed"
-                            + " (give --weave " + was + " to keep it)"
+                    ? "note: no --weave, so the weaving agent of the last install is removed (give --weave " + was
+                            + " to keep it)"
                     : "note: the weaving scope is now " + String.join(",", options.weave()) + "; the last install's"
                             + " was " + was);
         }
@@ -270,8 +270,8 @@ public final class Installation {
         if (portsBefore != null && options.metrics()
                 && !Set.copyOf(List.of(portsBefore.split(","))).equals(Set.copyOf(List.of(ports.split(","))))) {
             report.accept("note: --metrics-ports is now " + (ports.isEmpty() ? "none (this host only)" : ports)
-                    + "; the last install's was " + (portsBefore.isEmpty() ? "none" : portsBefore)
-                    + (portsBefore.isEmpty() ? "" : " (give --metrics-ports " + portsBefore + " to keep it)"));
+                    + (portsBefore.isEmpty() ? "; the last install's was none"
+                            : "; give --metrics-ports " + portsBefore + " to keep the last install's"));
         }
         List<String> connectorPorts = base.connectorPorts();
         if (options.metrics() && connectorPorts.stream().noneMatch(p -> p.contains("${"))) {

@@ -603,6 +603,30 @@ class InstallerTest {
     }
 
     /**
+     * An application, a pattern or a port given twice (in one list, or with the option repeated) counts once: the
+     * note of an application listed twice named it twice, and the settings and the scope file had it twice.
+     */
+    @Test
+    void shouldTakeAValueGivenTwiceOnce() throws Exception {
+        Path classes = base.resolve("webapps/shop/WEB-INF/classes/com/acme/shop");
+        Files.createDirectories(classes);
+        Files.write(classes.resolve("Cart.class"), new byte[] {1});
+
+        assertThat(install("--apps", "/shop,/shp,/shp", "--apps", "/shp", "--weave", "com.acmee..*,com.acmee..*",
+                "--weave", "com.acmee..*", "--metrics-ports", "8080,8080")).as(err).isZero();
+
+        assertThat(out.lines().filter(l -> l.contains("note: --apps /shp:"))).as(out).hasSize(1);
+        assertThat(out.lines().filter(l -> l.contains("note: --weave com.acmee..*:"))).as(out).hasSize(1);
+        assertThat(read("conf/fairslice-tomcat.properties")).contains("\napps=/shop,/shp\n");
+        assertThat(read("conf/fairslice-aop.xml").lines().filter(l -> l.contains("<include"))).as("scope file")
+                .containsExactly("    <include within=\"com.acmee..*\"/>");
+        assertThat(install("--apps", "/shop,/shp", "--weave", "com.acmee..*", "--metrics-ports", "8080")).as(err)
+                .isZero();
+        assertThat(out).as("each given once: the same options").doesNotContain("note: --apps is",
+                "note: the weaving scope", "note: --metrics-ports is");
+    }
+
+    /**
      * A parallel deployment's version ({@code shop##2}) is no part of its context path: Tomcat serves it at /shop,
      * and the installer said there was no /shop and that its classes were in no application.
      */
@@ -676,7 +700,11 @@ class InstallerTest {
         return bytes.toByteArray();
     }
 
-    /** Running install again to upgrade, without the options of the first run, reset them without a word. */
+    /**
+     * Running install again to upgrade, without the options of the first run, reset them without a word. Each note
+     * names the last install's value once, in the option that keeps it: they named it twice ("the last install's was
+     * /shop (give --apps /shop to keep it)").
+     */
     @Test
     void shouldSayWhatARerunWithoutTheLastOptionsChanges() throws Exception {
         Files.createDirectories(base.resolve("webapps/shop"));
@@ -685,11 +713,13 @@ class InstallerTest {
 
         assertThat(install()).as(err).isZero();
 
-        assertThat(out).contains("note: --apps is now *; the last install's was /shop (give --apps /shop to keep it)")
-                .contains("note: no --weave, so the weaving agent of the last install (scope com.acme..*) is removed"
-                        + " (give --weave com.acme..* to keep it)");
+        assertThat(out.lines().filter(l -> l.contains("the last install")))
+                .containsExactly("  note: --apps is now *; give --apps /shop to keep the last install's",
+                        "  note: no --weave, so the weaving agent of the last install is removed (give --weave"
+                                + " com.acme..* to keep it)");
         install("--weave", "com.acme..*,com.shop..*", "--apps", "/shop");
-        assertThat(out).contains("note: --apps is now /shop; the last install's was *").doesNotContain("weaving scope");
+        assertThat(out).contains("note: --apps is now /shop; give --apps * to keep the last install's\n")
+                .doesNotContain("weaving scope");
         install("--weave", "com.acme..*", "--apps", "/shop");
         assertThat(out).contains("note: the weaving scope is now com.acme..*; the last install's was"
                 + " com.acme..*,com.shop..*");
@@ -708,8 +738,8 @@ class InstallerTest {
         assertThat(out).contains("note: no --weave-calls, which the last install had, so it is off now (give"
                         + " --weave-calls to keep it)")
                 .contains("note: no --weave-jdbc, which the last install had, so it is off now")
-                .contains("note: --metrics-ports is now none (this host only); the last install's was 8080,9090"
-                        + " (give --metrics-ports 8080,9090 to keep it)");
+                .contains("note: --metrics-ports is now none (this host only); give --metrics-ports 8080,9090 to"
+                        + " keep the last install's\n");
 
         assertThat(install("--weave", "com.acme..*", "--no-metrics")).as(err).isZero();
         assertThat(out).contains("note: --no-metrics, so the metrics application of the last install")
