@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.server.StudyServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -141,9 +142,10 @@ final class StudyServerProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** SIGTERM, then SIGKILL once the server's drain and Tomcat's stop (its unloadDelay, 2 s) had their time. */
     @Override
     public void close() {
-        host.stop(process, 10_000);
+        host.stop(process, StudyServer.STOP_AWAIT.toMillis() + 5_000);
     }
 
     static String javaExecutable() {

@@ -27,8 +27,11 @@ public final class StudyServer implements AutoCloseable {
     /** The context attribute under which the server hands its meter registry to the web application. */
     public static final String METER_REGISTRY_ATTRIBUTE =
             io.fairslice.middleware.FairsliceFilter.METER_REGISTRY_ATTRIBUTE;
-    /** The longest a stop waits for the requests being served to end before it stops Tomcat ({@link #drain}). */
-    static final Duration STOP_AWAIT = Duration.ofSeconds(10);
+    /**
+     * The longest a stop waits for the requests being served to end before it stops Tomcat ({@link #drain}); who
+     * stops a server's JVM gives it this and a few seconds more before a SIGKILL.
+     */
+    public static final Duration STOP_AWAIT = Duration.ofSeconds(10);
 
     private final ServerOptions options;
     private final PrometheusMeterRegistry registry;
