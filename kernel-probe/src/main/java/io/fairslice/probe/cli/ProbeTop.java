@@ -38,7 +38,8 @@ public final class ProbeTop {
             + "                 shorter intervals are noisy)\n"
             + "  --once         print one table after one interval and exit\n"
             + "  --count K      print K tables and exit\n"
-            + "  --top N        show the N threads with most CPU (default: all)\n";
+            + "  --top N        show the N threads with most CPU (default: all)\n"
+            + "  --help         this text\n";
 
     private ProbeTop() {
     }
@@ -84,7 +85,7 @@ public final class ProbeTop {
         try {
             o = Options.parse(args);
         } catch (IllegalArgumentException e) {
-            err.println("probe: " + e.getMessage());
+            err.println("fairslice probe: " + e.getMessage());
             err.print(USAGE);
             return 2;
         }
@@ -93,23 +94,23 @@ public final class ProbeTop {
             return 0;
         }
         if (!System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("linux")) {
-            err.println("probe: the live thread table reads /proc and runs on Linux only (this is "
+            err.println("fairslice probe: the live thread table reads /proc and runs on Linux only (this is "
                     + System.getProperty("os.name") + ")");
             return 1;
         }
         Path procDir = procRoot.resolve(String.valueOf(o.pid));
         if (!Files.isDirectory(procDir.resolve("task"))) {
             String hidepid = hidepid(procRoot);
-            err.println("probe: no process with pid " + o.pid + " (nothing at " + procDir + ")" + (hidepid == null ? ""
-                    : ", or one this user may not see: " + procRoot + " is mounted with " + hidepid + ", which hides"
-                    + " other users' processes; run it as root or as the process's user"));
+            err.println("fairslice probe: no process with pid " + o.pid + " (nothing at " + procDir + ")"
+                    + (hidepid == null ? "" : ", or one this user may not see: " + procRoot + " is mounted with "
+                    + hidepid + ", which hides other users' processes; run it as root or as the process's user"));
             return 1;
         }
         LinuxKernelProbe probe;
         try {
             probe = LinuxKernelProbe.create(procRoot);
         } catch (ProbeUnavailableException e) {
-            err.println("probe: the kernel probe cannot run here: " + e.getMessage());
+            err.println("fairslice probe: the kernel probe cannot run here: " + e.getMessage());
             return 1;
         }
         boolean live = o.count < 0 && System.console() != null;
@@ -117,8 +118,8 @@ public final class ProbeTop {
         try {
             top.sample();
             if (top.handles.isEmpty() && top.unreadable != null) { // not one table would have a row
-                err.println("probe: cannot read the scheduler statistics of any thread of process " + o.pid + " ("
-                        + top.unreadable + "); run it as root or as the process's user, on a /proc mounted "
+                err.println("fairslice probe: cannot read the scheduler statistics of any thread of process " + o.pid
+                        + " (" + top.unreadable + "); run it as root or as the process's user, on a /proc mounted "
                         + "without hidepid");
                 return 1;
             }
@@ -127,11 +128,11 @@ public final class ProbeTop {
                 Thread.sleep(o.intervalNanos / 1_000_000L, (int) (o.intervalNanos % 1_000_000L));
                 if (!Files.isDirectory(procDir)) {
                     if (o.count >= 0) { // a script asked for that many tables and did not get them
-                        err.println("probe: process " + o.pid + " has exited after " + tables + " of " + o.count
-                                + " tables");
+                        err.println("fairslice probe: process " + o.pid + " has exited after " + tables + " of "
+                                + o.count + " tables");
                         return 1;
                     }
-                    err.println("probe: process " + o.pid + " has exited");
+                    err.println("fairslice probe: process " + o.pid + " has exited");
                     return tables > 0 ? 0 : 1; // a live view ends with its process
                 }
                 List<Row> rows = top.sample();
@@ -337,7 +338,8 @@ public final class ProbeTop {
             out.printf(Locale.ROOT, "fairslice probe  pid %d (%s)  %d threads  interval %s  process CPU %.0f%%  "
                     + "load %s  cpu pressure %s  rr quantum %s%n", pid, comm(-1), rows.size(),
                     Durations.format(o.intervalNanos), cpu * 100, fmt(system.load1(), 2),
-                    Double.isNaN(system.cpuPressureSomeAvg10()) ? "-" : fmt(system.cpuPressureSomeAvg10() * 100, 1) + "%",
+                    Double.isNaN(system.cpuPressureSomeAvg10()) ? "-"
+                            : fmt(system.cpuPressureSomeAvg10() * 100, 1) + "%",
                     ms(probe.rrQuantumNanos()));
             out.printf(Locale.ROOT, "%8s %-16s %-6s %4s %9s %9s %6s %10s %10s %8s %8s%n", "TID", "NAME", "POLICY",
                     "NICE", "SLICE", "EFF.SLICE", "CPU%", "RQWAIT/s", "RQWAIT/dsp", "VOL/s", "INVOL/s");

@@ -89,10 +89,20 @@ class ProbeTopTest {
                 .as("the launcher's probe_usage in ./fairslice").isEqualTo(ProbeTop.USAGE);
     }
 
+    /** --help is answered with the usage, which lists it as the other commands' usages list theirs. */
+    @Test
+    void shouldAnswerHelpWithAUsageThatListsIt() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEqualTo(ProbeTop.USAGE).contains("\n  --help ");
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /** Errors begin `fairslice probe: `, as the other commands' do (`fairslice serve: ...`); they began `probe: `. */
     @Test
     void shouldExplainBadArgumentsWithExitCode2() {
         assertThat(run("--count", "1")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pid is required").contains("usage:");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .isEqualTo("fairslice probe: --pid is required" + System.lineSeparator() + ProbeTop.USAGE);
         err.reset();
         assertThat(run("--pid", "1", "--interval", "10ms")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be at least 100ms, got 10ms");
@@ -129,9 +139,10 @@ class ProbeTopTest {
         Files.writeString(proc.resolve("mounts"), "sysfs /sys sysfs rw 0 0\nproc " + proc
                 + " proc rw,nosuid,nodev,noexec,relatime,hidepid=invisible 0 0\n");
         assertThat(runOver(proc, "--pid", "2147483000", "--once")).isEqualTo(1);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("probe: no process with pid 2147483000 (nothing at "
-                + proc.resolve("2147483000") + "), or one this user may not see: " + proc + " is mounted with "
-                + "hidepid=invisible, which hides other users' processes; run it as root or as the process's user");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("fairslice probe: no process with pid 2147483000"
+                + " (nothing at " + proc.resolve("2147483000") + "), or one this user may not see: " + proc
+                + " is mounted with hidepid=invisible, which hides other users' processes; run it as root or as the"
+                + " process's user");
 
         err.reset();
         Files.writeString(proc.resolve("mounts"), "proc " + proc + " proc rw,nosuid,hidepid=0 0 0\n"
@@ -158,7 +169,7 @@ class ProbeTopTest {
 
         assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("probe: cannot read the scheduler statistics of any thread of process 2147483000 (")
+                .contains("fairslice probe: cannot read the scheduler statistics of any thread of process 2147483000 (")
                 .contains("2147483001/schedstat");
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
     }
@@ -266,8 +277,8 @@ class ProbeTopTest {
 
             ender.join();
             assertThat(code).as(out.toString(StandardCharsets.UTF_8)).isEqualTo(1);
-            assertThat(err.toString(StandardCharsets.UTF_8)).contains("probe: process " + child.pid()
-                    + " has exited after ").contains(" of 50 tables");
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("fairslice probe: process "
+                    + child.pid() + " has exited after ").contains(" of 50 tables");
         } finally {
             child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }

@@ -136,7 +136,7 @@ public final class FairsliceFilter implements Filter {
         this.application = application;
         if (!application.equals(path)) {
             LOG.warning(() -> "fairslice[" + path + "]: another running application (on another host, or a parallel"
-                    + " deployment) uses the name " + path + "; this one's meters and JMX control are named "
+                    + " deployment) has this name already; this one's meters and JMX control are named "
                     + application);
         }
         try {

@@ -53,14 +53,24 @@ class ApplicationMetricsTest {
     /**
      * Two running applications with one context path (a parallel deployment, shop##2 beside shop##1; or ROOT on two
      * hosts) must not share a name: the second's gauges were bound to the first's scheduler, and the first's stop
-     * removed the second's meters and its JMX control.
+     * removed the second's meters and its JMX control. The second's start says so, naming the path once (the
+     * warning named it twice: "fairslice[/shop]: ... uses the name /shop; ...").
      */
     @Test
     void shouldNameASecondRunningApplicationWithTheSameContextPathApart() throws Exception {
-        FairsliceFilter first = other("/shop", "localhost");
-        FairsliceFilter second = other("/shop", "localhost");
-        other("", "shop.example");
-        other("", "admin.example");
+        FairsliceFilter first;
+        FairsliceFilter second;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
+            first = other("/shop", "localhost");
+            second = other("/shop", "localhost");
+            other("", "shop.example");
+            other("", "admin.example");
+            assertThat(log.lines()).filteredOn(line -> line.startsWith("WARNING")).containsExactly(
+                    "WARNING fairslice[/shop]: another running application (on another host, or a parallel"
+                            + " deployment) has this name already; this one's meters and JMX control are named /shop#2",
+                    "WARNING fairslice[/]: another running application (on another host, or a parallel deployment)"
+                            + " has this name already; this one's meters and JMX control are named admin.example/");
+        }
         serve(first, "/cart");
         serve(second, "/cart");
         serve(second, "/cart");

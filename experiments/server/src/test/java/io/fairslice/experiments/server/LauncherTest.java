@@ -110,7 +110,8 @@ class LauncherTest {
      * Every command answers --help and -h itself, as `serve` does: `study --help` and `install --help` built the
      * project first (a minute on a fresh clone) and `study` printed a weaving line before the text; `test --help` was
      * refused as an argument. Run in the {@link Sandbox}: no java and no build may run. The texts are the programs'
-     * own, checked against them in their modules (StudyMain, Installer, ProbeTop tests).
+     * own, checked against them in their modules (StudyMain, Installer, ProbeTop tests). A command with options lists
+     * --help among them (probe's did not).
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = ';', value = {
@@ -130,6 +131,10 @@ class LauncherTest {
 
             assertThat(result.exitCode()).as("%s %s: %s", command, option, result.stderr()).isZero();
             assertThat(result.stdout()).as("%s %s", command, option).startsWith(firstLine);
+            if (!List.of("test", "help").contains(command)) { // test takes no options; help lists the commands
+                assertThat(result.stdout().lines()).as("%s %s: a line for --help", command, option)
+                        .anyMatch(line -> line.matches("\\s+--help\\s.*"));
+            }
             assertThat(result.stdout().lines()).as("%s %s: lines of at most 120 characters", command, option)
                     .allSatisfy(line -> assertThat(line).hasSizeLessThanOrEqualTo(120));
             assertThat(result.stderr()).as("%s %s", command, option).isEmpty();
@@ -226,7 +231,8 @@ class LauncherTest {
     /**
      * `test` as root on Debian: an apt-get that fails stops the launcher with a message of its own (it ended with
      * apt's status and none), and one that leaves a tool missing does not go on to the whole suite. Run with a PATH
-     * of the few commands the launcher uses, a stand-in apt-get and an id that says root; nothing is installed.
+     * of the few commands the launcher uses, a stand-in apt-get and an id that says root; nothing is installed. The
+     * message is named "fairslice test: " as the other commands' are (it was "fairslice: test: ").
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
@@ -239,11 +245,7 @@ class LauncherTest {
     void shouldStopTheTestsWhenAptGetDoesNotInstallTheirTools(String how, int update, int install, String message,
                                                               @TempDir Path dir) throws Exception {
         Sandbox sandbox = new Sandbox(dir);
-        Path bin = Files.createDirectories(dir.resolve("bin"));
-        for (String command : List.of("bash", "sed", "head", "dirname", "readlink", "cat")) {
-            Files.createSymbolicLink(bin.resolve(command), onThePath(command));
-        }
-        Sandbox.executable(bin.resolve("id"), "#!/usr/bin/env bash\necho 0\n");
+        Path bin = fewCommands(dir, 0);
         Sandbox.executable(bin.resolve("apt-get"), """
                 #!/usr/bin/env bash
                 echo "$*" >> '%s'
@@ -253,10 +255,34 @@ class LauncherTest {
         Result result = sandbox.run(Map.of("PATH", bin.toString()), "test");
 
         assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
-        assertThat(result.stderr()).contains("fairslice: test: " + message);
+        assertThat(result.stderr()).contains("fairslice test: " + message);
         assertThat(Files.readAllLines(dir.resolve("apt-get.log"))).as("apt-get runs")
                 .hasSize(update == 0 ? 2 : 1);
         assertThat(sandbox.builds()).as("no test suite run").isEmpty();
+    }
+
+    /** Not root, `test` names the tools to install and runs nothing; the same PATH with an id that says 1000. */
+    @Test
+    void shouldNameTheToolsTheTestsNeedWhenItCannotInstallThem(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of("PATH", fewCommands(dir, 1000).toString()), "test");
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).contains("fairslice test: the tests need nodejs npm util-linux prometheus; install"
+                + " nodejs npm util-linux prometheus by hand (Debian: sudo apt-get install nodejs npm util-linux"
+                + " prometheus) and run again");
+        assertThat(sandbox.builds()).as("no test suite run").isEmpty();
+    }
+
+    /** A folder for the PATH with the few commands the launcher's `test` uses and an id that says {@code uid}. */
+    private static Path fewCommands(Path dir, int uid) throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        for (String command : List.of("bash", "sed", "head", "dirname", "readlink", "cat")) {
+            Files.createSymbolicLink(bin.resolve(command), onThePath(command));
+        }
+        Sandbox.executable(bin.resolve("id"), "#!/usr/bin/env bash\necho " + uid + "\n");
+        return bin;
     }
 
     private static Path onThePath(String command) {

@@ -74,9 +74,10 @@ public final class WeavingScope {
 
     // Joined at run time, not string literals: the Tomcat bundle relocates these packages (maven-shade), and shade
     // rewrites every string constant that starts with a relocated package as well. As literals they read
-    // io.fairslice.shaded.micrometer and .prometheus in the bundle, so the jar's own <exclude within="io.micrometer..*"/>
-    // and io.prometheus were no longer fenced: every Tomcat start with weaving warned they "exclude nothing: a typo?",
-    // and an include of io.micrometer..* was not refused there (BundleWeavingScopeIT in middleware/tomcat).
+    // io.fairslice.shaded.micrometer and .prometheus in the bundle, so the jar's own
+    // <exclude within="io.micrometer..*"/> and io.prometheus were no longer fenced: every Tomcat start with weaving
+    // warned they "exclude nothing: a typo?", and an include of io.micrometer..* was not refused there
+    // (BundleWeavingScopeIT in middleware/tomcat).
     private static final String MICROMETER = String.join(".", "io", "micrometer");
     private static final String PROMETHEUS = String.join(".", "io", "prometheus");
 
@@ -576,8 +577,9 @@ public final class WeavingScope {
     }
 
     /**
-     * The resource that proves a simple include form ({@code com.acme..*}, {@code com.acme.*}, {@code com.acme.Checkout})
-     * matches something: its package's folder ({@code com/acme/}), or its class ({@code com/acme/Checkout.class}).
+     * The resource that proves a simple include form ({@code com.acme..*}, {@code com.acme.*},
+     * {@code com.acme.Checkout}) matches something: its package's folder ({@code com/acme/}), or its class
+     * ({@code com/acme/Checkout.class}).
      */
     static String resourceOf(String within) {
         boolean packages = within.endsWith(".*");
@@ -864,7 +866,6 @@ public final class WeavingScope {
                 + ", problems=" + problems + ", warnings=" + warnings + ", notes=" + notes + "]";
     }
 
-    /** What a reading collects. */
     /**
      * A class loader on one line of the log: Tomcat's web application loaders describe themselves over several lines
      * (name, context, delegation, then their parents'); the lines before the parents', joined.
@@ -885,6 +886,7 @@ public final class WeavingScope {
         return line.toString();
     }
 
+    /** What {@link WeavingScope#inspect} collects as it reads the weaving configuration. */
     private static final class Findings {
         final ClassLoader loader;
         /** The include elements read (fairslice's own aspects' aside), matched or not. */

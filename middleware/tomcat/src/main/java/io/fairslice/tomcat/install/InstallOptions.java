@@ -170,7 +170,8 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 default -> throw new InstallException("unknown option '" + arg + "'\n\n" + USAGE);
             }
         }
-        if (uninstall && (!weave.isEmpty() || weaveCalls || weaveJdbc || !apps.isEmpty() || !ports.isEmpty() || !metrics)) {
+        if (uninstall && (!weave.isEmpty() || weaveCalls || weaveJdbc || !apps.isEmpty() || !ports.isEmpty()
+                || !metrics)) {
             throw new InstallException("--uninstall takes only --catalina-base (and --catalina-home): it removes"
                     + " what the install record lists");
         }

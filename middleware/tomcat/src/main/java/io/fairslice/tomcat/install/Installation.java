@@ -70,15 +70,14 @@ public final class Installation {
 
     /**
      * The applications of the settings file an earlier install wrote, read as Tomcat reads them
-     * ({@link TomcatSettings#load}), comma-separated; null without one, or when it is not readable as such (it is
-     * written anew anyway).
+     * ({@link TomcatSettings#load}); null without one, or when it is not readable as such (it is written anew anyway).
      */
-    private String lastApps() {
+    private List<String> lastApps() {
         if (!Files.isRegularFile(base.resolve(TomcatLayout.TOMCAT_SETTINGS))) {
             return null;
         }
         try {
-            return String.join(",", TomcatSettings.load(base.dir()).apps());
+            return TomcatSettings.load(base.dir()).apps();
         } catch (IllegalArgumentException e) {
             return null;
         }
@@ -185,7 +184,7 @@ public final class Installation {
 
     private InstallRecord install(InstallOptions options, Bundle bundle, Writer w, InstallRecord previous)
             throws IOException {
-        String appsBefore = lastApps();
+        List<String> appsBefore = lastApps();
         // the scope file (--weave and its aspects) and the metrics descriptor (--metrics-ports) the last install wrote
         String aspectsBefore = Objects.requireNonNullElse(lastText(base.resolve(TomcatLayout.AOP_XML)), "");
         List<String> scopeBefore = Fragments.aopXmlScope(aspectsBefore);
@@ -239,10 +238,10 @@ public final class Installation {
             report.accept("note: no --weave given, so no weaving agent: yield points only where application code"
                     + " calls Fairslice.yieldPoint()");
         }
-        String apps = String.join(",", options.apps());
-        if (appsBefore != null && !appsBefore.equals(apps)) {
-            report.accept("note: --apps is now " + apps + "; give --apps " + appsBefore
-                    + " to keep the last install's");
+        // as sets, as the ports below: Tomcat selects an application by its path alone, so their order means nothing
+        if (appsBefore != null && !Set.copyOf(appsBefore).equals(Set.copyOf(options.apps()))) {
+            report.accept("note: --apps is now " + String.join(",", options.apps()) + "; give --apps "
+                    + String.join(",", appsBefore) + " to keep the last install's");
         }
         if (!scopeBefore.isEmpty() && !scopeBefore.equals(options.weave())) {
             String was = String.join(",", scopeBefore);

@@ -657,12 +657,14 @@ class InstallerTest {
         Files.createDirectories(classes);
         Files.write(classes.resolve("Cart.class"), new byte[] {1});
         Files.createDirectories(base.resolve("webapps/api/WEB-INF/lib"));
-        Files.write(base.resolve("webapps/api/WEB-INF/lib/api.jar"), zip("com/example/api/Search.class", new byte[] {1}));
+        Files.write(base.resolve("webapps/api/WEB-INF/lib/api.jar"),
+                zip("com/example/api/Search.class", new byte[] {1}));
         Files.write(base.resolve("webapps/legacy.war"), zip("WEB-INF/classes/com/war/Page.class", new byte[] {1},
                 "WEB-INF/lib/old.jar", zip("com/legacy/Old.class", new byte[] {1})));
         Files.createDirectories(base.resolve("webapps/ROOT"));
 
-        assertThat(install("--weave", "com.acme..*,com.example.api..*,com.legacy.*,com.war.Page,com.acmee..*,org.apache.jsp..*"))
+        assertThat(install("--weave",
+                "com.acme..*,com.example.api..*,com.legacy.*,com.war.Page,com.acmee..*,org.apache.jsp..*"))
                 .as(err).isZero();
 
         assertThat(out).contains("note: --weave com.acmee..*: no class of it in [ROOT, api, legacy.war, shop] in"
@@ -723,6 +725,27 @@ class InstallerTest {
         install("--weave", "com.acme..*", "--apps", "/shop");
         assertThat(out).contains("note: the weaving scope is now com.acme..*; the last install's was"
                 + " com.acme..*,com.shop..*");
+    }
+
+    /**
+     * The same applications in another order are the same --apps, as the same ports in another order are the same
+     * --metrics-ports: Tomcat selects an application by its path, in whatever order apps= lists them. A rerun with
+     * --apps /admin,/shop after /shop,/admin said "note: --apps is now /admin,/shop; give --apps /shop,/admin to keep
+     * the last install's".
+     */
+    @Test
+    void shouldNotNoteTheSameApplicationsInAnotherOrder() throws Exception {
+        Files.createDirectories(base.resolve("webapps/shop"));
+        Files.createDirectories(base.resolve("webapps/admin"));
+        assertThat(install("--apps", "/shop,/admin")).as(err).isZero();
+
+        assertThat(install("--apps", "/admin,/shop")).as(err).isZero();
+
+        assertThat(out).doesNotContain("note: --apps");
+        assertThat(read("conf/fairslice-tomcat.properties")).contains("\napps=/admin,/shop\n");
+        assertThat(install("--apps", "/admin")).as(err).isZero();
+        assertThat(out).as("one fewer is a change").contains("note: --apps is now /admin; give --apps /admin,/shop to"
+                + " keep the last install's\n");
     }
 
     /**
@@ -915,7 +938,8 @@ class InstallerTest {
                 + WeavingScope.BLOCKING_CALL_CONFIGURATION + ";file:$CATALINA_BASE/conf/fairslice-aop.xml");
         assertThat(read("bin/setenv.bat")).contains(";" + WeavingScope.CALL_SITE_CONFIGURATION + ";"
                 + WeavingScope.BLOCKING_CALL_CONFIGURATION + ";file:%CATALINA_BASE%\\conf\\fairslice-aop.xml");
-        for (String resource : List.of(WeavingScope.CALL_SITE_CONFIGURATION, WeavingScope.BLOCKING_CALL_CONFIGURATION)) {
+        for (String resource : List.of(WeavingScope.CALL_SITE_CONFIGURATION,
+                WeavingScope.BLOCKING_CALL_CONFIGURATION)) {
             assertThat(WeavingScope.inspect(getClass().getClassLoader(), resource).sources())
                     .as("the resource is in the middleware's jar").singleElement().asString().endsWith(resource);
         }
@@ -933,7 +957,8 @@ class InstallerTest {
     @Test
     void shouldUseTheEngineAndHostNamedInServerXml() throws Exception {
         Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML
-                .replace("Engine name=\"Catalina\" defaultHost=\"localhost\"", "Engine name=\"Shop\" defaultHost=\"www\""));
+                .replace("Engine name=\"Catalina\" defaultHost=\"localhost\"",
+                        "Engine name=\"Shop\" defaultHost=\"www\""));
         install();
         assertThat(base.resolve("conf/Shop/www/fairslice.xml")).exists();
     }
