@@ -243,7 +243,8 @@ public final class Installation {
             report.accept("note: --apps is now " + String.join(",", options.apps()) + "; give --apps "
                     + String.join(",", appsBefore) + " to keep the last install's");
         }
-        if (!scopeBefore.isEmpty() && !scopeBefore.equals(options.weave())) {
+        // as sets too: the weaver reads the scope's include and exclude patterns in no order
+        if (!scopeBefore.isEmpty() && !Set.copyOf(scopeBefore).equals(Set.copyOf(options.weave()))) {
             String was = String.join(",", scopeBefore);
             report.accept(options.weave().isEmpty()
                     ? "note: no --weave, so the weaving agent of the last install is removed (give --weave " + was

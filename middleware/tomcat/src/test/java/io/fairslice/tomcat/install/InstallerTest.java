@@ -722,9 +722,11 @@ class InstallerTest {
         install("--weave", "com.acme..*,com.shop..*", "--apps", "/shop");
         assertThat(out).contains("note: --apps is now /shop; give --apps * to keep the last install's\n")
                 .doesNotContain("weaving scope");
+        install("--weave", "com.shop..*,com.acme..*", "--apps", "/shop");
+        assertThat(out).as("the same patterns in another order").doesNotContain("weaving scope");
         install("--weave", "com.acme..*", "--apps", "/shop");
         assertThat(out).contains("note: the weaving scope is now com.acme..*; the last install's was"
-                + " com.acme..*,com.shop..*");
+                + " com.shop..*,com.acme..*");
     }
 
     /**
