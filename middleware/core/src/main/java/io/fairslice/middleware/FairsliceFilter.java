@@ -73,6 +73,7 @@ public final class FairsliceFilter implements Filter {
     private String application;
     /** Whether a request without async support reached the filter and was said (once). */
     private final AtomicBoolean saidNoAsync = new AtomicBoolean();
+    private final AtomicBoolean saidUnadmittedForward = new AtomicBoolean();
 
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
@@ -369,6 +370,19 @@ public final class FairsliceFilter implements Filter {
                 + " declare it with that and the REQUEST and ASYNC dispatchers (docs/configuration.md)");
     }
 
+    /**
+     * Said once: a forward of a request this filter never admitted runs unscheduled. Expected for a login page or a
+     * denied page; where a filter mapped before fairslice forwards every request (URL rewriting), nothing is
+     * scheduled or counted, and this line is the only sign.
+     */
+    private void sayUnadmittedForward(HttpServletRequest request) {
+        String to = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        LOG.info(() -> "fairslice[" + application + "]: a FORWARD dispatch (to " + to + ") of a request fairslice"
+                + " did not admit runs unscheduled and uncounted (said once): a login or denied page is expected; if a"
+                + " filter mapped before fairslice forwards requests (URL rewriting), map fairslice before it"
+                + " (docs/configuration.md)");
+    }
+
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
@@ -394,6 +408,10 @@ public final class FairsliceFilter implements Filter {
             // or forward to its login or denied page), its REQUEST dispatch is outside the filter's mapping, or its
             // admission failed (counted already). Admitted here, an error page, a fragment or a page the application
             // chose to answer with would count as a request of its own, and could be queued or replaced by a 503
+            if (type == DispatcherType.FORWARD && !saidUnadmittedForward.get()
+                    && saidUnadmittedForward.compareAndSet(false, true)) {
+                sayUnadmittedForward(request);
+            }
             chain.doFilter(req, res);
             return;
         }

@@ -538,7 +538,8 @@ class FairsliceFilterTest {
                 default -> chain.doFilter(req, res);
             }
         };
-        try (EmbeddedTomcat t = new EmbeddedTomcat("/dispatches", Map.of("fairslice.class.light.max-concurrency", "1",
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/dispatches", Map.of("fairslice.class.light.max-concurrency", "1",
                 "fairslice.class.light.queue-size", "0"), registry)
                 .applicationFilter("guard", guard).declaredFilter(true, "REQUEST", "ASYNC", "ERROR", "FORWARD",
                         "INCLUDE")
@@ -565,6 +566,12 @@ class FairsliceFilterTest {
             HttpResponse<String> login = t.get("/account");
             assertThat(login.statusCode()).isEqualTo(200);
             assertThat(login.body()).isEqualTo("login page");
+            assertThat(t.get("/account").body()).isEqualTo("login page");
+            assertThat(log.lines()).as("the unscheduled forward, said once").filteredOn(l -> l.contains("FORWARD"))
+                    .containsExactly("INFO fairslice[/dispatches]: a FORWARD dispatch (to /login) of a request"
+                            + " fairslice did not admit runs unscheduled and uncounted (said once): a login or denied"
+                            + " page is expected; if a filter mapped before fairslice forwards requests (URL"
+                            + " rewriting), map fairslice before it (docs/configuration.md)");
             HttpResponse<String> banner = t.get("/banner");
             assertThat(banner.statusCode()).isEqualTo(200);
             assertThat(banner.body()).isEqualTo("fragment");
