@@ -170,8 +170,10 @@ public final class StudyServer implements AutoCloseable {
 
     /**
      * The first step of a stop: the listening socket closes (a new connection is refused) and the requests being
-     * served, those queued in fairslice among them, get up to {@link #STOP_AWAIT} to end, each connection closed
-     * after its answer. Tomcat's stop alone closed the connection of nearly every request still running or queued
+     * served, those queued in fairslice among them, get up to {@link #STOP_AWAIT} to end. Once the socket is closed
+     * Tomcat answers each request it reads with {@code Connection: close}; those it had read before are answered
+     * keep-alive, and their connections, idle then, are closed by Tomcat's stop. Tomcat's stop alone closed the
+     * connection of nearly every request still running or queued
      * (docs/measurements/serve-stop-20261206); its own graceful stop ({@code gracefulStopAwaitMillis}) also waits
      * for idle keep-alive connections: one held the stop for the whole bound. A request holds a worker thread, an
      * idle connection none. Under virtual threads there is no count of running requests: no wait.
