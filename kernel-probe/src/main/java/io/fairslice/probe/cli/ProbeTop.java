@@ -101,9 +101,16 @@ public final class ProbeTop {
         Path procDir = procRoot.resolve(String.valueOf(o.pid));
         if (!Files.isDirectory(procDir.resolve("task"))) {
             String hidepid = hidepid(procRoot);
-            err.println("fairslice probe: no process with pid " + o.pid + " (nothing at " + procDir + ")"
-                    + (hidepid == null ? "" : ", or one this user may not see: " + procRoot + " is mounted with "
-                    + hidepid + ", which hides other users' processes; run it as root or as the process's user"));
+            String hidden = hidepid == null ? "" : ": " + procRoot + " is mounted with " + hidepid + ", which hides"
+                    + " other users' processes; run it as root, as the process's user or in the mount's gid= group";
+            if (Files.isDirectory(procDir)) { // hidepid=1 (noaccess) shows the folder and refuses what is in it
+                err.println("fairslice probe: cannot read process " + o.pid + " (" + procDir.resolve("task")
+                        + " refuses this user)" + (hidden.isEmpty() ? "; run it as root or as the process's user"
+                        : hidden));
+            } else {
+                err.println("fairslice probe: no process with pid " + o.pid + " (nothing at " + procDir + ")"
+                        + (hidden.isEmpty() ? "" : ", or one hidden from this user" + hidden));
+            }
             return 1;
         }
         LinuxKernelProbe probe;

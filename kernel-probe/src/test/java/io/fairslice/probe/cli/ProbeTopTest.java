@@ -130,8 +130,9 @@ class ProbeTopTest {
     }
 
     /**
-     * A process hidden by /proc's hidepid (another user's) reads as one that is not there: the message names the
-     * mount option and what to do; on a /proc that hides nothing it says only that there is no such process.
+     * A process hidden by /proc's hidepid (another user's) reads as one that is not there (hidepid=2), or as a folder
+     * whose contents are refused (hidepid=1): the message names the mount option and what to do; on a /proc that hides
+     * nothing it says only that there is no such process.
      */
     @Test
     @EnabledOnOs(OS.LINUX)
@@ -140,9 +141,17 @@ class ProbeTopTest {
                 + " proc rw,nosuid,nodev,noexec,relatime,hidepid=invisible 0 0\n");
         assertThat(runOver(proc, "--pid", "2147483000", "--once")).isEqualTo(1);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("fairslice probe: no process with pid 2147483000"
-                + " (nothing at " + proc.resolve("2147483000") + "), or one this user may not see: " + proc
-                + " is mounted with hidepid=invisible, which hides other users' processes; run it as root or as the"
-                + " process's user");
+                + " (nothing at " + proc.resolve("2147483000") + "), or one hidden from this user: " + proc
+                + " is mounted with hidepid=invisible, which hides other users' processes; run it as root, as the"
+                + " process's user or in the mount's gid= group");
+
+        err.reset();
+        Files.writeString(proc.resolve("mounts"), "proc " + proc + " proc rw,hidepid=1,gid=42 0 0\n");
+        Files.createDirectories(proc.resolve("2147483000"));
+        assertThat(runOver(proc, "--pid", "2147483000", "--once")).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("fairslice probe: cannot read process 2147483000 ("
+                + proc.resolve("2147483000/task") + " refuses this user): " + proc + " is mounted with hidepid=1,");
+        Files.delete(proc.resolve("2147483000"));
 
         err.reset();
         Files.writeString(proc.resolve("mounts"), "proc " + proc + " proc rw,nosuid,hidepid=0 0 0\n"

@@ -164,7 +164,7 @@ class LauncherTest {
     void shouldRejectArgumentsToTest() throws Exception {
         Result result = run("test", "--bogus");
         assertThat(result.exitCode()).isNotZero();
-        assertThat(result.stderr()).contains("test takes no arguments");
+        assertThat(result.stderr()).contains("fairslice test: it takes no arguments (got: ");
     }
 
     /** The command it names is the build's without -q: it must not run the whole module's tests as well. */

@@ -249,8 +249,8 @@ public final class Installation {
             report.accept(options.weave().isEmpty()
                     ? "note: no --weave, so the weaving agent of the last install is removed (give --weave " + was
                             + " to keep it)"
-                    : "note: the weaving scope is now " + String.join(",", options.weave()) + "; the last install's"
-                            + " was " + was);
+                    : "note: the weaving scope is now " + String.join(",", options.weave()) + "; give --weave " + was
+                            + " to keep the last install's");
         }
         // an option left out goes back to its default: say so for each that an earlier install had otherwise
         if (!scopeBefore.isEmpty() && !options.weave().isEmpty()) { // (no --weave at all has its note above)

@@ -725,8 +725,8 @@ class InstallerTest {
         install("--weave", "com.shop..*,com.acme..*", "--apps", "/shop");
         assertThat(out).as("the same patterns in another order").doesNotContain("weaving scope");
         install("--weave", "com.acme..*", "--apps", "/shop");
-        assertThat(out).contains("note: the weaving scope is now com.acme..*; the last install's was"
-                + " com.shop..*,com.acme..*");
+        assertThat(out).contains("note: the weaving scope is now com.acme..*; give --weave com.shop..*,com.acme..* to"
+                + " keep the last install's\n");
     }
 
     /**
