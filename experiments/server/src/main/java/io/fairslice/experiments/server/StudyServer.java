@@ -9,14 +9,19 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.servlet.ServletException;
 import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.connector.Response;
 import org.apache.catalina.startup.Tomcat;
-import org.apache.coyote.ProtocolHandler;
+import org.apache.catalina.valves.ValveBase;
 
 /**
  * The study application in embedded Tomcat 11, with Prometheus metrics at {@code /metrics}. This is what
@@ -39,6 +44,8 @@ public final class StudyServer implements AutoCloseable {
     private TemporaryFolder baseDir;
     private JvmGcMetrics gcMetrics; // listens to the JVM's collectors until closed
     private Tomcat tomcat;
+    /** The requests inside Tomcat's engine now: what a stop's {@link #drain} waits for. */
+    private final AtomicInteger serving = new AtomicInteger();
     /** Closed: a start that comes after the stop starts nothing. */
     private boolean stopped;
 
@@ -93,6 +100,7 @@ public final class StudyServer implements AutoCloseable {
         connector.setProperty("bindOnInit", "false"); // the listening socket can then close before the stop (drain)
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
+        tomcat.getEngine().getPipeline().addValve(new Serving(serving));
 
         Context context = tomcat.addContext("", new File(base, "docBase").getAbsolutePath());
         new File(context.getDocBase()).mkdirs();
@@ -173,27 +181,43 @@ public final class StudyServer implements AutoCloseable {
      * served, those queued in fairslice among them, get up to {@link #STOP_AWAIT} to end. Once the socket is closed
      * Tomcat answers each request it reads with {@code Connection: close}; those it had read before are answered
      * keep-alive, and their connections, idle then, are closed by Tomcat's stop. Tomcat's stop alone closed the
-     * connection of nearly every request still running or queued
-     * (docs/measurements/serve-stop-20261206); its own graceful stop ({@code gracefulStopAwaitMillis}) also waits
-     * for idle keep-alive connections: one held the stop for the whole bound. A request holds a worker thread, an
-     * idle connection none. Under virtual threads there is no count of running requests: no wait.
+     * connection of nearly every request still running or queued (docs/measurements/serve-stop-20261206); its own
+     * graceful stop ({@code gracefulStopAwaitMillis}) also waits for idle keep-alive connections: one held the stop
+     * for the whole bound. The requests are counted in the engine ({@link #serving}), not as busy worker threads:
+     * under virtual threads Tomcat's executor keeps no such count.
      */
-    private static void drain(Connector connector) {
-        ProtocolHandler handler = connector.getProtocolHandler();
-        handler.closeServerSocketGraceful();
-        if (!(handler.getExecutor() instanceof org.apache.tomcat.util.threads.ThreadPoolExecutor workers)) {
-            return;
-        }
+    private void drain(Connector connector) {
+        connector.getProtocolHandler().closeServerSocketGraceful();
         long deadline = System.nanoTime() + STOP_AWAIT.toNanos();
         try {
-            // idle for 100 ms on end: a connection accepted just before the socket closed has its request read and
-            // handed to a worker only when the poller gets the CPU, late on a loaded server (a safeguard: 1 s made
+            // none for 100 ms on end: a connection accepted just before the socket closed has its request read and
+            // passed to the engine only when the poller gets the CPU, late on a loaded server (a safeguard: 1 s made
             // no difference in the measurement)
             for (int idleReads = 0; idleReads < 10 && System.nanoTime() - deadline < 0; Thread.sleep(10)) {
-                idleReads = workers.getActiveCount() == 0 ? idleReads + 1 : 0;
+                idleReads = serving.get() == 0 ? idleReads + 1 : 0;
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // stop now
+        }
+    }
+
+    /** Counts the requests inside Tomcat's engine, from its first valve to the end of their dispatch. */
+    private static final class Serving extends ValveBase {
+        private final AtomicInteger count;
+
+        Serving(AtomicInteger count) {
+            super(true); // async requests pass (the end of an async dispatch, not of its cycle, ends the count)
+            this.count = count;
+        }
+
+        @Override
+        public void invoke(Request request, Response response) throws IOException, ServletException {
+            count.incrementAndGet();
+            try {
+                getNext().invoke(request, response);
+            } finally {
+                count.decrementAndGet();
+            }
         }
     }
 

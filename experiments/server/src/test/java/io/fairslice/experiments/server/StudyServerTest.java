@@ -134,9 +134,22 @@ class StudyServerTest {
      */
     @Test
     void shouldLetTheRequestsItIsServingEndWhenStopped() throws Exception {
-        StudyServer server = new StudyServer(ServerOptions.parse("--port", "0", "--document-size", "4MB",
+        stopUnderLoad();
+    }
+
+    /** The same on virtual threads, whose executor keeps no count of the requests it runs. */
+    @Test
+    @EnabledForJreRange(min = JRE.JAVA_21)
+    void shouldLetTheRequestsItIsServingOnVirtualThreadsEndWhenStopped() throws Exception {
+        stopUnderLoad("--virtual-threads");
+    }
+
+    private static void stopUnderLoad(String... serverOptions) throws Exception {
+        List<String> options = new ArrayList<>(List.of("--port", "0", "--document-size", "4MB",
                 "--fairslice", "rule.1=heavy path=/heavy", "--fairslice", "adaptive=false",
-                "--fairslice", "class.heavy.max-concurrency=1", "--fairslice", "class.heavy.queue-size=100")).start();
+                "--fairslice", "class.heavy.max-concurrency=1", "--fairslice", "class.heavy.queue-size=100"));
+        options.addAll(List.of(serverOptions));
+        StudyServer server = new StudyServer(ServerOptions.parse(options.toArray(String[]::new))).start();
         // no setter: a servlet copies its context's unloadDelay as it is added, during the start
         Field unloadDelay = StandardWrapper.class.getDeclaredField("unloadDelay");
         unloadDelay.setAccessible(true);
