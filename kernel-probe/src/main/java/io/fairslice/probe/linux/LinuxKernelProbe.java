@@ -89,11 +89,14 @@ public final class LinuxKernelProbe implements KernelProbe {
 
     /** What a kernel that lacks one of the thread's two files was built without, or nothing. */
     private static String missingFile(Path thread) {
-        if (Files.isDirectory(thread) && !Files.exists(thread.resolve("schedstat"))) {
+        if (!Files.isDirectory(thread)) {
+            return "";
+        }
+        if (!Files.exists(thread.resolve("schedstat"))) {
             return " (no schedstat file: a kernel built without CONFIG_SCHED_INFO, which CONFIG_SCHEDSTATS or"
                     + " CONFIG_TASK_DELAY_ACCT selects)";
         }
-        if (Files.isDirectory(thread) && !Files.exists(thread.resolve("sched"))) {
+        if (!Files.exists(thread.resolve("sched"))) {
             return " (no sched file: a kernel built without CONFIG_SCHED_DEBUG, where the probe reads switch counts,"
                     + " policy and nice)";
         }

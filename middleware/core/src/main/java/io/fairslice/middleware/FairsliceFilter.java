@@ -73,6 +73,7 @@ public final class FairsliceFilter implements Filter {
     private String application;
     /** Whether a request without async support reached the filter and was said (once). */
     private final AtomicBoolean saidNoAsync = new AtomicBoolean();
+    /** Whether a FORWARD of a request the filter never admitted came and was said (once). */
     private final AtomicBoolean saidUnadmittedForward = new AtomicBoolean();
 
     @Override

@@ -142,10 +142,10 @@ final class StudyServerProcess implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** SIGTERM, then SIGKILL once the server's drain and Tomcat's stop (its unloadDelay, 2 s) had their time. */
+    /** SIGTERM, then SIGKILL once the server's drain and Tomcat's stop had their time. */
     @Override
     public void close() {
-        host.stop(process, StudyServer.STOP_AWAIT.toMillis() + 5_000);
+        host.stop(process, StudyServer.STOP_GRACE.toMillis());
     }
 
     static String javaExecutable() {

@@ -194,16 +194,16 @@ final class ForkedServer implements AutoCloseable {
     }
 
     /**
-     * Stops the server: SIGTERM, whose shutdown hook drains and stops Tomcat, then SIGKILL 5 s after the drain's
-     * bound. Interrupted, it kills the server at once and keeps the interrupt for the caller: no server outlives the
-     * test or benchmark that started it.
+     * Stops the server: SIGTERM, whose shutdown hook drains and stops Tomcat, then SIGKILL after
+     * {@link StudyServer#STOP_GRACE}. Interrupted, it kills the server at once and keeps the interrupt for the caller:
+     * no server outlives the test or benchmark that started it.
      */
     @Override
     public void close() {
         // by its handle: Process.destroy() also closes the server's output, and what it said as it stopped was lost
         process.toHandle().destroy();
         try {
-            if (!process.waitFor(StudyServer.STOP_AWAIT.toMillis() + 5_000, TimeUnit.MILLISECONDS)) {
+            if (!process.waitFor(StudyServer.STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
                 process.destroyForcibly();
                 process.waitFor(10, TimeUnit.SECONDS);
             }

@@ -32,11 +32,13 @@ public final class StudyServer implements AutoCloseable {
     /** The context attribute under which the server hands its meter registry to the web application. */
     public static final String METER_REGISTRY_ATTRIBUTE =
             io.fairslice.middleware.FairsliceFilter.METER_REGISTRY_ATTRIBUTE;
-    /**
-     * The longest a stop waits for the requests being served to end before it stops Tomcat ({@link #drain}); who
-     * stops a server's JVM gives it this and a few seconds more before a SIGKILL.
-     */
+    /** The longest a stop waits for the requests being served to end before it stops Tomcat ({@link #drain}). */
     public static final Duration STOP_AWAIT = Duration.ofSeconds(10);
+    /**
+     * How long who stops a server's JVM (SIGTERM) gives it before a SIGKILL: the drain's bound and 5 s for Tomcat's
+     * stop (its unloadDelay is 2 s).
+     */
+    public static final Duration STOP_GRACE = STOP_AWAIT.plusSeconds(5);
 
     private final ServerOptions options;
     private final PrometheusMeterRegistry registry;
