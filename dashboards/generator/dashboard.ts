@@ -208,7 +208,7 @@ export function buildDashboard(): dashboard.Dashboard {
           "fraction of its best minute in the last hour, over the selected instances together (recording rules). " +
           "The study's 'light retention': near 100% means heavy load does not crowd the class out. Shown only " +
           "while the class has demand (requests answered in the last minute, 503s included): an idle class has no " +
-          "value.",
+          "value, one whose every request is answered 503 reads 0%.",
         unit: "percentunit",
         min: 0,
         queries: [
@@ -217,10 +217,12 @@ export function buildDashboard(): dashboard.Dashboard {
             // application (the least instance's ratio read 0 then); the best minute is the sum's (subquery). The
             // subquery samples at the evaluation interval's steps, which need not fall after the rule's last
             // evaluation: a rate that has just risen is then above its sampled best (115 % a minute into a load),
-            // and the current minute, when it is the best, is 100 %.
+            // and the current minute, when it is the best, is 100 %. A class with demand served nothing all hour
+            // reads 0 (or): with no best minute to divide by, its line vanished as an idle class's does.
             expr:
               `clamp_max(sum by (application, class) (${r.classServed}{${TARGET}})` +
-              ` / (max_over_time(sum by (application, class) (${r.classServed}{${TARGET}})[1h:]) > 0), 1)` +
+              ` / (max_over_time(sum by (application, class) (${r.classServed}{${TARGET}})[1h:]) > 0)` +
+              ` or sum by (application, class) (${r.classServed}{${TARGET}}) == 0, 1)` +
               ` and on (application, class) sum by (application, class) (${r.classThroughput}{${TARGET}}) > 0`,
             legend: "{{application}} {{class}}",
           },

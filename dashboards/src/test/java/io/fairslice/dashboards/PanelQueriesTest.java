@@ -36,26 +36,29 @@ class PanelQueriesTest {
     void shouldShowRetentionOfAClassWithDemandOverTheSelectedInstancesTogether(@TempDir Path dir) throws IOException {
         // /shop on a and b, each serving light 1 request a second for 30 minutes; then b is drained and a serves
         // light's 2 a second alone: the application keeps its throughput (100 %; the least instance's ratio read 0).
-        // On a for 30 minutes and then: heavy every request answered 503 (0 %: crowded out); batch no request (idle,
-        // no value: it read 0 %); reports never a request (no value: it read NaN).
+        // On a for 30 minutes and then: heavy every request answered 503 (0 %: crowded out, at 80 minutes and still
+        // at 100, when the last hour holds no minute it was served: it had no value then, as if idle); batch no
+        // request (idle, no value: it read 0 %); reports never a request (no value: it read NaN).
         String input = """
                 - series: 'fairslice_requests_seconds_count{job="fairslice",instance="a:8080",application="/shop",class="light",page="/light",outcome="success"}'
-                  values: '0+15x120 1830+30x240'
+                  values: '0+15x120 1830+30x280'
                 - series: 'fairslice_requests_seconds_count{job="fairslice",instance="b:8080",application="/shop",class="light",page="/light",outcome="success"}'
-                  values: '0+15x120 1800x240'
+                  values: '0+15x120 1800x280'
                 - series: 'fairslice_requests_seconds_count{job="fairslice",instance="a:8080",application="/shop",class="heavy",page="/heavy",outcome="success"}'
-                  values: '0+15x120 1800x240'
+                  values: '0+15x120 1800x280'
                 - series: 'fairslice_requests_seconds_count{job="fairslice",instance="a:8080",application="/shop",class="heavy",page="/heavy",outcome="rejected"}'
-                  values: '0x120 0+15x240'
+                  values: '0x120 0+15x280'
                 - series: 'fairslice_requests_seconds_count{job="fairslice",instance="a:8080",application="/shop",class="batch",page="/nightly",outcome="success"}'
-                  values: '0+15x120 1800x240'
+                  values: '0+15x120 1800x280'
                 - series: 'fairslice_requests_seconds_count{job="fairslice",instance="a:8080",application="/shop",class="reports",page="/reports",outcome="success"}'
-                  values: '0x360'
+                  values: '0x400'
                 """;
 
-        assertPanelShows(dir, "Throughput retention per class", input, "80m",
-                Map.of("{application=\"/shop\",class=\"light\"}", 1.0,
-                        "{application=\"/shop\",class=\"heavy\"}", 0.0));
+        for (String at : new String[] {"80m", "100m"}) {
+            assertPanelShows(dir, "Throughput retention per class", input, at,
+                    Map.of("{application=\"/shop\",class=\"light\"}", 1.0,
+                            "{application=\"/shop\",class=\"heavy\"}", 0.0));
+        }
     }
 
     @Test
