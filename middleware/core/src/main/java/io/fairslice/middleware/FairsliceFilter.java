@@ -4,6 +4,7 @@ import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Rule;
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.classify.RoutePattern;
+import io.fairslice.middleware.classify.RouteTable;
 import io.fairslice.middleware.config.BootPropertyFiles;
 import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.ApplicationNames;
@@ -377,7 +378,9 @@ public final class FairsliceFilter implements Filter {
      * scheduled or counted, and this line is the only sign.
      */
     private void sayUnadmittedForward(HttpServletRequest request) {
-        String to = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        // the client's path where a rewriting filter forwards it: a decoded %0A would start a forged log line
+        String to = RouteTable.printable(request.getServletPath()
+                + (request.getPathInfo() == null ? "" : request.getPathInfo()));
         LOG.info(() -> "fairslice[" + application + "]: a FORWARD dispatch (to " + to + ") of a request fairslice"
                 + " did not admit runs unscheduled and uncounted (said once): a login or denied page is expected; if a"
                 + " filter mapped before fairslice forwards requests (URL rewriting), map fairslice before it"

@@ -592,6 +592,35 @@ class FairsliceFilterTest {
     }
 
     /**
+     * The line that says a FORWARD of a request fairslice never admitted runs unscheduled names the path it goes to,
+     * which a URL-rewriting filter (the case the line is for) takes from the client's path: decoded, a {@code %0A} in
+     * it was a line break that started a forged log line. Percent-encoded as the route keys of the log and the JMX
+     * listing are ({@code RouteTable.printable}).
+     */
+    @Test
+    void shouldNotLetAClientsPathBreakTheLineThatSaysAForwardRunsUnscheduled() throws Exception {
+        jakarta.servlet.Filter rewrite = (req, res, chain) -> {
+            HttpServletRequest r = (HttpServletRequest) req;
+            String rest = r.getRequestURI().substring(r.getContextPath().length());
+            if (rest.startsWith("/app/")) {
+                chain.doFilter(req, res);
+            } else {
+                req.getRequestDispatcher("/app" + rest).forward(req, res); // as sent: the dispatcher decodes it
+            }
+        };
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/rewrite", Map.of(), new SimpleMeterRegistry())
+                     .applicationFilter("rewrite", rewrite).declaredFilter(true, "REQUEST", "ASYNC", "FORWARD")
+                     .servlet("/", new Text("root"), false).servlet("/app/*", new Text("page"), false).start()) {
+            HttpResponse<String> page = t.get("/p%0AWARNING%20forged");
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.body()).isEqualTo("page");
+            assertThat(log.lines()).filteredOn(l -> l.contains("FORWARD")).singleElement()
+                    .satisfies(l -> assertThat(l).doesNotContain("\n").contains("(to /app/p%0AWARNING%20forged)"));
+        }
+    }
+
+    /**
      * An ASYNC dispatch of a request fairslice never admitted (a filter before it started the async cycle and
      * dispatched it on) is admitted then, as a request of its own: served and counted once while its class has room,
      * answered 503 with a Retry-After and counted as rejected while its class is full.
