@@ -3,6 +3,7 @@ package io.fairslice.middleware.schedule;
 import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.RequestClassConfig;
+import io.fairslice.middleware.classify.RouteTable;
 import io.fairslice.middleware.internal.YieldGate;
 import io.fairslice.middleware.metrics.MeterNames;
 import java.util.ArrayDeque;
@@ -510,7 +511,9 @@ public final class Scheduler {
         int index = names.indexOf(className);
         if (index < 0) {
             if (unknownDeclared.size() < 100 && unknownDeclared.add(String.valueOf(className))) {
-                LOG.warning("fairslice: Fairslice.classify(\"" + className + "\") names no class; the classes are "
+                // as given, which may be a client's word (a header the application passes on): no line break in it
+                LOG.warning("fairslice: Fairslice.classify(\"" + RouteTable.printable(String.valueOf(className))
+                        + "\") names no class; the classes are "
                         + names + ": the request stays in " + t.cls.name);
             }
             return false;

@@ -3101,6 +3101,23 @@ class SchedulerTest {
         assertThat(moves).containsExactly("light -> heavy", "heavy -> light");
     }
 
+    /**
+     * A name that is no class is logged as given, and an application may pass on a client's word
+     * ({@code Fairslice.classify(request.getHeader("X-Tier"))}): a line break in it started a forged log line. Its
+     * control characters, spaces, {@code ;} and {@code %} are percent-encoded, as a route key's are in the log.
+     */
+    @Test
+    void shouldNotLetADeclaredNameThatIsNoClassBreakItsLogLine() {
+        scheduler();
+        Ticket page = running(LIGHT);
+        try (io.fairslice.middleware.LogCapture log = io.fairslice.middleware.LogCapture.of(Scheduler.class)) {
+            assertThat(scheduler.declare(page, "gold\nSEVERE forged")).isFalse();
+            assertThat(log.lines()).singleElement().satisfies(l -> assertThat(l).doesNotContain("\n")
+                    .startsWith("WARNING fairslice: Fairslice.classify(\"gold%0ASEVERE%20forged\") names no class"));
+        }
+        assertThat(page.className()).isEqualTo("light");
+    }
+
     /** Declared inside a declared blocking call: the move is told once, as the call returns. */
     @Test
     void shouldTellADeclaredMoveInsideABlockingCallOnce() {
