@@ -58,7 +58,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         String exposure = remoteExposure(System.getProperties());
         if (exposure != null) {
             LOG.warning(() -> "fairslice[" + application + "]: the JMX control can change scheduling and is " + exposure
-                    + "; require authentication and TLS, or bind JMX to loopback (docs/reliability.md)");
+                    + " (docs/reliability.md)");
         }
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName n = nameOf(application);
@@ -103,8 +103,10 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     /**
      * How the JVM's own remote JMX agent exposes this MBean, when it does so without authentication or TLS (from the
-     * {@code com.sun.management.jmxremote.*} properties); null when remote JMX is off or protected. Remote JMX is off
-     * unless the operator starts the JVM with {@code com.sun.management.jmxremote.port}.
+     * {@code com.sun.management.jmxremote.*} properties), and what to do about it; null when remote JMX is off or
+     * protected. Remote JMX is off unless the operator starts the JVM with {@code com.sun.management.jmxremote.port}.
+     * Bound to loopback (the user guide's setenv lines) it is open to every user of the host, so the advice is a
+     * password file, not binding it to loopback as for one reachable from other hosts.
      */
     static String remoteExposure(java.util.Properties system) {
         String port = system.getProperty("com.sun.management.jmxremote.port");
@@ -117,8 +119,18 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
             return null;
         }
         String host = system.getProperty("com.sun.management.jmxremote.host", "all interfaces");
-        return "reachable over remote JMX on port " + port.trim() + " (" + host + ")"
+        String open = "reachable over remote JMX on port " + port.trim() + " (" + host + ")"
                 + (noAuth ? " without authentication" : "") + (noAuth && noTls ? " and" : "") + (noTls ? " without TLS" : "");
+        if (!loopback(host)) {
+            return open + "; require authentication and TLS, or bind JMX to loopback";
+        }
+        return noAuth ? open + ": every user of this host can change it; require authentication (a password file)"
+                : open + "; require TLS";
+    }
+
+    private static boolean loopback(String host) {
+        String h = host.trim().toLowerCase(java.util.Locale.ROOT);
+        return h.equals("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("[::1]");
     }
 
     /**

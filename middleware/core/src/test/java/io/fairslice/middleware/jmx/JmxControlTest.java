@@ -293,6 +293,41 @@ class JmxControlTest {
         assertThat(warnings()).isEmpty();
     }
 
+    /**
+     * The user guide's remote JMX is bound to loopback (jmxremote.host=127.0.0.1) without authentication. The warning
+     * told that operator to "bind JMX to loopback", which the setenv lines had done: what is open there is every user
+     * of the host, and a password file is the way out. Only a JMX reachable from other hosts gets the advice to bind it
+     * to loopback.
+     */
+    @Test
+    void shouldNotAdviseBindingToLoopbackWhenRemoteJmxIsBoundToLoopback() {
+        for (String host : List.of("127.0.0.1", "localhost", "::1", "[::1]")) {
+            Properties loopback = new Properties();
+            loopback.setProperty("com.sun.management.jmxremote.port", "9010");
+            loopback.setProperty("com.sun.management.jmxremote.host", host);
+            loopback.setProperty("com.sun.management.jmxremote.authenticate", "false");
+            loopback.setProperty("com.sun.management.jmxremote.ssl", "false");
+            assertThat(FairsliceControl.remoteExposure(loopback)).as(host)
+                    .contains("9010 (" + host + ")", "without authentication", "every user of this host")
+                    .doesNotContain("bind JMX to loopback");
+        }
+        Properties tlsOff = new Properties();
+        tlsOff.setProperty("com.sun.management.jmxremote.port", "9010");
+        tlsOff.setProperty("com.sun.management.jmxremote.host", "127.0.0.1");
+        tlsOff.setProperty("com.sun.management.jmxremote.ssl", "false");
+        assertThat(FairsliceControl.remoteExposure(tlsOff)).as("authentication on: not every user")
+                .contains("without TLS", "require TLS").doesNotContain("every user", "bind JMX to loopback");
+        Properties everywhere = new Properties();
+        everywhere.setProperty("com.sun.management.jmxremote.port", "9010");
+        everywhere.setProperty("com.sun.management.jmxremote.authenticate", "false");
+        assertThat(FairsliceControl.remoteExposure(everywhere)).contains("(all interfaces)", "bind JMX to loopback");
+        Properties lan = new Properties();
+        lan.setProperty("com.sun.management.jmxremote.port", "9010");
+        lan.setProperty("com.sun.management.jmxremote.host", "10.0.0.5");
+        lan.setProperty("com.sun.management.jmxremote.ssl", "false");
+        assertThat(FairsliceControl.remoteExposure(lan)).contains("(10.0.0.5)", "without TLS", "bind JMX to loopback");
+    }
+
     private List<String> warnings() {
         return logged.stream().filter(r -> r.getLevel() == Level.WARNING).map(LogRecord::getMessage).toList();
     }
