@@ -229,10 +229,13 @@ public final class Installation {
         if (Files.isRegularFile(base.resolve("bin/catalina.sh"))
                 && Files.isRegularFile(base.resolve("lib/catalina.jar"))) {
             // only what the operator may need to act on: the reasons are in docs/tomcat.md
-            report.accept("note: " + base.dir() + " is also a CATALINA_HOME: other Tomcat instances that use it"
-                    + " start as before, but fairslice starts in their applications too, with its defaults (its"
-                    + " jars are in this lib/); to keep them free of it, install into an instance directory of its"
-                    + " own instead (docs/tomcat.md)");
+            // printed for every unpacked distribution (its own CATALINA_BASE and CATALINA_HOME): the installer
+            // cannot see whether other instances use it, so it says when the note applies
+            report.accept("note: " + base.dir() + " is also a CATALINA_HOME: nothing to do if only this Tomcat"
+                    + " runs from it; if other Tomcat instances use it as their CATALINA_HOME, they start as before,"
+                    + " but fairslice starts in their applications too, with its defaults (its jars are in this"
+                    + " lib/); to keep them free of it, install into an instance directory of its own instead"
+                    + " (docs/tomcat.md)");
         }
         if (!weaving) {
             report.accept("note: no --weave given, so no weaving agent: yield points only where application code"

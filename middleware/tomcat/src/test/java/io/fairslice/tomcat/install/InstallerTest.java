@@ -334,6 +334,9 @@ class InstallerTest {
                 "-javaagent:" + base + "/fairslice/aspectjweaver-1.9.24.jar",
                 "-Dfairslice.config=" + base + "/conf/fairslice.properties");
         assertThat(printed).contains("note: " + base + " is also a CATALINA_HOME");
+        // an unpacked distribution, the user guide's single /opt/tomcat, gets it too: say when it applies
+        assertThat(printed).as("the note of a lone Tomcat").contains("nothing to do if only this Tomcat runs from it",
+                "if other Tomcat instances use it as their CATALINA_HOME");
         assertThat(read("bin/setenv.bat")).contains("if exist \"%CATALINA_BASE%\\fairslice\\install-record.txt\" set");
     }
 
