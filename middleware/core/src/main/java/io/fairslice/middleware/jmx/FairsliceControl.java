@@ -20,8 +20,12 @@ import java.util.StringJoiner;
 import java.util.function.BiConsumer;
 import java.util.logging.Logger;
 import javax.management.JMException;
+import javax.management.MBeanOperationInfo;
+import javax.management.MBeanParameterInfo;
 import javax.management.MBeanServer;
+import javax.management.NotCompliantMBeanException;
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 /** The JMX face of a web application's scheduler: reads its state, swaps validated configurations. */
 public final class FairsliceControl implements FairsliceControlMBean, AutoCloseable {
@@ -64,9 +68,43 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         ObjectName n = nameOf(application);
         // never another's: a name in use belongs to a running application (the filter claims free names), and
         // unregistering it took its control away and let an operator change the wrong application
-        server.registerMBean(this, n);
+        server.registerMBean(new Described(this), n);
         this.name = n;
         return n;
+    }
+
+    /**
+     * The control as jconsole shows it: a plain standard MBean keeps no parameter names (the interface's are not in
+     * its class file), so {@code set(key, value)} read {@code set(p1, p2)}.
+     */
+    private static final class Described extends StandardMBean {
+        Described(FairsliceControl control) throws NotCompliantMBeanException {
+            super(control, FairsliceControlMBean.class);
+        }
+
+        @Override
+        protected String getDescription(MBeanOperationInfo op) {
+            return op.getName().equals("set")
+                    ? "sets a key that can change at run time (docs/configuration.md), validated as at startup"
+                    : super.getDescription(op);
+        }
+
+        @Override
+        protected String getParameterName(MBeanOperationInfo op, MBeanParameterInfo param, int sequence) {
+            if (op.getName().equals("set")) {
+                return sequence == 0 ? "key" : "value";
+            }
+            return super.getParameterName(op, param, sequence);
+        }
+
+        @Override
+        protected String getDescription(MBeanOperationInfo op, MBeanParameterInfo param, int sequence) {
+            if (op.getName().equals("set")) {
+                return sequence == 0 ? "a key of docs/configuration.md without the fairslice. prefix,"
+                        + " e.g. class.heavy.share" : "its new value, e.g. 10";
+            }
+            return super.getDescription(op, param, sequence);
+        }
     }
 
     /** Whether an application of this name has its control registered in the platform MBean server. */

@@ -21,6 +21,8 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import javax.management.Attribute;
+import javax.management.MBeanOperationInfo;
+import javax.management.MBeanParameterInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.RuntimeMBeanException;
@@ -291,6 +293,23 @@ class JmxControlTest {
         assertThat(System.getProperty("com.sun.management.jmxremote.port"))
                 .as("this test JVM has no remote JMX, so register() logged no exposure warning").isNull();
         assertThat(warnings()).isEmpty();
+    }
+
+    /**
+     * jconsole shows an operation by its MBean info: a plain standard MBean has no parameter names (the interface's
+     * are not kept in the class file), so the user guide's set(key, value) read set(p1, p2) there, with nothing to say
+     * which of the two strings is the key.
+     */
+    @Test
+    void shouldNameTheSetOperationsParametersKeyAndValue() throws Exception {
+        MBeanOperationInfo set = java.util.Arrays.stream(server.getMBeanInfo(name).getOperations())
+                .filter(o -> o.getName().equals("set")).findFirst().orElseThrow();
+        assertThat(java.util.Arrays.stream(set.getSignature()).map(MBeanParameterInfo::getName))
+                .containsExactly("key", "value");
+        assertThat(set.getDescription()).contains("docs/configuration.md");
+        server.invoke(name, "set", new Object[] {"class.heavy.share", "25"},
+                new String[] {"java.lang.String", "java.lang.String"});
+        assertThat(server.getAttribute(name, "Shares")).isEqualTo("light=80,heavy=25");
     }
 
     /**
