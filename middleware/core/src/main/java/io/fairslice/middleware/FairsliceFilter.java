@@ -9,6 +9,7 @@ import io.fairslice.middleware.config.BootPropertyFiles;
 import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.GuardedListeners;
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.internal.YieldGate;
 import io.fairslice.middleware.jmx.FairsliceControl;
 import io.fairslice.middleware.metrics.FairsliceMetrics;
@@ -61,7 +62,7 @@ public final class FairsliceFilter implements Filter {
     /** The request attribute holding an async request's {@link Completion}. */
     private static final String COMPLETION_ATTRIBUTE = FairsliceFilter.class.getName() + ".completion";
 
-    private static final Logger LOG = Logger.getLogger(FairsliceFilter.class.getName());
+    private static final Logger LOG = Loggers.of(FairsliceFilter.class);
 
     private Scheduler scheduler;
     private CollectorPauses collector;

@@ -1,5 +1,6 @@
 package io.fairslice.middleware;
 
+import io.fairslice.middleware.internal.Loggers;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContainerInitializer;
@@ -15,7 +16,7 @@ import java.util.logging.Logger;
  */
 public final class FairsliceInitializer implements ServletContainerInitializer {
 
-    private static final Logger LOG = Logger.getLogger(FairsliceInitializer.class.getName());
+    private static final Logger LOG = Loggers.of(FairsliceInitializer.class);
     public static final String FILTER_NAME = "fairslice";
 
     @Override

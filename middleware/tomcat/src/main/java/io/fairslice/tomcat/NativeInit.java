@@ -1,5 +1,6 @@
 package io.fairslice.tomcat;
 
+import io.fairslice.middleware.internal.Loggers;
 import java.util.Locale;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -25,7 +26,7 @@ import java.util.logging.Logger;
  */
 final class NativeInit {
 
-    private static final Logger LOG = Logger.getLogger(NativeInit.class.getName());
+    private static final Logger LOG = Loggers.of(NativeInit.class);
     private static final Object PINNED = new Object();
     private static boolean done;
 

@@ -1,6 +1,7 @@
 package io.fairslice.tomcat;
 
 import io.fairslice.middleware.FairsliceInitializer;
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.tomcat.metrics.BundleMetrics;
 import jakarta.servlet.ServletContainerInitializer;
 import jakarta.servlet.ServletContext;
@@ -21,7 +22,7 @@ import java.util.logging.Logger;
  */
 public final class TomcatInitializer implements ServletContainerInitializer {
 
-    private static final Logger LOG = Logger.getLogger(TomcatInitializer.class.getName());
+    private static final Logger LOG = Loggers.of(TomcatInitializer.class);
     /** Whether the unread configuration was logged: once for the JVM, not once per application. */
     private static final AtomicBoolean UNREAD_SAID = new AtomicBoolean();
 

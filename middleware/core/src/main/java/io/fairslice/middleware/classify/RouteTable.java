@@ -1,6 +1,7 @@
 package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.config.Durations;
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.metrics.MeterNames;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
@@ -248,7 +249,7 @@ public final class RouteTable {
      */
     private void logFull(String key) {
         if (!fullLogged.get() && fullLogged.compareAndSet(false, true)) {
-            java.util.logging.Logger.getLogger(RouteTable.class.getName()).warning(() -> logPrefix + "the route table is"
+            Loggers.of(RouteTable.class).warning(() -> logPrefix + "the route table is"
                     + " full (routes.max=" + maxRoutes + "): "
                     + (key == null ? "a page served now" : printable(key) + ", served,")
                     + " and every new page after it share page=\"other\", which is not learnt, "

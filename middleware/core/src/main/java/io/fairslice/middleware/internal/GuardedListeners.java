@@ -27,7 +27,7 @@ import java.util.logging.Logger;
  */
 public final class GuardedListeners implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(GuardedListeners.class.getName());
+    private static final Logger LOG = Loggers.of(GuardedListeners.class);
     private static final Call ENTER = new Call("enter", (l, c, unused) -> l.enter(c));
     private static final Call EXIT = new Call("exit", (l, c, unused) -> l.exit(c));
     private static final Call TASK_ENTER = new Call("taskEnter", (l, c, unused) -> l.taskEnter(c));

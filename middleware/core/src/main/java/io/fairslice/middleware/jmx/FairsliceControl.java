@@ -8,6 +8,7 @@ import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.classify.RouteTable;
 import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.Durations;
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
 import java.lang.management.ManagementFactory;
@@ -30,7 +31,7 @@ import javax.management.StandardMBean;
 /** The JMX face of a web application's scheduler: reads its state, swaps validated configurations. */
 public final class FairsliceControl implements FairsliceControlMBean, AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(FairsliceControl.class.getName());
+    private static final Logger LOG = Loggers.of(FairsliceControl.class);
 
     /** Routes {@link #getRoutes} lists at most, the most expensive first: the table holds up to 100 000. */
     static final int MAX_ROUTES_SHOWN = 200;

@@ -5,6 +5,7 @@ import static io.fairslice.middleware.metrics.MeterNames.*;
 import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Route;
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
 import io.micrometer.core.instrument.Counter;
@@ -249,7 +250,7 @@ public final class FairsliceMetrics implements AutoCloseable {
 
     /** A page's meters in a class that the registry refused: not asked for again. */
     private static final Object[] REFUSED = new Object[0];
-    private static final Logger LOG = Logger.getLogger(FairsliceMetrics.class.getName());
+    private static final Logger LOG = Loggers.of(FairsliceMetrics.class);
 
     /** Registers a page's meters in one class into {@code fresh} (a timer per outcome, then the CPU counter). */
     private void register(Object[] fresh, Route route, String cls) {

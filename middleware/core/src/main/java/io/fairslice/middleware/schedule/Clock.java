@@ -1,5 +1,6 @@
 package io.fairslice.middleware.schedule;
 
+import io.fairslice.middleware.internal.Loggers;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.function.DoubleSupplier;
@@ -178,7 +179,7 @@ public interface Clock {
             if (!WARNED.compareAndSet(false, true)) {
                 return;
             }
-            java.util.logging.Logger.getLogger(Clock.class.getName()).warning("fairslice: " + why + ": such"
+            Loggers.of(Clock.class).warning("fairslice: " + why + ": such"
                     + " requests' CPU time is taken as their elapsed time less their parks in fairslice and their"
                     + " declared blocking calls (Fairslice.blocking()), so waits they do not declare (a slow client, a"
                     + " query outside woven code, a collector pause) count as CPU: shares are stricter and the adaptive"

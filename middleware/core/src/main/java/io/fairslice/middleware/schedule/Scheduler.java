@@ -4,6 +4,7 @@ import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.RequestClassConfig;
 import io.fairslice.middleware.classify.RouteTable;
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.internal.YieldGate;
 import io.fairslice.middleware.metrics.MeterNames;
 import java.util.ArrayDeque;
@@ -124,7 +125,7 @@ public final class Scheduler {
     public static final int REJECTED_INTERRUPTED = 2;
     public static final int REJECTED_STOPPED = 3;
     static final int QUEUED = -2;
-    private static final Logger LOG = Logger.getLogger(Scheduler.class.getName());
+    private static final Logger LOG = Loggers.of(Scheduler.class);
     /** How a request may start: not now, with a run slot, or in its class's turn. */
     private static final int WAIT = 0;
     private static final int WITH_SLOT = 1;

@@ -1,5 +1,6 @@
 package io.fairslice.middleware.schedule;
 
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.internal.YieldGate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ import java.util.logging.Logger;
  */
 public final class TaskExecutor implements Executor {
 
-    private static final Logger LOG = Logger.getLogger(TaskExecutor.class.getName());
+    private static final Logger LOG = Loggers.of(TaskExecutor.class);
 
     /**
      * The (executor, class) pairs with tasks handed over and not yet started or held; guarded by itself. A lane is
