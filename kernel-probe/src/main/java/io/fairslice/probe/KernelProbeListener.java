@@ -1,5 +1,6 @@
 package io.fairslice.probe;
 
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.spi.ListenerContext;
 import io.fairslice.middleware.spi.RequestListener;
 import io.fairslice.probe.internal.Attribution;
@@ -29,7 +30,7 @@ import java.util.function.Function;
 public final class KernelProbeListener implements RequestListener {
 
     public static final String NAME = "kernel-probe";
-    private static final System.Logger LOG = System.getLogger(KernelProbeListener.class.getName());
+    private static final System.Logger LOG = Loggers.system(KernelProbeListener.class);
 
     private final Function<Consumer<String>, KernelProbe> probeFactory;
     private final Consumer<String> warnings;

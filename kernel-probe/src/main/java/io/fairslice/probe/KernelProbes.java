@@ -1,5 +1,6 @@
 package io.fairslice.probe;
 
+import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.probe.freebsd.FreeBsdKernelProbe;
 import io.fairslice.probe.internal.NoOpKernelProbe;
 import io.fairslice.probe.linux.LinuxKernelProbe;
@@ -14,7 +15,7 @@ import java.util.function.Consumer;
  */
 public final class KernelProbes {
 
-    private static final System.Logger LOG = System.getLogger(KernelProbes.class.getName());
+    private static final System.Logger LOG = Loggers.system(KernelProbes.class);
 
     private KernelProbes() {
     }

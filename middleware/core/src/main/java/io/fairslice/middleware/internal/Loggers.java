@@ -1,5 +1,6 @@
 package io.fairslice.middleware.internal;
 
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -15,11 +16,25 @@ public final class Loggers {
 
     /** The logger named after {@code owner}, filed under {@code owner}'s own class loader. */
     public static Logger of(Class<?> owner) {
+        return underOwnLoader(owner, () -> Logger.getLogger(owner.getName()));
+    }
+
+    /**
+     * The platform logger named after {@code owner}, filed the same way (the kernel probe's, also in lib/). Under
+     * Tomcat, whose logging configuration makes the JDK create a platform logger's backing logger at once, that
+     * backing logger is made here, under {@code owner}'s loader.
+     */
+    public static System.Logger system(Class<?> owner) {
+        return underOwnLoader(owner, () -> System.getLogger(owner.getName()));
+    }
+
+    /** {@code make}'s result, made with the thread's context class loader set to {@code owner}'s, then put back. */
+    static <T> T underOwnLoader(Class<?> owner, Supplier<T> make) {
         Thread thread = Thread.currentThread();
         ClassLoader before = thread.getContextClassLoader();
         thread.setContextClassLoader(owner.getClassLoader());
         try {
-            return Logger.getLogger(owner.getName());
+            return make.get();
         } finally {
             thread.setContextClassLoader(before);
         }
