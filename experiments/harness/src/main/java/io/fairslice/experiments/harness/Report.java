@@ -131,7 +131,8 @@ public final class Report {
 
         b.add(new Heading(2, "Beside the 2005 study"));
         b.add(new Paragraph("Light retention is light throughput with H heavy clients over light throughput with "
-                + "none, in the same configuration. The study (Hibino, Kourai, Chiba, Tomcat 5.0.25) measured it at "
+                + "none, in the same configuration (over several repetitions, each one's own ratio, averaged). The "
+                + "study (Hibino, Kourai, Chiba, Tomcat 5.0.25) measured it at "
                 + "40 heavy clients and 30 light ones; the fair-sharing bound is what ideal processor sharing among "
                 + "all clients would give: light / (light + heavy) clients. \"vs none at H=0\" divides by the "
                 + "baseline's unloaded light throughput under the same scheduler instead (no middleware, 0 heavy "

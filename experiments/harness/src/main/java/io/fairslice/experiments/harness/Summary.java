@@ -6,13 +6,15 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
  * The run reduced to one row per configuration and point: means over the repetitions' accepted windows (if a
  * point has none, over its disturbed ones, and the row says so; a repetition whose every attempt was disturbed is left
  * out of a point that has accepted windows, and counted), and light retention: light throughput at H heavy
- * clients over light throughput with none, in the same configuration, and over the baseline's (no middleware under
+ * clients over light throughput with none, in the same configuration (repetition by repetition, then averaged), and
+ * over the baseline's (no middleware under
  * the same scheduler, {@code none@<scheduler>}) light throughput with none. The second divides every configuration
  * by one number per scheduler, so the configurations' own unloaded windows and their noise drop out of comparisons.
  */
@@ -34,7 +36,9 @@ public final class Summary {
      * @param lightCpu  the light pages' part of the server's CPU ({@link PointResult#lightCpu}), NaN when unknown
      * @param heavyCpu  the heavy page's part
      * @param jitCpu    the JIT compiler's part in the windows
-     * @param retention light throughput here over light throughput at H = 0 (NaN when H = 0 was not measured)
+     * @param retention light throughput here over light throughput at H = 0: the mean over the repetitions of each
+     *                  one's own ratio (one server each with {@code freshServer = repetition}), the means' ratio when
+     *                  the two rows share no repetition; NaN when H = 0 was not measured
      * @param retentionVsNone light throughput here over the baseline's at H = 0 under the same scheduler (NaN when
      *                  the run has no {@code none@<scheduler>} point at H = 0)
      * @param retentionDisturbed whether this row or the H = 0 row {@code retention} divides by is {@link #disturbed}
@@ -110,6 +114,7 @@ public final class Summary {
         }
         List<Row> reduced = new ArrayList<>();
         Map<String, Row> unloaded = new LinkedHashMap<>();
+        Map<String, Map<Integer, Map<Integer, Double>>> lightByRepetition = new LinkedHashMap<>();
         for (String configuration : configurations) {
             Map<Integer, List<PointResult>> byHeavy = grouped.get(configuration);
             for (int h : new TreeSet<>(byHeavy.keySet())) {
@@ -118,14 +123,52 @@ public final class Summary {
                     unloaded.put(configuration, row);
                 }
                 reduced.add(row);
+                lightByRepetition.computeIfAbsent(configuration, k -> new LinkedHashMap<>())
+                        .put(h, lightByRepetition(used(byHeavy.get(h))));
             }
         }
         List<Row> rows = new ArrayList<>();
         for (Row row : reduced) {
+            Map<Integer, Map<Integer, Double>> byHeavy = lightByRepetition.get(row.configuration());
             rows.add(withRetention(row, unloaded.get(row.configuration()),
-                    unloaded.get(baselineOf(row.configuration()))));
+                    unloaded.get(baselineOf(row.configuration())),
+                    pairedRetention(byHeavy.get(row.heavyUsers()), byHeavy.get(0))));
         }
         return new Summary(rows, new ArrayList<>(configurations));
+    }
+
+    /** The windows a point's means are over: its accepted ones, or with none each repetition's least disturbed. */
+    private static List<PointResult> used(List<PointResult> all) {
+        List<PointResult> accepted = all.stream().filter(PointResult::accepted).toList();
+        return accepted.isEmpty() ? leastDisturbed(all) : accepted;
+    }
+
+    /** Each repetition's mean light throughput over {@code used}, by repetition. */
+    private static Map<Integer, Double> lightByRepetition(List<PointResult> used) {
+        Map<Integer, List<Double>> by = new TreeMap<>();
+        for (PointResult p : used) {
+            by.computeIfAbsent(p.repetition(), k -> new ArrayList<>()).add(p.light().throughput());
+        }
+        Map<Integer, Double> means = new TreeMap<>();
+        by.forEach((r, values) -> means.put(r, values.stream().mapToDouble(Double::doubleValue).average()
+                .orElse(Double.NaN)));
+        return means;
+    }
+
+    /**
+     * Retention as the mean of each repetition's own ratio, loaded over unloaded, over the repetitions both points
+     * have: with {@code freshServer = repetition} each is one server's, whose speed (fresh JVMs compile the pages
+     * differently, up to 10 % apart) divides out, as docs/results.md pools servers. The mean over the mean (what the
+     * report printed until 2026-12-06) weighed faster servers more and, when a repetition was left out of one point,
+     * divided one set of servers by another: 83.9 against 84.9 % for the same three servers of
+     * results/provisional-20261127. NaN when the points share no repetition (the caller then divides the means).
+     */
+    static double pairedRetention(Map<Integer, Double> loaded, Map<Integer, Double> unloaded) {
+        if (loaded == null || unloaded == null) {
+            return Double.NaN;
+        }
+        return loaded.entrySet().stream().filter(e -> unloaded.getOrDefault(e.getKey(), 0.0) > 0)
+                .mapToDouble(e -> e.getValue() / unloaded.get(e.getKey())).average().orElse(Double.NaN);
     }
 
     /** The baseline a configuration's retention-vs-none divides by: {@code none} under the same scheduler. */
@@ -138,7 +181,7 @@ public final class Summary {
         List<PointResult> accepted = all.stream().filter(PointResult::accepted).toList();
         // with no accepted window, each repetition's least disturbed attempt
         boolean flagged = accepted.isEmpty();
-        List<PointResult> used = flagged ? leastDisturbed(all) : accepted;
+        List<PointResult> used = used(all);
         int disturbedRepetitions = (int) (all.stream().mapToInt(PointResult::repetition).distinct().count()
                 - accepted.stream().mapToInt(PointResult::repetition).distinct().count());
         int n = used.size();
@@ -186,14 +229,19 @@ public final class Summary {
         return used.stream().mapToDouble(f).filter(v -> v >= 0 && !Double.isNaN(v)).average().orElse(Double.NaN);
     }
 
-    /** {@code r} with its retentions over its own H = 0 row {@code own} and the baseline's {@code none} (null: none). */
-    private static Row withRetention(Row r, Row own, Row none) {
+    /**
+     * {@code r} with its retentions: over its own H = 0 row {@code own}, {@code paired} (the repetitions' own ratios)
+     * where the two rows share a repetition, else the means' ratio; and over the baseline's {@code none} (null: none),
+     * the means' ratio (its servers are others).
+     */
+    private static Row withRetention(Row r, Row own, Row none, double paired) {
         return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(),
                 r.disturbedRepetitions(), r.light(), r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(),
                 r.heavyP50(), r.heavyP99(), r.lightRejected(), r.heavyRejected(), r.lightFailed(), r.heavyFailed(),
                 r.requests(), r.heavyRequests(), r.lightOldestOpenMillis(), r.heavyOldestOpenMillis(),
                 r.windowMillis(), r.serverCpu(), r.lightCpu(),
-                r.heavyCpu(), r.jitCpu(), ratio(r.light(), own), ratio(r.light(), none),
+                r.heavyCpu(), r.jitCpu(), Double.isNaN(paired) ? ratio(r.light(), own) : paired,
+                ratio(r.light(), none),
                 r.disturbed() || own != null && own.disturbed(), r.disturbed() || none != null && none.disturbed());
     }
 
