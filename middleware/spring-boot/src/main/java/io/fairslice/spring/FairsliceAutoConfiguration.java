@@ -147,7 +147,8 @@ public class FairsliceAutoConfiguration {
                     where = "by " + property + " in " + sourceOf(environment, property);
                 }
             }
-            throw new IllegalStateException(e.getMessage() + (where == null ? "" : " (set " + where + ")"), e);
+            throw new IllegalStateException(e.getMessage() + (where == null ? "" : " (set " + where + ")")
+                    + indexHint(key), e);
         }
     }
 
@@ -265,8 +266,9 @@ public class FairsliceAutoConfiguration {
         for (PropertySource<?> source : environment.getPropertySources()) {
             if (source instanceof EnumerablePropertySource<?> enumerable) {
                 for (String name : enumerable.getPropertyNames()) {
-                    if (name.startsWith(PREFIX) && seen.add(name)) {
-                        put(settings, environment, name);
+                    String key = numberedKey(name);
+                    if (key.startsWith(PREFIX) && seen.add(key)) {
+                        put(settings, environment, key);
                     }
                 }
             }
@@ -291,6 +293,47 @@ public class FairsliceAutoConfiguration {
             .filter(spec -> spec.name().equals(ConfigKeys.CLASSES)).findFirst().orElseThrow().defaultValue();
     private static final Pattern NUMBERED_VARIABLE =
             Pattern.compile("FAIRSLICE_(RULE|ROUTE)_([0-9]+)", Pattern.CASE_INSENSITIVE);
+    /** Boot's name for a number key under {@code rule:} or {@code route:} in YAML ({@code 1: ...}): an index. */
+    private static final Pattern INDEXED_NUMBERED = Pattern.compile("(" + Pattern.quote(PREFIX)
+            + "(?:" + Pattern.quote(ConfigKeys.RULE_PREFIX) + "|" + Pattern.quote(ConfigKeys.ROUTE_PREFIX)
+            + "))([0-9]+)");
+
+    /**
+     * {@code name} as fairslice's key: {@code fairslice.rule[1]} is {@code fairslice.rule.1}. YAML's natural way to
+     * write a rule, {@code 1: heavy path=/reports/**} under {@code rule:}, reaches Boot as {@code fairslice.rule[1]}
+     * (its name for a list item or a number key, which its own binding takes for {@code rule.1}); it stopped the
+     * application as no key of fairslice's. Other indexed names (a YAML list) are left as they are: refused, with a
+     * hint ({@link #indexHint}).
+     */
+    static String numberedKey(String name) {
+        int open = name.indexOf('[');
+        if (open < 0 || !name.endsWith("]")) {
+            return name;
+        }
+        String dotted = name.substring(0, open) + "." + name.substring(open + 1, name.length() - 1);
+        return INDEXED_NUMBERED.matcher(dotted).matches() ? dotted : name;
+    }
+
+    /** The indexed name Boot gives {@code key} ({@code fairslice.rule[1]} for {@code fairslice.rule.1}), or null. */
+    private static String indexedName(String key) {
+        Matcher m = INDEXED_NUMBERED.matcher(key);
+        return m.matches() ? m.group(1).substring(0, m.group(1).length() - 1) + "[" + m.group(2) + "]" : null;
+    }
+
+    /**
+     * What to add to the message for a key Boot wrote with an index ({@code classes[0]}, a YAML list's first item):
+     * fairslice takes lists comma-separated, and the message alone said only that it is not a key.
+     */
+    static String indexHint(String key) {
+        int open = key == null ? -1 : key.indexOf('[');
+        if (open < 0) {
+            return "";
+        }
+        return "; " + PREFIX + key + " is how Spring Boot names an item of a YAML list (or a number key): write "
+                + PREFIX + key.substring(0, open) + " as one value, a list comma-separated ("
+                + PREFIX + "classes: interactive,reports), a rule or route under its number (" + PREFIX
+                + "rule.1: heavy path=/reports/**)";
+    }
 
     /**
      * The keys, with the prefix, that an environment variable may set without another source naming them: Boot lists
@@ -405,6 +448,8 @@ public class FairsliceAutoConfiguration {
                 raw = property == null ? null : property.getValue();
             } else {
                 raw = source.getProperty(name);
+                String indexed = raw == null ? indexedName(name) : null;
+                raw = indexed == null ? raw : source.getProperty(indexed);
             }
             if (raw == null) {
                 continue;

@@ -310,6 +310,49 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
+     * A rule written in {@code application.yml} as YAML writes it, a number key under {@code rule:}, reaches Boot as
+     * {@code fairslice.rule[1]} (its name for a list item or a number key): it is the key {@code rule.1}, and a
+     * higher source's {@code rule.1} still wins over it. It stopped the application, {@code rule[1] is not a
+     * fairslice configuration key}.
+     */
+    @Test
+    void shouldReadARuleWrittenInYamlAsANumberKeyAsThatRule(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("application.yml");
+        Files.writeString(yaml, "fairslice:\n  adaptive: false\n  rule:\n    1: heavy path=/reports/**\n"
+                + "  route:\n    1: /items/*\n");
+        start("spring.config.location=file:" + yaml);
+        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
+                FilterRegistrationBean.class);
+
+        assertThat(filter.getInitParameters()).containsEntry("fairslice.rule.1", "heavy path=/reports/**")
+                .containsEntry("fairslice.route.1", "/items/*").doesNotContainKey("fairslice.rule[1]");
+        assertThat(get("/reports/2024")).isEqualTo("report 2024");
+        assertThat(requests(application.getBean(MeterRegistry.class), "heavy")).as("by the YAML's rule").isEqualTo(1);
+        application.close();
+
+        application = app("spring.config.location=file:" + yaml).run("--fairslice.rule.1=light path=/reports/**");
+        assertThat(application.getBean(FairsliceAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
+                .getInitParameters()).as("the command line over the YAML file")
+                .containsEntry("fairslice.rule.1", "light path=/reports/**");
+    }
+
+    /**
+     * A YAML list ({@code classes:} with {@code - interactive} items) reaches Boot as {@code fairslice.classes[0]}:
+     * refused, with a message that says to write the list comma-separated. It said only that {@code classes[0]} is
+     * not a key, and that per-class keys need a configured class.
+     */
+    @Test
+    void shouldSayToWriteAYamlListCommaSeparated(@TempDir Path dir) throws IOException {
+        Path yaml = dir.resolve("application.yml");
+        Files.writeString(yaml, "fairslice:\n  classes:\n    - interactive\n    - reports\n");
+
+        assertThatThrownBy(() -> start("spring.config.location=file:" + yaml)).satisfies(e -> assertThat(
+                messages(e)).anyMatch(m -> m.contains("classes[0] is not a fairslice configuration key")
+                && m.contains(yaml.toString()) && m.contains("a YAML list")
+                && m.contains("comma-separated (fairslice.classes: interactive,reports)")));
+    }
+
+    /**
      * A blank value sets nothing, as in the filter's own sources: {@code -Dfairslice.policy=$POLICY} with
      * {@code POLICY} unset (or a compose file's empty {@code FAIRSLICE_POLICY=}) leaves the policy of the
      * application's properties.
