@@ -296,14 +296,14 @@ public class FairsliceAutoConfiguration {
     /** Boot's name for a number key under {@code rule:} or {@code route:} in YAML ({@code 1: ...}): an index. */
     private static final Pattern INDEXED_NUMBERED = Pattern.compile("(" + Pattern.quote(PREFIX)
             + "(?:" + Pattern.quote(ConfigKeys.RULE_PREFIX) + "|" + Pattern.quote(ConfigKeys.ROUTE_PREFIX)
-            + "))([0-9]+)");
+            + "))([1-9][0-9]*)");
 
     /**
      * {@code name} as fairslice's key: {@code fairslice.rule[1]} is {@code fairslice.rule.1}. YAML's natural way to
      * write a rule, {@code 1: heavy path=/reports/**} under {@code rule:}, reaches Boot as {@code fairslice.rule[1]}
      * (its name for a list item or a number key, which its own binding takes for {@code rule.1}); it stopped the
-     * application as no key of fairslice's. Other indexed names (a YAML list) are left as they are: refused, with a
-     * hint ({@link #indexHint}).
+     * application as no key of fairslice's. Other indexed names are left as they are, refused with a hint
+     * ({@link #indexHint}): a YAML list's ({@code classes[0]}; {@code rule[0]}, the first of a list of rules).
      */
     static String numberedKey(String name) {
         int open = name.indexOf('[');
@@ -329,10 +329,13 @@ public class FairsliceAutoConfiguration {
         if (open < 0) {
             return "";
         }
-        return "; " + PREFIX + key + " is how Spring Boot names an item of a YAML list (or a number key): write "
-                + PREFIX + key.substring(0, open) + " as one value, a list comma-separated ("
-                + PREFIX + "classes: interactive,reports), a rule or route under its number (" + PREFIX
-                + "rule.1: heavy path=/reports/**)";
+        String base = key.substring(0, open);
+        boolean numbered = (base + ".").equals(ConfigKeys.RULE_PREFIX) || (base + ".").equals(ConfigKeys.ROUTE_PREFIX);
+        return "; " + PREFIX + key + " is how Spring Boot names an item of a YAML list (or a number key): "
+                + (numbered ? "write each " + base + " under its number, 1 and up (" + PREFIX + base + ".1: ...), not"
+                        + " as a YAML list"
+                        : "write " + PREFIX + base + " as one value, a list comma-separated (" + PREFIX
+                                + "classes: interactive,reports)");
     }
 
     /**

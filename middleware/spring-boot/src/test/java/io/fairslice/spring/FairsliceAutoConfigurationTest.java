@@ -338,8 +338,8 @@ class FairsliceAutoConfigurationTest {
 
     /**
      * A YAML list ({@code classes:} with {@code - interactive} items) reaches Boot as {@code fairslice.classes[0]}:
-     * refused, with a message that says to write the list comma-separated. It said only that {@code classes[0]} is
-     * not a key, and that per-class keys need a configured class.
+     * refused, with a message that says to write the list comma-separated (a list of rules: each under its number).
+     * It said only that {@code classes[0]} is not a key, and that per-class keys need a configured class.
      */
     @Test
     void shouldSayToWriteAYamlListCommaSeparated(@TempDir Path dir) throws IOException {
@@ -350,6 +350,11 @@ class FairsliceAutoConfigurationTest {
                 messages(e)).anyMatch(m -> m.contains("classes[0] is not a fairslice configuration key")
                 && m.contains(yaml.toString()) && m.contains("a YAML list")
                 && m.contains("comma-separated (fairslice.classes: interactive,reports)")));
+
+        Files.writeString(yaml, "fairslice:\n  rule:\n    - heavy path=/reports/**\n");
+        assertThatThrownBy(() -> start("spring.config.location=file:" + yaml)).as("a list of rules").satisfies(e ->
+                assertThat(messages(e)).anyMatch(m -> m.contains("rule[0] is not a fairslice configuration key")
+                        && m.contains("write each rule under its number, 1 and up (fairslice.rule.1: ...)")));
     }
 
     /**
