@@ -330,6 +330,28 @@ class ApplicationMetricsTest {
         });
     }
 
+    /**
+     * The line that says a page's meters were refused names the page, a client's path (decoded): a {@code %0A} in it
+     * started a forged log line. Percent-encoded as the route table's line and the JMX listing are.
+     */
+    @Test
+    void shouldNotLetAClientsPathBreakTheLineThatSaysAPagesMetersWereRefused() throws Exception {
+        PrometheusMeterRegistry strict = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        strict.config().onMeterRegistrationFailed((id, reason) -> {
+            throw new IllegalArgumentException(reason);
+        });
+        FairsliceFilter shop = new FairsliceFilter();
+        shop.init(filterConfig("/shop", Map.of("jmx", "false"), strict));
+        others.add(shop);
+        Timer.builder(MeterNames.REQUESTS).tag("owner", "another library").register(strict);
+
+        try (LogCapture log = LogCapture.of(io.fairslice.middleware.metrics.FairsliceMetrics.class)) {
+            serve(shop, "/cart\nWARNING forged");
+            assertThat(log.lines()).filteredOn(l -> l.contains("refused the meters")).singleElement()
+                    .satisfies(l -> assertThat(l).doesNotContain("\n").contains("page /cart%0AWARNING%20forged "));
+        }
+    }
+
     /** Starts a filter that {@code registry} refuses; returns its scheduler, held by nothing of the test. */
     private static WeakReference<Object> refusedStart(String contextPath, MeterRegistry registry) {
         FairsliceFilter filter = new FairsliceFilter();

@@ -5,6 +5,7 @@ import static io.fairslice.middleware.metrics.MeterNames.*;
 import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Route;
+import io.fairslice.middleware.classify.RouteTable;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
@@ -235,9 +236,11 @@ public final class FairsliceMetrics implements AutoCloseable {
                     register(fresh, route, cls);
                 } catch (RuntimeException e) {
                     // a strict registry refused one (a meter of that name with other tags, registered since the
-                    // start): the request goes on without page meters, and the page does not ask again
+                    // start): the request goes on without page meters, and the page does not ask again; the page is
+                    // a client's path, decoded: a %0A in it would start a forged log line
                     LOG.log(Level.WARNING, "fairslice[" + applicationName + "]: the meter registry refused the meters"
-                            + " of page " + route.page() + " in class " + cls + "; its requests go uncounted by page",
+                            + " of page " + RouteTable.printable(route.page()) + " in class " + cls
+                            + "; its requests go uncounted by page",
                             e);
                     fresh = REFUSED;
                 }
