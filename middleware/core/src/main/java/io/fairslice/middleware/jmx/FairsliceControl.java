@@ -169,7 +169,18 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
 
     private static boolean loopback(String host) {
         String h = host.trim().toLowerCase(java.util.Locale.ROOT);
-        return h.equals("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("[::1]");
+        if (h.startsWith("[") && h.endsWith("]")) {
+            h = h.substring(1, h.length() - 1);
+        }
+        if (h.equals("localhost") || h.startsWith("127.")) {
+            return true;
+        }
+        // an IPv6 literal in any of its spellings (::1, 0:0:0:0:0:0:0:1); a literal is parsed, never looked up
+        try {
+            return h.indexOf(':') >= 0 && java.net.InetAddress.getByName(h).isLoopbackAddress();
+        } catch (java.net.UnknownHostException notALiteral) {
+            return false;
+        }
     }
 
     /**

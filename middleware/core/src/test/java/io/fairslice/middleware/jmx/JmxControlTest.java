@@ -320,7 +320,7 @@ class JmxControlTest {
      */
     @Test
     void shouldNotAdviseBindingToLoopbackWhenRemoteJmxIsBoundToLoopback() {
-        for (String host : List.of("127.0.0.1", "localhost", "::1", "[::1]")) {
+        for (String host : List.of("127.0.0.1", "localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1", "[0:0::1]")) {
             Properties loopback = new Properties();
             loopback.setProperty("com.sun.management.jmxremote.port", "9010");
             loopback.setProperty("com.sun.management.jmxremote.host", host);
@@ -345,6 +345,9 @@ class JmxControlTest {
         lan.setProperty("com.sun.management.jmxremote.host", "10.0.0.5");
         lan.setProperty("com.sun.management.jmxremote.ssl", "false");
         assertThat(FairsliceControl.remoteExposure(lan)).contains("(10.0.0.5)", "without TLS", "bind JMX to loopback");
+        lan.setProperty("com.sun.management.jmxremote.host", "fe80::1");
+        assertThat(FairsliceControl.remoteExposure(lan)).as("an IPv6 address not loopback")
+                .contains("(fe80::1)", "bind JMX to loopback");
     }
 
     private List<String> warnings() {
