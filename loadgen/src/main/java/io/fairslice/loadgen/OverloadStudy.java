@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
-import java.util.function.Function;
 
 /**
  * The study's closed model (see {@link StudyParameters} for the parameters): a fixed population of light and heavy
@@ -96,13 +95,8 @@ public class OverloadStudy extends Simulation {
         // no status check of our own: Gatling's default one keeps a 503 failed, with the message the harness reads;
         // the header check only runs on a rejection, and saves "" when there is no Retry-After
         // (a response-time check, not a status check: a status check of our own would replace Gatling's default)
-        // transformResponse passes the answer on unchanged: it is where each answer's status is seen, for outcomes
         ChainBuilder chain = exec(session -> session.remove(ANSWERED))
-                .exec(http(name).get(sentTo(outcomes, name, path)).requestTimeout(parameters.requestTimeout())
-                        .transformResponse((response, session) -> {
-                            outcomes.answered(name, response.status().code());
-                            return response;
-                        })
+                .exec(outcomes.request(name, path, parameters.requestTimeout())
                         .check(responseTimeInMillis().saveAs(ANSWERED))
                         .checkIf((response, session) -> RejectionPause.isRejection(response.status().code()))
                         .then(header("Retry-After").withDefault("").saveAs(RETRY_AFTER)));
@@ -117,22 +111,6 @@ public class OverloadStudy extends Simulation {
         return afterAnswer == null
                 ? chain.doIf(OverloadStudy::waitsAfter).then(afterRejection)
                 : chain.doIfOrElse(OverloadStudy::waitsAfter).then(afterRejection).orElse(afterAnswer);
-    }
-
-    /**
-     * The request's URL, counting the request sent as Gatling builds it. Counted in an action of its own before the
-     * request, a request the run's end cut off was counted and never sent: {@code during} looks at its deadline before
-     * each action, the request's included, and the page's failure line then said "got no answer (the connection
-     * refused or dropped" of a request no connection had carried (a review saw it in 1 of 2 to 1 of 8 runs of 50
-     * users for 1 s against a small Python server; 15 runs against UnservedPageTest's server did not show it, so no
-     * test holds it). Built once per request: a function, not Gatling's Expression Language (Parameters refuses
-     * {@code #{} anyway).
-     */
-    static Function<Session, String> sentTo(PageOutcomes outcomes, String name, String path) {
-        return session -> {
-            outcomes.sent(name);
-            return path;
-        };
     }
 
     /** Whether the user waits before its next request: shed (503, 429), or no answer at all. */
