@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * The run reduced to one row per configuration and point: means over the repetitions' accepted windows (if a
@@ -118,13 +119,14 @@ public final class Summary {
         for (String configuration : configurations) {
             Map<Integer, List<PointResult>> byHeavy = grouped.get(configuration);
             for (int h : new TreeSet<>(byHeavy.keySet())) {
-                Row row = reduce(configuration, h, byHeavy.get(h));
+                List<PointResult> used = used(byHeavy.get(h));
+                Row row = reduce(configuration, h, byHeavy.get(h), used);
                 if (h == 0) {
                     unloaded.put(configuration, row);
                 }
                 reduced.add(row);
                 lightByRepetition.computeIfAbsent(configuration, k -> new LinkedHashMap<>())
-                        .put(h, lightByRepetition(used(byHeavy.get(h))));
+                        .put(h, lightByRepetition(used));
             }
         }
         List<Row> rows = new ArrayList<>();
@@ -145,14 +147,8 @@ public final class Summary {
 
     /** Each repetition's mean light throughput over {@code used}, by repetition. */
     private static Map<Integer, Double> lightByRepetition(List<PointResult> used) {
-        Map<Integer, List<Double>> by = new TreeMap<>();
-        for (PointResult p : used) {
-            by.computeIfAbsent(p.repetition(), k -> new ArrayList<>()).add(p.light().throughput());
-        }
-        Map<Integer, Double> means = new TreeMap<>();
-        by.forEach((r, values) -> means.put(r, values.stream().mapToDouble(Double::doubleValue).average()
-                .orElse(Double.NaN)));
-        return means;
+        return used.stream().collect(Collectors.groupingBy(PointResult::repetition, TreeMap::new,
+                Collectors.averagingDouble(p -> p.light().throughput())));
     }
 
     /**
@@ -177,11 +173,11 @@ public final class Summary {
         return "none@" + configuration.substring(at + 1);
     }
 
-    private static Row reduce(String configuration, int heavy, List<PointResult> all) {
+    /** The row of a point from all its windows and the ones its means are over ({@link #used}). */
+    private static Row reduce(String configuration, int heavy, List<PointResult> all, List<PointResult> used) {
         List<PointResult> accepted = all.stream().filter(PointResult::accepted).toList();
-        // with no accepted window, each repetition's least disturbed attempt
+        // with no accepted window, used holds each repetition's least disturbed attempt
         boolean flagged = accepted.isEmpty();
-        List<PointResult> used = used(all);
         int disturbedRepetitions = (int) (all.stream().mapToInt(PointResult::repetition).distinct().count()
                 - accepted.stream().mapToInt(PointResult::repetition).distinct().count());
         int n = used.size();
