@@ -121,7 +121,7 @@ public final class FairsliceConfig {
         boolean cpusChanged = changes.keySet().stream()
                 .anyMatch(k -> k != null && k.trim().equals(ConfigKeys.SHARE_CPUS));
         return ConfigParser.parse(merged, declaredListeners,
-                cpusChanged ? Runtime.getRuntime().availableProcessors() : cpus);
+                cpusChanged ? Runtime.getRuntime().availableProcessors() : cpus, changes.keySet());
     }
 
     public boolean enabled() {

@@ -39,11 +39,14 @@ public final class ConfigParser {
 
     private final Map<String, String> keys;
     private final int processors;
+    /** The keys a runtime change sets ({@link FairsliceConfig#with}): named first when two keys' values conflict. */
+    private final Set<String> changed;
     private final Set<String> used = new HashSet<>();
 
-    private ConfigParser(Map<String, String> keys, int processors) {
+    private ConfigParser(Map<String, String> keys, int processors, Set<String> changed) {
         this.keys = keys;
         this.processors = processors;
+        this.changed = changed;
     }
 
     /** Parses {@code keys}; {@code listeners} maps each installed listener to its declared setting names. */
@@ -57,6 +60,15 @@ public final class ConfigParser {
      */
     public static FairsliceConfig parse(Map<String, String> keys, Map<String, Set<String>> listeners,
                                         int processors) {
+        return parse(keys, listeners, processors, Set.of());
+    }
+
+    /**
+     * Parses {@code keys} as a runtime change of {@code changed} among them: where the value of a changed key
+     * conflicts with another key's, the error names the changed key, whichever was set at startup.
+     */
+    public static FairsliceConfig parse(Map<String, String> keys, Map<String, Set<String>> listeners,
+                                        int processors, Set<String> changed) {
         Map<String, String> trimmed = new LinkedHashMap<>();
         keys.forEach((k, v) -> {
             if (k == null) {
@@ -65,7 +77,9 @@ public final class ConfigParser {
             // an absent value (a parameter declared without one) is unset, like an empty one
             trimmed.put(k.trim(), v == null ? "" : v.trim());
         });
-        return new ConfigParser(trimmed, processors).build(listeners);
+        Set<String> changedKeys = new HashSet<>();
+        changed.forEach(k -> changedKeys.add(k == null ? null : k.trim()));
+        return new ConfigParser(trimmed, processors, changedKeys).build(listeners);
     }
 
     private FairsliceConfig build(Map<String, Set<String>> listeners) {
@@ -90,8 +104,7 @@ public final class ConfigParser {
         Duration lightBelow = duration(ADAPTIVE_LIGHT_BELOW, Duration.ofMillis(2), Duration.ZERO,
                 Duration.ofSeconds(10));
         if (lightBelow.compareTo(heavyAbove) >= 0) {
-            // blame the key the operator wrote: with light-below left at its default, heavy-above is the one to fix
-            if (given(ADAPTIVE_LIGHT_BELOW) || !given(ADAPTIVE_HEAVY_ABOVE)) {
+            if (blamed(ADAPTIVE_LIGHT_BELOW, ADAPTIVE_HEAVY_ABOVE).equals(ADAPTIVE_LIGHT_BELOW)) {
                 throw FairsliceConfigException.of(ADAPTIVE_LIGHT_BELOW, "must be below " + ADAPTIVE_HEAVY_ABOVE + " ("
                         + Durations.format(heavyAbove) + ") so that routes do not flap", given(ADAPTIVE_LIGHT_BELOW)
                         ? keys.get(ADAPTIVE_LIGHT_BELOW) : Durations.format(lightBelow));
@@ -113,7 +126,7 @@ public final class ConfigParser {
         }
         List<RoutePattern> routePatterns = routePatterns();
         if (maxPages > routesMax) {
-            if (given(ROUTES_MAX_PAGES) || !given(ROUTES_MAX)) {
+            if (blamed(ROUTES_MAX_PAGES, ROUTES_MAX).equals(ROUTES_MAX_PAGES)) {
                 throw FairsliceConfigException.of(ROUTES_MAX_PAGES, "must be at most " + ROUTES_MAX + " (" + routesMax
                         + ")", String.valueOf(maxPages));
             }
@@ -148,6 +161,18 @@ public final class ConfigParser {
                 lightBelow, alpha, minSamples, cpuSampleInterval, routePatterns, routesMax, maxPages, evictAfter,
                 quantum, maxPark, linger, cpus, turnBelow, chargeGc, sleepQuantum, sleepDuration, sleepClasses,
                 retryAfterMax, jmx, listenerSettings, keys, listeners);
+    }
+
+    /**
+     * Which of two keys whose values conflict to name: the one a runtime change sets, if only one of them; else the
+     * one the operator wrote (with the other left at its default, the written one is the one to fix); else
+     * {@code first}.
+     */
+    private String blamed(String first, String second) {
+        if (changed.contains(first) != changed.contains(second)) {
+            return changed.contains(first) ? first : second;
+        }
+        return given(first) || !given(second) ? first : second;
     }
 
     private boolean given(String key) {

@@ -198,4 +198,25 @@ class ConfigValidationTest {
                 .hasMessageContaining("class.heavy.share must be 1..1000, got '0'");
         assertThat(c.classes().get(1).share()).as("the original is unchanged").isEqualTo(20);
     }
+
+    /**
+     * A runtime change whose value conflicts with a key set at startup is refused naming the changed key and the
+     * value tried (it named the startup key and value, the tried one only inside the rule's text).
+     */
+    @Test
+    void shouldNameTheChangedKeyWhenItConflictsWithAStartupKey() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.light-below", "3ms", "routes.max", "100"));
+        assertThatThrownBy(() -> c.with(Map.of("adaptive.heavy-above", "2ms")))
+                .isInstanceOf(FairsliceConfigException.class)
+                .hasMessageContaining("adaptive.heavy-above must be above adaptive.light-below (3ms)")
+                .hasMessageContaining("'2ms'")
+                .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo("adaptive.heavy-above"));
+        assertThatThrownBy(() -> c.with(Map.of("adaptive.light-below", "6ms")))
+                .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo("adaptive.light-below"));
+        assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("routes.max-pages", "80")).with(Map.of("routes.max", "50")))
+                .hasMessageContaining("routes.max must be at least routes.max-pages (80), got '50'")
+                .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo("routes.max"));
+        assertThatThrownBy(() -> c.with(Map.of("routes.max-pages", "200")))
+                .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo("routes.max-pages"));
+    }
 }
