@@ -155,9 +155,8 @@ public final class FairsliceFilter implements Filter {
             }
             throw e;
         }
-        String file = merged.file();
-        LOG.info(() -> "fairslice[" + application + "]: started" + (file == null ? "" : " (file " + file + ")")
-                + ", " + config);
+        String sources = merged.sources();
+        LOG.info(() -> "fairslice[" + application + "]: started (settings: " + sources + "), " + config);
     }
 
     /** The rest of {@link #init} once the application's name is claimed: every part that {@link #destroy} stops. */

@@ -678,7 +678,8 @@ class FairsliceFilterTest {
             assertThat(t.get("/x").body()).isEqualTo("hello");
             logged = log.lines();
         }
-        assertThat(logged).anyMatch(line -> line.startsWith("INFO fairslice[/boot-quiet]: started"))
+        assertThat(logged).anyMatch(line -> line.startsWith("INFO fairslice[/boot-quiet]: started (settings: defaults"
+                        + " only), FairsliceConfig{"))
                 .noneMatch(line -> line.contains("application.properties") || line.contains("application.yml"));
     }
 

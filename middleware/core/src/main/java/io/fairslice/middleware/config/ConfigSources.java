@@ -16,6 +16,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
@@ -38,6 +40,8 @@ public final class ConfigSources {
     public static final String FILTER_PARAMETER_ORIGIN = "by filter init parameter ";
     /** How {@link Merged#originOf} begins for a value a context parameter set. */
     public static final String CONTEXT_PARAMETER_ORIGIN = "by context parameter ";
+    /** How {@link Merged#originOf} begins for a value a system property set. */
+    static final String SYSTEM_PROPERTY_ORIGIN = "by system property -D";
     /** The application's own configuration file, read when no file is named. */
     static final String WEB_INF_FILE = "/WEB-INF/fairslice.properties";
     /** The class path's configuration file, read when no file is named and the application has none in WEB-INF. */
@@ -58,6 +62,42 @@ public final class ConfigSources {
         /** Where {@code key}'s value came from, or null when no source set it. */
         public String originOf(String key) {
             return origins.get(key);
+        }
+
+        /**
+         * Where the settings in force came from, in the order the sources are merged, each with the keys whose value
+         * in force it set (a later source's value wins, so a source all of whose keys a later one set is left out):
+         * {@code file /WEB-INF/fairslice.properties (classes, rule.1), context parameters (policy)}; a file read is
+         * named even when it sets nothing; {@code defaults only} when nothing was read or set.
+         */
+        public String sources() {
+            Map<String, Set<String>> bySource = new LinkedHashMap<>();
+            if (file != null) {
+                bySource.put("file " + file, new TreeSet<>());
+            }
+            origins.forEach((key, origin) -> bySource.computeIfAbsent(sourceOf(origin), s -> new TreeSet<>())
+                    .add(key));
+            StringBuilder out = new StringBuilder();
+            for (String source : List.of("file " + file, "context parameters", "filter parameters",
+                    "system properties")) {
+                Set<String> set = bySource.get(source);
+                if (set != null) {
+                    out.append(out.isEmpty() ? "" : ", ").append(source)
+                            .append(set.isEmpty() ? " (sets nothing)" : " (" + String.join(", ", set) + ")");
+                }
+            }
+            return out.isEmpty() ? "defaults only" : out.toString();
+        }
+
+        private String sourceOf(String origin) {
+            if (origin.startsWith(CONTEXT_PARAMETER_ORIGIN)) {
+                return "context parameters";
+            } else if (origin.startsWith(FILTER_PARAMETER_ORIGIN)) {
+                return "filter parameters";
+            } else if (origin.startsWith(SYSTEM_PROPERTY_ORIGIN)) {
+                return "system properties";
+            }
+            return "file " + file; // the only other origin: "in " and the file as named
         }
     }
 
@@ -136,7 +176,7 @@ public final class ConfigSources {
         });
         for (String name : system.stringPropertyNames()) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
-                set(keys, unprefixed(name), system.getProperty(name), origins, "by system property -D" + name);
+                set(keys, unprefixed(name), system.getProperty(name), origins, SYSTEM_PROPERTY_ORIGIN + name);
             }
         }
         return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver));

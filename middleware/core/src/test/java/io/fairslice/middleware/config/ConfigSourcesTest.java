@@ -34,6 +34,20 @@ class ConfigSourcesTest {
         assertThat(m.keys()).containsEntry("policy", "share").containsEntry("share.quantum", "3ms")
                 .containsEntry("class.heavy.share", "7").containsEntry("sleep.quantum", "3ms")
                 .doesNotContainKey("other.param").doesNotContainKey("unrelated");
+        assertThat(m.sources()).as("each source with the keys in force it set; the context parameters none")
+                .isEqualTo("file /WEB-INF/fairslice.properties (sleep.quantum), filter parameters (class.heavy.share,"
+                        + " share.quantum), system properties (policy)");
+    }
+
+    /** The started line's sources: a file read that sets nothing is named; nothing read or set is the defaults. */
+    @Test
+    void shouldDescribeTheSourcesOfTheSettingsInForce() {
+        Map<String, String> context = Map.of("fairslice.policy", "observe");
+        assertThat(ConfigSources.merge(context::get, context.keySet(), Map.of(),
+                path -> new ByteArrayInputStream("# empty\n".getBytes(StandardCharsets.UTF_8)), null, new Properties())
+                .sources()).isEqualTo("file /WEB-INF/fairslice.properties (sets nothing), context parameters (policy)");
+        assertThat(ConfigSources.merge(name -> null, List.of(), Map.of(), path -> null, null, new Properties())
+                .sources()).isEqualTo("defaults only");
     }
 
     /** -Dfairslice.policy=$POLICY with POLICY unset must not reset the file's policy to the default. */
