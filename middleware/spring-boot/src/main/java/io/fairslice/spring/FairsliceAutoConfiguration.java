@@ -258,7 +258,8 @@ public class FairsliceAutoConfiguration {
      * environment variable such as {@code FAIRSLICE_POLICY} too, {@link #variableKeys}): a blank value sets nothing,
      * as in the filter's own sources, so {@code -Dfairslice.policy=$POLICY} with {@code POLICY} unset leaves
      * {@code fairslice.policy=observe} of {@code application.properties}. Names whose every value is blank are left
-     * out.
+     * out. One property source that lists both {@code fairslice.rule.1} and {@code fairslice.rule[1]} is refused
+     * ({@link #twoSpellings}).
      */
     static Map<String, String> settings(ConfigurableEnvironment environment) {
         Map<String, String> settings = new TreeMap<>();
@@ -267,6 +268,9 @@ public class FairsliceAutoConfiguration {
             if (source instanceof EnumerablePropertySource<?> enumerable) {
                 for (String name : enumerable.getPropertyNames()) {
                     String key = numberedKey(name);
+                    if (!key.equals(name) && enumerable.containsProperty(key)) {
+                        throw new IllegalArgumentException(twoSpellings(key, name, enumerable));
+                    }
                     if (key.startsWith(PREFIX) && seen.add(key)) {
                         put(settings, environment, key);
                     }
@@ -312,6 +316,21 @@ public class FairsliceAutoConfiguration {
         }
         String dotted = name.substring(0, open) + "." + name.substring(open + 1, name.length() - 1);
         return INDEXED_NUMBERED.matcher(dotted).matches() ? dotted : name;
+    }
+
+    /**
+     * The message refusing a property source that sets one rule or route by both its names ({@code fairslice.rule.1}
+     * and Boot's {@code fairslice.rule[1]}: both spellings in one file, or a flat key beside YAML's number key),
+     * whatever the values: the source answers for one of them, and the other went unused without a word. Across
+     * sources Boot's order of precedence decides, as for any key ({@link #setting}).
+     */
+    private static String twoSpellings(String key, String indexed, PropertySource<?> source) {
+        int open = indexed.indexOf('[');
+        return "fairslice: " + key + " and " + indexed + " are both set in " + source.getName() + " ('"
+                + source.getProperty(key) + "' and '" + source.getProperty(indexed) + "'), two names of one key, "
+                + key.substring(PREFIX.length()) + ": keep one (" + indexed + " is how Spring Boot names YAML's "
+                + indexed.substring(open + 1, indexed.length() - 1) + ": under "
+                + indexed.substring(PREFIX.length(), open) + ":)";
     }
 
     /** The indexed name Boot gives {@code key} ({@code fairslice.rule[1]} for {@code fairslice.rule.1}), or null. */

@@ -4,7 +4,7 @@ import static io.fairslice.spring.BootTestSupport.logTo;
 import static io.fairslice.spring.BootTestSupport.messages;
 import static io.fairslice.spring.BootTestSupport.requests;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.fairslice.middleware.Fairslice;
 import io.fairslice.middleware.FairsliceFilter;
@@ -29,6 +29,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -175,9 +176,9 @@ class FairsliceAutoConfigurationTest {
         Path properties = dir.resolve("application.properties");
         Files.writeString(properties, "fairslice.polcy=share\n");
 
-        assertThatThrownBy(() -> start("spring.config.location=file:" + properties)).satisfies(e -> assertThat(
-                messages(e)).anyMatch(m -> m.contains("polcy is not a fairslice configuration key; did you mean"
-                + " policy?") && m.contains("set by fairslice.polcy in ") && m.contains(properties.toString())));
+        assertThat(refusal(() -> start("spring.config.location=file:" + properties))).anyMatch(m -> m.contains(
+                "polcy is not a fairslice configuration key; did you mean policy?")
+                && m.contains("set by fairslice.polcy in ") && m.contains(properties.toString()));
         assertThat(Files.readString(properties)).contains("polcy");
     }
 
@@ -191,10 +192,10 @@ class FairsliceAutoConfigurationTest {
         Path properties = dir.resolve("application.properties");
         Files.writeString(properties, "fairslice.limit.max=lots\n");
 
-        assertThatThrownBy(() -> start("spring.config.location=file:" + properties)).satisfies(e -> assertThat(
-                messages(e)).anyMatch(m -> m.contains("limit.max must be a positive integer, got 'lots'")
-                && m.contains("set by fairslice.limit.max in ") && m.contains(properties.toString()))
-                .anyMatch(m -> m.startsWith("Error creating bean with name 'fairsliceFilter'")));
+        assertThat(refusal(() -> start("spring.config.location=file:" + properties)))
+                .anyMatch(m -> m.contains("limit.max must be a positive integer, got 'lots'")
+                        && m.contains("set by fairslice.limit.max in ") && m.contains(properties.toString()))
+                .anyMatch(m -> m.startsWith("Error creating bean with name 'fairsliceFilter'"));
     }
 
     /** The check takes the settings whole: classes the properties declare make their own keys valid. */
@@ -337,6 +338,40 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
+     * One property source that sets a rule by both its names, {@code fairslice.rule.1} and Boot's
+     * {@code fairslice.rule[1]} (a flat key beside YAML's number key, or both spellings in a properties file), stops
+     * the application naming both: it answers for one of them, and the other went unused without a word. Between two
+     * sources Boot's order of precedence decides, either way round, as for any key: {@code application.properties}
+     * over {@code application.yml} in one folder, the command line over both.
+     */
+    @Test
+    void shouldRefuseBothNamesOfARuleInOneSourceButLetAHigherSourceWin(@TempDir Path dir) throws IOException {
+        Path yaml = dir.resolve("application.yml");
+        Files.writeString(yaml, "fairslice:\n  rule.1: light path=/reports/**\n"
+                + "  rule:\n    1: heavy path=/reports/**\n");
+
+        assertThat(refusal(() -> start("spring.config.location=file:" + yaml))).anyMatch(m -> m.contains(
+                "fairslice.rule.1 and fairslice.rule[1] are both set in ") && m.contains(yaml.toString())
+                && m.contains("('light path=/reports/**' and 'heavy path=/reports/**')") && m.contains("keep one"));
+        assertThat(refusal(() -> start("fairslice.route.1=/items/*", "fairslice.route[1]=/reports/*")))
+                .as("in a properties source, and a route").anyMatch(m -> m.contains(
+                        "fairslice.route.1 and fairslice.route[1] are both set in defaultProperties"));
+
+        Files.writeString(yaml, "fairslice:\n  rule:\n    1: heavy path=/reports/**\n");
+        Files.writeString(dir.resolve("application.properties"), "fairslice.rule.1=light path=/reports/**\n");
+        start("spring.config.location=file:" + dir + "/");
+        assertThat(application.getBean(FairsliceAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
+                .getInitParameters()).as("application.properties over application.yml")
+                .containsEntry("fairslice.rule.1", "light path=/reports/**").doesNotContainKey("fairslice.rule[1]");
+        application.close();
+
+        application = app("spring.config.location=file:" + dir + "/").run("--fairslice.rule[1]=heavy path=/x");
+        assertThat(application.getBean(FairsliceAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
+                .getInitParameters()).as("the command line's rule[1] over the files' rule.1")
+                .containsEntry("fairslice.rule.1", "heavy path=/x");
+    }
+
+    /**
      * A YAML list ({@code classes:} with {@code - interactive} items) reaches Boot as {@code fairslice.classes[0]}:
      * refused, with a message that says to write the list comma-separated (a list of rules: each under its number).
      * It said only that {@code classes[0]} is not a key, and that per-class keys need a configured class.
@@ -346,15 +381,14 @@ class FairsliceAutoConfigurationTest {
         Path yaml = dir.resolve("application.yml");
         Files.writeString(yaml, "fairslice:\n  classes:\n    - interactive\n    - reports\n");
 
-        assertThatThrownBy(() -> start("spring.config.location=file:" + yaml)).satisfies(e -> assertThat(
-                messages(e)).anyMatch(m -> m.contains("classes[0] is not a fairslice configuration key")
-                && m.contains(yaml.toString()) && m.contains("a YAML list")
-                && m.contains("comma-separated (fairslice.classes: interactive,reports)")));
+        assertThat(refusal(() -> start("spring.config.location=file:" + yaml))).anyMatch(m -> m.contains(
+                "classes[0] is not a fairslice configuration key") && m.contains(yaml.toString())
+                && m.contains("a YAML list") && m.contains("comma-separated (fairslice.classes: interactive,reports)"));
 
         Files.writeString(yaml, "fairslice:\n  rule:\n    - heavy path=/reports/**\n");
-        assertThatThrownBy(() -> start("spring.config.location=file:" + yaml)).as("a list of rules").satisfies(e ->
-                assertThat(messages(e)).anyMatch(m -> m.contains("rule[0] is not a fairslice configuration key")
-                        && m.contains("write each rule under its number, 1 and up (fairslice.rule.1: ...)")));
+        assertThat(refusal(() -> start("spring.config.location=file:" + yaml))).as("a list of rules")
+                .anyMatch(m -> m.contains("rule[0] is not a fairslice configuration key")
+                        && m.contains("write each rule under its number, 1 and up (fairslice.rule.1: ...)"));
     }
 
     /**
@@ -518,10 +552,10 @@ class FairsliceAutoConfigurationTest {
     void shouldBlameTheSystemPropertyWhoseBadValueWins() {
         System.setProperty("fairslice.share.quantum", "5 parsecs");
         try {
-            assertThatThrownBy(() -> app().run("--fairslice.share.quantum=2ms"))
-                    .satisfies(e -> assertThat(messages(e)).anyMatch(m -> m.contains("5 parsecs")
+            assertThat(refusal(() -> app().run("--fairslice.share.quantum=2ms")))
+                    .anyMatch(m -> m.contains("5 parsecs")
                             && m.contains("(set by system property -Dfairslice.share.quantum)"))
-                            .noneMatch(m -> m.contains("commandLineArgs")));
+                    .noneMatch(m -> m.contains("commandLineArgs"));
         } finally {
             System.clearProperty("fairslice.share.quantum");
         }
@@ -552,8 +586,8 @@ class FairsliceAutoConfigurationTest {
     /** Not a silent off switch: anything but false is checked as the filter checks it. */
     @Test
     void shouldRefuseAnEnabledThatIsNeitherTrueNorFalse() {
-        assertThatThrownBy(() -> start("fairslice.enabled=yes")).satisfies(e -> assertThat(messages(e))
-                .anyMatch(m -> m.contains("enabled") && m.contains("'yes'")));
+        assertThat(refusal(() -> start("fairslice.enabled=yes")))
+                .anyMatch(m -> m.contains("enabled") && m.contains("'yes'"));
     }
 
     /**
@@ -591,6 +625,13 @@ class FairsliceAutoConfigurationTest {
 
     private void start(String... properties) {
         application = app(properties).run();
+    }
+
+    /** The messages of the failure {@code start} must end in, outermost first ({@link BootTestSupport#messages}). */
+    private static List<String> refusal(ThrowableAssert.ThrowingCallable start) {
+        Throwable thrown = catchThrowable(start);
+        assertThat(thrown).as("a refused start").isNotNull();
+        return messages(thrown);
     }
 
     /** The application on a free loopback port, its Tomcat based in {@link #tomcatBase}, with {@code properties}. */
