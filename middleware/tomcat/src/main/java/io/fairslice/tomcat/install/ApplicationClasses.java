@@ -49,13 +49,18 @@ final class ApplicationClasses {
                 if (!war && !Files.isDirectory(p)) {
                     continue;
                 }
-                String base = war ? name.substring(0, name.length() - 4) : name;
-                if (contextPaths.contains("*") || contextPaths.contains(TomcatBase.contextPathOf(base))) {
+                if (contextPaths.contains("*") || contextPaths.contains(contextPath(p))) {
                     found.add(p);
                 }
             }
         }
         return found;
+    }
+
+    /** The context path Tomcat deploys one of {@link #applications} at: {@code /shop} for shop and shop##2.war. */
+    static String contextPath(Path application) {
+        String name = application.getFileName().toString();
+        return TomcatBase.contextPathOf(Files.isDirectory(application) ? name : name.substring(0, name.length() - 4));
     }
 
     /** Whether one of {@code applications} holds a class of the {@code --weave} pattern. */

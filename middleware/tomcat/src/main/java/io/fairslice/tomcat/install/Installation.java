@@ -296,11 +296,31 @@ public final class Installation {
                     + " --weave were not checked against the applications in it");
             return record;
         }
+        // an application not deployed yet is no error (its WAR may be copied in after the install), so a note, as for
+        // the other checks; it says too that the --weave check below did not look into it: with no application left
+        // to look into, that check was skipped without a word
+        String appBase = base.relative(base.appBase()) + "/";
+        String weaveUnchecked = options.weave().isEmpty() ? "" : "; --weave was not checked against it (once it"
+                + " runs, the fairslice weaving line of its log names a pattern that matches none of its classes)";
+        Set<String> deployed = base.applications();
+        Set<String> inAppBase = applications.stream().map(ApplicationClasses::contextPath).collect(Collectors.toSet());
         for (String app : options.apps()) {
-            if (!app.equals("*") && !base.hasApplication(app)) {
-                report.accept("note: --apps " + app + ": no such application in " + base.relative(base.appBase())
-                        + "/ or " + base.relative(base.contextDescriptorDir()) + "/ now; fairslice starts in it once"
-                        + " it is deployed at that context path (a typo?)");
+            if (app.equals("*")) {
+                if (!options.weave().isEmpty() && applications.isEmpty()) {
+                    report.accept("note: no application in " + appBase + " now, so --weave was not checked against"
+                            + " any (once they run, the fairslice weaving line of each one's log names a pattern that"
+                            + " matches none of its classes)");
+                }
+            } else if (!deployed.contains(app)) {
+                List<String> there = deployed.stream().filter(a -> !a.equals(TomcatLayout.METRICS_CONTEXT)).toList();
+                report.accept("note: --apps " + app + ": no such application in " + appBase + " or "
+                        + base.relative(base.contextDescriptorDir()) + "/ now (" + (there.isEmpty() ? "they hold none"
+                        : "they hold " + String.join(", ", there)) + "); fairslice starts in it once it is deployed"
+                        + " at that context path (a typo?)" + weaveUnchecked);
+            } else if (!options.weave().isEmpty() && !inAppBase.contains(app)) {
+                report.accept("note: --apps " + app + ": deployed by a context descriptor in "
+                        + base.relative(base.contextDescriptorDir()) + "/, not from " + appBase
+                        + ", where the installer looks for classes" + weaveUnchecked);
             }
         }
         for (String pattern : applications.isEmpty() ? List.<String>of() : options.weave()) {

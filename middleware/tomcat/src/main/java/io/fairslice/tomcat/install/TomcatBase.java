@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -349,27 +351,38 @@ public final class TomcatBase {
 
     /**
      * Whether the default host has an application at {@code contextPath} ({@code /shop}, {@code /} for ROOT, a
-     * nested {@code /a/b} as Tomcat names it, {@code a#b}, in any version, {@code shop##2}): a folder or a WAR in its
-     * {@code appBase}, or a context descriptor. Applications deployed otherwise (a {@code <Context>} in server.xml,
-     * the manager) are not seen; an unreadable folder is taken to hold none.
+     * nested {@code /a/b} as Tomcat names it, {@code a#b}, in any version, {@code shop##2}): one of
+     * {@link #applications()}.
      */
     public boolean hasApplication(String contextPath) {
-        return deploys(appBase, contextPath, ".war", true)
-                || deploys(contextDescriptorDir(), contextPath, ".xml", false);
+        return applications().contains(contextPath);
     }
 
-    /** Whether {@code dir} holds a file ending in {@code suffix}, or a folder, that Tomcat deploys at the path. */
-    private static boolean deploys(Path dir, String contextPath, String suffix, boolean folders) {
+    /**
+     * The context paths of the default host's applications, sorted: of the folders and WARs in its {@code appBase}
+     * and of the context descriptors. Applications deployed otherwise (a {@code <Context>} in server.xml, the manager)
+     * are not seen; an unreadable folder is taken to hold none.
+     */
+    public SortedSet<String> applications() {
+        SortedSet<String> paths = new TreeSet<>();
+        deployed(appBase, ".war", true, paths);
+        deployed(contextDescriptorDir(), ".xml", false, paths);
+        return paths;
+    }
+
+    /** Adds the context paths of {@code dir}'s files ending in {@code suffix} (and folders, if {@code folders}). */
+    private static void deployed(Path dir, String suffix, boolean folders, SortedSet<String> to) {
         try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
-            return entries.anyMatch(p -> {
+            entries.forEach(p -> {
                 String name = p.getFileName().toString();
                 if (name.endsWith(suffix) && Files.isRegularFile(p)) {
-                    return contextPathOf(name.substring(0, name.length() - suffix.length())).equals(contextPath);
+                    to.add(contextPathOf(name.substring(0, name.length() - suffix.length())));
+                } else if (folders && Files.isDirectory(p)) {
+                    to.add(contextPathOf(name));
                 }
-                return folders && Files.isDirectory(p) && contextPathOf(name).equals(contextPath);
             });
         } catch (IOException | java.io.UncheckedIOException e) {
-            return false;
+            // what could not be listed is taken to hold none
         }
     }
 

@@ -598,11 +598,58 @@ class InstallerTest {
 
         assertThat(install("--apps", "/shop,/reports,/a/b,/shp")).as(err).isZero();
 
-        assertThat(out).contains("note: --apps /shp: no such application in webapps/ or conf/Catalina/localhost/ now;"
-                        + " fairslice starts in it once it is deployed at that context path (a typo?)")
+        assertThat(out).contains("note: --apps /shp: no such application in webapps/ or conf/Catalina/localhost/ now"
+                        + " (they hold /a/b, /reports, /shop); fairslice starts in it once it is deployed at that"
+                        + " context path (a typo?)\n")
                 .doesNotContain("--apps /shop:", "--apps /reports:", "--apps /a/b:");
         assertThat(install("--apps", "*")).as(err).isZero();
         assertThat(out).doesNotContain("no such application");
+    }
+
+    /**
+     * An application named in --apps that the --weave check could not look into is said, with the applications that
+     * are there: --apps /shopp (not deployed) skipped the check without a word, and the only note, about the typo,
+     * named no application that was there. Not a refusal: an application may be deployed after the install.
+     */
+    @Test
+    void shouldSayForWhichNamedApplicationTheWeavingScopeWasNotChecked() throws Exception {
+        shopWithCart();
+        Files.createDirectories(base.resolve("webapps/ROOT"));
+        Files.createDirectories(base.resolve("conf/Catalina/localhost"));
+        Files.writeString(base.resolve("conf/Catalina/localhost/a#b.xml"), "<Context docBase=\"/srv/ab\"/>");
+        String unchecked = "; --weave was not checked against it (once it runs, the fairslice weaving line of its log"
+                + " names a pattern that matches none of its classes)";
+
+        assertThat(install("--apps", "/shopp", "--weave", "com.acme..*")).as(err).isZero();
+
+        assertThat(out).contains("note: --apps /shopp: no such application in webapps/ or conf/Catalina/localhost/"
+                + " now (they hold /, /a/b, /shop); fairslice starts in it once it is deployed at that context path"
+                + " (a typo?)" + unchecked + "\n");
+        assertThat(out.lines().filter(l -> l.contains("note: "))).as(out).hasSize(1);
+
+        // deployed, but from a descriptor whose docBase the installer does not look into; /shop is checked
+        assertThat(install("--apps", "/shop,/a/b,/shopp", "--weave", "com.acme..*")).as(err).isZero();
+        assertThat(out).contains("note: --apps /a/b: deployed by a context descriptor in conf/Catalina/localhost/,"
+                + " not from webapps/, where the installer looks for classes" + unchecked + "\n",
+                "note: --apps /shopp: no such application").doesNotContain("--apps /shop:", "note: --weave");
+
+        // without --weave there is nothing to check
+        assertThat(install("--apps", "/a/b,/shopp")).as(err).isZero();
+        assertThat(out).doesNotContain("--weave was not checked", "note: --apps /a/b");
+    }
+
+    /** Every application (the default --apps *) with none in appBase: the --weave check was skipped without a word. */
+    @Test
+    void shouldSayTheWeavingScopeWasNotCheckedWhenAppBaseHoldsNoApplication() throws Exception {
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+
+        assertThat(out).contains("note: no application in webapps/ now, so --weave was not checked against any (once"
+                + " they run, the fairslice weaving line of each one's log names a pattern that matches none of its"
+                + " classes)\n");
+        Files.createDirectories(base.resolve("webapps/shop"));
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+        assertThat(out).doesNotContain("--weave was not checked").contains("note: --weave com.acme..*: no class of it"
+                + " in [shop]");
     }
 
     /**
@@ -611,9 +658,7 @@ class InstallerTest {
      */
     @Test
     void shouldTakeAValueGivenTwiceOnce() throws Exception {
-        Path classes = base.resolve("webapps/shop/WEB-INF/classes/com/acme/shop");
-        Files.createDirectories(classes);
-        Files.write(classes.resolve("Cart.class"), new byte[] {1});
+        shopWithCart();
 
         assertThat(install("--apps", "/shop,/shp,/shp", "--apps", "/shp", "--weave", "com.acmee..*,com.acmee..*",
                 "--weave", "com.acmee..*", "--metrics-ports", "8080,8080")).as(err).isZero();
@@ -645,7 +690,8 @@ class InstallerTest {
 
         assertThat(install("--apps", "/shop,/,/a/b", "--weave", "com.acme.shop..*,com.acme.home..*")).as(err).isZero();
 
-        assertThat(out).doesNotContain("note: --apps", "note: --weave");
+        assertThat(out).doesNotContain("no such application", "note: --weave", "note: --apps /shop", "note: --apps /:")
+                .contains("note: --apps /a/b: deployed by a context descriptor");
         assertThat(install("--apps", "/shop", "--weave", "com.acme.home..*")).as(err).isZero();
         assertThat(out).contains("note: --weave com.acme.home..*: no class of it in [shop##2.war] in webapps/ now");
     }
@@ -656,9 +702,7 @@ class InstallerTest {
      */
     @Test
     void shouldNoteAWeavingPatternThatNoApplicationOnDiskHoldsAClassOf() throws Exception {
-        Path classes = base.resolve("webapps/shop/WEB-INF/classes/com/acme/shop");
-        Files.createDirectories(classes);
-        Files.write(classes.resolve("Cart.class"), new byte[] {1});
+        shopWithCart();
         Files.createDirectories(base.resolve("webapps/api/WEB-INF/lib"));
         Files.write(base.resolve("webapps/api/WEB-INF/lib/api.jar"),
                 zip("com/example/api/Search.class", new byte[] {1}));
@@ -690,6 +734,13 @@ class InstallerTest {
                 + " legacy.war, shop], only in its subpackages: did you mean com.acme..* (it and its subpackages)?",
                 "note: --weave com.example.*: no class directly in that package");
         assertThat(out.lines().filter(l -> l.contains("note: --weave"))).as(out).hasSize(2);
+    }
+
+    /** An application folder, webapps/shop, with one class: com.acme.shop.Cart. */
+    private void shopWithCart() throws IOException {
+        Path classes = base.resolve("webapps/shop/WEB-INF/classes/com/acme/shop");
+        Files.createDirectories(classes);
+        Files.write(classes.resolve("Cart.class"), new byte[] {1});
     }
 
     /** A zip of name and content pairs. */
@@ -759,6 +810,8 @@ class InstallerTest {
      */
     @Test
     void shouldSayWhichOtherOptionsARerunWithoutThemSwitchesOff() throws Exception {
+        // an application the scope is checked against (with none, each install notes the check was not done)
+        shopWithCart();
         assertThat(install("--weave", "com.acme..*", "--weave-calls", "--weave-jdbc", "--metrics-ports", "8080,9090"))
                 .as(err).isZero();
 
