@@ -5,11 +5,29 @@ public final class InstallException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    private final boolean usage;
+
     public InstallException(String message) {
-        super(message);
+        this(message, false);
     }
 
     public InstallException(String message, Throwable cause) {
         super(message, cause);
+        this.usage = false;
+    }
+
+    private InstallException(String message, boolean usage) {
+        super(message);
+        this.usage = usage;
+    }
+
+    /** A command line of the wrong form (an unknown option, an option without its value): the usage follows it. */
+    static InstallException ofUsage(String message) {
+        return new InstallException(message, true);
+    }
+
+    /** Whether the usage text goes with the message: not after a bad value, where it buried the line naming it. */
+    public boolean showsUsage() {
+        return usage;
     }
 }

@@ -167,7 +167,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                         }
                     }
                 }
-                default -> throw new InstallException("unknown option '" + arg + "'\n\n" + USAGE);
+                default -> throw InstallException.ofUsage("unknown option '" + arg + "'");
             }
         }
         if (uninstall && (!weave.isEmpty() || weaveCalls || weaveJdbc || !apps.isEmpty() || !ports.isEmpty()
@@ -203,7 +203,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
 
     private static String value(List<String> args, int i, String option) {
         if (i >= args.size() || args.get(i).startsWith("--")) {
-            throw new InstallException(option + " needs a value\n\n" + USAGE);
+            throw InstallException.ofUsage(option + " needs a value");
         }
         return args.get(i);
     }

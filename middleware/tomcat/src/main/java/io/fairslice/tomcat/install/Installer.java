@@ -75,7 +75,11 @@ public final class Installer {
             }
             return 0;
         } catch (InstallException e) {
+            // as the launcher refuses a command line before it builds (refuse_usage): the message, then the usage
             err.println("fairslice install: " + e.getMessage());
+            if (e.showsUsage()) {
+                err.print(InstallOptions.USAGE);
+            }
             return 2;
         } catch (IllegalStateException e) {
             err.println("fairslice install: " + e.getMessage());

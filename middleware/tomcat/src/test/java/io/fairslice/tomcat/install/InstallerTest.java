@@ -1334,25 +1334,50 @@ class InstallerTest {
      */
     @Test
     void shouldBeWhatTheLauncherAnswersToInstallHelp() throws Exception {
-        Path launcher = Files.copy(Path.of(System.getProperty("user.dir")).resolve("../../fairslice").normalize(),
-                tmp.resolve("fairslice"));
-        Process process = new ProcessBuilder(launcher.toString(), "install", "--help").directory(tmp.toFile())
-                .start();
-        process.getOutputStream().close();
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
-        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        Launched launched = launcherInstall("--help");
 
-        assertThat(process.exitValue()).as(stderr).isZero();
-        assertThat(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
-                .as("the launcher's install_usage in ./fairslice").isEqualTo(InstallOptions.USAGE);
+        assertThat(launched.status()).as(launched.stderr()).isZero();
+        assertThat(launched.stdout()).as("the launcher's install_usage in ./fairslice").isEqualTo(InstallOptions.USAGE);
         assertThat(run("--help")).isZero();
         assertThat(out).isEqualTo(InstallOptions.USAGE);
     }
 
+    /** What a run of the launcher printed, and its exit status. */
+    private record Launched(int status, String stdout, String stderr) {
+    }
+
+    /** Runs `fairslice install ARGS` from a copy of the launcher alone, with no ./mvnw beside it. */
+    private Launched launcherInstall(String... args) throws Exception {
+        Path launcher = tmp.resolve("fairslice");
+        if (!Files.exists(launcher)) {
+            Files.copy(Path.of(System.getProperty("user.dir")).resolve("../../fairslice").normalize(), launcher);
+        }
+        List<String> command = new ArrayList<>(List.of(launcher.toString(), "install"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).directory(tmp.toFile()).start();
+        process.getOutputStream().close();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("launcher finished").isTrue();
+        return new Launched(process.exitValue(),
+                new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A command line of the wrong form gets the message, then the usage, as the launcher gives them when it refuses it
+     * before the build (refuse_usage): run as java -jar, a blank line stood between them, and another after the usage.
+     */
     @Test
-    void shouldRefuseAnUnknownOption() {
-        assertThat(install("--wave", "com.acme..*")).isEqualTo(2);
-        assertThat(err).contains("unknown option '--wave'");
+    void shouldRefuseACommandLineOfTheWrongFormAsTheLauncherDoes() throws Exception {
+        for (String[] args : List.of(new String[] {"--catalina-base", base.toString(), "--wave", "com.acme..*"},
+                new String[] {"--weave", "com.acme..*", "--catalina-base"})) {
+            Launched launched = launcherInstall(args);
+
+            assertThat(launched.status()).as(launched.stderr()).isEqualTo(2);
+            assertThat(run(args)).as(err).isEqualTo(2);
+            assertThat(err).as("java -jar as the launcher").isEqualTo(launched.stderr());
+        }
+        assertThat(err).isEqualTo("fairslice install: --catalina-base needs a value\n" + InstallOptions.USAGE);
+        assertThat(out).isEmpty();
     }
 
     @Test
