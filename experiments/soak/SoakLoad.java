@@ -42,7 +42,8 @@ public final class SoakLoad {
         Options o = new Options(a.getOrDefault("--url", "http://127.0.0.1:8080"),
                 Long.parseLong(a.getOrDefault("--pid", "0")), Long.parseLong(a.getOrDefault("--seconds", "1800")),
                 Long.parseLong(a.getOrDefault("--sample", "10")), Path.of(a.getOrDefault("--csv", "soak.csv")),
-                Double.parseDouble(a.getOrDefault("--light", "300")), Double.parseDouble(a.getOrDefault("--heavy", "60")),
+                Double.parseDouble(a.getOrDefault("--light", "300")),
+                Double.parseDouble(a.getOrDefault("--heavy", "60")),
                 Double.parseDouble(a.getOrDefault("--scan", "20")),
                 Integer.parseInt(a.getOrDefault("--max-outstanding", "3000")));
         new SoakLoad(o).run();

@@ -50,7 +50,8 @@ class DashboardQueriesLiveTest {
             "Run slots lent per class",
             "the study's pages compute and never block in a call, so no slot is lent (SchedulerTest covers lending)");
 
-    private static final Pattern LABEL_VALUES = Pattern.compile("^label_values\\((.+),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\)$");
+    private static final Pattern LABEL_VALUES =
+            Pattern.compile("^label_values\\((.+),\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\)$");
     private static final Pattern RULE_NAME = Pattern.compile("^\\s*- (?:record|alert):\\s*(\\S+)");
     private static final Pattern EXPR = Pattern.compile("^(\\s*)expr:\\s*(.*)$");
     /**

@@ -85,8 +85,8 @@ class LauncherServePrometheusTest {
             Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(launcher.pid())).start();
             assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0).as("kill -s " + signal).isTrue();
 
-            assertThat(launcher.waitFor(20, TimeUnit.SECONDS)).as("the launcher stops on SIG%s within 20 s; output:%n%s",
-                    signal, text(log)).isTrue();
+            assertThat(launcher.waitFor(20, TimeUnit.SECONDS))
+                    .as("the launcher stops on SIG%s within 20 s; output:%n%s", signal, text(log)).isTrue();
             assertThat(children).as("processes the launcher started").allSatisfy((child, command) ->
                     assertThat(child.isAlive()).as("alive after the launcher ended: %s", shortened(command)).isFalse());
             assertThat(answers(serverPort)).as("the server's port after the stop").isFalse();

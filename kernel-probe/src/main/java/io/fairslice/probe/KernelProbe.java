@@ -21,7 +21,9 @@ public interface KernelProbe extends AutoCloseable {
     /** Opens a view of thread {@code tid} of this process; null if it does not exist or cannot be read. */
     ThreadHandle openThread(long tid);
 
-    /** Opens the calling thread's own handle, which enables the cheap {@link #readCurrentThread} path; null on failure. */
+    /**
+     * Opens the calling thread's own handle, which enables the cheap {@link #readCurrentThread} path; null on failure.
+     */
     ThreadHandle openCurrentThread();
 
     /**

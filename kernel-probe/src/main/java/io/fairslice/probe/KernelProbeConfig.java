@@ -105,7 +105,8 @@ public final class KernelProbeConfig {
                 String cls = checkClass(full, key.substring(PREFIX_SLICE.length()), requestClasses);
                 b.slice(full, cls, Durations.parseNanos(full, value));
             } else {
-                throw new IllegalArgumentException("unknown kernel probe setting " + full + " (known: enabled, interval,"
+                throw new IllegalArgumentException("unknown kernel probe setting " + full
+                        + " (known: enabled, interval,"
                         + " nice.<class>, slice.<class>)");
             }
         }

@@ -67,7 +67,8 @@ public final class KernelProbeMetrics implements MeterBinder {
             int idx = i;
             add(FunctionCounter.builder(RUN_TIME, t, x -> x.runNanos.sum() / 1e9).tags(application)
                     .baseUnit("seconds")
-                    .description("CPU time of worker threads serving the class").tag(TAG_CLASS, cls).register(registry));
+                    .description("CPU time of worker threads serving the class")
+                    .tag(TAG_CLASS, cls).register(registry));
             add(FunctionCounter.builder(RUN_QUEUE_WAIT, t, x -> x.waitNanos.sum() / 1e9).tags(application)
                     .baseUnit("seconds")
                     .description("Time worker threads of the class waited for a CPU while runnable")

@@ -36,7 +36,8 @@ class KernelProbeConfigTest {
     @Test
     void shouldNameKeyRuleAndValueInEveryRejection() {
         assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("nice.heavy", "ten"), CLASSES))
-                .hasMessageContaining("kernel-probe.nice.heavy").hasMessageContaining("integer").hasMessageContaining("'ten'");
+                .hasMessageContaining("kernel-probe.nice.heavy").hasMessageContaining("integer")
+                .hasMessageContaining("'ten'");
         assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("nice.heavy", "-21"), CLASSES))
                 .hasMessageContaining("from -20 to 19").hasMessageContaining("-21");
         assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("slice.heavy", "50us"), CLASSES))

@@ -149,7 +149,8 @@ class KernelProbeListenerTest {
         Set<String> classTags = registry.getMeters().stream().map(m -> m.getId().getTag(TAG_CLASS))
                 .filter(t -> t != null).collect(Collectors.toSet());
         assertThat(classTags).containsExactlyInAnyOrder("light", "heavy", "none");
-        assertThat(registry.getMeters()).allSatisfy(m -> assertThat(m.getId().getName()).startsWith("fairslice.probe."));
+        assertThat(registry.getMeters())
+                .allSatisfy(m -> assertThat(m.getId().getName()).startsWith("fairslice.probe."));
         assertThat(registry.get(SWITCHES).tag(TAG_CLASS, "heavy").tag(TAG_KIND, KIND_VOLUNTARY).functionCounter()
                 .count()).isGreaterThanOrEqualTo(30);
         assertThat(registry.get(SAMPLER_INTERVAL).gauge().value()).isGreaterThanOrEqualTo(0.1);
@@ -207,7 +208,8 @@ class KernelProbeListenerTest {
         probe.actuator().readScheduling(tid, s);
         assertThat(s.nice()).as("while the worker serves heavy").isEqualTo(10);
 
-        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
+                new java.util.concurrent.atomic.AtomicReference<>();
         Thread breaker = new Thread(() -> {
             try {
                 listener.enter("light");

@@ -14,7 +14,10 @@ import java.nio.ByteOrder;
  */
 final class LinuxActuator implements ThreadActuator {
 
-    /** {@code struct sched_attr} as ints: size, policy, flags(2), nice, priority, runtime(2), deadline(2), period(2), util_min, util_max. */
+    /**
+     * {@code struct sched_attr} as ints: size, policy, flags(2), nice, priority, runtime(2), deadline(2), period(2),
+     * util_min, util_max.
+     */
     private static final int ATTR_INTS = LinuxLibC.SCHED_ATTR_SIZE / 4;
     private static final int I_SIZE = 0;
     private static final int I_POLICY = 1;

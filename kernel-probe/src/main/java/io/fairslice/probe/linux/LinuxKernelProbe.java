@@ -214,7 +214,8 @@ public final class LinuxKernelProbe implements KernelProbe {
         if (cgroup != null) {
             n = ProcFile.readOnce(cgroup.path, systemBuf);
             if (n > 0) {
-                long throttled = cgroup.v2 ? ProcText.keyed(b, n, THROTTLED_USEC) : ProcText.keyed(b, n, THROTTLED_TIME);
+                long throttled = cgroup.v2 ? ProcText.keyed(b, n, THROTTLED_USEC)
+                        : ProcText.keyed(b, n, THROTTLED_TIME);
                 if (throttled != ProcText.MISSING && !cgroup.v2) {
                     throttled /= 1000; // v1 reports nanoseconds
                 }

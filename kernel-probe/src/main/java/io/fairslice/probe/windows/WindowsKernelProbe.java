@@ -121,8 +121,9 @@ public final class WindowsKernelProbe implements KernelProbe {
     }
 
     /**
-     * The calling thread's CPU time from {@code GetThreadTimes} (FILETIMEs: creation, exit, kernel, user); the switch count is left unsupported here (it is
-     * only in the system-wide snapshot, too dear for every request) and comes from the sampler's reads.
+     * The calling thread's CPU time from {@code GetThreadTimes} (FILETIMEs: creation, exit, kernel, user); the switch
+     * count is left unsupported here (it is only in the system-wide snapshot, too dear for every request) and comes
+     * from the sampler's reads.
      */
     @Override
     public boolean readCurrentThread(ThreadHandle handle, ThreadStats into) {

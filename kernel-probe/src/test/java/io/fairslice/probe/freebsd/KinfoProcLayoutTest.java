@@ -74,7 +74,8 @@ class KinfoProcLayoutTest {
         int length = b.capacity();
 
         assertThat(KinfoProcLayout.selfCheck(b, length, 4242, 100103)).isNull();
-        assertThat(KinfoProcLayout.selfCheck(b, length, 1, 100103)).contains("pid 4242").contains("expected this process, 1");
+        assertThat(KinfoProcLayout.selfCheck(b, length, 1, 100103)).contains("pid 4242")
+                .contains("expected this process, 1");
         assertThat(KinfoProcLayout.selfCheck(b, length, 4242, 5)).contains("thr_self 5").contains("3 kinfo_proc");
         assertThat(KinfoProcLayout.selfCheck(b, 1000, 4242, 100103)).contains("less than one kinfo_proc");
         ByteBuffer older = Fixtures.load("freebsd-kinfo-proc-amd64.bin");

@@ -82,7 +82,8 @@ class ProcTextTest {
 
     @Test
     void shouldReadPressureAndLoadDecimals() {
-        String psi = "some avg10=7.24 avg60=2.78 avg300=2.32 total=15069481\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        String psi = "some avg10=7.24 avg60=2.78 avg300=2.32 total=15069481\n"
+                + "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
         ByteBuffer b = bytes(psi);
 
         assertThat(ProcText.namedOnLine(b, psi.length(), key("some "), key("avg10="), 100)).isEqualTo(724);

@@ -19,7 +19,8 @@ class NtLayoutTest {
         assertThat(t.offsetOf("UserTime")).isEqualTo(NtLayout.T_USER_TIME);
         assertThat(t.offsetOf("CreateTime")).isEqualTo(NtLayout.T_CREATE_TIME);
         assertThat(t.offsetOf("WaitTime")).isEqualTo(NtLayout.T_WAIT_TIME);
-        assertThat(t.offsetOf("StartAddress")).as("pointer after a ULONG: 8-aligned").isEqualTo(NtLayout.T_START_ADDRESS)
+        assertThat(t.offsetOf("StartAddress")).as("pointer after a ULONG: 8-aligned")
+                .isEqualTo(NtLayout.T_START_ADDRESS)
                 .isEqualTo(32);
         assertThat(t.offsetOf("UniqueProcess")).isEqualTo(NtLayout.T_UNIQUE_PROCESS);
         assertThat(t.offsetOf("UniqueThread")).isEqualTo(NtLayout.T_UNIQUE_THREAD).isEqualTo(48);

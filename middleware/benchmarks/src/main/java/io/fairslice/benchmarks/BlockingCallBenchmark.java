@@ -26,7 +26,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * given up and taken again, with nothing else waiting for it.
  *
  * <ul>
- * <li>{@code alone}: policy share, only this request's class busy (no competition: the slot is free again at once);</li>
+ * <li>{@code alone}: policy share, only this request's class busy (no competition: the slot is free again at
+ * once);</li>
  * <li>{@code competing}: a request of the other class held open, so the classes compete and the slot goes through
  * the scheduler's decisions;</li>
  * <li>{@code observe}: policy observe: the declaration changes nothing (the thread-local lookup and the handle).</li>

@@ -71,8 +71,8 @@ public final class Fairslice {
      * keeps the permit it was admitted with: the declared class's {@code max-concurrency} and {@code queue-size} do not
      * apply to it, and each of its later parks is bounded by that class's {@code queue-timeout}, as for any request
      * that moved. Only on the thread of a dispatch of the request (not in a {@link #task}: a task stays in its
-     * request's class, and moves with it; nor on another thread of the application's); elsewhere, and where fairslice is
-     * off, it does nothing and answers false.
+     * request's class, and moves with it; nor on another thread of the application's); elsewhere, and where fairslice
+     * is off, it does nothing and answers false.
      *
      * @return whether the request now belongs to {@code className}; false (and one WARNING per name, naming the
      *         configured classes) when it is none of them: a scheduling hint never fails the page

@@ -13,7 +13,8 @@ public final class FairsliceConfigException extends IllegalArgumentException {
     private final boolean unknownKey;
 
     private FairsliceConfigException(String key, String rule, String value, boolean unknownKey) {
-        super("fairslice configuration: " + key + " " + rule + ", got " + (value == null ? "nothing" : "'" + value + "'"));
+        super("fairslice configuration: " + key + " " + rule + ", got "
+                + (value == null ? "nothing" : "'" + value + "'"));
         this.key = key;
         this.rule = rule;
         this.value = value;

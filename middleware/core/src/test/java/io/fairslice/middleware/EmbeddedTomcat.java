@@ -15,7 +15,9 @@ import org.apache.catalina.LifecycleException;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.ContextResource;
 
-/** A real embedded Tomcat on a free loopback port with one context that registers the middleware via its initializer. */
+/**
+ * A real embedded Tomcat on a free loopback port with one context that registers the middleware via its initializer.
+ */
 final class EmbeddedTomcat implements AutoCloseable {
 
     final Tomcat tomcat = new Tomcat();
@@ -126,7 +128,8 @@ final class EmbeddedTomcat implements AutoCloseable {
     /** The middleware's filter instance in this context. */
     FairsliceFilter filter() {
         try {
-            var config = ((org.apache.catalina.core.StandardContext) context).findFilterConfig(FairsliceInitializer.FILTER_NAME);
+            var config = ((org.apache.catalina.core.StandardContext) context)
+                    .findFilterConfig(FairsliceInitializer.FILTER_NAME);
             var m = config.getClass().getDeclaredMethod("getFilter");
             m.setAccessible(true);
             return (FairsliceFilter) m.invoke(config);

@@ -251,7 +251,8 @@ class FairsliceFilterTest {
                     .timer().count()).isEqualTo(1);
             assertThat(registry.get("fairslice.requests").tags("class", "heavy", "page", "/slow/{n}", "outcome",
                     "success").timer().count()).isEqualTo(1);
-            assertThat(registry.get("fairslice.requests.cpu").tags("class", "heavy", "page", "/slow/{n}").counter().count())
+            assertThat(registry.get("fairslice.requests.cpu")
+                    .tags("class", "heavy", "page", "/slow/{n}").counter().count())
                     .isPositive();
         }
         assertThat(registry.find("fairslice.requests").meters()).as("meters removed with the application").isEmpty();
@@ -302,8 +303,8 @@ class FairsliceFilterTest {
 
     /**
      * A page that fails on every request after 20 ms of work: before, it never joined the route table (no request
-     * served), stayed under {@code other}, which does not learn, and ran in the light class whatever it cost. So did one
-     * whose work is its task's on another thread (Fairslice.task): its failure was judged without the task's CPU.
+     * served), stayed under {@code other}, which does not learn, and ran in the light class whatever it cost. So did
+     * one whose work is its task's on another thread (Fairslice.task): its failure was judged without the task's CPU.
      */
     @Test
     void shouldLearnAPageThatFailsAfterItsWorkAsHeavyUnderItsOwnPageTag() throws Exception {
@@ -365,7 +366,9 @@ class FairsliceFilterTest {
         }
     }
 
-    /** A rule or route written with the context path matches only paths that repeat it: said at startup, with the fix. */
+    /**
+     * A rule or route written with the context path matches only paths that repeat it: said at startup, with the fix.
+     */
     @Test
     void shouldWarnOfARulePathThatStartsWithTheApplicationsContextPath() {
         List<String> logged;
@@ -1444,7 +1447,8 @@ class FairsliceFilterTest {
             }
             assertThat(refused.statusCode()).isEqualTo(503);
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
-            assertThat(refused.body()).startsWith("503 stopped: the application has stopped, this request was not admitted");
+            assertThat(refused.body())
+                    .startsWith("503 stopped: the application has stopped, this request was not admitted");
             assertThat(heavy.rejections(io.fairslice.middleware.schedule.Scheduler.REJECTED_STOPPED)).isEqualTo(1);
             assertThat(heavy.waitingAdmission()).isZero();
 
@@ -1517,7 +1521,8 @@ class FairsliceFilterTest {
             server.setAttribute(name, new Attribute("Shares", "heavy=5"));
             assertThat(t.filter().scheduler().config().classes().get(1).share()).isEqualTo(5);
             assertThatThrownBy(() -> server.setAttribute(name, new Attribute("Policy", "fair")))
-                    .hasRootCauseMessage("fairslice configuration: policy must be one of observe, sleep, share, got 'fair'");
+                    .hasRootCauseMessage("fairslice configuration: policy must be one of observe, sleep, share, "
+                            + "got 'fair'");
             assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"routes.max", "5"},
                     new String[] {"java.lang.String", "java.lang.String"}))
                     .hasRootCauseMessage("fairslice configuration: routes.max cannot change at runtime (restart the "
@@ -1578,11 +1583,13 @@ class FairsliceFilterTest {
                 registry).servlet("/spin", new Spin(), false).servlet("/light", light, false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
             long start = System.nanoTime();
-            CompletableFuture<HttpResponse<String>> heavyResponse = CompletableFuture.supplyAsync(() -> get(t, "/spin"));
+            CompletableFuture<HttpResponse<String>> heavyResponse =
+                    CompletableFuture.supplyAsync(() -> get(t, "/spin"));
             eventually(() -> assertThat(heavy.running()).isEqualTo(1));
             // light arrives while heavy holds the one run slot: heavy gives it up at its next yield point; light then
             // blocks in the slot, and heavy runs again after max-park (or sooner: the CPU idles)
-            CompletableFuture<HttpResponse<String>> lightResponse = CompletableFuture.supplyAsync(() -> get(t, "/light"));
+            CompletableFuture<HttpResponse<String>> lightResponse =
+                    CompletableFuture.supplyAsync(() -> get(t, "/light"));
             assertThat(light.entered.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(heavyResponse.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
@@ -1843,11 +1850,14 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/off", Map.of("fairslice.enabled", "false"), null)
                 .servlet("/x", new Text("hello"), false).start()) {
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
-            assertThat(((org.apache.catalina.core.StandardContext) t.context).findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
+            assertThat(((org.apache.catalina.core.StandardContext) t.context)
+                    .findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
         }
     }
 
-    /** An empty -Dfairslice.enabled= (a variable left unset in a start script) sets nothing: the context's false holds. */
+    /**
+     * An empty -Dfairslice.enabled= (a variable left unset in a start script) sets nothing: the context's false holds.
+     */
     @Test
     void shouldStayDisabledByTheContextWhenTheSystemPropertyIsBlank() throws Exception {
         System.setProperty("fairslice.enabled", "");

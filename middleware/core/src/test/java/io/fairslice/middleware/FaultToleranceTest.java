@@ -408,7 +408,8 @@ class FaultToleranceTest {
     /**
      * The adaptive bound the failing pages below never reach: they fail cheaply, so their paths stay out of the route
      * table (under page {@code other}), which a cold JVM's first request, using more than the default 5 ms of CPU,
-     * would otherwise change (a failure after {@code adaptive.heavy-above} of CPU joins the table, RequestClassifier.end).
+     * would otherwise change (a failure after {@code adaptive.heavy-above} of CPU joins the table,
+     * RequestClassifier.end).
      */
     private static final String NEVER_COSTLY = "10s";
 
@@ -456,7 +457,8 @@ class FaultToleranceTest {
                 registry).servlet("/spin", spin, false).servlet("/light", light, false).start()) {
             CompletableFuture<HttpResponse<String>> lightA;
             CompletableFuture<HttpResponse<String>> lightB;
-            CompletableFuture<HttpResponse<String>> heavyResponse = CompletableFuture.supplyAsync(() -> get(t, "/spin"));
+            CompletableFuture<HttpResponse<String>> heavyResponse =
+                    CompletableFuture.supplyAsync(() -> get(t, "/spin"));
             awaitTrue(() -> spin.thread.get() != null, "the heavy request runs");
             lightA = CompletableFuture.supplyAsync(() -> get(t, "/light"));
             lightB = CompletableFuture.supplyAsync(() -> get(t, "/light"));

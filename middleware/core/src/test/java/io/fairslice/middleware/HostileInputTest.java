@@ -115,7 +115,8 @@ class HostileInputTest {
                         for (int b = 0; b < mine.size(); b += batch) {
                             int n = Math.min(batch, mine.size() - b);
                             for (int k = 0; k < n; k++) {
-                                out.write(("GET " + target.apply(mine.get(b + k)) + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                                out.write(("GET " + target.apply(mine.get(b + k))
+                                        + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
                                         .getBytes(StandardCharsets.ISO_8859_1));
                             }
                             out.flush();

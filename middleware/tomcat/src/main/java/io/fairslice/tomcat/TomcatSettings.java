@@ -78,7 +78,10 @@ public record TomcatSettings(List<String> apps) {
         return new TomcatSettings(apps);
     }
 
-    /** Whether the web application at {@code contextPath} ({@code ""} for ROOT, as the Servlet API gives it) gets fairslice. */
+    /**
+     * Whether the web application at {@code contextPath} ({@code ""} for ROOT, as the Servlet API gives it) gets
+     * fairslice.
+     */
     public boolean selects(String contextPath) {
         if (TomcatLayout.METRICS_CONTEXT.equals(contextPath)) {
             return false;

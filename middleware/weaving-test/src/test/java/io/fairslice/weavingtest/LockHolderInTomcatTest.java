@@ -28,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Heavy and light pages that share a monitor, in a real embedded Tomcat under {@code share} with one run slot: the
  * heavy page works inside {@code synchronized Inventory.recount}, past its quantum, reaching a woven yield point at
  * every step; the light page needs the same monitor. A heavy request parked there would hold the monitor, and light
- * requests would wait for its next turn (before the fix 312 of 399 thread dumps showed it; docs/measurements/monitor-park-20261127). The
- * thread dumps taken while the load runs must never show a request parked in the scheduler holding the monitor.
+ * requests would wait for its next turn (before the fix 312 of 399 thread dumps showed it;
+ * docs/measurements/monitor-park-20261127). The thread dumps taken while the load runs must never show a request parked
+ * in the scheduler holding the monitor.
  */
 class LockHolderInTomcatTest {
 

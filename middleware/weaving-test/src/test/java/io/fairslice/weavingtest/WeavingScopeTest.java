@@ -183,7 +183,8 @@ class WeavingScopeTest {
 
     @Test
     void shouldRejectAMisspeltAspectName() throws IOException {
-        String file = fragment("<aspectj><aspects><aspect name=\"io.fairslice.middleware.weaving.CallSiteYieldPoints\"/>"
+        String file = fragment("<aspectj><aspects>"
+                + "<aspect name=\"io.fairslice.middleware.weaving.CallSiteYieldPoints\"/>"
                 + "</aspects><weaver><include within=\"io.fairslice.weavingtest.shop..*\"/></weaver></aspectj>");
 
         assertThat(WeavingScope.inspect(loader, file).problems()).singleElement().asString()

@@ -202,7 +202,8 @@ final class Host implements AutoCloseable {
             }
         }
         return "realtimeThrottle=off needs Linux 6.12 or later (its fair server keeps the core's other tasks running "
-                + "while the throttle is lifted); this is " + osName + " '" + osVersion + "': set realtimeThrottle=kernel";
+                + "while the throttle is lifted); this is " + osName + " '" + osVersion
+                + "': set realtimeThrottle=kernel";
     }
 
     /** Puts the SCHED_RR quantum back to 100 ms and the realtime throttle back to what it was, where touched. */

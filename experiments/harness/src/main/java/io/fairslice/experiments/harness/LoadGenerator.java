@@ -65,12 +65,14 @@ final class LoadGenerator {
         host.stop(process, 0);
         if (process.exitValue() != 0) {
             throw new IOException("Gatling exited with status " + process.exitValue() + "; its log " + log
-                    + " ends with:\n" + StudyServerProcess.tail(Files.readString(log, StandardCharsets.ISO_8859_1), 20));
+                    + " ends with:\n"
+                    + StudyServerProcess.tail(Files.readString(log, StandardCharsets.ISO_8859_1), 20));
         }
         try (Stream<Path> files = Files.walk(resultsDir)) {
             return files.filter(p -> p.getFileName().toString().equals("simulation.log"))
                     .max(Comparator.comparingLong(LoadGenerator::modified))
-                    .orElseThrow(() -> new IOException("Gatling ended but wrote no simulation.log under " + resultsDir));
+                    .orElseThrow(() -> new IOException("Gatling ended but wrote no simulation.log under "
+                            + resultsDir));
         }
     }
 

@@ -13,7 +13,8 @@ public enum Middleware {
     /** No middleware: the baseline (the server runs fairslice's share policy unless told otherwise). */
     NONE("none", "no middleware", List.of("--policy", "none"), List.of(), false),
     /** fairslice measuring only, changing nothing. */
-    OBSERVE("observe", "fairslice, observe policy", List.of("--policy", "observe"), List.of(Middleware.PROBE_OFF), true),
+    OBSERVE("observe", "fairslice, observe policy", List.of("--policy", "observe"), List.of(Middleware.PROBE_OFF),
+            true),
     /** fairslice making heavy requests sleep at yield points (the 2005 authors' proposal). */
     SLEEP("sleep", "fairslice, sleep policy", List.of("--policy", "sleep"), List.of(Middleware.PROBE_OFF), true),
     /** fairslice sharing the CPU between classes by run slots and yield points. */

@@ -107,8 +107,9 @@ final class Progress {
     void report(PointResult r) {
         console.printf(Locale.ROOT, "    light %.1f req/s (p99 %d ms), heavy %.1f req/s, server CPU %.3f%s%s%n",
                 r.light().throughput(), r.light().p99Millis(), r.heavy().throughput(), r.serverCpu(),
-                Double.isNaN(r.lightCpu()) ? "" : String.format(Locale.ROOT, " (light pages %.1f %%, heavy %.1f %% of it)",
-                        r.lightCpu() * 100, r.heavyCpu() * 100),
+                Double.isNaN(r.lightCpu()) ? ""
+                        : String.format(Locale.ROOT, " (light pages %.1f %%, heavy %.1f %% of it)",
+                                r.lightCpu() * 100, r.heavyCpu() * 100),
                 r.note().isEmpty() ? "" : " -- " + r.note());
     }
 

@@ -179,7 +179,8 @@ public final class Report {
                 + "server's share of its core; a window where other processes took the core is re-run; a point whose "
                 + "repetitions stayed disturbed says so under \"windows\" (left out of the means when other "
                 + "repetitions have accepted windows, the means otherwise), and a retention whose own or H=0 row holds "
-                + "such windows is marked \"(disturbed)\" in the headline. \"light / heavy CPU\" is the light and the heavy pages' part of the "
+                + "such windows is marked \"(disturbed)\" in the headline. \"light / heavy CPU\" is the light and "
+                + "the heavy pages' part of the "
                 + "server's CPU time (their requests' threads inside fairslice's filter, as fairslice's own meter "
                 + "measures them; \"-\" without fairslice, or where its meter could not be read: the console said "
                 + "why), \"JIT\" the compiler threads', both in the window: the "
@@ -187,7 +188,8 @@ public final class Report {
         List<List<String>> rows = new ArrayList<>();
         for (Summary.Row r : summary.rows()) {
             rows.add(List.of(r.configuration(), Integer.toString(r.heavyUsers()), fixed(r.light(), 1),
-                    percent(r.retention()), percent(r.retentionVsNone()), fixed(r.heavy(), 2), fixed(r.lightP50(), 0), fixed(r.lightP99(), 0),
+                    percent(r.retention()), percent(r.retentionVsNone()), fixed(r.heavy(), 2), fixed(r.lightP50(), 0),
+                    fixed(r.lightP99(), 0),
                     fixed(r.heavyP50(), 0), r.lightOldestOpenMillis() + " / " + r.heavyOldestOpenMillis(),
                     r.lightRejected() + " / " + r.heavyRejected(), r.lightFailed() + " / " + r.heavyFailed(),
                     fixed(r.serverCpu(), 3),
@@ -218,7 +220,8 @@ public final class Report {
         }
         if (!failing.isEmpty()) {
             b.add(new Paragraph("Failed requests: more than " + percent(FAILED_NOTE) + " of a class's requests "
-                    + "failed (neither answered nor shed: another status such as 404 or 500, a timeout, a connection error) "
+                    + "failed (neither answered nor shed: another status such as 404 or 500, a timeout, "
+                    + "a connection error) "
                     + "in " + String.join("; ", failing) + ". Throughput and retention there do not measure working "
                     + "pages; see the server's and Gatling's logs under logs/."));
         }
@@ -253,10 +256,10 @@ public final class Report {
     }
 
     /**
-     * "up to N % of a class's requests at a point failed" when a point of the configuration had more than {@link #FAILED_NOTE}
-     * of a class's requests fail ({@link Summary.Row#failedShare}), and "requests unanswered through a window" when a
-     * request was open a window's length or more at a window's end ({@link Summary.Row#unansweredThroughAWindow}); else
-     * empty.
+     * "up to N % of a class's requests at a point failed" when a point of the configuration had more than
+     * {@link #FAILED_NOTE} of a class's requests fail ({@link Summary.Row#failedShare}), and "requests unanswered
+     * through a window" when a request was open a window's length or more at a window's end
+     * ({@link Summary.Row#unansweredThroughAWindow}); else empty.
      */
     private static String failedNote(Summary summary, String configuration) {
         double worst = summary.rowsOf(configuration).stream().mapToDouble(Summary.Row::failedShare)

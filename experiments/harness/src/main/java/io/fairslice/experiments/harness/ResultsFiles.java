@@ -327,7 +327,8 @@ public final class ResultsFiles {
     private static void writeJson(StudyResult result, Path file) throws IOException {
         StringBuilder j = new StringBuilder();
         j.append("{\n  \"run\": ").append(json(result.runId())).append(",\n");
-        j.append("  \"start\": ").append(json(Instant.ofEpochMilli(result.startEpochMillis()).toString())).append(",\n");
+        j.append("  \"start\": ").append(json(Instant.ofEpochMilli(result.startEpochMillis()).toString()))
+                .append(",\n");
         j.append("  \"end\": ").append(json(Instant.ofEpochMilli(result.endEpochMillis()).toString())).append(",\n");
         j.append("  \"settings\": ").append(json(result.settings())).append(",\n");
         j.append("  \"machine\": ").append(json(result.machine())).append(",\n");

@@ -99,7 +99,8 @@ public final class SimulationLog {
             offset++;
             try {
                 if (header == null && type != RUN) {
-                    throw malformed(recordStart, "the first record must be the run record (type 0), found type " + type);
+                    throw malformed(recordStart, "the first record must be the run record (type 0), found type "
+                            + type);
                 }
                 switch (type) {
                     case RUN -> {

@@ -65,7 +65,8 @@ import java.util.TreeSet;
 public record StudyConfig(String preset, List<Configuration> configurations, List<Integer> heavyUsers, int lightUsers,
                           String lightPaths, int repetitions, Duration warmUp, Duration measure, Duration jitWarmUp,
                           Duration jitSettle, Duration drainTimeout, int retries, String documentSize, int maxThreads,
-                          boolean virtualThreads, List<String> serverJvmOptions, List<String> gatlingJvmOptions, String realtimeThrottle,
+                          boolean virtualThreads, List<String> serverJvmOptions, List<String> gatlingJvmOptions,
+                          String realtimeThrottle,
                           String freshServer, Duration retryAfterDefault, Duration retryAfterMax) {
 
     /** The keys a --config file may set. */
@@ -215,8 +216,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
     }
 
     /**
-     * The default run (planned 6m42s; 8-13 minutes, as the JIT compiler settles): the baseline and fairslice's share policy, with no heavy clients and with
-     * 40, under the default scheduler and the long-slice SCHED_RR emulation.
+     * The default run (planned 6m42s; 8-13 minutes, as the JIT compiler settles): the baseline and fairslice's share
+     * policy, with no heavy clients and with 40, under the default scheduler and the long-slice SCHED_RR emulation.
      */
     public static StudyConfig quick() {
         return new StudyConfig("quick",
@@ -243,8 +244,8 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
             }
         }
         return new StudyConfig("full", all, List.of(0, 10, 20, 30, 40), 30, "/light", 3, Duration.ofSeconds(5),
-                Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(15), 1, "2MB",
-                200, false,
+                Duration.ofSeconds(20), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(15),
+                1, "2MB", 200, false,
                 DEFAULT_SERVER_JVM_OPTIONS, DEFAULT_GATLING_JVM_OPTIONS, "off", "configuration",
                 StudyParameters.DEFAULT_RETRY_AFTER, StudyParameters.DEFAULT_RETRY_AFTER_MAX);
     }

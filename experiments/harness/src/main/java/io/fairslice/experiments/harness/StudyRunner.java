@@ -26,9 +26,9 @@ public final class StudyRunner {
 
     /**
      * Before a point is measured its load runs in steps of at most this length until the server's JIT compiler
-     * threads used less than {@link ProcCpu#JIT_SETTLED} of the server's CPU in a step, for at most {@code jitSettle}: windows
-     * measure compiled code, not the compiler. Without it, after the JIT warm-up (the heaviest point) the compiler
-     * still took 3-6 % of the server in a light-only window that followed (2026-11-26, docs/study.md), more in
+     * threads used less than {@link ProcCpu#JIT_SETTLED} of the server's CPU in a step, for at most {@code jitSettle}:
+     * windows measure compiled code, not the compiler. Without it, after the JIT warm-up (the heaviest point) the
+     * compiler still took 3-6 % of the server in a light-only window that followed (2026-11-26, docs/study.md), more in
      * fairslice's server, whose own code is more to compile, and 0.6-1.9 % in the loaded window: both read a few
      * percent low. The light-only reference is now measured last ({@link StudyConfig#measurementOrder}).
      */
@@ -664,8 +664,8 @@ public final class StudyRunner {
     }
 
     /**
-     * Waits until the server is idle (below 5 % of its core over the last second), then a short quiet period: Gatling has
-     * ended, so nothing new arrives, but requests it gave up on may still be running, and the next window must not
+     * Waits until the server is idle (below 5 % of its core over the last second), then a short quiet period: Gatling
+     * has ended, so nothing new arrives, but requests it gave up on may still be running, and the next window must not
      * pay for them.
      */
     private void drain(CpuSampler cpu, StudyServerProcess server) throws InterruptedException {

@@ -41,8 +41,10 @@ class CoreSpeedTest {
         CoreSpeed.Samples before = new CoreSpeed.Samples(List.of(29.0, 30.0, 30.0));
         CoreSpeed.Samples after = new CoreSpeed.Samples(List.of(44.0, 45.0, 46.0));
 
-        assertThat(CoreSpeed.change(before, after)).isEqualTo("median 45 ms after the run against 30 ms before it: 1.50x");
-        assertThat(CoreSpeed.change(after, before)).isEqualTo("median 30 ms after the run against 45 ms before it: 0.67x");
+        assertThat(CoreSpeed.change(before, after))
+                .isEqualTo("median 45 ms after the run against 30 ms before it: 1.50x");
+        assertThat(CoreSpeed.change(after, before))
+                .isEqualTo("median 30 ms after the run against 45 ms before it: 0.67x");
         assertThat(CoreSpeed.change(before, new CoreSpeed.Samples(List.of(33.0, 34.0)))).as("1.12x: steady").isNull();
         assertThat(CoreSpeed.change(null, after)).as("not sampled before").isNull();
     }

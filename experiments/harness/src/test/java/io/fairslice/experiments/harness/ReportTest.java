@@ -50,14 +50,15 @@ class ReportTest {
 
     private static PointResult point(String configuration, int heavy, int rep, int attempt, double light,
                                      double heavyRate, boolean accepted) {
-        ClassStats l = new ClassStats((long) (light * 15), (long) (light * 15), 0, 0, light, 3, 9, 40 + heavy, 80 + heavy,
-                4.0, 12);
+        ClassStats l = new ClassStats((long) (light * 15), (long) (light * 15), 0, 0, light, 3, 9, 40 + heavy,
+                80 + heavy, 4.0, 12);
         ClassStats h = heavy == 0 ? ClassStats.EMPTY
                 : new ClassStats((long) (heavyRate * 15), (long) (heavyRate * 15), 0, 0, heavyRate, 900, 1500, 2000,
                         2500, 1000.0, 800);
         return new PointResult(configuration, heavy, 30, rep, attempt, 1_700_000_000_000L + rep * 60_000L, 15.0, l, h,
                 accepted ? 0.99 : 0.80, accepted ? 0.0 : 0.19, 0.01, 0.0, configuration.startsWith("none") ? Double.NaN
-                        : heavy == 0 ? 0.97 : 0.78, configuration.startsWith("none") ? Double.NaN : heavy == 0 ? 0 : 0.2,
+                        : heavy == 0 ? 0.97 : 0.78,
+                configuration.startsWith("none") ? Double.NaN : heavy == 0 ? 0 : 0.2,
                 0.004, accepted,
                 accepted ? "" : "disturbed: server had 0.800 of its core (< 0.97), other processes 0.190");
     }
@@ -85,7 +86,8 @@ class ReportTest {
     void shouldPutTheHeadlineTheStudyAndEveryConfigurationInTheReport() throws Exception {
         String headline = Report.write(fixture(), dir);
 
-        assertThat(headline).isEqualTo("light retention at 40 heavy clients: none@default 10.0 %, share@default 44.5 %");
+        assertThat(headline)
+                .isEqualTo("light retention at 40 heavy clients: none@default 10.0 %, share@default 44.5 %");
         String md = Files.readString(dir.resolve("report.md"));
         assertThat(md).contains("| 2005 study: Solaris 9 | 40 | 22 % | - | - | published |")
                 .contains("| 2005 study: Linux 2.6.7, FreeBSD 5.2.1, Windows 2003 | 40 | 1-3 % | - | - | published |")
@@ -222,7 +224,8 @@ class ReportTest {
         assertThat(share.retentionDisturbed()).isTrue();
         assertThat(headline).endsWith("share@default 50.0 % (disturbed)");
         assertThat(Files.readString(dir.resolve("report.md")))
-                .contains("| this run: share@default | 40 | 50.0 % | 42.9 % (disturbed) | 900.0 / 25.0 | 1 window(s), 1 disturbed "
+                .contains("| this run: share@default | 40 | 50.0 % | 42.9 % (disturbed) | 900.0 / 25.0 | "
+                        + "1 window(s), 1 disturbed "
                         + "repetition(s) left out |");
     }
 
@@ -238,7 +241,8 @@ class ReportTest {
         assertThat(share.vsNoneDisturbed()).isTrue();
         assertThat(share.retentionDisturbed()).as("its own reference is clean").isFalse();
         assertThat(Files.readString(dir.resolve("report.md")))
-                .contains("| this run: share@default | 40 | 44.5 % | 40.0 % (disturbed) | 840.0 / 25.5 | 2 window(s) |");
+                .contains("| this run: share@default | 40 | 44.5 % | 40.0 % (disturbed) | 840.0 / 25.5 | "
+                        + "2 window(s) |");
     }
 
     /** A point whose every attempt stayed disturbed: its means are over the attempt that had most of the core. */
@@ -313,7 +317,8 @@ class ReportTest {
 
         assertThat(Files.readString(dir.resolve("report.md"))).contains("Warning: the JIT compiler still took 5.0 % "
                 + "of the server or more in the windows of share@default H=40 17.5 %: they measured code being "
-                + "compiled, not the steady state. Raise jitSettle (" + f.settings().get("jitSettle") + " in this run)");
+                + "compiled, not the steady state. Raise jitSettle (" + f.settings().get("jitSettle")
+                + " in this run)");
         Report.write(f, dir);
         assertThat(Files.readString(dir.resolve("report.md"))).doesNotContain("Warning: the JIT compiler");
     }
@@ -637,9 +642,9 @@ class ReportTest {
         // a point that cannot be written (no note) stops the write after the rows before it, as Ctrl-C would
         List<PointResult> points = new ArrayList<>(before.points());
         PointResult p = points.get(0);
-        points.add(1, new PointResult(p.configuration(), 20, p.lightUsers(), 1, 1, p.startEpochMillis(), p.windowSeconds(),
-                p.light(), p.heavy(), p.serverCpu(), p.otherCpu(), p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(),
-                p.jitCpu(), true, null));
+        points.add(1, new PointResult(p.configuration(), 20, p.lightUsers(), 1, 1, p.startEpochMillis(),
+                p.windowSeconds(), p.light(), p.heavy(), p.serverCpu(), p.otherCpu(), p.irqCpu(), p.idleCpu(),
+                p.lightCpu(), p.heavyCpu(), p.jitCpu(), true, null));
         StudyResult after = new StudyResult(before.runId(), before.settings(), before.machine(), points,
                 before.outcomes(), before.startEpochMillis(), before.endEpochMillis(), before.heaviest());
 

@@ -10,9 +10,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 
 /**
- * Serves the registry in the format the scraper asks for (Prometheus text, OpenMetrics or protobuf). Like Prometheus's own
- * exporters it takes {@code name[]} parameters that select metric families ({@code ?name%5B%5D=fairslice_requests_cpu_seconds}
- * for the samples {@code fairslice_requests_cpu_seconds_total}): the study's harness reads one meter every second.
+ * Serves the registry in the format the scraper asks for (Prometheus text, OpenMetrics or protobuf). Like Prometheus's
+ * own exporters it takes {@code name[]} parameters that select metric families
+ * ({@code ?name%5B%5D=fairslice_requests_cpu_seconds} for the samples {@code fairslice_requests_cpu_seconds_total}):
+ * the study's harness reads one meter every second.
  */
 final class MetricsServlet extends HttpServlet {
 

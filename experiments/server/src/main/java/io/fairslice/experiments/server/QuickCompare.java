@@ -78,8 +78,8 @@ public final class QuickCompare {
         double[] base = run(o, pinned, "none", 0);
         System.out.printf(Locale.ROOT, "%-10s %10s %10s %10s %8s %8s%n", "policy", "light/s", "heavy/s", "retention",
                 "failed", "busy");
-        System.out.printf(Locale.ROOT, "%-10s %10.1f %10s %10s %8s %7.1f%%%n", "light-only", base[0], "-", "100.0%", "0",
-                100 * base[3]);
+        System.out.printf(Locale.ROOT, "%-10s %10.1f %10s %10s %8s %7.1f%%%n", "light-only", base[0], "-", "100.0%",
+                "0", 100 * base[3]);
         for (String policy : o.policies()) {
             double[] r = run(o, pinned, policy, o.heavy());
             System.out.printf(Locale.ROOT, "%-10s %10.1f %10.1f %9.1f%% %8d %7.1f%%%n", policy, r[0], r[1],

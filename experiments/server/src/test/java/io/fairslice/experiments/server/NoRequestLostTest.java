@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 /**
  * No request lost under overload, reconciled exactly: an open-model client (Poisson arrivals, it does not slow down
  * when the server does), and separately closed-loop clients as in the study, drive the real study server, in its
- * own JVM, past capacity with small class caps and queues so that both classes see 503s. Every request the client sent is answered 200 or 503, and the server's
- * fairslice metrics count the same requests and rejections, class by class.
+ * own JVM, past capacity with small class caps and queues so that both classes see 503s. Every request the client sent
+ * is answered 200 or 503, and the server's fairslice metrics count the same requests and rejections, class by class.
  */
 class NoRequestLostTest {
 

@@ -33,7 +33,8 @@ class RequestCpuTest {
 
     @Test
     void shouldFindTheLabelWhereverItStands() {
-        assertThat(RequestCpu.byClass("fairslice_requests_cpu_seconds_total{page=\"/a\",subclass=\"x\",class=\"c\"} 1e-3\n"))
+        assertThat(RequestCpu.byClass("fairslice_requests_cpu_seconds_total{page=\"/a\",subclass=\"x\","
+                + "class=\"c\"} 1e-3\n"))
                 .isEqualTo(Map.of("c", 0.001));
     }
 
@@ -47,7 +48,8 @@ class RequestCpuTest {
     void shouldRefuseASampleItCannotAttribute() {
         assertThatThrownBy(() -> RequestCpu.byClass("fairslice_requests_cpu_seconds_total{page=\"/a\"} 1.0"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("no class label in the /metrics line: fairslice_requests_cpu_seconds_total{page=\"/a\"} 1.0");
+                .hasMessage("no class label in the /metrics line: "
+                        + "fairslice_requests_cpu_seconds_total{page=\"/a\"} 1.0");
         assertThatThrownBy(() -> RequestCpu.byPage("fairslice_requests_cpu_seconds_total{page=\"/a\"} lots"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("not a number (lots) in the /metrics line");

@@ -8,7 +8,8 @@ import java.util.function.UnaryOperator;
  * The study application's settings, read once at startup from a system property or, failing that, the context
  * parameter of the same name. A bad value stops the application with a message naming the setting.
  *
- * @param fibonacciN     {@code study.light.fibonacci}: which Fibonacci number /light computes (default 25, as in the study)
+ * @param fibonacciN     {@code study.light.fibonacci}: which Fibonacci number /light computes (default 25, as in the
+ *                       study)
  * @param primeLimit     {@code study.light2.primes}: /light2 counts the primes below this (default 20000: about the
  *                       cost of fib(25) on the Intel host it was set on; 1.3-1.5x on an AMD EPYC, docs/study-app.md)
  * @param documentBytes  {@code study.heavy.bytes}: approximate size of the heavy page's XML document (default 2 MB)
@@ -79,7 +80,9 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
         }
     }
 
-    /** A whole number that fits an int: the range check in the constructor must see the value given, not a wrapped one. */
+    /**
+     * A whole number that fits an int: the range check in the constructor must see the value given, not a wrapped one.
+     */
     private static int parseInt(UnaryOperator<String> lookup, String name, int fallback) {
         long value = parseLong(lookup, name, fallback);
         if (value != (int) value) {

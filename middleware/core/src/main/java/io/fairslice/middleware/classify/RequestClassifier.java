@@ -72,7 +72,8 @@ public final class RequestClassifier {
     /**
      * A request given {@code route} by {@link #route} has ended with HTTP {@code status} (a rejection's 503 too):
      * returns the route its CPU sample ({@link #learn}) and meters go to. A candidate joins the table if the request
-     * (of HTTP {@code method}) was {@linkplain #served served}, else it gives {@code other}; see {@link RouteTable#end}.
+     * (of HTTP {@code method}) was {@linkplain #served served}, else it gives {@code other}; see
+     * {@link RouteTable#end}.
      */
     public Route end(Route route, String method, int status) {
         return routes.end(route, served(method, status));

@@ -85,7 +85,8 @@ public final class RouteTable {
     private final Route other = Route.shared(MeterNames.PAGE_OTHER);
     private final LongAdder overflow = new LongAdder();
     /** Whether the table's filling up has been logged (once: every later new page shares {@code other} as well). */
-    private final java.util.concurrent.atomic.AtomicBoolean fullLogged = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean fullLogged =
+            new java.util.concurrent.atomic.AtomicBoolean();
     /** How the table's log lines name their application: {@code "fairslice[/shop]: "}, or {@code "fairslice: "}. */
     private final String logPrefix;
 

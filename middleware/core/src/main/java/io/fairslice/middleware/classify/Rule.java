@@ -204,7 +204,8 @@ public final class Rule {
 
     /**
      * Method names a rule's {@code method=} may hold without a warning: IANA's HTTP method registry (RFC 9110's, PATCH,
-     * WebDAV's and its extensions', QUERY), and a few in wide use outside it (SSDP's and GENA's, caches' PURGE and BAN).
+     * WebDAV's and its extensions', QUERY), and a few in wide use outside it (SSDP's and GENA's, caches' PURGE and
+     * BAN).
      */
     private static final Set<String> KNOWN_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT",
             "OPTIONS", "TRACE", "PATCH", "QUERY", "ACL", "BASELINE-CONTROL", "BIND", "CHECKIN", "CHECKOUT", "COPY",

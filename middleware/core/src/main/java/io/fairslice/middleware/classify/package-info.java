@@ -5,7 +5,8 @@
  * hysteresis), then the default class. Paths are normalised into a bounded
  * {@link io.fairslice.middleware.classify.RouteTable}, so neither memory nor metric series grow with the number of
  * distinct URLs a client sends. A path joins the table only once a request on it has been served (status below
- * 400, to a method other than OPTIONS and TRACE, which the container answers for any path): until then its requests in flight share a candidate route that learns like any other, so a scan of URLs
- * that answer 404 takes no route or page tag from the real pages reached later.
+ * 400, to a method other than OPTIONS and TRACE, which the container answers for any path): until then its requests in
+ * flight share a candidate route that learns like any other, so a scan of URLs that answer 404 takes no route or page
+ * tag from the real pages reached later.
  */
 package io.fairslice.middleware.classify;

@@ -32,12 +32,12 @@ import javax.sql.DataSource;
  * <p>Closing it closes the wrapped data source when that can be closed (a pool). Connections and statements are
  * dynamic proxies of the driver's: every other call goes straight to the driver's
  * object, and {@code unwrap} and {@code isWrapperFor} reach it too. A statement's {@code getConnection()} answers the
- * proxy its statement came from; a result set's {@code getStatement()} and the metadata's {@code getConnection()} answer
- * the driver's own objects (result sets and metadata are not wrapped, to keep {@code ResultSet.next()} a direct call),
- * whose calls are not declared: the scheduler then finds such a wait by looking at the request's thread. Outside a request served through fairslice's filter a declaration does nothing; under
- * the policies other than {@code share} it only marks the call's time as no CPU ({@link
- * io.fairslice.middleware.Fairslice#blocking}). {@code ResultSet.next()} is not declared: it mostly reads rows already
- * fetched.
+ * proxy its statement came from; a result set's {@code getStatement()} and the metadata's {@code getConnection()}
+ * answer the driver's own objects (result sets and metadata are not wrapped, to keep {@code ResultSet.next()} a direct
+ * call), whose calls are not declared: the scheduler then finds such a wait by looking at the request's thread. Outside
+ * a request served through fairslice's filter a declaration does nothing; under the policies other than {@code share}
+ * it only marks the call's time as no CPU ({@link io.fairslice.middleware.Fairslice#blocking}).
+ * {@code ResultSet.next()} is not declared: it mostly reads rows already fetched.
  */
 public final class BlockingDataSource implements DataSource, AutoCloseable {
 

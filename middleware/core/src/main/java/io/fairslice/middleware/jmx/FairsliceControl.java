@@ -159,7 +159,8 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         }
         String host = system.getProperty("com.sun.management.jmxremote.host", "all interfaces");
         String open = "reachable over remote JMX on port " + port.trim() + " (" + host + ")"
-                + (noAuth ? " without authentication" : "") + (noAuth && noTls ? " and" : "") + (noTls ? " without TLS" : "");
+                + (noAuth ? " without authentication" : "") + (noAuth && noTls ? " and" : "")
+                + (noTls ? " without TLS" : "");
         if (!loopback(host)) {
             return open + "; require authentication and TLS, or bind JMX to loopback";
         }

@@ -102,7 +102,8 @@ public final class FairsliceMetrics implements AutoCloseable {
             add(Gauge.builder(CLASS_CPU_SHARE_TARGET, scheduler, s -> s.targetShare(i)).tags(cls)
                     .description("the class's configured share, normalised").register(registry));
             add(Gauge.builder(CLASS_BALANCE, c, x -> x.balanceNanos() / 1e9).tags(cls).baseUnit("seconds")
-                    .description("share scheduler run-slot time owed; negative: taken beyond its share").register(registry));
+                    .description("share scheduler run-slot time owed; negative: taken beyond its share")
+                    .register(registry));
             add(FunctionCounter.builder(YIELD_POINTS, c, ClassState::yieldPoints).tags(cls)
                     .description("yield points reached while the scheduler was armed").register(registry));
             add(FunctionCounter.builder(CLASSIFY_RECLASSIFIED, classifier, k -> k.reclassifiedInto(i))
@@ -126,7 +127,8 @@ public final class FairsliceMetrics implements AutoCloseable {
             for (int w = 0; w < WHERES.size(); w++) {
                 int where = w;
                 add(FunctionCounter.builder(YIELD_PARKS, c, x -> x.parks(where)).tags(cls)
-                        .tag(TAG_WHERE, WHERES.get(w)).description("times a request's thread parked").register(registry));
+                        .tag(TAG_WHERE, WHERES.get(w)).description("times a request's thread parked")
+                        .register(registry));
                 add(FunctionCounter.builder(YIELD_PARKED, c, x -> x.parkedNanos(where) / 1e9).tags(cls)
                         .tag(TAG_WHERE, WHERES.get(w)).baseUnit("seconds").description("time spent parked")
                         .register(registry));
@@ -138,7 +140,8 @@ public final class FairsliceMetrics implements AutoCloseable {
                         .register(registry));
             }
             add(FunctionCounter.builder(ADMISSION_CAPPED, scheduler, s -> s.cappedWaitNanos(i) / 1e9).tags(cls)
-                    .baseUnit("seconds").description("time requests waited at admission for the class's max-concurrency")
+                    .baseUnit("seconds")
+                    .description("time requests waited at admission for the class's max-concurrency")
                     .register(registry));
             retryAfter[i] = add(DistributionSummary.builder(RETRY_AFTER).tags(cls).baseUnit("seconds")
                     .description("Retry-After values given with rejections").register(registry));

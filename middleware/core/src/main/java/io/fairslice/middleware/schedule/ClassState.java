@@ -180,7 +180,9 @@ public final class ClassState {
         return rejections[reason].sum();
     }
 
-    /** Times a request of the class held a run slot blocked in a call, and the slot went to another request meanwhile. */
+    /**
+     * Times a request of the class held a run slot blocked in a call, and the slot went to another request meanwhile.
+     */
     public long slotsLent() {
         return slotsLent.sum();
     }
@@ -203,7 +205,9 @@ public final class ClassState {
         return holdYieldNanos.sum();
     }
 
-    /** Requests that moved into this class while in flight: their route's class changed ({@link Scheduler#reclassify}). */
+    /**
+     * Requests that moved into this class while in flight: their route's class changed ({@link Scheduler#reclassify}).
+     */
     public long movedIn() {
         return movedIn.sum();
     }

@@ -61,7 +61,8 @@ public interface Clock {
     /**
      * The system clock: {@link System#nanoTime()} and the thread's own CPU clock from ThreadMXBean. Where the JVM
      * cannot measure a thread's CPU time (a virtual thread, up to Java 25 at least; a JVM without the clock), wall time
-     * stands in, less what the thread spent parked by the scheduler or in declared blocking calls ({@link WallStandIn}).
+     * stands in, less what the thread spent parked by the scheduler or in declared blocking calls
+     * ({@link WallStandIn}).
      */
     static Clock system() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -140,8 +141,8 @@ public interface Clock {
      * without the clock. It is the wall time, less the time the thread spent parked by the scheduler (waiting for a run
      * slot, at admission or at a yield point) and in the blocking calls its request declared ({@code
      * Fairslice.blocking()}), both of which the scheduler reports ({@link Clock#offCpu}). It still counts the waits the
-     * thread's request did not declare (an undeclared query, a lock) and, for a virtual thread, the time it waited for a
-     * carrier thread: requests read dearer than they are, which makes the share scheduler stricter, not looser, and
+     * thread's request did not declare (an undeclared query, a lock) and, for a virtual thread, the time it waited for
+     * a carrier thread: requests read dearer than they are, which makes the share scheduler stricter, not looser, and
      * the adaptive classifier take waiting pages for heavy ones (classify them by rule, or declare their waits).
      */
     final class WallStandIn {

@@ -486,8 +486,8 @@ public final class Scheduler {
      * run slot or turn and starts as a request of the new class would at a yield point: on at once when the policy
      * lets it, else it parks (each of its parks from then on bounded by the new class's queue timeout, not
      * {@code share.max-park}: see the class comment, Moves). A running request that reaches no yield point stays in
-     * its class to its end. A moved request keeps its permit, beyond the new class's cap if need be: it was admitted once, it is
-     * never refused.
+     * its class to its end. A moved request keeps its permit, beyond the new class's cap if need be: it was admitted
+     * once, it is never refused.
      */
     public void reclassify(Ticket t, int classIndex) {
         reclassify(t, classIndex, false);
@@ -495,9 +495,9 @@ public final class Scheduler {
 
     /**
      * The application declares the request's class ({@code Fairslice.classify}), on the request's own thread: it moves
-     * there at once, as {@link #reclassify} and {@link #moveIfDue} would move it (it may wait for the class's turn here,
-     * as at a yield point), and from now on its route's decisions no longer move it. Its CPU teaches its route nothing
-     * (the filter reads {@link Ticket#declared()}): the application, not the route, decides its class.
+     * there at once, as {@link #reclassify} and {@link #moveIfDue} would move it (it may wait for the class's turn
+     * here, as at a yield point), and from now on its route's decisions no longer move it. Its CPU teaches its route
+     * nothing (the filter reads {@link Ticket#declared()}): the application, not the route, decides its class.
      *
      * A name that is no configured class changes nothing: logged once per name as a WARNING naming the classes (a
      * scheduling hint must not fail the page, as it would after the classes were renamed in the shared configuration).
@@ -687,8 +687,8 @@ public final class Scheduler {
     }
 
     /**
-     * Moves the ticket's counts (in flight or tasks) from its class to {@code to}, under the lock. Its permit stays with
-     * the class that admitted it ({@link Ticket#permitClass}).
+     * Moves the ticket's counts (in flight or tasks) from its class to {@code to}, under the lock. Its permit stays
+     * with the class that admitted it ({@link Ticket#permitClass}).
      */
     private void switchClass(Ticket t, ClassState to, long now, FairsliceConfig cfg) {
         ClassState from = t.cls;
@@ -1137,9 +1137,9 @@ public final class Scheduler {
 
     /**
      * How long a closing turn of {@code c} waits for its requests still running: {@code share.max-park}, or only
-     * {@code share.quantum} (if shorter) once one has stopped at a yield point for a class further behind. Those that reach
-     * none by then are blocked (in a call, or on a lock) or in unwoven code; the stopped ones would wait behind them,
-     * and the CPU could idle, while the class they stopped for waits too.
+     * {@code share.quantum} (if shorter) once one has stopped at a yield point for a class further behind. Those that
+     * reach none by then are blocked (in a call, or on a lock) or in unwoven code; the stopped ones would wait behind
+     * them, and the CPU could idle, while the class they stopped for waits too.
      */
     private long closingBound(ClassState c, FairsliceConfig cfg) {
         long maxPark = cfg.shareMaxPark().toNanos();
@@ -2157,7 +2157,8 @@ public final class Scheduler {
             c.yieldPoints.add(t.yieldPoints);
             if (c.lastCompletionNanos != 0 && !endsIdleSpell) {
                 double interval = now - c.lastCompletionNanos;
-                c.drainIntervalNanos = c.drainIntervalNanos == 0 ? interval : 0.1 * interval + 0.9 * c.drainIntervalNanos;
+                c.drainIntervalNanos = c.drainIntervalNanos == 0 ? interval
+                        : 0.1 * interval + 0.9 * c.drainIntervalNanos;
             }
             c.lastCompletionNanos = now;
             dispatch(now);
@@ -2197,12 +2198,12 @@ public final class Scheduler {
     // ---- the collector -------------------------------------------------------------------------------------------
 
     /**
-     * A collector pause of {@code pauseNanos} ended ({@link CollectorPauses}). With {@code share.charge-gc}, the run-slot
-     * time it took from requests ({@code share.cpus} slots for its length) is charged to the classes whose requests
-     * allocated since the pause before, split by the bytes they allocated (measured requests only, each counted for
-     * the requests it stands for): a class whose pages make the garbage pays for collecting it. The part is charged
-     * as run time under share and shows in {@link #cpuShare} and the class's {@link ClassState#gcNanos()}. When no
-     * measured request allocated since the pause before, nothing is charged.
+     * A collector pause of {@code pauseNanos} ended ({@link CollectorPauses}). With {@code share.charge-gc}, the
+     * run-slot time it took from requests ({@code share.cpus} slots for its length) is charged to the classes whose
+     * requests allocated since the pause before, split by the bytes they allocated (measured requests only, each
+     * counted for the requests it stands for): a class whose pages make the garbage pays for collecting it. The part is
+     * charged as run time under share and shows in {@link #cpuShare} and the class's {@link ClassState#gcNanos()}. When
+     * no measured request allocated since the pause before, nothing is charged.
      */
     public void collectorPaused(long pauseNanos) {
         lock.lock();
@@ -2494,7 +2495,9 @@ public final class Scheduler {
         return best;
     }
 
-    /** Whether the class has a request that could be granted now (parked at a yield point, or queued within its cap). */
+    /**
+     * Whether the class has a request that could be granted now (parked at a yield point, or queued within its cap).
+     */
     private boolean waitsToRun(ClassState k, FairsliceConfig cfg) {
         return !k.yieldWaiters.isEmpty() || (!k.admissionQueue.isEmpty()
                 && (closed || cfg.policy() == Policy.OBSERVE || capOk(k, cfg)));

@@ -48,8 +48,8 @@ public final class Ticket {
     boolean holdsPermit;
     /**
      * The class whose {@code max-concurrency} the permit counts against: the one that admitted the request, wherever
-     * it moves afterwards (docs/configuration.md), so that a move neither frees the class it leaves nor fills the one it
-     * joins. Set with {@link #holdsPermit}, under the lock.
+     * it moves afterwards (docs/configuration.md), so that a move neither frees the class it leaves nor fills the one
+     * it joins. Set with {@link #holdsPermit}, under the lock.
      */
     ClassState permitClass;
     /** Whether the request holds a run slot (admitted, dispatching or about to, not parked), and since when. */
@@ -84,7 +84,9 @@ public final class Ticket {
      */
     int blockingDepth;
     ClassState awayFrom;
-    /** When the outermost declared blocking call began (scheduler clock): its length is the thread's time off the CPU. */
+    /**
+     * When the outermost declared blocking call began (scheduler clock): its length is the thread's time off the CPU.
+     */
     long blockingSince;
     /** Whether the request runs in its class's turn, without a run slot of its own (see Scheduler, turns). */
     boolean riding;
@@ -186,8 +188,8 @@ public final class Ticket {
     /** CPU of the request's work on other threads ({@link Scheduler#task}), added as each task ends. */
     final java.util.concurrent.atomic.AtomicLong taskCpu = new java.util.concurrent.atomic.AtomicLong();
     /**
-     * Whether the application declared the request's class ({@code Fairslice.classify}; set under the scheduler's lock):
-     * its route's decisions no longer move it, and it teaches its route nothing.
+     * Whether the application declared the request's class ({@code Fairslice.classify}; set under the scheduler's
+     * lock): its route's decisions no longer move it, and it teaches its route nothing.
      */
     volatile boolean declared;
     /** What the filter does as the application declares the request's class (stops watching it for its route). */
@@ -381,7 +383,10 @@ public final class Ticket {
         }
     }
 
-    /** Whether the application declared the request's class ({@code Fairslice.classify}): then it teaches its route nothing. */
+    /**
+     * Whether the application declared the request's class ({@code Fairslice.classify}): then it teaches its route
+     * nothing.
+     */
     public boolean declared() {
         return declared;
     }

@@ -16,8 +16,8 @@ import java.util.WeakHashMap;
  * weakly, so the classes of an undeployed application leave {@link #count()} when the JVM unloads them (a garbage
  * collection after the undeploy, once nothing holds the application's class loader); a leaked class loader stays
  * counted. {@link #count(ClassLoader)} counts one application's classes, {@link #countVisibleTo(ClassLoader)} the
- * woven classes an application runs (its own and those of the class loaders it delegates to). Recording happens once per class
- * initialisation, never on a request's path: one lock, one map update. Thread-safe; remembers the first
+ * woven classes an application runs (its own and those of the class loaders it delegates to). Recording happens once
+ * per class initialisation, never on a request's path: one lock, one map update. Thread-safe; remembers the first
  * {@link #NAMES_KEPT} names for logs.
  */
 public final class WovenClasses {

@@ -133,7 +133,8 @@ class RequestClassifierTest {
 
     @Test
     void shouldMatchExtensionMethodsWithHyphens() {
-        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive", "false", "rule.1", "heavy method=M-SEARCH|REPORT"));
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive", "false",
+                "rule.1", "heavy method=M-SEARCH|REPORT"));
         RequestClassifier k = new RequestClassifier(c);
         assertThat(classify(c, k, "/", "M-SEARCH", NO_HEADERS)).isEqualTo(1);
         assertThat(classify(c, k, "/", "GET", NO_HEADERS)).isEqualTo(0);

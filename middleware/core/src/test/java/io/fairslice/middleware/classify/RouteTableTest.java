@@ -292,7 +292,8 @@ class RouteTableTest {
             assertThat(log.lines()).as("a 404 beyond the table: no page").isEmpty();
             request(full, "/c", true);
             assertThat(log.lines()).singleElement().asString()
-                    .startsWith("WARNING fairslice[/shop]: the route table is full (routes.max=1): a page served now and"
+                    .startsWith("WARNING fairslice[/shop]: the route table is full (routes.max=1): "
+                            + "a page served now and"
                             + " every");
         }
     }

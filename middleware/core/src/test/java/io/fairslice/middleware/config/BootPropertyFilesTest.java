@@ -18,7 +18,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The fairslice.* keys found in a WAR's Spring Boot property files (the real Tomcat case is in FairsliceFilterTest). */
+/**
+ * The fairslice.* keys found in a WAR's Spring Boot property files (the real Tomcat case is in FairsliceFilterTest).
+ */
 class BootPropertyFilesTest {
 
     @TempDir
@@ -60,7 +62,8 @@ class BootPropertyFilesTest {
 
     @Test
     void shouldNameAFlowMappingUnderFairsliceByItsTopLevelKeyAndNothingElse() {
-        assertThat(BootPropertyFiles.yamlKeys("fairslice: {policy: share}\r\nother: 1\r\n")).containsExactly("fairslice");
+        assertThat(BootPropertyFiles.yamlKeys("fairslice: {policy: share}\r\nother: 1\r\n"))
+                .containsExactly("fairslice");
         assertThat(BootPropertyFiles.yamlKeys("shop:\n  fairslice.policy: x\nfairslicer: y\n- fairslice: z\n"))
                 .isEmpty();
     }
@@ -71,7 +74,8 @@ class BootPropertyFilesTest {
                 "fairslice.rule.2 = light path=/", "fairslice.policy: observe", "# fairslice.jmx=false", "#---",
                 "Fairslice.adaptive=false", "fairslicer=1", "fairslice.rule.1=heavy path=/reports/**")))
                 .containsExactly("fairslice.rule.2", "fairslice.policy", "fairslice.rule.1");
-        assertThat(BootPropertyFiles.propertiesKeys("fairslice.policy=\\u00zz")).as("malformed: Boot says so").isEmpty();
+        assertThat(BootPropertyFiles.propertiesKeys("fairslice.policy=\\u00zz"))
+                .as("malformed: Boot says so").isEmpty();
     }
 
     /** Where Boot looks on the class path, profile variants too; other files are not read. */

@@ -30,11 +30,13 @@ class ConfigValidationTest {
                         "is not a fairslice configuration key; did you mean rule.2? (see", new String[0]),
                 Arguments.of("prefixed key where none is read", "fairslice.share.quantm", "2ms",
                         "is not a fairslice configuration key; did you mean share.quantum? (see", new String[0]),
-                Arguments.of("per-class key of no class", "class.medium.share", "10", "is not a fairslice", new String[0]),
+                Arguments.of("per-class key of no class", "class.medium.share", "10", "is not a fairslice",
+                        new String[0]),
                 Arguments.of("boolean", "enabled", "yes", "must be true or false", new String[0]),
                 Arguments.of("policy", "policy", "fair", "must be one of observe, sleep, share", new String[0]),
                 Arguments.of("policy off", "policy", "none",
-                        "must be one of observe, sleep, share (to switch fairslice off, set enabled=false)", new String[0]),
+                        "must be one of observe, sleep, share (to switch fairslice off, set enabled=false)",
+                        new String[0]),
                 Arguments.of("class name", "classes", "light,Heavy", "must be a comma-separated list", new String[0]),
                 Arguments.of("class repeated", "classes", "a,a", "must not repeat a name", new String[0]),
                 Arguments.of("class name, a comma too many", "classes", "light,heavy,", "bad name ''", new String[0]),
@@ -45,15 +47,18 @@ class ConfigValidationTest {
                 Arguments.of("share range", "class.heavy.share", "0", "must be 1..1000", new String[0]),
                 Arguments.of("share number", "class.heavy.share", "ten", "must be a whole number", new String[0]),
                 Arguments.of("cap range", "class.heavy.max-concurrency", "-1", "must be 0..100000", new String[0]),
-                Arguments.of("queue size range", "class.light.queue-size", "100001", "must be 0..100000", new String[0]),
+                Arguments.of("queue size range", "class.light.queue-size", "100001", "must be 0..100000",
+                        new String[0]),
                 Arguments.of("duration unit", "class.heavy.queue-timeout", "30", "must be a duration with a unit",
                         new String[0]),
                 Arguments.of("duration range", "class.heavy.queue-timeout", "11m", "must be 1ms..10m", new String[0]),
-                Arguments.of("rule number", "rule.x", "heavy path=/a", "rule.<n> with <n> a whole number", new String[0]),
+                Arguments.of("rule number", "rule.x", "heavy path=/a", "rule.<n> with <n> a whole number",
+                        new String[0]),
                 Arguments.of("rule class", "rule.1", "medium path=/a", "must start with a configured class",
                         new String[0]),
                 Arguments.of("rule needs a condition", "rule.1", "heavy", "at least one condition", new String[0]),
-                Arguments.of("rule condition", "rule.1", "heavy url=/a", "unknown or repeated condition", new String[0]),
+                Arguments.of("rule condition", "rule.1", "heavy url=/a", "unknown or repeated condition",
+                        new String[0]),
                 Arguments.of("rule path", "rule.1", "heavy path=a/*", "path glob must start with '/'", new String[0]),
                 Arguments.of("rule path with a query", "rule.1", "heavy path=/search?q=long*",
                         "must not hold a query string ('?' then '='): the path is matched without it; use query:",
@@ -128,7 +133,8 @@ class ConfigValidationTest {
     void shouldSuggestNoKeyForAKeyFarFromEveryKey() {
         assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("maximum-threads", "200")))
                 .isInstanceOf(FairsliceConfigException.class)
-                .hasMessageContaining("maximum-threads is not a fairslice configuration key (see docs/configuration.md");
+                .hasMessageContaining("maximum-threads is not a fairslice configuration key "
+                        + "(see docs/configuration.md");
         assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("classes", "light,normal,heavy",
                 "class.normal.queue-sise", "10")))
                 .hasMessageContaining("; did you mean class.normal.queue-size? (see");
@@ -139,7 +145,8 @@ class ConfigValidationTest {
         Map<String, Set<String>> listeners = Map.of("probe", Set.of("interval", "nice.*"));
         assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("probe.intervall", "1s"), listeners))
                 .isInstanceOf(FairsliceConfigException.class)
-                .hasMessageContaining("probe.intervall").hasMessageContaining("is not a setting of the request listener");
+                .hasMessageContaining("probe.intervall")
+                .hasMessageContaining("is not a setting of the request listener");
     }
 
     @Test
@@ -213,7 +220,8 @@ class ConfigValidationTest {
                 .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo("adaptive.heavy-above"));
         assertThatThrownBy(() -> c.with(Map.of("adaptive.light-below", "6ms")))
                 .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo("adaptive.light-below"));
-        assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("routes.max-pages", "80")).with(Map.of("routes.max", "50")))
+        assertThatThrownBy(() -> FairsliceConfig.parse(Map.of("routes.max-pages", "80"))
+                .with(Map.of("routes.max", "50")))
                 .hasMessageContaining("routes.max must be at least routes.max-pages (80), got '50'")
                 .satisfies(e -> assertThat(((FairsliceConfigException) e).key()).isEqualTo("routes.max"));
         assertThatThrownBy(() -> c.with(Map.of("routes.max-pages", "200")))

@@ -132,7 +132,8 @@ class JmxControlTest {
         assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"routs.max", "10"},
                 new String[] {"java.lang.String", "java.lang.String"}))
                 .as("no key at all: a restart would not take it either")
-                .rootCause().hasMessageContaining("routs.max is not a fairslice configuration key; did you mean routes.max?");
+                .rootCause()
+                .hasMessageContaining("routs.max is not a fairslice configuration key; did you mean routes.max?");
 
         assertThat(scheduler.config()).as("nothing changed").isSameAs(before);
         assertThat(warnings()).hasSize(10);

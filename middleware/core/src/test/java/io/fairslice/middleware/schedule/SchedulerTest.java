@@ -285,7 +285,8 @@ class SchedulerTest {
             }
             turn.add(t);
         }
-        assertThat(turn).as("light's turn: the request that started it and the ones that joined").hasSizeGreaterThan(10);
+        assertThat(turn).as("light's turn: the request that started it and the ones that joined")
+                .hasSizeGreaterThan(10);
         turn.forEach(t -> finish(t, 0));
         assertThat(heavy.granted).as("light's turn over: heavy's request starts").isTrue();
         Ticket heavy3 = scheduler.newTicket(HEAVY);
@@ -547,9 +548,9 @@ class SchedulerTest {
     }
 
     /**
-     * The same for a class that holds no task back (alone): a pool that dropped tasks kept each of them queued as handed
-     * over for as long as the class held none, the request's ticket and the command with it (found by review: 2 000
-     * submissions, every other dropped, left 1 000). Past twice the longest wait they are given up at the next
+     * The same for a class that holds no task back (alone): a pool that dropped tasks kept each of them queued as
+     * handed over for as long as the class held none, the request's ticket and the command with it (found by review:
+     * 2 000 submissions, every other dropped, left 1 000). Past twice the longest wait they are given up at the next
      * submission.
      */
     @Test
@@ -1326,7 +1327,8 @@ class SchedulerTest {
             settled();
             assertThat(stopped).noneMatch(CompletableFuture::isDone);
             clock.advance(25 * MS, 0);
-            assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).as("heavy's request gives up: 503").isFalse();
+            assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION))
+                    .as("heavy's request gives up: 503").isFalse();
             assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(running),
                     "the turn is open again: the request runs on");
             for (CompletableFuture<Void> f : stopped) {
@@ -1550,7 +1552,8 @@ class SchedulerTest {
         SilentTurn ended = silentTurnEnded("share.linger", "10ms"); // its request blocked in an unwoven call
         assertThat(ended.stray().riding).isTrue();
         finish(ended.heavy(), 4 * MS);
-        assertThat(ended.nextHeavy().granted).as("the freed slot goes to heavy at once: light has nothing on its way").isTrue();
+        assertThat(ended.nextHeavy().granted)
+                .as("the freed slot goes to heavy at once: light has nothing on its way").isTrue();
     }
 
     /**
@@ -3908,7 +3911,8 @@ class SchedulerTest {
         });
         yielded.get(5, TimeUnit.SECONDS);
         assertThat(light.granted).isTrue(); // and light keeps the slot: it never completes in this test
-        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> scheduler.await(heavy, Scheduler.WHERE_YIELD));
+        CompletableFuture<Void> resumed =
+                CompletableFuture.runAsync(() -> scheduler.await(heavy, Scheduler.WHERE_YIELD));
         Thread.sleep(100);
         assertThat(resumed).as("still parked: the fake clock has not passed max-park").isNotDone();
         clock.advance(60 * MS, 0);

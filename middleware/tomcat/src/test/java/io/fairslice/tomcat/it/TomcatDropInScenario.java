@@ -117,8 +117,8 @@ abstract class TomcatDropInScenario {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = Installer.run(List.of("--catalina-base", tomcat.base().toString(), "--catalina-home",
-                home.toString(), "--dist", System.getProperty("fairslice.dist"), "--weave", STUDY_SCOPE, "--weave-calls", "--weave-jdbc",
-                "--apps", APP + "," + SECOND_APP),
+                home.toString(), "--dist", System.getProperty("fairslice.dist"), "--weave", STUDY_SCOPE,
+                "--weave-calls", "--weave-jdbc", "--apps", APP + "," + SECOND_APP),
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         installOutput = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
         assertThat(status).as("installer exit status; output:\n%s", installOutput).isZero();
@@ -397,8 +397,9 @@ abstract class TomcatDropInScenario {
         // that runs the GC on a request thread inside HttpServlet.service, and after the overload step the JIT has
         // compiled HttpServlet.service with the old application's servlet inlined; a compiled frame on the stack keeps
         // what it inlined alive, so the old class loader survives the GCs run on such a thread and goes at the next
-        // one run elsewhere (docs/tomcat.md, "Leak detection after an overload"). Objects of the old application can stay reachable for a moment after
-        // its undeploy (a worker thread finishing its last request); a leak stays, so ask a few times.
+        // one run elsewhere (docs/tomcat.md, "Leak detection after an overload"). Objects of the old application can
+        // stay reachable for a moment after its undeploy (a worker thread finishing its last request); a leak stays, so
+        // ask a few times.
         List<String> leaked = leakedApplications();
         for (int i = 0; i < 5 && !leaked.isEmpty(); i++) {
             Thread.sleep(2000);
