@@ -286,8 +286,8 @@ class FairsliceAutoConfigurationTest {
                 .allMatch(name -> name.startsWith("io.fairslice.spring.shop."), "the application's own");
         assertThat(registry.get(WeavingMetrics.WOVEN_CLASSES).gauge().value()).isPositive();
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (registry.get(MeterNames.YIELD_POINTS).functionCounters().stream().mapToDouble(c -> c.count()).sum() < 1000
-                && System.nanoTime() < deadline) {
+        while (registry.get(MeterNames.YIELD_POINTS).functionCounters().stream().mapToDouble(c -> c.count())
+                .sum() < 1000 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertThat(registry.get(MeterNames.YIELD_POINTS).functionCounters().stream().mapToDouble(c -> c.count()).sum())

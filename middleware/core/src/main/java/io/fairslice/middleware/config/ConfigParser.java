@@ -72,7 +72,8 @@ public final class ConfigParser {
         Map<String, String> trimmed = new LinkedHashMap<>();
         keys.forEach((k, v) -> {
             if (k == null) {
-                throw FairsliceConfigException.unknownKey("(a key that is null)", "is not a fairslice configuration key", v);
+                throw FairsliceConfigException.unknownKey("(a key that is null)",
+                        "is not a fairslice configuration key", v);
             }
             // an absent value (a parameter declared without one) is unset, like an empty one
             trimmed.put(k.trim(), v == null ? "" : v.trim());
@@ -133,8 +134,10 @@ public final class ConfigParser {
             throw FairsliceConfigException.of(ROUTES_MAX, "must be at least " + ROUTES_MAX_PAGES + " (" + maxPages
                     + ")", keys.get(ROUTES_MAX));
         }
-        Duration quantum = duration(SHARE_QUANTUM, Duration.ofMillis(5), Duration.ofNanos(100_000), Duration.ofSeconds(1));
-        Duration maxPark = duration(SHARE_MAX_PARK, Duration.ofMillis(500), Duration.ofMillis(1), Duration.ofSeconds(60));
+        Duration quantum = duration(SHARE_QUANTUM, Duration.ofMillis(5), Duration.ofNanos(100_000),
+                Duration.ofSeconds(1));
+        Duration maxPark = duration(SHARE_MAX_PARK, Duration.ofMillis(500), Duration.ofMillis(1),
+                Duration.ofSeconds(60));
         Duration linger = duration(SHARE_LINGER, Duration.ofMillis(200), Duration.ZERO, Duration.ofSeconds(1));
         int cpus = integer(SHARE_CPUS, 0, 0, 1024);
         if (cpus == 0) {

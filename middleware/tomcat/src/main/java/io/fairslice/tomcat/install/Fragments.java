@@ -63,7 +63,8 @@ final class Fragments {
 
     /** Calls the installation's setenv.bat from an instance's, unless they are the same directory. */
     private static final String HOME_SETENV_BAT = "for %%h in (\"%CATALINA_HOME%\\.\") do for %%b in"
-            + " (\"%CATALINA_BASE%\\.\") do if /i not \"%%~fh\" == \"%%~fb\" if exist \"%CATALINA_HOME%\\bin\\setenv.bat\""
+            + " (\"%CATALINA_BASE%\\.\") do if /i not \"%%~fh\" == \"%%~fb\""
+            + " if exist \"%CATALINA_HOME%\\bin\\setenv.bat\""
             + " call \"%CATALINA_HOME%\\bin\\setenv.bat\"";
 
     /**

@@ -66,8 +66,9 @@ public final class Installer {
             boolean runningWithoutMetricsApp = options.metrics() && !Files.exists(installation.metricsDescriptor())
                     && RunningTomcat.find(base.dir(), Path.of("/proc")).isPresent();
             installation.install(options, bundle);
-            out.println("fairslice: done. Restart Tomcat to apply it. Configuration: " + base.dir().resolve(
-                    TomcatLayout.CONFIG) + (options.metrics() ? "; metrics: " + metricsUrl(base, options.metricsPorts()) : ""));
+            out.println("fairslice: done. Restart Tomcat to apply it. Configuration: "
+                    + base.dir().resolve(TomcatLayout.CONFIG)
+                    + (options.metrics() ? "; metrics: " + metricsUrl(base, options.metricsPorts()) : ""));
             if (runningWithoutMetricsApp) {
                 out.println("fairslice: note: Tomcat is running from " + base.dir() + ": with autoDeploy it tries the"
                         + " new " + TomcatLayout.METRICS_CONTEXT + " application now and fails (SEVERE in its log: its"

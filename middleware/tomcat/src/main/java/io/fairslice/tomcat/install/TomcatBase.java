@@ -71,9 +71,9 @@ public final class TomcatBase {
 
     /**
      * An HTTP/1.1 {@code <Connector>} of server.xml. {@code port} and {@code address} are the attributes as written
-     * (a port number; an IP address or a host name), or a placeholder such as {@code ${port.http}} that Tomcat replaces
-     * from system properties at start and that the installer cannot know. {@code address} is empty when the connector has
-     * none (it listens on every interface) or an empty one. {@code tls}: {@code SSLEnabled="true"}.
+     * (a port number; an IP address or a host name), or a placeholder such as {@code ${port.http}} that Tomcat
+     * replaces from system properties at start and that the installer cannot know. {@code address} is empty when the
+     * connector has none (it listens on every interface) or an empty one. {@code tls}: {@code SSLEnabled="true"}.
      * {@code everyInterface}: it has no {@code address} or a wildcard one ({@code 0.0.0.0}, {@code ::}).
      */
     public record HttpConnector(String port, boolean tls, String address, boolean everyInterface) {
