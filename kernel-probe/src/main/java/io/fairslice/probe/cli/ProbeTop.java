@@ -113,6 +113,12 @@ public final class ProbeTop {
             }
             return 1;
         }
+        long process = threadGroup(procDir);
+        if (process > 0 && process != o.pid) { // /proc/<tid> of a thread is there too, listing its process's threads
+            err.println("fairslice probe: " + o.pid + " is a thread of process " + process + ", not a process: give"
+                    + " --pid " + process + " (the TID column of its table names threads)");
+            return 2;
+        }
         LinuxKernelProbe probe;
         try {
             probe = LinuxKernelProbe.create(procRoot);
@@ -159,6 +165,23 @@ public final class ProbeTop {
         } finally {
             top.close();
         }
+    }
+
+    /**
+     * The {@code Tgid} of {@code procDir}'s {@code status}: the process a thread id belongs to (its own id for a
+     * process), or -1 when it cannot be read.
+     */
+    static long threadGroup(Path procDir) {
+        try {
+            for (String line : Files.readAllLines(procDir.resolve("status"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("Tgid:")) {
+                    return Long.parseLong(line.substring(5).trim());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // unknown: the checks after this one say what is wrong, if anything
+        }
+        return -1;
     }
 
     static final class Options {

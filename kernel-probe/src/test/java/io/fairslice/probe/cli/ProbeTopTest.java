@@ -130,6 +130,27 @@ class ProbeTopTest {
     }
 
     /**
+     * A thread's id has a /proc folder too, whose task folder lists its process's threads: given as --pid (a TID from
+     * a table), it showed the whole process under a header that named the thread as the process
+     * ({@code pid 4242 (http-nio-8080-)}).
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldNameTheProcessOfAThreadIdGivenAsPid() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        long tid;
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            tid = tasks.mapToLong(t -> Long.parseLong(t.getFileName().toString())).filter(t -> t != pid).findFirst()
+                    .orElseThrow();
+        }
+        assertThat(run("--pid", String.valueOf(tid), "--once")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice probe: " + tid + " is a thread of"
+                + " process " + pid + ", not a process: give --pid " + pid + " (the TID column of its table names"
+                + " threads)" + System.lineSeparator());
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    /**
      * A process hidden by /proc's hidepid (another user's) reads as one that is not there (hidepid=2), or as a folder
      * whose contents are refused (hidepid=1): the message names the mount option and what to do; on a /proc that hides
      * nothing it says only that there is no such process.
