@@ -193,6 +193,8 @@ public final class ProbeTop {
 
         static Options parse(String[] args) {
             Options o = new Options();
+            boolean once = false;
+            String count = null;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
@@ -208,9 +210,11 @@ public final class ProbeTop {
                         break;
                     case "--once":
                         o.count = 1;
+                        once = true;
                         break;
                     case "--count":
                         o.count = positiveInt(a, value(args, ++i, a));
+                        count = args[i];
                         break;
                     case "--top":
                         o.top = positiveInt(a, value(args, ++i, a));
@@ -222,6 +226,10 @@ public final class ProbeTop {
                     default:
                         throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
+            }
+            if (once && count != null) { // not the last one of them silently
+                throw new IllegalArgumentException("--once and --count are alternatives (one table, or K): give one,"
+                        + " got --once and --count " + count);
             }
             if (o.pid < 0 && !o.help) {
                 throw new IllegalArgumentException("--pid is required");

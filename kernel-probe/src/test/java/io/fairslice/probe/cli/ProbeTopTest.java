@@ -130,6 +130,21 @@ class ProbeTopTest {
     }
 
     /**
+     * {@code --once} and {@code --count K} are alternatives: given both, the last one won without a word
+     * ({@code --once --count 50} printed 50 tables). A pid that is no process's: refused before it is looked up.
+     */
+    @Test
+    void shouldRefuseOnceWithCount() {
+        assertThat(run("--pid", "2147483646", "--once", "--count", "50")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("fairslice probe: --once and --count are"
+                + " alternatives (one table, or K): give one, got --once and --count 50" + System.lineSeparator()
+                + ProbeTop.USAGE);
+        err.reset();
+        assertThat(run("--pid", "2147483646", "--count", "3", "--once")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("got --once and --count 3");
+    }
+
+    /**
      * A thread's id has a /proc folder too, whose task folder lists its process's threads: given as --pid (a TID from
      * a table), it showed the whole process under a header that named the thread as the process
      * ({@code pid 4242 (http-nio-8080-)}).
