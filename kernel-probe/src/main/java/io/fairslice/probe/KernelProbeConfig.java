@@ -32,6 +32,9 @@ public final class KernelProbeConfig {
     public static final int MIN_NICE = -20;
     public static final int MAX_NICE = 19;
 
+    private static final String INTERVAL_RANGE = "from 100ms to 60s";
+    private static final String SLICE_RANGE = "from 0.1ms to 100ms";
+
     static final String KEY_ENABLED = "enabled";
     static final String KEY_INTERVAL = "interval";
     static final String PREFIX_NICE = "nice.";
@@ -90,7 +93,7 @@ public final class KernelProbeConfig {
                 }
                 b.enabled(Boolean.parseBoolean(value)); // any case, as the middleware's own booleans
             } else if (key.equals(KEY_INTERVAL)) {
-                b.intervalNanos(full, Durations.parseNanos(full, value));
+                b.intervalNanos(full, Durations.parseNanos(full, value, INTERVAL_RANGE));
             } else if (key.startsWith(PREFIX_NICE)) {
                 String cls = checkClass(full, key.substring(PREFIX_NICE.length()), requestClasses);
                 int n;
@@ -103,7 +106,7 @@ public final class KernelProbeConfig {
                 b.nice(full, cls, n);
             } else if (key.startsWith(PREFIX_SLICE)) {
                 String cls = checkClass(full, key.substring(PREFIX_SLICE.length()), requestClasses);
-                b.slice(full, cls, Durations.parseNanos(full, value));
+                b.slice(full, cls, Durations.parseNanos(full, value, SLICE_RANGE));
             } else {
                 throw new IllegalArgumentException("unknown kernel probe setting " + full
                         + " (known: enabled, interval,"
@@ -186,7 +189,8 @@ public final class KernelProbeConfig {
 
         private Builder intervalNanos(String key, long nanos) {
             if (nanos < MIN_INTERVAL_NANOS || nanos > MAX_INTERVAL_NANOS) {
-                throw new IllegalArgumentException(key + " must be from 100ms to 60s, got " + Durations.format(nanos));
+                throw new IllegalArgumentException(key + " must be " + INTERVAL_RANGE + ", got "
+                        + Durations.format(nanos));
             }
             this.intervalNanos = nanos;
             return this;
@@ -211,7 +215,7 @@ public final class KernelProbeConfig {
 
         private Builder slice(String key, String requestClass, long nanos) {
             if (nanos < MIN_SLICE_NANOS || nanos > MAX_SLICE_NANOS) {
-                throw new IllegalArgumentException(key + " must be an EEVDF slice from 0.1ms to 100ms (the kernel's "
+                throw new IllegalArgumentException(key + " must be an EEVDF slice " + SLICE_RANGE + " (the kernel's "
                         + "range), got " + Durations.format(nanos));
             }
             sliceNanos.put(requestClass, nanos);

@@ -46,6 +46,13 @@ class KernelProbeConfigTest {
                 .hasMessageContaining("100ms to 60s").hasMessageContaining("10ms");
         assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("interval", "1 fortnight"), CLASSES))
                 .hasMessageContaining("unit");
+        // too large for a duration: it has a unit, so the message must say the range; it said only "with a unit"
+        assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("interval", "100000000h"), CLASSES))
+                .hasMessage("kernel-probe.interval must be a duration with a unit (ns, us, ms, s, m, h) from 100ms to"
+                        + " 60s, such as 1s, got '100000000h'");
+        assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("slice.heavy", "1e9h"), CLASSES))
+                .hasMessageContaining("kernel-probe.slice.heavy must be a duration").hasMessageContaining(
+                        "from 0.1ms to 100ms, such as 1s, got '1e9h'");
         assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("enabled", "yes"), CLASSES))
                 .hasMessageContaining("kernel-probe.enabled must be true or false, got 'yes'");
         assertThatThrownBy(() -> KernelProbeConfig.fromSettings(Map.of("nice.medium", "1"), CLASSES))

@@ -202,7 +202,7 @@ public final class ProbeTop {
                         o.pid = positive(a, value(args, ++i, a));
                         break;
                     case "--interval":
-                        o.intervalNanos = Durations.parseNanos("--interval", value(args, ++i, a));
+                        o.intervalNanos = Durations.parseNanos("--interval", value(args, ++i, a), "of at least 100ms");
                         if (o.intervalNanos < 100_000_000L) {
                             throw new IllegalArgumentException("--interval must be at least 100ms, got "
                                     + args[i]);

@@ -14,14 +14,15 @@ public final class Durations {
     }
 
     /**
-     * The duration in nanoseconds; {@link IllegalArgumentException} naming {@code key} and the value when it has no
-     * unit, an unknown unit or no number.
+     * The duration in nanoseconds; {@link IllegalArgumentException} naming {@code key}, the {@code range} the caller
+     * checks next ("from 100ms to 60s") and the value when it has no unit, an unknown unit or no number, or is too
+     * large for a duration ({@code 100000000h}: it has a unit, so only the range says what is wrong with it).
      */
-    public static long parseNanos(String key, String value) {
+    public static long parseNanos(String key, String value, String range) {
         Duration d = io.fairslice.middleware.config.Durations.parseOrNull(value);
         if (d == null) {
-            throw new IllegalArgumentException(key + " must be a duration with a unit (ns, us, ms, s, m, h) such as "
-                    + "1ms or 1s, got '" + value + "'");
+            throw new IllegalArgumentException(key + " must be a duration with a unit (ns, us, ms, s, m, h) " + range
+                    + ", such as 1s, got '" + value + "'");
         }
         return d.toNanos();
     }

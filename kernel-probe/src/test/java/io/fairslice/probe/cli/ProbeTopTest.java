@@ -107,6 +107,10 @@ class ProbeTopTest {
         assertThat(run("--pid", "1", "--interval", "10ms")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be at least 100ms, got 10ms");
         err.reset();
+        assertThat(run("--pid", "1", "--interval", "100000000000h")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be a duration with a unit (ns, us,"
+                + " ms, s, m, h) of at least 100ms, such as 1s, got '100000000000h'");
+        err.reset();
         assertThat(run("--pid", "x")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pid must be a positive integer, got 'x'");
         err.reset();
