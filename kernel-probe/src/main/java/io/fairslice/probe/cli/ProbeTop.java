@@ -169,11 +169,12 @@ public final class ProbeTop {
 
     /**
      * The {@code Tgid} of {@code procDir}'s {@code status}: the process a thread id belongs to (its own id for a
-     * process), or -1 when it cannot be read.
+     * process), or -1 when it cannot be read. Read as ISO-8859-1: the Name line is the thread's name as bytes, cut to
+     * 15 of them, so a Java name with a character of several bytes there is not valid UTF-8.
      */
     static long threadGroup(Path procDir) {
         try {
-            for (String line : Files.readAllLines(procDir.resolve("status"), StandardCharsets.UTF_8)) {
+            for (String line : Files.readAllLines(procDir.resolve("status"), StandardCharsets.ISO_8859_1)) {
                 if (line.startsWith("Tgid:")) {
                     return Long.parseLong(line.substring(5).trim());
                 }

@@ -170,6 +170,23 @@ class ProbeTopTest {
     }
 
     /**
+     * A thread whose name the kernel cut inside a character of several bytes (Java's names are UTF-8, comm keeps 15
+     * bytes: a thread named {@code http-nio-8080-a-umlaut...} keeps the first byte of the umlaut) has a status that is
+     * not valid UTF-8: read as UTF-8 it failed, and the thread's id was shown as the process.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldNameTheProcessOfAThreadWhoseNameWasCutInsideACharacter(@TempDir Path proc) throws Exception {
+        Path thread = Files.createDirectories(proc.resolve("2147483001/task/2147483001")).getParent().getParent();
+        Files.write(thread.resolve("status"), "Name:\thttp-nio-8080-\u00c3\nUmask:\t0022\nTgid:\t2147483000\n"
+                .getBytes(StandardCharsets.ISO_8859_1)); // 0xc3: the first byte of the UTF-8 a-umlaut
+
+        assertThat(runOver(proc, "--pid", "2147483001", "--once")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("fairslice probe: 2147483001 is a thread of process"
+                + " 2147483000, not a process: give --pid 2147483000");
+    }
+
+    /**
      * A process hidden by /proc's hidepid (another user's) reads as one that is not there (hidepid=2), or as a folder
      * whose contents are refused (hidepid=1): the message names the mount option and what to do; on a /proc that hides
      * nothing it says only that there is no such process.
