@@ -55,9 +55,10 @@ public final class ConfigSources {
     /**
      * The merged keys, the properties file read (null: none), where each key's value came from, as a phrase
      * ("in /opt/tomcat/conf/fairslice.properties", "by context parameter fairslice.policy"), for error messages, and
-     * the files present but not read because that one was (only one file is read).
+     * the files present but not read because that one was (only one file is read), and the keys that file set.
      */
-    public record Merged(Map<String, String> keys, String file, Map<String, String> origins, List<String> passedOver) {
+    public record Merged(Map<String, String> keys, String file, Map<String, String> origins, List<String> passedOver,
+                         Set<String> fileKeys) {
 
         /** Where {@code key}'s value came from, or null when no source set it. */
         public String originOf(String key) {
@@ -68,7 +69,8 @@ public final class ConfigSources {
          * Where the settings in force came from, in the order the sources are merged, each with the keys whose value
          * in force it set (a later source's value wins, so a source all of whose keys a later one set is left out):
          * {@code file /WEB-INF/fairslice.properties (classes, rule.1), context parameters (policy)}; a file read is
-         * named even when it sets nothing; {@code defaults only} when nothing was read or set.
+         * named even when it sets nothing, or only keys a later source set again (they are named, and said to be);
+         * {@code defaults only} when nothing was read or set.
          */
         public String sources() {
             Map<String, Set<String>> bySource = new LinkedHashMap<>();
@@ -82,8 +84,10 @@ public final class ConfigSources {
                     "system properties")) {
                 Set<String> set = bySource.get(source);
                 if (set != null) {
-                    out.append(out.isEmpty() ? "" : ", ").append(source)
-                            .append(set.isEmpty() ? " (sets nothing)" : " (" + String.join(", ", set) + ")");
+                    // a file whose every key a later source set again did set them: "sets nothing" read as unread
+                    String what = !set.isEmpty() ? String.join(", ", set) : fileKeys.isEmpty() ? "sets nothing"
+                            : String.join(", ", new TreeSet<>(fileKeys)) + ": each set again later";
+                    out.append(out.isEmpty() ? "" : ", ").append(source).append(" (").append(what).append(")");
                 }
             }
             return out.isEmpty() ? "defaults only" : out.toString();
@@ -158,6 +162,7 @@ public final class ConfigSources {
                 }
             }
         }
+        Set<String> fileKeys = Set.copyOf(keys.keySet()); // so far, the file's only
         for (String name : contextParamNames) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
                 set(keys, unprefixed(name), contextParams.apply(name), origins, CONTEXT_PARAMETER_ORIGIN + name);
@@ -179,7 +184,7 @@ public final class ConfigSources {
                 set(keys, unprefixed(name), system.getProperty(name), origins, SYSTEM_PROPERTY_ORIGIN + name);
             }
         }
-        return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver));
+        return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver), fileKeys);
     }
 
     /** Whether a stream was there (closing it: only its presence counts). */

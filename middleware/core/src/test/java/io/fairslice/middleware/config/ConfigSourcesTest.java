@@ -48,6 +48,13 @@ class ConfigSourcesTest {
                 .sources()).isEqualTo("file /WEB-INF/fairslice.properties (sets nothing), context parameters (policy)");
         assertThat(ConfigSources.merge(name -> null, List.of(), Map.of(), path -> null, null, new Properties())
                 .sources()).isEqualTo("defaults only");
+        // a file whose keys a later source all set again did set them: it said "sets nothing", as of an empty one
+        Properties system = new Properties();
+        system.setProperty("fairslice.policy", "observe");
+        assertThat(ConfigSources.merge(context::get, context.keySet(), Map.of("share.quantum", "2ms"), path ->
+                new ByteArrayInputStream("policy=share\nshare.quantum=3ms\n".getBytes(StandardCharsets.UTF_8)), null,
+                system).sources()).isEqualTo("file /WEB-INF/fairslice.properties (policy, share.quantum: each set again"
+                + " later), filter parameters (share.quantum), system properties (policy)");
     }
 
     /** -Dfairslice.policy=$POLICY with POLICY unset must not reset the file's policy to the default. */
