@@ -167,7 +167,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                         }
                     }
                 }
-                default -> throw InstallException.ofUsage("unknown option '" + arg + "'");
+                default -> throw InstallException.ofUsage("unknown option '" + arg + "'" + valueHint(arg));
             }
         }
         if (uninstall && (!weave.isEmpty() || weaveCalls || weaveJdbc || !apps.isEmpty() || !ports.isEmpty()
@@ -199,6 +199,17 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
             throw new InstallException(option + " needs a folder; got '" + given + "'");
         }
         return Path.of(given);
+    }
+
+    /**
+     * What to add for {@code --weave=com.acme..*}, an option the usage shows joined to its value: the launcher's words
+     * (refuse_unknown_options), which refuses it so before java -jar sees it.
+     */
+    private static String valueHint(String arg) {
+        int eq = arg.indexOf('=');
+        String option = eq < 0 ? arg : arg.substring(0, eq);
+        return arg.startsWith("--") && eq > 0 && Pattern.compile("(?<![\\w-])" + Pattern.quote(option) + "(?![\\w-])")
+                .matcher(USAGE).find() ? " (write " + option + " and its value apart)" : "";
     }
 
     private static String value(List<String> args, int i, String option) {

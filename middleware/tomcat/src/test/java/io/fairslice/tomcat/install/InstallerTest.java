@@ -1369,15 +1369,21 @@ class InstallerTest {
     @Test
     void shouldRefuseACommandLineOfTheWrongFormAsTheLauncherDoes() throws Exception {
         for (String[] args : List.of(new String[] {"--catalina-base", base.toString(), "--wave", "com.acme..*"},
-                new String[] {"--weave", "com.acme..*", "--catalina-base"})) {
+                new String[] {"--weave", "com.acme..*", "--catalina-base"},
+                new String[] {"--catalina-base", base.toString(), "--weave=com.acme..*"})) {
             Launched launched = launcherInstall(args);
 
             assertThat(launched.status()).as(launched.stderr()).isEqualTo(2);
             assertThat(run(args)).as(err).isEqualTo(2);
             assertThat(err).as("java -jar as the launcher").isEqualTo(launched.stderr());
         }
-        assertThat(err).isEqualTo("fairslice install: --catalina-base needs a value\n" + InstallOptions.USAGE);
+        // an option joined to its value: the launcher said how to write it, java -jar only that it is unknown
+        assertThat(err).isEqualTo("fairslice install: unknown option '--weave=com.acme..*' (write --weave and its value"
+                + " apart)\n" + InstallOptions.USAGE);
         assertThat(out).isEmpty();
+        assertThat(run("--catalina-base", base.toString(), "--wave=com.acme..*")).isEqualTo(2);
+        assertThat(err).as("not an option of the usage").startsWith("fairslice install: unknown option"
+                + " '--wave=com.acme..*'\n");
     }
 
     @Test
