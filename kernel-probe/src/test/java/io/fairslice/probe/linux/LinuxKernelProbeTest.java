@@ -110,7 +110,8 @@ class LinuxKernelProbeTest {
         ThreadStats after = new ThreadStats();
         long mxBefore = mx.getCurrentThreadCpuTime();
         assertThat(probe.readCurrentThread(own, before)).isTrue();
-        BusyBurstyMain.spin(200_000_000L);
+        // 200 ms of the thread's CPU, not of wall time: beside other work a wall-time spin got 26 ms of CPU once
+        BusyBurstyMain.burnCpu(200_000_000L);
         assertThat(probe.readCurrentThread(own, after)).isTrue();
         long mxAfter = mx.getCurrentThreadCpuTime();
 
