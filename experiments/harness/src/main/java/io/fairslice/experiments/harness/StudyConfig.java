@@ -252,11 +252,26 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
 
     /** Reads a properties file over this config. */
     public StudyConfig withFile(Path file) throws IOException {
-        Properties properties = new Properties();
+        Map<String, String> read = new LinkedHashMap<>();
+        Properties properties = new Properties() {
+            @Override
+            public synchronized Object put(Object key, Object value) {
+                // the format keeps a repeated key's last value without a word: a second measure pasted below the
+                // first replaced it; the middleware refuses a repeated key in fairslice.properties too (ConfigSources)
+                String before = read.putIfAbsent((String) key, (String) value);
+                if (before != null) {
+                    throw new RepeatedKeyException(file + ": " + key + " is given twice ('" + before + "', then '"
+                            + value + "'): give each key once");
+                }
+                return super.put(key, value);
+            }
+        };
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             properties.load(reader);
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException(file + ": not UTF-8 text (" + e + "); save it as UTF-8", e);
+        } catch (RepeatedKeyException e) {
+            throw e;
         } catch (IllegalArgumentException e) { // a malformed unicode escape
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
         }
@@ -268,6 +283,16 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
             return with(values);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A --config file that sets a key twice: said as it is, not as a malformed file. */
+    private static final class RepeatedKeyException extends IllegalArgumentException {
+
+        private static final long serialVersionUID = 1L;
+
+        RepeatedKeyException(String message) {
+            super(message);
         }
     }
 

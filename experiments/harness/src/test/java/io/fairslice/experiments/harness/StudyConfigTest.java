@@ -84,6 +84,17 @@ class StudyConfigTest {
                 .hasMessageContaining("slice@rr-100ms does not apply");
     }
 
+    /** The properties format keeps a repeated key's last value without a word: measure = 12s, then 20s, ran 20 s. */
+    @Test
+    void shouldRefuseAKeyGivenTwiceInAConfigFile() throws Exception {
+        Path file = Files.writeString(dir.resolve("study.properties"),
+                "measure = 12s\nrepetitions = 2\nmeasure = 20s\n");
+
+        assertThatThrownBy(() -> StudyConfig.quick().withFile(file))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(file + ": measure is given twice ('12s', then '20s'): give each key once");
+    }
+
     @Test
     void shouldStartABatchServerUnderChrtAndKeepItOutOfTheFullPreset() {
         Configuration batch = Configuration.parse("share@batch");
