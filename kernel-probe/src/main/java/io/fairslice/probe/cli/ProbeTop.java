@@ -194,31 +194,30 @@ public final class ProbeTop {
 
         static Options parse(String[] args) {
             Options o = new Options();
-            boolean once = false;
-            String count = null;
+            Map<String, String> given = new HashMap<>();
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
                 switch (a) {
                     case "--pid":
-                        o.pid = positive(a, value(args, ++i, a));
+                        o.pid = positive(a, once(given, a, value(args, ++i, a)));
                         break;
                     case "--interval":
-                        o.intervalNanos = Durations.parseNanos("--interval", value(args, ++i, a), "of at least 100ms");
+                        o.intervalNanos = Durations.parseNanos("--interval", once(given, a, value(args, ++i, a)),
+                                "of at least 100ms");
                         if (o.intervalNanos < 100_000_000L) {
                             throw new IllegalArgumentException("--interval must be at least 100ms, got "
                                     + args[i]);
                         }
                         break;
                     case "--once":
+                        given.put(a, a);
                         o.count = 1;
-                        once = true;
                         break;
                     case "--count":
-                        o.count = positiveInt(a, value(args, ++i, a));
-                        count = args[i];
+                        o.count = positiveInt(a, once(given, a, value(args, ++i, a)));
                         break;
                     case "--top":
-                        o.top = positiveInt(a, value(args, ++i, a));
+                        o.top = positiveInt(a, once(given, a, value(args, ++i, a)));
                         break;
                     case "--help":
                     case "-h":
@@ -228,14 +227,26 @@ public final class ProbeTop {
                         throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
-            if (once && count != null) { // not the last one of them silently
+            if (given.containsKey("--once") && given.containsKey("--count")) { // not the last one of them silently
                 throw new IllegalArgumentException("--once and --count are alternatives (one table, or K): give one,"
-                        + " got --once and --count " + count);
+                        + " got --once and --count " + given.get("--count"));
             }
             if (o.pid < 0 && !o.help) {
                 throw new IllegalArgumentException("--pid is required");
             }
             return o;
+        }
+
+        /**
+         * {@code value}, the first of {@code option}'s: a second one is refused. The last one was taken without a
+         * word: {@code --pid 1234 --pid 5678} showed 5678.
+         */
+        private static String once(Map<String, String> given, String option, String value) {
+            String before = given.putIfAbsent(option, value);
+            if (before != null) {
+                throw new IllegalArgumentException(option + " given twice, '" + before + "' and '" + value + "'");
+            }
+            return value;
         }
 
         private static String value(String[] args, int i, String option) {

@@ -97,6 +97,26 @@ class ProbeTopTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 
+    /**
+     * The last one was taken without a word: --pid 1234 --pid 5678 showed 5678 (--once with --count:
+     * {@link #shouldRefuseOnceWithCount}).
+     */
+    @Test
+    void shouldRefuseAnOptionGivenTwice() {
+        assertThat(run("--pid", "1", "--once", "--pid", "2")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .isEqualTo("fairslice probe: --pid given twice, '1' and '2'" + System.lineSeparator() + ProbeTop.USAGE);
+        for (List<String> given : List.of(List.of("--interval", "2s", "3s"), List.of("--count", "2", "3"),
+                List.of("--top", "2", "3"))) {
+            err.reset();
+            String option = given.get(0);
+            assertThat(run("--pid", "1", option, given.get(1), option, given.get(2))).as(option).isEqualTo(2);
+            assertThat(err.toString(StandardCharsets.UTF_8))
+                    .contains(option + " given twice, '" + given.get(1) + "' and '" + given.get(2) + "'");
+        }
+        assertThat(out.toString(StandardCharsets.UTF_8)).as("no table").isEmpty();
+    }
+
     /** Errors begin `fairslice probe: `, as the other commands' do (`fairslice serve: ...`); they began `probe: `. */
     @Test
     void shouldExplainBadArgumentsWithExitCode2() {

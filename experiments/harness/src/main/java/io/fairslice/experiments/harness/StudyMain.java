@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -112,6 +113,7 @@ public final class StudyMain {
         List<String> weavingOptions = new ArrayList<>();
         boolean presetGiven = false;
         boolean planOnly = false;
+        Map<String, String> given = new HashMap<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -122,13 +124,13 @@ public final class StudyMain {
                     presetGiven = true;
                     config = arg.equals("--full") ? StudyConfig.full() : StudyConfig.quick();
                 }
-                case "--config" -> configFile = Path.of(value(args, ++i, arg));
-                case "--out" -> out = Path.of(value(args, ++i, arg));
-                case "--report" -> reportOnly = Path.of(value(args, ++i, arg));
-                case "--resume" -> resume = Path.of(value(args, ++i, arg));
+                case "--config" -> configFile = Path.of(once(given, arg, value(args, ++i, arg)));
+                case "--out" -> out = Path.of(once(given, arg, value(args, ++i, arg)));
+                case "--report" -> reportOnly = Path.of(once(given, arg, value(args, ++i, arg)));
+                case "--resume" -> resume = Path.of(once(given, arg, value(args, ++i, arg)));
                 case "--plan" -> planOnly = true;
-                case "--server-classpath" -> serverClasspath = value(args, ++i, arg);
-                case "--loadgen-classpath" -> loadgenClasspath = value(args, ++i, arg);
+                case "--server-classpath" -> serverClasspath = once(given, arg, value(args, ++i, arg));
+                case "--loadgen-classpath" -> loadgenClasspath = once(given, arg, value(args, ++i, arg));
                 // a JVM option's value is an option itself (--add-opens=..., -Xmx2g): taken whatever it starts with
                 case "--server-jvm-option" -> serverOptions.add(jvmOption(args, ++i, arg));
                 case "--weaving-jvm-option" -> weavingOptions.add(jvmOption(args, ++i, arg));
@@ -253,6 +255,18 @@ public final class StudyMain {
             throw new UsageException(option + " needs a value (a JVM option, such as -Xmx2g)");
         }
         return args[i];
+    }
+
+    /**
+     * {@code value}, the first of {@code option}'s: a second one is refused. The last one was taken without a word:
+     * {@code --out results/a ... --out results/b} wrote to results/b, {@code --config} read the second file only.
+     */
+    private static String once(Map<String, String> given, String option, String value) {
+        String before = given.putIfAbsent(option, value);
+        if (before != null) {
+            throw new UsageException(option + " given twice, '" + before + "' and '" + value + "'");
+        }
+        return value;
     }
 
     private static String value(String[] args, int i, String option) {

@@ -328,6 +328,29 @@ class StudyConfigTest {
                 .startsWith("fairslice study: unknown option '--bogus'\nusage: ./fairslice study");
     }
 
+    /** The last one was taken without a word: --out a ... --out b wrote to b, --config read the second file only. */
+    @Test
+    void shouldRefuseAnOptionGivenTwiceWithTheUsage() throws Exception {
+        Path first = Files.writeString(dir.resolve("first.properties"), "repetitions = 2\n");
+        Path second = Files.writeString(dir.resolve("second.properties"), "measure = 20s\n");
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+        int status = execute(err, "--config", first.toString(), "--plan", "--config", second.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).startsWith("fairslice study: --config given"
+                + " twice, '" + first + "' and '" + second + "'\nusage: ./fairslice study");
+        for (String option : List.of("--out", "--report", "--resume", "--server-classpath", "--loadgen-classpath")) {
+            assertThatThrownBy(() -> StudyMain.run(new String[] {option, "a", option, "b"})).as(option)
+                    .isInstanceOf(StudyMain.UsageException.class)
+                    .hasMessage(option + " given twice, 'a' and 'b'");
+        }
+        Path out = dir.resolve("out");
+        assertThatThrownBy(() -> StudyMain.run(new String[] {"--out", out.toString(), "--out", out.toString()}))
+                .hasMessageContaining("--out given twice");
+        assertThat(out).as("nothing made").doesNotExist();
+    }
+
     private static int execute(java.io.OutputStream err, String... args) {
         java.io.PrintStream saved = System.out;
         try {

@@ -135,20 +135,21 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         String policy = DEFAULT_POLICY;
         Map<String, String> fairslice = new LinkedHashMap<>();
         boolean virtualThreads = false;
+        Map<String, String> given = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
-                case "--port" -> port = parseInt(arg, value(args, ++i, arg));
-                case "--address" -> address = value(args, ++i, arg);
-                case "--max-threads" -> maxThreads = parseInt(arg, value(args, ++i, arg));
+                case "--port" -> port = parseInt(arg, once(given, arg, value(args, ++i, arg)));
+                case "--address" -> address = once(given, arg, value(args, ++i, arg));
+                case "--max-threads" -> maxThreads = parseInt(arg, once(given, arg, value(args, ++i, arg)));
                 case "--document-size" -> {
-                    String size = value(args, ++i, arg);
+                    String size = once(given, arg, value(args, ++i, arg));
                     // the application's own rule, here: it checks as it starts, where a bad size only said that the
                     // web application failed to start
                     StudySettings.checkDocumentSize(arg, size);
                     app.put("study.heavy.bytes", size);
                 }
-                case "--policy" -> policy = value(args, ++i, arg);
+                case "--policy" -> policy = once(given, arg, value(args, ++i, arg));
                 case "--fairslice" -> {
                     String kv = value(args, ++i, arg);
                     int eq = kv.indexOf('=');
@@ -230,6 +231,19 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
             }
             throw new MiddlewareSettingException(e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
         }
+    }
+
+    /**
+     * {@code value}, the first of {@code option}'s: a second one is refused, as a --fairslice key given twice is. The
+     * last one was taken without a word: {@code --port 8080 ... --port 9090} (a script's default, then the
+     * operator's) listened on 9090.
+     */
+    private static String once(Map<String, String> given, String option, String value) {
+        String before = given.putIfAbsent(option, value);
+        if (before != null) {
+            throw new UsageException(option + " given twice, '" + before + "' and '" + value + "'");
+        }
+        return value;
     }
 
     private static String value(String[] args, int i, String option) {

@@ -338,12 +338,49 @@ class LauncherTest {
         assertThat(result.stderr()).contains("--policy none runs without the middleware and without the weaving agent");
     }
 
-    /** Under a fairslice policy (the last --policy counts, as for the server), the agent and the checked scope file. */
+    /** --fairslice adds a key each time it is given: the launcher's refusal of an option given twice spares it. */
+    @Test
+    void shouldPassARepeatedFairsliceOptionToTheServer(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of(), "serve", "--fairslice", "class.heavy.share=10", "--fairslice",
+                "class.light.share=90");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(sandbox.serverCommand()).containsSubsequence("--fairslice", "class.heavy.share=10", "--fairslice",
+                "class.light.share=90");
+    }
+
+    /**
+     * The installer gets the checkout's bundle as --dist unless the command line names another, which it refuses to
+     * be given twice: `install --dist DIR` passed the launcher's --dist and then the user's.
+     */
+    @Test
+    void shouldGiveTheInstallerOneDist(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        for (String module : List.of("middleware/tomcat", "middleware/core", "kernel-probe")) {
+            Files.createDirectories(dir.resolve(module).resolve("src/main"));
+            Files.writeString(dir.resolve(module).resolve("pom.xml"), "");
+        }
+
+        sandbox.run(Map.of(), "install", "--catalina-base", "/opt/tomcat", "--dist", "/opt/bundle");
+        sandbox.run(Map.of(), "install", "--catalina-base", "/opt/tomcat");
+
+        List<List<String>> installs = sandbox.commands().stream()
+                .filter(c -> c.contains("io.fairslice.tomcat.install.Installer")).toList();
+        assertThat(installs).hasSize(2);
+        assertThat(installs.get(0)).containsSubsequence("--catalina-base", "/opt/tomcat", "--dist", "/opt/bundle")
+                .containsOnlyOnce("--dist");
+        assertThat(installs.get(1)).containsSubsequence("--dist", dir.resolve("middleware/tomcat/target/dist")
+                .toString()).containsOnlyOnce("--dist");
+    }
+
+    /** Under a fairslice policy, the agent and the checked scope file. */
     @Test
     void shouldWeaveUnderAFairslicePolicyWithTheWeaversDefaultListFromJava(@TempDir Path dir) throws Exception {
         Sandbox sandbox = new Sandbox(dir);
 
-        Result result = sandbox.run(Map.of(), "serve", "--policy", "none", "--policy", "share");
+        Result result = sandbox.run(Map.of(), "serve", "--policy", "share");
 
         assertThat(result.exitCode()).as(result.stderr()).isZero();
         assertThat(result.stderr()).contains("fairslice weaving: scope [" + HeavyServlet.class.getName() + "]");
@@ -426,6 +463,7 @@ class LauncherTest {
                 + " 1..1000, got 'abc' (set by --fairslice class.heavy.share)",
         "--bogus                          | true  | unknown option '--bogus'",
         "--port                           | true  | --port needs a value",
+        "--port 8080 --port 65536         | true  | --port given twice, '8080' and '65536'",
         "--policy none --fairslice class.heavy.share=10 | true | --fairslice needs a policy other than none, got"
                 + " [class.heavy.share]"})
     void shouldAnswerABadServeValueInOneLineAndOnlyAWrongFormWithTheUsage(String args, boolean usage, String message,
@@ -445,7 +483,8 @@ class LauncherTest {
                 new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
 
         // a command line of the wrong form that the usage text shows is refused by the launcher, before the build
-        boolean refusedBeforeTheBuild = message.startsWith("unknown option") || message.endsWith("needs a value");
+        boolean refusedBeforeTheBuild = message.startsWith("unknown option") || message.endsWith("needs a value")
+                || message.contains(" given twice, ");
         if (refusedBeforeTheBuild) {
             assertThat(sandbox.builds()).as("builds").isEmpty();
         } else {
@@ -764,6 +803,23 @@ class LauncherTest {
     }
 
     /**
+     * The harness gets the checkout's server as --server-classpath unless the command line names another, which
+     * StudyMain refuses to be given twice: `study --server-classpath CP` passed the launcher's and then the user's.
+     */
+    @Test
+    void shouldGiveTheHarnessOneServerClasspath(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Sandbox.executable(dir.resolve("stand-in-harness"), "#!/usr/bin/env bash\necho harness ran\n");
+
+        Result result = sandbox.run(Map.of("FAIRSLICE_WEAVING", "off"), "study", "--server-classpath", "/opt/s.jar");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        List<String> harness = sandbox.commands().stream()
+                .filter(c -> c.contains("io.fairslice.experiments.harness.StudyMain")).findFirst().orElseThrow();
+        assertThat(harness).containsOnlyOnce("--server-classpath").endsWith("--server-classpath", "/opt/s.jar");
+    }
+
+    /**
      * `study --plan` prints settings and `study --report DIR` reads a run's files: neither builds the study server nor
      * checks weaving (a --plan beside a running study rebuilt, after an edit, the jars that study's servers use).
      */
@@ -824,7 +880,20 @@ class LauncherTest {
                 + " value",
         "prometheus --traget 127.0.0.1:8080                                           | unknown option '--traget'",
         "install --catalina-base /opt/tomcat --weave=com.acme..*                      | unknown option"
-                + " '--weave=com.acme..*' (write --weave and its value apart)"})
+                + " '--weave=com.acme..*' (write --weave and its value apart)",
+        // the last one was taken without a word: serve listened on 9090, install installed into /b alone
+        "serve --port 8080 --port 9090                                                | --port given twice, '8080'"
+                + " and '9090'",
+        "serve --policy none --prometheus --policy share                              | --policy given twice, 'none'"
+                + " and 'share'",
+        "study --out a --plan --out b                                                 | --out given twice, 'a' and"
+                + " 'b'",
+        "install --catalina-base /a --weave com.acme..* --catalina-base /b            | --catalina-base given twice,"
+                + " '/a' and '/b'",
+        "probe --pid 1 --once --pid 2                                                 | --pid given twice, '1' and"
+                + " '2'",
+        "prometheus --target 127.0.0.1:8080 --target 127.0.0.1:8081                   | --target given twice,"
+                + " '127.0.0.1:8080' and '127.0.0.1:8081'"})
     void shouldRefuseAnArgumentACommandDoesNotTakeBeforeBuilding(String args, String message, @TempDir Path dir)
             throws Exception {
         Sandbox sandbox = new Sandbox(dir);
@@ -844,7 +913,9 @@ class LauncherTest {
     @CsvSource(delimiter = '|', value = {
         "probe | --pid 1 --interval 1s --once --count 2 --top 3",
         "install | --catalina-base d --weave a --weave-calls --weave-jdbc --apps /a --no-metrics --metrics-ports 1"
-                + " --catalina-home h --dist d --uninstall"})
+                + " --catalina-home h --dist d --uninstall",
+        // the options that add a value each time may be given again
+        "install | --catalina-base d --weave a --weave b --apps /a --apps /b --metrics-ports 1 --metrics-ports 2"})
     void shouldPassEveryOptionTheUsageShows(String command, String args, @TempDir Path dir) throws Exception {
         Sandbox sandbox = new Sandbox(dir);
 
@@ -852,7 +923,7 @@ class LauncherTest {
 
         // past the check: the launcher goes on to the build, which in this sandbox has no sources to list
         assertThat(result.stderr()).doesNotContain("unknown option").doesNotContain("needs a value")
-                .contains("cannot list the sources");
+                .doesNotContain("given twice").contains("cannot list the sources");
     }
 
     /** A /proc/sys file's value; read by line, as Files.readString reads only the first byte of one on JDK 17. */

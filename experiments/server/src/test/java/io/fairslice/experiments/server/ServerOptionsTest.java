@@ -78,6 +78,22 @@ class ServerOptionsTest {
                 .hasMessage("--fairslice class.heavy.share given twice, '10' and '30'");
     }
 
+    /** The last one won without a word: --port 8080 ... --port 9090 (a script's default, then the operator's). */
+    @Test
+    void shouldRefuseAnOptionGivenTwiceNamingBothValues() {
+        assertThatThrownBy(() -> ServerOptions.parse("--port", "8080", "--port", "9090"))
+                .isInstanceOf(ServerOptions.UsageException.class)
+                .hasMessage("--port given twice, '8080' and '9090'");
+        assertThatThrownBy(() -> ServerOptions.parse("--policy", "none", "--max-threads", "50", "--policy", "share"))
+                .hasMessage("--policy given twice, 'none' and 'share'");
+        assertThatThrownBy(() -> ServerOptions.parse("--address", "127.0.0.1", "--address", "::1"))
+                .hasMessage("--address given twice, '127.0.0.1' and '::1'");
+        assertThatThrownBy(() -> ServerOptions.parse("--max-threads", "50", "--max-threads", "50"))
+                .hasMessage("--max-threads given twice, '50' and '50'");
+        assertThatThrownBy(() -> ServerOptions.parse("--document-size", "2MB", "--document-size", "10MB"))
+                .hasMessage("--document-size given twice, '2MB' and '10MB'");
+    }
+
     /** Checked by the application's rule as the options are parsed: the web application checked it as it started. */
     @Test
     void shouldRefuseABadDocumentSize() {

@@ -3,8 +3,10 @@ package io.fairslice.tomcat.install;
 import io.fairslice.middleware.weaving.WeavingScope;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -124,12 +126,13 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         List<String> weave = new ArrayList<>();
         List<String> apps = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
+        Map<String, Path> folders = new HashMap<>();
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             switch (arg) {
-                case "--catalina-base" -> base = path(args, ++i, arg);
-                case "--catalina-home" -> home = path(args, ++i, arg);
-                case "--dist" -> dist = path(args, ++i, arg);
+                case "--catalina-base" -> base = once(folders, arg, path(args, ++i, arg));
+                case "--catalina-home" -> home = once(folders, arg, path(args, ++i, arg));
+                case "--dist" -> dist = once(folders, arg, path(args, ++i, arg));
                 case "--uninstall" -> uninstall = true;
                 case "--no-metrics" -> metrics = false;
                 case "--weave-calls" -> weaveCalls = true;
@@ -187,6 +190,18 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         }
         return new InstallOptions(base, home, dist, uninstall, weave, weaveCalls, weaveJdbc, apps, metrics,
                 ports);
+    }
+
+    /**
+     * {@code value}, the first of {@code option}'s: a second one is refused. The last one was taken without a word:
+     * {@code --catalina-base /srv/tomcat-a ... --catalina-base /srv/tomcat-b} installed into tomcat-b only.
+     */
+    private static Path once(Map<String, Path> folders, String option, Path value) {
+        Path before = folders.putIfAbsent(option, value);
+        if (before != null) {
+            throw new InstallException(option + " given twice, '" + before + "' and '" + value + "'");
+        }
+        return value;
     }
 
     /**

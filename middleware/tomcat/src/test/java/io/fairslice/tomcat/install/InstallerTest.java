@@ -563,6 +563,24 @@ class InstallerTest {
         assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
     }
 
+    /**
+     * A folder option given twice: the last one was taken without a word (a script's --catalina-base, then the
+     * operator's, installed into the operator's alone). Refused naming both, and nothing is written in either.
+     */
+    @Test
+    void shouldRefuseAFolderOptionGivenTwice() throws Exception {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        Path other = base.resolveSibling("other-base");
+        assertThat(install("--catalina-base", other.toString())).isEqualTo(2);
+        assertThat(err).contains("--catalina-base given twice, '" + base + "' and '" + other + "'");
+        assertThat(install("--dist", dist.toString())).isEqualTo(2);
+        assertThat(err).contains("--dist given twice, '" + dist + "' and '" + dist + "'");
+        assertThat(install("--catalina-home", "/opt/a", "--catalina-home", "/opt/b")).isEqualTo(2);
+        assertThat(err).contains("--catalina-home given twice, '/opt/a' and '/opt/b'");
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+        assertThat(other).doesNotExist();
+    }
+
     /** An empty --metrics-ports (an unset shell variable) read as "this host only", as --apps and --weave refuse. */
     @Test
     void shouldRefuseAnEmptyMetricsPorts() throws Exception {
