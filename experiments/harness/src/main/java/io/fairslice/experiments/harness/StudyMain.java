@@ -2,7 +2,12 @@ package io.fairslice.experiments.harness;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -85,7 +90,7 @@ public final class StudyMain {
             err.println("fairslice study: " + e.getMessage());
             return 2;
         } catch (IOException e) {
-            err.println("fairslice study: " + e.getMessage());
+            err.println("fairslice study: " + describe(e));
             return 1;
         } catch (InterruptedException e) {
             err.println("fairslice study: interrupted");
@@ -199,7 +204,7 @@ public final class StudyMain {
                     + "would overwrite: go on with it (--resume " + out + "), make its report again (--report " + out
                     + "), or give another folder");
         }
-        Files.createDirectories(out);
+        writableFolder(out, resume != null ? "--resume " : outGiven ? "--out " : "the results folder ");
         StudyRunner runner = new StudyRunner(config,
                 new StudyRunner.Classpaths(serverClasspath, loadgenClasspath, serverOptions, weavingOptions), out,
                 System.out, previous);
@@ -215,6 +220,46 @@ public final class StudyMain {
                     + String.join(", ", failed) + " (why: the report's Configurations table)");
         }
         return status(result);
+    }
+
+    /**
+     * Creates {@code folder} if need be and checks that a file can be written in it, before anything runs: a folder
+     * that could not be made was said as its bare path ("fairslice study: /proc/results", exit 1), and one that could
+     * not be written to failed the run only after its first configuration had been measured.
+     *
+     * @param option how the folder was given ({@code "--out "}), which the refusal names
+     */
+    static void writableFolder(Path folder, String option) {
+        try {
+            Files.createDirectories(folder);
+            Files.delete(Files.createTempFile(folder, ".fairslice-write-check", ".tmp"));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(option + folder + ": cannot write the run's files there ("
+                    + reason(e) + ")", e);
+        }
+    }
+
+    /** An I/O error as a line: Java's file errors say only the path when the reason is in their type. */
+    static String describe(IOException e) {
+        if (e instanceof FileSystemException f && f.getFile() != null) {
+            return f.getFile() + (f.getOtherFile() == null ? "" : " -> " + f.getOtherFile()) + ": " + reason(e);
+        }
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
+    private static String reason(IOException e) {
+        if (e instanceof FileAlreadyExistsException) {
+            return "a file, not a folder, is there";
+        } else if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        } else if (e instanceof NoSuchFileException) {
+            return "no such file or folder";
+        } else if (e instanceof NotDirectoryException) {
+            return "not a folder";
+        } else if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     /**

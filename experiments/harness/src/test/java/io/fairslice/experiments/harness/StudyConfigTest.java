@@ -351,6 +351,33 @@ class StudyConfigTest {
         assertThat(out).as("nothing made").doesNotExist();
     }
 
+    /**
+     * A folder that cannot be made or written to is refused naming --out and why, exit 2, before anything runs: it was
+     * said as its bare path ("fairslice study: /srv/file", exit 1), the reason left out.
+     */
+    @Test
+    void shouldRefuseAnOutFolderThatCannotBeWrittenNamingWhy() throws Exception {
+        Path file = Files.writeString(dir.resolve("a-file"), "not a folder\n");
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+        int status = execute(err, "--out", file.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("fairslice study: --out " + file
+                + ": cannot write the run's files there (a file, not a folder, is there)\n");
+        assertThat(Files.readString(file)).isEqualTo("not a folder\n");
+
+        err.reset();
+        status = execute(err, "--out", file.resolve("run").toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .startsWith("fairslice study: --out " + file.resolve("run") + ": cannot write the run's files there (");
+        try (var listing = Files.list(dir)) {
+            assertThat(listing).as("nothing left behind").containsExactly(file);
+        }
+    }
+
     private static int execute(java.io.OutputStream err, String... args) {
         java.io.PrintStream saved = System.out;
         try {
