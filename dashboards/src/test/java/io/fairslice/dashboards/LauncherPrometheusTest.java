@@ -150,7 +150,7 @@ class LauncherPrometheusTest {
             String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
             assertThat(p.exitValue()).as(output).isNotZero();
-            assertThat(output).contains("the metrics path must be an absolute URL path");
+            assertThat(output).contains("fairslice prometheus: --metrics-path must be an absolute URL path");
         }
     }
 
@@ -163,7 +163,8 @@ class LauncherPrometheusTest {
         String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(output).isNotZero();
-        assertThat(output).contains("the scrape interval must be between 1ms and 15s").contains("got '1m'");
+        assertThat(output).contains("fairslice prometheus: --scrape-interval must be between 1ms and 15s")
+                .contains("got '1m'");
     }
 
     private static void awaitReady(HttpClient http, URI base, Process launcher, Path log) throws Exception {

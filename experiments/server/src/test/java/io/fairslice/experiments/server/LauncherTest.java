@@ -908,6 +908,33 @@ class LauncherTest {
         assertThat(sandbox.commands()).as("java commands").isEmpty();
     }
 
+    /**
+     * A value Prometheus cannot take is refused naming the option, or serve's environment variable, that gave it,
+     * before any build: "fairslice: the Prometheus listen address must be on loopback ..." named neither, and serve
+     * said it only after its build.
+     */
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+        "0.0.0.0:9 | prometheus --listen 0.0.0.0:9090 | --listen, Prometheus's listen address, must be on loopback (",
+        "0.0.0.0:9 | prometheus --scrape-interval 20s | --scrape-interval must be between 1ms and 15s (the recording",
+        "0.0.0.0:9 | prometheus --target nohost       | --target must be HOST:PORT,",
+        "0.0.0.0:9 | serve --prometheus --port 8080   | FAIRSLICE_PROMETHEUS_LISTEN, Prometheus's listen address, must",
+        "127.0.0.1:9 | serve --prometheus --port 8 --address a/b | the scrape target (--address, --port) must be"})
+    void shouldRefuseAValuePrometheusCannotTakeNamingWhereItCameFrom(String listen, String args, String message,
+                                                                     @TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        String[] argv = args.split(" ");
+        String value = args.contains("--address") ? "a/b:8" : argv[1].equals("--prometheus") ? listen : argv[2];
+
+        Result result = sandbox.run(Map.of("FAIRSLICE_PROMETHEUS_LISTEN", listen), argv);
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).startsWith("fairslice " + argv[0] + ": " + message)
+                .endsWith(", got '" + value + "'\n").hasLineCount(1);
+        assertThat(sandbox.builds()).as("builds").isEmpty();
+        assertThat(sandbox.commands()).as("java commands").isEmpty();
+    }
+
     /** Every option a usage text shows passes the launcher's check: each command's whole set at once. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
