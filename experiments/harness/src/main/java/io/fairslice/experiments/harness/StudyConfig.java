@@ -431,8 +431,11 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
         }
         Duration parsed = Durations.parseOrNull(text);
         if (parsed == null) {
+            // a number and a unit too large to read (over about 146 years) was said to be no duration at all
+            String why = text.trim().matches("(?i)[0-9]+(\\.[0-9]*)?\\s*(ns|us|µs|ms|s|m|min|h)")
+                    ? " (too long to be read)" : "";
             throw new IllegalArgumentException(key + " must be a duration such as 500ms, 20s or 2m, got '"
-                    + text.trim() + "'");
+                    + text.trim() + "'" + why);
         }
         if (parsed.getNano() % 1_000_000 != 0) { // the load generator's resolution: 500us was sent as 0ms
             throw new IllegalArgumentException(key + " must be whole milliseconds, got '" + text.trim() + "'");

@@ -84,6 +84,18 @@ class StudyConfigTest {
                 .hasMessageContaining("slice@rr-100ms does not apply");
     }
 
+    /** A duration too large to read (1000000000h, over 146 years) was said to be no duration at all. */
+    @Test
+    void shouldSayADurationIsTooLongRatherThanNoDuration() {
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("measure", "1000000000h")))
+                .hasMessage("measure must be a duration such as 500ms, 20s or 2m, got '1000000000h' (too long to be"
+                        + " read)");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("jitWarmUp", "99999999999H")))
+                .hasMessageEndingWith("got '99999999999H' (too long to be read)");
+        assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("warmUp", "5 sec")))
+                .hasMessage("warmUp must be a duration such as 500ms, 20s or 2m, got '5 sec'");
+    }
+
     /** The properties format keeps a repeated key's last value without a word: measure = 12s, then 20s, ran 20 s. */
     @Test
     void shouldRefuseAKeyGivenTwiceInAConfigFile() throws Exception {
