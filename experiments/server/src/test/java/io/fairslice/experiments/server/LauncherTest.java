@@ -278,6 +278,20 @@ class LauncherTest {
     }
 
     /** A folder for the PATH with the few commands the launcher's `test` uses and an id that says {@code uid}. */
+    /** A misspelt FAIRSLICE_SKIP_JDK21_TESTS stops `test` at once: it was read after the whole suite had run. */
+    @Test
+    void shouldRefuseAMisspeltSkipOfTheJdk21TestsBeforeTheSuite(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        Path bin = fewCommands(dir, 1000);
+
+        Result result = sandbox.run(Map.of("PATH", bin.toString(), "FAIRSLICE_SKIP_JDK21_TESTS", "true"), "test");
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).isEqualTo("fairslice test: FAIRSLICE_SKIP_JDK21_TESTS must be 1 (leave the"
+                + " virtual-thread tests out) or 0, got 'true'\n");
+        assertThat(sandbox.builds()).as("no test suite run").isEmpty();
+    }
+
     private static Path fewCommands(Path dir, int uid) throws IOException {
         Path bin = Files.createDirectories(dir.resolve("bin"));
         for (String command : List.of("bash", "sed", "head", "dirname", "readlink", "cat")) {
