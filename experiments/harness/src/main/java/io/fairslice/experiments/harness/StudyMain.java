@@ -204,6 +204,7 @@ public final class StudyMain {
                     + "would overwrite: go on with it (--resume " + out + "), make its report again (--report " + out
                     + "), or give another folder");
         }
+        checkServerJvmOptions(config.serverJvmOptions(), serverOptions);
         writableFolder(out, resume != null ? "--resume " : outGiven ? "--out " : "the results folder ");
         StudyRunner runner = new StudyRunner(config,
                 new StudyRunner.Classpaths(serverClasspath, loadgenClasspath, serverOptions, weavingOptions), out,
@@ -220,6 +221,32 @@ public final class StudyMain {
                     + String.join(", ", failed) + " (why: the report's Configurations table)");
         }
         return status(result);
+    }
+
+    /**
+     * Refuses, before anything runs, server JVM options the servers' java does not start with, naming where they came
+     * from and what the JVM said: every configuration's server failed to start, one after the other, and the run
+     * ended with exit 1 (-Xbogus, -Xmx2g with -Xms4g). The --server-jvm-option ones are named when the configured
+     * ones start without them.
+     */
+    static void checkServerJvmOptions(List<String> configured, List<String> extra)
+            throws IOException, InterruptedException {
+        List<String> all = new ArrayList<>(configured);
+        all.addAll(extra);
+        String refusal = StudyServerProcess.jvmRefusal(all, StudyServerProcess.OPTIONS_CHECK_TIMEOUT);
+        if (refusal == null) {
+            return;
+        }
+        String java = "the servers' JVM (" + StudyServerProcess.javaExecutable() + ")";
+        String keyed = "serverJvmOptions = " + String.join(" ", configured);
+        if (!extra.isEmpty()
+                && StudyServerProcess.jvmRefusal(configured, StudyServerProcess.OPTIONS_CHECK_TIMEOUT) == null) {
+            throw new IllegalArgumentException("--server-jvm-option " + String.join(" --server-jvm-option ", extra)
+                    + ": " + java + " does not start with " + (extra.size() == 1 ? "it" : "them") + " after "
+                    + keyed + ": " + refusal);
+        }
+        throw new IllegalArgumentException(keyed + ": " + java + " does not start with "
+                + (configured.size() == 1 ? "it" : "them") + ": " + refusal);
     }
 
     /**

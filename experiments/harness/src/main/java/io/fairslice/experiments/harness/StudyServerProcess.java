@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -146,6 +148,59 @@ final class StudyServerProcess implements AutoCloseable {
     @Override
     public void close() {
         host.stop(process, StudyServer.STOP_GRACE.toMillis());
+    }
+
+    /** How long {@link #jvmRefusal} waits for the JVM: it starts and exits in a tenth of a second. */
+    static final Duration OPTIONS_CHECK_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * What the servers' java says when it does not start with {@code options}, or null when it does (or has not
+     * answered within {@code timeout}: the servers then show what happens). One {@code java OPTIONS -version}: a JVM
+     * option it refused failed every configuration's server, one after the other, and the run ended with exit 1.
+     * Agents (-javaagent, -agentlib, -agentpath) are left out, since they would start (a debugger's, with suspend=y,
+     * waits for one), and -XX:-AlwaysPreTouch follows the options: touching the study's 4 GB heap takes seconds.
+     */
+    static String jvmRefusal(List<String> options, Duration timeout) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(javaExecutable(), "--enable-native-access=ALL-UNNAMED"));
+        options.stream().filter(o -> !o.startsWith("-javaagent:") && !o.startsWith("-agentlib:")
+                && !o.startsWith("-agentpath:")).forEach(command::add);
+        command.addAll(List.of("-XX:-AlwaysPreTouch", "-version"));
+        Path output = Files.createTempFile("fairslice-jvm-options", ".log");
+        try {
+            Process jvm = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile())
+                    .start();
+            jvm.getOutputStream().close();
+            if (!jvm.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                jvm.destroyForcibly().waitFor();
+                return null;
+            }
+            return jvm.exitValue() == 0 ? null
+                    : complaint(Files.readString(output, StandardCharsets.ISO_8859_1), jvm.exitValue());
+        } finally {
+            Files.deleteIfExists(output);
+        }
+    }
+
+    /**
+     * The line of a JVM's output that says why it did not start: its first but the generic ones around it ("Error:
+     * Could not create the Java Virtual Machine.") and warnings; the complaint is on standard output for some options
+     * (-Xms over -Xmx, two collectors), on standard error for others.
+     */
+    static String complaint(String output, int status) {
+        String warning = null;
+        for (String line : output.split("\n")) {
+            String text = line.strip();
+            if (text.isEmpty() || text.startsWith("Error: Could not create the Java Virtual Machine")
+                    || text.startsWith("Error: A fatal exception has occurred")
+                    || text.startsWith("Error occurred during initialization of")) {
+                continue;
+            }
+            if (!text.contains("warning:")) {
+                return text;
+            }
+            warning = warning == null ? text : warning;
+        }
+        return warning != null ? warning : "exit status " + status;
     }
 
     static String javaExecutable() {
