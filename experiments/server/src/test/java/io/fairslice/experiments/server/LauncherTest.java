@@ -341,6 +341,42 @@ class LauncherTest {
         assertThat(command.indexOf("-Dnext.line=1")).as("before the class path").isLessThan(command.indexOf("-cp"));
     }
 
+    /**
+     * FAIRSLICE_JAVA_OPTS the JVM does not start with (serve's own options before it) is refused naming the variable,
+     * before the build: the server's JVM said only "Unrecognized option: -Xbogus", or that -Xms was over -Xmx.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "-Xss1m -Xbogus | Unrecognized option: -Xbogus",
+        "-Xmx2g         | Initial heap size set to a larger value than the maximum heap size"})
+    void shouldRefuseJavaOptionsTheJvmDoesNotStartWithNamingTheVariable(String options, String complaint,
+                                                                         @TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of("FAIRSLICE_JAVA_OPTS", options), "serve", "--policy", "none");
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).isEqualTo("fairslice serve: FAIRSLICE_JAVA_OPTS='" + options + "': the server's"
+                + " JVM (" + dir.resolve("jdk/bin/java") + ") does not start with it after serve's own"
+                + " -XX:+UseSerialGC -Xms4g -Xmx4g -Xmn3g -XX:+AlwaysPreTouch: " + complaint + "\n");
+        assertThat(sandbox.builds()).as("builds").isEmpty();
+        assertThat(sandbox.serverCommand()).isEmpty();
+    }
+
+    /** The check starts no agent: a debugger's, with suspend=y, would wait for one. */
+    @Test
+    void shouldCheckTheJavaOptionsWithoutTheirAgents(@TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        String agent = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0";
+
+        Result result = sandbox.run(Map.of("FAIRSLICE_JAVA_OPTS", agent + " -Xss1m"), "serve", "--policy", "none");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(sandbox.commands()).as("the check").filteredOn(c -> c.contains("-version") && c.contains("-Xss1m"))
+                .singleElement().satisfies(check -> assertThat(check).doesNotContain(agent));
+        assertThat(sandbox.serverCommand()).contains(agent, "-Xss1m");
+    }
+
     @Test
     void shouldSayThatPolicyNoneDoesNotUseTheWeavingSettingsGiven(@TempDir Path dir) throws Exception {
         Sandbox sandbox = new Sandbox(dir);
