@@ -21,17 +21,25 @@ public record Bundle(Path dir, List<Path> libJars, Path weaverJar) {
         libJars = List.copyOf(libJars);
     }
 
-    /** Reads the bundle in {@code dir}, or says what is missing. */
-    public static Bundle open(Path dir) {
+    /**
+     * Reads the bundle in {@code dir}, or says what is missing, naming the option that gave the folder: "DIR is not a
+     * fairslice bundle" did not say where DIR came from. {@code given}: whether --dist gave it, or it is --dist's
+     * default, the folder above the installer's lib/.
+     */
+    public static Bundle open(Path dir, boolean given) {
         Path d = dir.toAbsolutePath().normalize();
+        String named = given ? "--dist " + dir : d + " (the default of --dist: the folder above the installer's lib/)";
+        if (!Files.isDirectory(d)) {
+            throw new InstallException(named + ": " + (Files.exists(d) ? "not a folder" : "no such folder"));
+        }
         List<Path> lib = jars(d.resolve("lib"), "");
         if (lib.stream().noneMatch(p -> p.getFileName().toString().startsWith("fairslice-tomcat-"))) {
-            throw new InstallException(d + " is not a fairslice bundle: lib/fairslice-tomcat-*.jar is missing"
+            throw new InstallException(named + " is not a fairslice bundle: lib/fairslice-tomcat-*.jar is missing"
                     + " (build it with ./mvnw package -pl middleware/tomcat -am)");
         }
         List<Path> agent = jars(d.resolve("agent"), "aspectjweaver-");
         if (agent.size() != 1) {
-            throw new InstallException(d + " is not a fairslice bundle: agent/ must hold exactly one"
+            throw new InstallException(named + " is not a fairslice bundle: agent/ must hold exactly one"
                     + " aspectjweaver-*.jar, found " + agent.size());
         }
         return new Bundle(d, lib, agent.get(0));

@@ -51,7 +51,7 @@ public final class Installer {
             if (!options.weave().isEmpty()) {
                 TomcatBase.checkWeavingPathCharacters(base.dir());
             }
-            Bundle bundle = Bundle.open(options.dist());
+            Bundle bundle = Bundle.open(options.dist(), args.contains("--dist")); // (no option's value starts --)
             List<String> removed = installation.jarsRemovedBy(options, bundle);
             if (!removed.isEmpty() && refusedWhileRunning(base, err, "install", "This install deletes "
                     + String.join(", ", removed) + " of the last one, which its JVM still reads (as an uninstall"

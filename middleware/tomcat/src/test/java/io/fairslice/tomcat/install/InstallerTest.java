@@ -563,6 +563,22 @@ class InstallerTest {
         assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
     }
 
+    /** A --dist that is no bundle is refused naming --dist: "DIR is not a fairslice bundle" did not say which. */
+    @Test
+    void shouldNameDistWhenItIsNoBundle() throws Exception {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        Path missing = tmp.resolve("no-such-dist");
+        assertThat(run("--catalina-base", base.toString(), "--dist", missing.toString())).isEqualTo(2);
+        assertThat(err).isEqualTo("fairslice install: --dist " + missing + ": no such folder\n");
+        Path file = Files.writeString(tmp.resolve("a-file"), "");
+        assertThat(run("--catalina-base", base.toString(), "--dist", file.toString())).isEqualTo(2);
+        assertThat(err).isEqualTo("fairslice install: --dist " + file + ": not a folder\n");
+        assertThat(run("--catalina-base", base.toString(), "--dist", base.toString())).isEqualTo(2);
+        assertThat(err).isEqualTo("fairslice install: --dist " + base + " is not a fairslice bundle:"
+                + " lib/fairslice-tomcat-*.jar is missing (build it with ./mvnw package -pl middleware/tomcat -am)\n");
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+    }
+
     /**
      * A folder option given twice: the last one was taken without a word (a script's --catalina-base, then the
      * operator's, installed into the operator's alone). Refused naming both, and nothing is written in either.
