@@ -169,6 +169,19 @@ class LauncherTest {
                 .contains("./mvnw -B verify -pl MODULE -am");
     }
 
+    /** help took an argument without a word: `help serve` printed the list of commands and nothing of serve. */
+    @Test
+    void shouldRejectArgumentsToHelp() throws Exception {
+        for (String help : List.of("help", "--help", "-h")) {
+            Result result = run(help, "serve");
+
+            assertThat(result.exitCode()).as(help).isEqualTo(2);
+            assertThat(result.stdout()).as(help).isEmpty();
+            assertThat(result.stderr()).as(help).startsWith("fairslice help: it takes no arguments (got: serve); a"
+                    + " command's own: ./fairslice COMMAND --help\nusage: ./fairslice <command> [options]\n");
+        }
+    }
+
     /** The command it names is the build's without -q: it must not run the whole module's tests as well. */
     @Test
     void shouldNameTheBuildWithoutItsTestsWhenTheBuildFails(@TempDir Path dir) throws Exception {
