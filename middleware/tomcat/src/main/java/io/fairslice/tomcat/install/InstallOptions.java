@@ -126,13 +126,13 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         List<String> weave = new ArrayList<>();
         List<String> apps = new ArrayList<>();
         List<Integer> ports = new ArrayList<>();
-        Map<String, Path> folders = new HashMap<>();
+        Map<String, String> single = new HashMap<>(); // the options that take one value, as given
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             switch (arg) {
-                case "--catalina-base" -> base = once(folders, arg, path(args, ++i, arg));
-                case "--catalina-home" -> home = once(folders, arg, path(args, ++i, arg));
-                case "--dist" -> dist = once(folders, arg, path(args, ++i, arg));
+                case "--catalina-base" -> base = path(once(single, arg, value(args, ++i, arg)), arg);
+                case "--catalina-home" -> home = path(once(single, arg, value(args, ++i, arg)), arg);
+                case "--dist" -> dist = path(once(single, arg, value(args, ++i, arg)), arg);
                 case "--uninstall" -> uninstall = true;
                 case "--no-metrics" -> metrics = false;
                 case "--weave-calls" -> weaveCalls = true;
@@ -194,12 +194,14 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
 
     /**
      * {@code value}, the first of {@code option}'s: a second one is refused. The last one was taken without a word:
-     * {@code --catalina-base /srv/tomcat-a ... --catalina-base /srv/tomcat-b} installed into tomcat-b only.
+     * {@code --catalina-base /srv/tomcat-a ... --catalina-base /srv/tomcat-b} installed into tomcat-b only. A command
+     * line of the wrong form, with the usage and the values as given, as the launcher refuses it (refuse_usage): as
+     * paths, /srv/tomcat-a/ read /srv/tomcat-a, and java -jar left the usage out.
      */
-    private static Path once(Map<String, Path> folders, String option, Path value) {
-        Path before = folders.putIfAbsent(option, value);
+    private static String once(Map<String, String> given, String option, String value) {
+        String before = given.putIfAbsent(option, value);
         if (before != null) {
-            throw new InstallException(option + " given twice, '" + before + "' and '" + value + "'");
+            throw InstallException.ofUsage(option + " given twice, '" + before + "' and '" + value + "'");
         }
         return value;
     }
@@ -208,8 +210,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
      * A folder option's value. A blank one (an unset shell variable: {@code --catalina-base "$CATALINA_BASE"}) is
      * refused: as a path it is the current directory, and the installer would install into whatever Tomcat that is.
      */
-    private static Path path(List<String> args, int i, String option) {
-        String given = value(args, i, option);
+    private static Path path(String given, String option) {
         if (given.isBlank()) {
             throw new InstallException(option + " needs a folder; got '" + given + "'");
         }

@@ -1404,6 +1404,8 @@ class InstallerTest {
     void shouldRefuseACommandLineOfTheWrongFormAsTheLauncherDoes() throws Exception {
         for (String[] args : List.of(new String[] {"--catalina-base", base.toString(), "--wave", "com.acme..*"},
                 new String[] {"--weave", "com.acme..*", "--catalina-base"},
+                // the values as given (as paths, a/ read a) and the usage, which java -jar left out
+                new String[] {"--catalina-base", base + "/", "--weave", "com.acme..*", "--catalina-base", "/b"},
                 new String[] {"--catalina-base", base.toString(), "--weave=com.acme..*"})) {
             Launched launched = launcherInstall(args);
 
