@@ -290,7 +290,6 @@ class LauncherTest {
         assertThat(sandbox.builds()).as("no test suite run").isEmpty();
     }
 
-    /** A folder for the PATH with the few commands the launcher's `test` uses and an id that says {@code uid}. */
     /** A misspelt FAIRSLICE_SKIP_JDK21_TESTS stops `test` at once: it was read after the whole suite had run. */
     @Test
     void shouldRefuseAMisspeltSkipOfTheJdk21TestsBeforeTheSuite(@TempDir Path dir) throws Exception {
@@ -305,6 +304,7 @@ class LauncherTest {
         assertThat(sandbox.builds()).as("no test suite run").isEmpty();
     }
 
+    /** A folder for the PATH with the few commands the launcher's `test` uses and an id that says {@code uid}. */
     private static Path fewCommands(Path dir, int uid) throws IOException {
         Path bin = Files.createDirectories(dir.resolve("bin"));
         for (String command : List.of("bash", "sed", "head", "dirname", "readlink", "cat")) {
@@ -996,6 +996,22 @@ class LauncherTest {
                 .endsWith(", got '" + value + "'\n").hasLineCount(1);
         assertThat(sandbox.builds()).as("builds").isEmpty();
         assertThat(sandbox.commands()).as("java commands").isEmpty();
+    }
+
+    /** Without Prometheus installed, serve --prometheus said so only after its build; and the prometheus command. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"serve --prometheus --port 8080", "prometheus --target 127.0.0.1:8080"})
+    void shouldRefuseWithoutPrometheusInstalledBeforeTheBuild(String args, @TempDir Path dir) throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+        String[] argv = args.split(" ");
+
+        Result result = sandbox.run(Map.of("PATH", fewCommands(dir, 1000).toString()), argv);
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).isEqualTo("fairslice " + argv[0] + ": prometheus is not installed; on Debian:"
+                + " sudo apt-get install --no-install-recommends prometheus (then sudo systemctl disable --now"
+                + " prometheus: fairslice runs its own)\n");
+        assertThat(sandbox.builds()).as("builds").isEmpty();
     }
 
     /** Every option a usage text shows passes the launcher's check: each command's whole set at once. */
