@@ -123,7 +123,9 @@ public final class KernelProbeMetrics implements MeterBinder {
                     .register(registry));
         }
         if (ThreadStats.isSupported(system.runnable())) {
-            add(Gauge.builder(RUNNABLE, sampler, s -> s.system().runnable()).tags(application)
+            // a reading that lacks it is no number, not Long.MIN_VALUE
+            add(Gauge.builder(RUNNABLE, sampler, s -> ThreadStats.isSupported(s.system().runnable())
+                    ? s.system().runnable() : Double.NaN).tags(application)
                     .description("Runnable tasks in the system")
                     .register(registry));
         }

@@ -49,10 +49,13 @@ public final class SystemStats {
         return cgroupThrottledMicros;
     }
 
-    /** For probe implementations. */
+    /**
+     * For probe implementations. A cumulative value this reading lacks ({@link ThreadStats#UNSUPPORTED}) keeps the
+     * one read before: its counter would have fallen to 0, a reset to Prometheus, and risen again with the next reading.
+     */
     public SystemStats setPressure(double someAvg10Ratio, long someTotalMicros) {
         this.cpuPressureSomeAvg10 = someAvg10Ratio;
-        this.cpuPressureSomeTotalMicros = someTotalMicros;
+        this.cpuPressureSomeTotalMicros = cumulative(cpuPressureSomeTotalMicros, someTotalMicros);
         return this;
     }
 
@@ -63,12 +66,16 @@ public final class SystemStats {
         return this;
     }
 
-    /** For probe implementations. */
+    /** For probe implementations; a cumulative value this reading lacks keeps the one before, as in setPressure. */
     public SystemStats setCgroup(long periods, long throttledPeriods, long throttledMicros) {
-        this.cgroupPeriods = periods;
-        this.cgroupThrottledPeriods = throttledPeriods;
-        this.cgroupThrottledMicros = throttledMicros;
+        this.cgroupPeriods = cumulative(cgroupPeriods, periods);
+        this.cgroupThrottledPeriods = cumulative(cgroupThrottledPeriods, throttledPeriods);
+        this.cgroupThrottledMicros = cumulative(cgroupThrottledMicros, throttledMicros);
         return this;
+    }
+
+    private static long cumulative(long before, long now) {
+        return ThreadStats.isSupported(now) ? now : before;
     }
 
     /** A new holder with this one's values. */

@@ -44,6 +44,7 @@ class KernelProbeListenerTest {
 
     @AfterEach
     void tearDown() {
+        BreakingProbe.losesSystem = false;
         if (listener != null) {
             listener.stop();
         }
@@ -232,11 +233,35 @@ class KernelProbeListenerTest {
         worker.submit(() -> listener.exit("heavy")).get(); // a no-op now
     }
 
+    /**
+     * A system reading that lacks a value it had (PSI's total, the runnable count) leaves the stall counter where it
+     * was and the runnable gauge without a number: the counter read 0, a reset to Prometheus, and the gauge
+     * Long.MIN_VALUE.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldKeepTheStallCounterAndGiveNoRunnableCountWhenAReadingLacksThem() throws Exception {
+        assumeTrue(Files.exists(Path.of("/proc/pressure/cpu")), "no PSI on this kernel");
+        listener = new KernelProbeListener(w -> new BreakingProbe(KernelProbes.create(System.getProperty("os.name"),
+                Path.of("/proc"), w)), warnings::add);
+        listener.start(new TestContext(CLASSES, registry, Map.of("interval", "100ms")));
+        double stall = registry.get(CPU_PRESSURE_STALL).functionCounter().count();
+        assertThat(stall).isPositive();
+        assertThat(registry.get(RUNNABLE).gauge().value()).isPositive();
+
+        BreakingProbe.losesSystem = true;
+        Thread.sleep(500); // several samples
+        assertThat(registry.get(CPU_PRESSURE_STALL).functionCounter().count()).isGreaterThanOrEqualTo(stall);
+        assertThat(registry.get(RUNNABLE).gauge().value()).isNaN();
+    }
+
     /** A probe that throws when a thread named {@link #BREAKS} reads its counters: an unexpected error. */
     private record BreakingProbe(KernelProbe probe) implements KernelProbe {
 
         static final String BREAKS = "test-breaker";
         static final String BREAKS_JVM = "test-breaker-jvm";
+        /** From now on, system readings lack PSI's total and the runnable count. */
+        static volatile boolean losesSystem;
 
         @Override
         public boolean readCurrentThread(ThreadHandle handle, ThreadStats into) {
@@ -276,7 +301,12 @@ class KernelProbeListenerTest {
 
         @Override
         public boolean readSystem(SystemStats into) {
-            return probe.readSystem(into);
+            boolean read = probe.readSystem(into);
+            if (losesSystem) { // a file that still reads but lacks its values
+                into.setPressure(into.cpuPressureSomeAvg10(), ThreadStats.UNSUPPORTED)
+                        .setLoad(into.load1(), ThreadStats.UNSUPPORTED);
+            }
+            return read;
         }
 
         @Override
