@@ -20,6 +20,19 @@ import java.util.stream.Stream;
  */
 final class LoadGenerator {
 
+    /**
+     * The options Gatling's JVM starts with after the study's (gatlingJvmOptions), with which StudyMain tries those
+     * before the run.
+     */
+    static final List<String> OWN_JVM_OPTIONS = List.of(
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+            "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",
+            // a page that got no successful response would fail the run (the simulations' default, for users): a
+            // point whose heavy requests are all shed is a result here, and each window's served, shed and failed
+            // requests are counted from simulation.log; a non-zero status fails the configuration
+            "-DrequireSuccess=false");
+
     private final Host host;
     private final String classpath;
     private final List<String> jvmOptions;
@@ -42,14 +55,7 @@ final class LoadGenerator {
         List<String> command = new ArrayList<>(host.pin(host.loadCore()));
         command.add(StudyServerProcess.javaExecutable());
         command.addAll(jvmOptions);
-        command.addAll(List.of(
-                "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
-                "-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",
-                // a page that got no successful response would fail the run (the simulations' default, for users):
-                // a point whose heavy requests are all shed is a result here, and each window's served, shed and
-                // failed requests are counted from simulation.log; a non-zero status fails the configuration
-                "-DrequireSuccess=false"));
+        command.addAll(OWN_JVM_OPTIONS);
         parameters.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.addAll(List.of("-cp", classpath, "io.fairslice.loadgen.GatlingLauncher",
                 "--simulation", "io.fairslice.loadgen.OverloadStudy",

@@ -204,7 +204,8 @@ public final class StudyMain {
                     + "would overwrite: go on with it (--resume " + out + "), make its report again (--report " + out
                     + "), or give another folder");
         }
-        checkServerJvmOptions(config.serverJvmOptions(), serverOptions);
+        checkJvmOptions(StudyJvm.SERVERS, config.serverJvmOptions(), serverOptions);
+        checkJvmOptions(StudyJvm.LOAD_GENERATOR, config.gatlingJvmOptions(), List.of());
         writableFolder(out, resume != null ? "--resume " : outGiven ? "--out " : "the results folder ");
         StudyRunner runner = new StudyRunner(config,
                 new StudyRunner.Classpaths(serverClasspath, loadgenClasspath, serverOptions, weavingOptions), out,
@@ -224,24 +225,39 @@ public final class StudyMain {
     }
 
     /**
-     * Refuses, before anything runs, server JVM options the servers' java does not start with, naming where they came
-     * from and what the JVM said: every configuration's server failed to start, one after the other, and the run
-     * ended with exit 1 (-Xbogus, -Xmx2g with -Xms4g). The --server-jvm-option ones are named when the configured
-     * ones start without them.
+     * A JVM the study starts, as {@link #checkJvmOptions} tries it: what a refusal calls it, the --config key and the
+     * command-line option (null when there is none) that give its options, and the options it starts with besides
+     * (tried before them, where Gatling's follow them: --add-opens and properties, whose place does not change whether
+     * the JVM starts).
      */
-    static void checkServerJvmOptions(List<String> configured, List<String> extra)
+    record StudyJvm(String name, String key, String option, List<String> own) {
+        static final StudyJvm SERVERS = new StudyJvm("the servers' JVM", "serverJvmOptions", "--server-jvm-option",
+                StudyServerProcess.OWN_JVM_OPTIONS);
+        static final StudyJvm LOAD_GENERATOR = new StudyJvm("the load generator's JVM", "gatlingJvmOptions", null,
+                LoadGenerator.OWN_JVM_OPTIONS);
+    }
+
+    /**
+     * Refuses, before anything runs, JVM options {@code jvm}'s java does not start with, naming where they came from
+     * and what the JVM said: every configuration's server (or Gatling) failed to start, one after the other, and the
+     * run ended with exit 1 (-Xbogus, -Xmx2g with -Xms4g). The {@code extra} ones, given with {@code jvm}'s option,
+     * are named when the configured ones start without them.
+     */
+    static void checkJvmOptions(StudyJvm jvm, List<String> configured, List<String> extra)
             throws IOException, InterruptedException {
-        List<String> all = new ArrayList<>(configured);
+        List<String> withConfigured = new ArrayList<>(jvm.own());
+        withConfigured.addAll(configured);
+        List<String> all = new ArrayList<>(withConfigured);
         all.addAll(extra);
         String refusal = StudyServerProcess.jvmRefusal(all, StudyServerProcess.OPTIONS_CHECK_TIMEOUT);
         if (refusal == null) {
             return;
         }
-        String java = "the servers' JVM (" + StudyServerProcess.javaExecutable() + ")";
-        String keyed = "serverJvmOptions = " + String.join(" ", configured);
+        String java = jvm.name() + " (" + StudyServerProcess.javaExecutable() + ")";
+        String keyed = jvm.key() + " = " + String.join(" ", configured);
         if (!extra.isEmpty()
-                && StudyServerProcess.jvmRefusal(configured, StudyServerProcess.OPTIONS_CHECK_TIMEOUT) == null) {
-            throw new IllegalArgumentException("--server-jvm-option " + String.join(" --server-jvm-option ", extra)
+                && StudyServerProcess.jvmRefusal(withConfigured, StudyServerProcess.OPTIONS_CHECK_TIMEOUT) == null) {
+            throw new IllegalArgumentException(jvm.option() + " " + String.join(" " + jvm.option() + " ", extra)
                     + ": " + java + " does not start with " + (extra.size() == 1 ? "it" : "them") + " after "
                     + keyed + ": " + refusal);
         }

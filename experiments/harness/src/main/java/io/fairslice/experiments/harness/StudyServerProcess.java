@@ -75,7 +75,7 @@ final class StudyServerProcess implements AutoCloseable {
         command.addAll(configuration.scheduler().launchPrefix());
         command.addAll(host.pin(host.serverCore()));
         command.add(javaExecutable());
-        command.add("--enable-native-access=ALL-UNNAMED");
+        command.addAll(OWN_JVM_OPTIONS);
         command.add(host.serverTemporaryFolderOption()); // before the configuration's options, which may set another
         command.addAll(config.serverJvmOptions());
         command.addAll(extraJvmOptions);
@@ -150,18 +150,22 @@ final class StudyServerProcess implements AutoCloseable {
         host.stop(process, StudyServer.STOP_GRACE.toMillis());
     }
 
+    /** The options every server's JVM starts with before the study's (serverJvmOptions, --server-jvm-option). */
+    static final List<String> OWN_JVM_OPTIONS = List.of("--enable-native-access=ALL-UNNAMED");
+
     /** How long {@link #jvmRefusal} waits for the JVM: it starts and exits in a tenth of a second. */
     static final Duration OPTIONS_CHECK_TIMEOUT = Duration.ofSeconds(30);
 
     /**
-     * What the servers' java says when it does not start with {@code options}, or null when it does (or has not
-     * answered within {@code timeout}: the servers then show what happens). One {@code java OPTIONS -version}: a JVM
-     * option it refused failed every configuration's server, one after the other, and the run ended with exit 1.
-     * Agents (-javaagent, -agentlib, -agentpath) are left out, since they would start (a debugger's, with suspend=y,
-     * waits for one), and -XX:-AlwaysPreTouch follows the options: touching the study's 4 GB heap takes seconds.
+     * What the study's java, the servers' and Gatling's, says when it does not start with {@code options}, or null
+     * when it does (or has not answered within {@code timeout}: the run then shows what happens). One {@code java
+     * OPTIONS -version}: a JVM option it refused failed every configuration's server or Gatling, one after the other,
+     * and the run ended with exit 1. Agents (-javaagent, -agentlib, -agentpath) are left out, since they would start
+     * (a debugger's, with suspend=y, waits for one), and -XX:-AlwaysPreTouch follows the options: touching the
+     * study's 4 GB heap takes seconds.
      */
     static String jvmRefusal(List<String> options, Duration timeout) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(javaExecutable(), "--enable-native-access=ALL-UNNAMED"));
+        List<String> command = new ArrayList<>(List.of(javaExecutable()));
         options.stream().filter(o -> !o.startsWith("-javaagent:") && !o.startsWith("-agentlib:")
                 && !o.startsWith("-agentpath:")).forEach(command::add);
         command.addAll(List.of("-XX:-AlwaysPreTouch", "-version"));

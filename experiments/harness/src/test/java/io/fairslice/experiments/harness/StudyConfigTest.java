@@ -424,7 +424,47 @@ class StudyConfigTest {
         assertThat(out).as("nothing made").doesNotExist();
     }
 
-    /** The JVM's complaint is on its standard output for some options; the lines around it say nothing. */
+    /**
+     * The load generator's JVM options, gatlingJvmOptions, are tried before anything runs too, with the java and the
+     * options of its own that Gatling's JVM starts with: one it did not start with failed every configuration's
+     * Gatling, one after the other, and the run ended with exit 1.
+     */
+    @Test
+    void shouldRefuseGatlingJvmOptionsTheJvmDoesNotStartWithBeforeAnythingRuns() throws Exception {
+        Path bogus = Files.writeString(dir.resolve("bogus.properties"), """
+                configurations = none@default
+                gatlingJvmOptions = -Xmx512m -Xbogus
+                """);
+        Path one = Files.writeString(dir.resolve("one.properties"), """
+                configurations = none@default
+                gatlingJvmOptions = -XX:Bogus=1
+                """);
+        Path out = dir.resolve("out");
+        String java = "the load generator's JVM (" + StudyServerProcess.javaExecutable() + ")";
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+        int status = execute(err, "--config", bogus.toString(), "--out", out.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice study: gatlingJvmOptions = -Xmx512m"
+                + " -Xbogus: " + java + " does not start with them: Unrecognized option: -Xbogus\n");
+        assertThat(out).as("nothing made").doesNotExist();
+
+        err.reset();
+        status = execute(err, "--config", one.toString(), "--server-jvm-option", "-Dx=y", "--out", out.toString());
+
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice study: gatlingJvmOptions = -XX:Bogus=1: "
+                + java + " does not start with it: Unrecognized VM option 'Bogus=1'\n");
+        assertThat(out).as("nothing made").doesNotExist();
+        // --plan does not try them
+        assertThat(execute(err, "--config", bogus.toString(), "--plan")).isZero();
+    }
+
+    /**
+     * The JVM's complaint is on its standard output for some options; the lines around it say nothing. The study's
+     * own options pass, quickly.
+     */
     @Test
     void shouldSayWhatTheJvmSaysOnEitherOutputAndStartItWithTheStudysOptions() throws Exception {
         Duration timeout = StudyServerProcess.OPTIONS_CHECK_TIMEOUT;
@@ -433,18 +473,31 @@ class StudyConfigTest {
         assertThat(StudyServerProcess.jvmRefusal(List.of("-XX:+UseSerialGC", "-XX:+UseParallelGC"), timeout))
                 .isEqualTo("Multiple garbage collectors selected");
 
-        String documented = Files.readAllLines(Path.of("../../docs/study.md")).stream()
-                .filter(line -> line.startsWith("serverJvmOptions = ")).findFirst().orElseThrow().substring(19);
-        for (List<String> options : List.of(StudyConfig.quick().serverJvmOptions(),
-                StudyConfig.full().serverJvmOptions(), List.of(documented.split(" ")),
-                List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dx=y", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                        "-javaagent:/not/started.jar"))) {
-            long start = System.nanoTime();
-            assertThat(StudyServerProcess.jvmRefusal(options, timeout)).as(options.toString()).isNull();
-            // (not touching the study's 4 GB heap, which took 2 s)
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as(options.toString())
-                    .isLessThan(Duration.ofSeconds(10));
+        // the presets' and the documented options of both JVMs start, the heap not touched
+        List<String> doc = Files.readAllLines(Path.of("../../docs/study.md"));
+        Map<StudyMain.StudyJvm, List<List<String>>> valid = Map.of(
+                StudyMain.StudyJvm.SERVERS, List.of(StudyConfig.quick().serverJvmOptions(),
+                        StudyConfig.full().serverJvmOptions(), documented(doc, "serverJvmOptions"),
+                        List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dx=y", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                                "-javaagent:/not/started.jar")),
+                StudyMain.StudyJvm.LOAD_GENERATOR, List.of(StudyConfig.quick().gatlingJvmOptions(),
+                        StudyConfig.full().gatlingJvmOptions(), documented(doc, "gatlingJvmOptions"),
+                        List.of("-Xmx512m", "-XX:TieredStopAtLevel=1")));
+        for (Map.Entry<StudyMain.StudyJvm, List<List<String>>> jvm : valid.entrySet()) {
+            for (List<String> options : jvm.getValue()) {
+                long start = System.nanoTime();
+                StudyMain.checkJvmOptions(jvm.getKey(), options, List.of());
+                // (not touching the study's 4 GB heap, which took 2 s)
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as(jvm.getKey().key() + " " + options)
+                        .isLessThan(Duration.ofSeconds(10));
+            }
         }
+    }
+
+    /** The options of {@code key}'s line in study.md's --config example. */
+    private static List<String> documented(List<String> doc, String key) {
+        return List.of(doc.stream().filter(line -> line.startsWith(key + " = ")).findFirst().orElseThrow()
+                .substring(key.length() + 3).split(" "));
     }
 
     private static int execute(java.io.OutputStream err, String... args) {
