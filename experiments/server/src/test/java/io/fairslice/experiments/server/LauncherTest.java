@@ -944,6 +944,9 @@ class LauncherTest {
         "prometheus --traget 127.0.0.1:8080                                           | unknown option '--traget'",
         "install --catalina-base /opt/tomcat --weave=com.acme..*                      | unknown option"
                 + " '--weave=com.acme..*' (write --weave and its value apart)",
+        // a flag: it was told to write --once and its value apart, and it takes none
+        "probe --pid 1 --once=true                                                    | unknown option '--once=true'"
+                + " (--once takes no value)",
         // the last one was taken without a word: serve listened on 9090, install installed into /b alone
         "serve --port 8080 --port 9090                                                | --port given twice, '8080'"
                 + " and '9090'",

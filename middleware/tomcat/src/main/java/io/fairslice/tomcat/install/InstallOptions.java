@@ -218,14 +218,22 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
     }
 
     /**
-     * What to add for {@code --weave=com.acme..*}, an option the usage shows joined to its value: the launcher's words
-     * (refuse_unknown_options), which refuses it so before java -jar sees it.
+     * What to add for {@code --weave=com.acme..*}, an option the usage shows joined to its value, or for
+     * {@code --uninstall=yes}, a flag given one: the launcher's words (refuse_unknown_options), which refuses them so
+     * before java -jar sees them. The usage shows an option that takes a value followed by it
+     * ({@code --weave PATTERN}).
      */
     private static String valueHint(String arg) {
         int eq = arg.indexOf('=');
-        String option = eq < 0 ? arg : arg.substring(0, eq);
-        return arg.startsWith("--") && eq > 0 && Pattern.compile("(?<![\\w-])" + Pattern.quote(option) + "(?![\\w-])")
-                .matcher(USAGE).find() ? " (write " + option + " and its value apart)" : "";
+        if (!arg.startsWith("--") || eq <= 0) {
+            return "";
+        }
+        String option = arg.substring(0, eq);
+        String named = "(?<![\\w-])" + Pattern.quote(option);
+        if (Pattern.compile(named + " [A-Z]+(?![\\w-])").matcher(USAGE).find()) {
+            return " (write " + option + " and its value apart)";
+        }
+        return Pattern.compile(named + "(?![\\w-])").matcher(USAGE).find() ? " (" + option + " takes no value)" : "";
     }
 
     private static String value(List<String> args, int i, String option) {

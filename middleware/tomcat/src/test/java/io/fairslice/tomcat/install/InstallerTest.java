@@ -1406,6 +1406,8 @@ class InstallerTest {
                 new String[] {"--weave", "com.acme..*", "--catalina-base"},
                 // the values as given (as paths, a/ read a) and the usage, which java -jar left out
                 new String[] {"--catalina-base", base + "/", "--weave", "com.acme..*", "--catalina-base", "/b"},
+                // a flag joined to a value: it takes none, so writing them apart is no answer
+                new String[] {"--catalina-base", base.toString(), "--uninstall=yes"},
                 new String[] {"--catalina-base", base.toString(), "--weave=com.acme..*"})) {
             Launched launched = launcherInstall(args);
 
@@ -1420,6 +1422,9 @@ class InstallerTest {
         assertThat(run("--catalina-base", base.toString(), "--wave=com.acme..*")).isEqualTo(2);
         assertThat(err).as("not an option of the usage").startsWith("fairslice install: unknown option"
                 + " '--wave=com.acme..*'\n");
+        assertThat(run("--catalina-base", base.toString(), "--no-metrics=true")).isEqualTo(2);
+        assertThat(err).as("a flag").startsWith("fairslice install: unknown option '--no-metrics=true' (--no-metrics"
+                + " takes no value)\n");
     }
 
     @Test
