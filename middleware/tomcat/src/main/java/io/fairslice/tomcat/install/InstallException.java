@@ -21,7 +21,10 @@ public final class InstallException extends RuntimeException {
         this.usage = usage;
     }
 
-    /** A command line of the wrong form (an unknown option, an option without its value): the usage follows it. */
+    /**
+     * A command line of the wrong form (an unknown option, an option without its value, one given twice, options that
+     * exclude each other): the usage follows it, as it does for the other commands' (serve, study, probe).
+     */
     static InstallException ofUsage(String message) {
         return new InstallException(message, true);
     }

@@ -175,12 +175,12 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         }
         if (uninstall && (!weave.isEmpty() || weaveCalls || weaveJdbc || !apps.isEmpty() || !ports.isEmpty()
                 || !metrics)) {
-            throw new InstallException("--uninstall takes only --catalina-base (and --catalina-home): it removes"
+            throw InstallException.ofUsage("--uninstall takes only --catalina-base (and --catalina-home): it removes"
                     + " what the install record lists");
         }
         if (!metrics && !ports.isEmpty()) {
-            throw new InstallException("--metrics-ports opens the metrics endpoint on connectors, --no-metrics installs"
-                    + " none: give one of them");
+            throw InstallException.ofUsage("--metrics-ports opens the metrics endpoint on connectors, --no-metrics"
+                    + " installs none: give one of them");
         }
         if (apps.isEmpty()) {
             apps.add("*");

@@ -607,12 +607,26 @@ class InstallerTest {
         assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
     }
 
-    /** --metrics-ports beside --no-metrics was dropped in silence: no endpoint was installed to open. */
+    /**
+     * --metrics-ports beside --no-metrics was dropped in silence: no endpoint was installed to open. Options that
+     * exclude each other are a command line of the wrong form, refused with the usage, as serve, study and probe refuse
+     * theirs; install's were refused without it.
+     */
     @Test
     void shouldRefuseMetricsPortsWithoutMetrics() {
         assertThat(install("--no-metrics", "--metrics-ports", "9404")).isEqualTo(2);
-        assertThat(err).contains("--metrics-ports opens the metrics endpoint on connectors, --no-metrics installs none:"
-                + " give one of them");
+        assertThat(err).isEqualTo("fairslice install: --metrics-ports opens the metrics endpoint on connectors,"
+                + " --no-metrics installs none: give one of them\n" + InstallOptions.USAGE);
+    }
+
+    /** --uninstall beside an install's option: refused with the usage, as --metrics-ports with --no-metrics is. */
+    @Test
+    void shouldRefuseUninstallWithAnInstallsOptionWithTheUsage() throws Exception {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(run("--catalina-base", base.toString(), "--uninstall", "--weave", "com.acme..*")).isEqualTo(2);
+        assertThat(err).isEqualTo("fairslice install: --uninstall takes only --catalina-base (and --catalina-home): it"
+                + " removes what the install record lists\n" + InstallOptions.USAGE);
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
     }
 
     /** An empty shell variable (`--weave "$SCOPE"`): it installed without the agent and said no --weave was given. */
