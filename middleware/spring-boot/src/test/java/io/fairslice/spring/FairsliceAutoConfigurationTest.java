@@ -28,6 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.AfterEach;
@@ -302,11 +303,8 @@ class FairsliceAutoConfigurationTest {
     void shouldPassEveryFairsliceSettingWithTheValueOfTheSourceThatWins() throws Exception {
         application = app("fairslice.policy=share", "fairslice.class.heavy.share=${FAIRSLICE_TEST_NEVER_SET:25}",
                 "unrelated.key=1").run("--fairslice.policy=observe");
-        @SuppressWarnings("unchecked")
-        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
-                FilterRegistrationBean.class);
 
-        assertThat(filter.getInitParameters()).containsEntry("fairslice.policy", "observe")
+        assertThat(initParameters()).containsEntry("fairslice.policy", "observe")
                 .containsEntry("fairslice.class.heavy.share", "25").doesNotContainKey("unrelated.key");
     }
 
@@ -322,18 +320,15 @@ class FairsliceAutoConfigurationTest {
         Files.writeString(yaml, "fairslice:\n  adaptive: false\n  rule:\n    1: heavy path=/reports/**\n"
                 + "  route:\n    1: /items/*\n");
         start("spring.config.location=file:" + yaml);
-        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
-                FilterRegistrationBean.class);
 
-        assertThat(filter.getInitParameters()).containsEntry("fairslice.rule.1", "heavy path=/reports/**")
+        assertThat(initParameters()).containsEntry("fairslice.rule.1", "heavy path=/reports/**")
                 .containsEntry("fairslice.route.1", "/items/*").doesNotContainKey("fairslice.rule[1]");
         assertThat(get("/reports/2024")).isEqualTo("report 2024");
         assertThat(requests(application.getBean(MeterRegistry.class), "heavy")).as("by the YAML's rule").isEqualTo(1);
         application.close();
 
         application = app("spring.config.location=file:" + yaml).run("--fairslice.rule.1=light path=/reports/**");
-        assertThat(application.getBean(FairsliceAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
-                .getInitParameters()).as("the command line over the YAML file")
+        assertThat(initParameters()).as("the command line over the YAML file")
                 .containsEntry("fairslice.rule.1", "light path=/reports/**");
     }
 
@@ -360,14 +355,12 @@ class FairsliceAutoConfigurationTest {
         Files.writeString(yaml, "fairslice:\n  rule:\n    1: heavy path=/reports/**\n");
         Files.writeString(dir.resolve("application.properties"), "fairslice.rule.1=light path=/reports/**\n");
         start("spring.config.location=file:" + dir + "/");
-        assertThat(application.getBean(FairsliceAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
-                .getInitParameters()).as("application.properties over application.yml")
+        assertThat(initParameters()).as("application.properties over application.yml")
                 .containsEntry("fairslice.rule.1", "light path=/reports/**").doesNotContainKey("fairslice.rule[1]");
         application.close();
 
         application = app("spring.config.location=file:" + dir + "/").run("--fairslice.rule[1]=heavy path=/x");
-        assertThat(application.getBean(FairsliceAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
-                .getInitParameters()).as("the command line's rule[1] over the files' rule.1")
+        assertThat(initParameters()).as("the command line's rule[1] over the files' rule.1")
                 .containsEntry("fairslice.rule.1", "heavy path=/x");
     }
 
@@ -406,10 +399,8 @@ class FairsliceAutoConfigurationTest {
         } finally {
             System.clearProperty("fairslice.policy");
         }
-        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
-                FilterRegistrationBean.class);
 
-        assertThat(filter.getInitParameters()).containsEntry("fairslice.policy", "observe");
+        assertThat(initParameters()).containsEntry("fairslice.policy", "observe");
         assertThat(application.getBean(MeterRegistry.class).get(MeterNames.POLICY)
                 .tag(MeterNames.TAG_POLICY, MeterNames.POLICY_OBSERVE).gauge().value()).as("observe in effect")
                 .isEqualTo(1);
@@ -423,10 +414,8 @@ class FairsliceAutoConfigurationTest {
     void shouldKeepTheSettingsOfClassesWhoseNamesDifferOnlyByADash() {
         start("fairslice.classes=light,batch-jobs,batchjobs", "fairslice.class.batch-jobs.share=10",
                 "fairslice.class.batchjobs.share=30");
-        FilterRegistrationBean<?> filter = application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
-                FilterRegistrationBean.class);
 
-        assertThat(filter.getInitParameters()).containsEntry("fairslice.class.batch-jobs.share", "10")
+        assertThat(initParameters()).containsEntry("fairslice.class.batch-jobs.share", "10")
                 .containsEntry("fairslice.class.batchjobs.share", "30");
     }
 
@@ -621,6 +610,13 @@ class FairsliceAutoConfigurationTest {
         } finally {
             LOG.removeHandler(handler);
         }
+    }
+
+    /** The init parameters the application's fairslice filter bean was given. */
+    @SuppressWarnings("unchecked")
+    private Map<String, String> initParameters() {
+        return application.getBean(FairsliceAutoConfiguration.FILTER_BEAN, FilterRegistrationBean.class)
+                .getInitParameters();
     }
 
     private void start(String... properties) {
