@@ -324,19 +324,11 @@ class StudyConfigTest {
     @Test
     void shouldAnswerWithTheUsageOnlyACommandLineOfTheWrongForm() throws Exception {
         Path file = Files.writeString(dir.resolve("bad.properties"), "repetitions = three\n");
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
 
-        int status = execute(err, "--plan", "--config", file.toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(refused("--plan", "--config", file.toString()))
                 .isEqualTo("fairslice study: " + file + ": repetitions must be a whole number, got 'three'\n");
 
-        err.reset();
-        status = execute(err, "--bogus");
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(refused("--bogus"))
                 .startsWith("fairslice study: unknown option '--bogus'\nusage: ./fairslice study");
     }
 
@@ -345,13 +337,10 @@ class StudyConfigTest {
     void shouldRefuseAnOptionGivenTwiceWithTheUsage() throws Exception {
         Path first = Files.writeString(dir.resolve("first.properties"), "repetitions = 2\n");
         Path second = Files.writeString(dir.resolve("second.properties"), "measure = 20s\n");
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
 
-        int status = execute(err, "--config", first.toString(), "--plan", "--config", second.toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).startsWith("fairslice study: --config given"
-                + " twice, '" + first + "' and '" + second + "'\nusage: ./fairslice study");
+        assertThat(refused("--config", first.toString(), "--plan", "--config", second.toString()))
+                .startsWith("fairslice study: --config given twice, '" + first + "' and '" + second
+                        + "'\nusage: ./fairslice study");
         for (String option : List.of("--out", "--report", "--resume", "--server-classpath", "--loadgen-classpath")) {
             assertThatThrownBy(() -> StudyMain.run(new String[] {option, "a", option, "b"})).as(option)
                     .isInstanceOf(StudyMain.UsageException.class)
@@ -370,20 +359,12 @@ class StudyConfigTest {
     @Test
     void shouldRefuseAnOutFolderThatCannotBeWrittenNamingWhy() throws Exception {
         Path file = Files.writeString(dir.resolve("a-file"), "not a folder\n");
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
 
-        int status = execute(err, "--out", file.toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("fairslice study: --out " + file
+        assertThat(refused("--out", file.toString())).isEqualTo("fairslice study: --out " + file
                 + ": cannot write the run's files there (a file, not a folder, is there)\n");
         assertThat(Files.readString(file)).isEqualTo("not a folder\n");
 
-        err.reset();
-        status = execute(err, "--out", file.resolve("run").toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(refused("--out", file.resolve("run").toString()))
                 .startsWith("fairslice study: --out " + file.resolve("run") + ": cannot write the run's files there (");
         try (var listing = Files.list(dir)) {
             assertThat(listing).as("nothing left behind").containsExactly(file);
@@ -404,21 +385,14 @@ class StudyConfigTest {
         Path one = Files.writeString(dir.resolve("one.properties"), "configurations = none@default\n");
         Path out = dir.resolve("out");
         String java = "the servers' JVM (" + StudyServerProcess.javaExecutable() + ")";
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
 
-        int status = execute(err, "--config", bogus.toString(), "--out", out.toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice study: serverJvmOptions ="
-                + " -XX:+UseSerialGC -Xbogus: " + java + " does not start with them: Unrecognized option: -Xbogus\n");
+        assertThat(refused("--config", bogus.toString(), "--out", out.toString())).isEqualTo("fairslice study:"
+                + " serverJvmOptions = -XX:+UseSerialGC -Xbogus: " + java + " does not start with them: Unrecognized"
+                + " option: -Xbogus\n");
         assertThat(out).as("nothing made").doesNotExist();
 
-        err.reset();
-        status = execute(err, "--config", one.toString(), "--server-jvm-option", "-Xmx512m", "--server-jvm-option",
-                "-XX:Bogus=1", "--out", out.toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice study: --server-jvm-option -Xmx512m"
+        assertThat(refused("--config", one.toString(), "--server-jvm-option", "-Xmx512m", "--server-jvm-option",
+                "-XX:Bogus=1", "--out", out.toString())).isEqualTo("fairslice study: --server-jvm-option -Xmx512m"
                 + " --server-jvm-option -XX:Bogus=1: " + java + " does not start with them after serverJvmOptions = "
                 + String.join(" ", StudyConfig.DEFAULT_SERVER_JVM_OPTIONS) + ": Unrecognized VM option 'Bogus=1'\n");
         assertThat(out).as("nothing made").doesNotExist();
@@ -443,19 +417,14 @@ class StudyConfigTest {
         String java = "the load generator's JVM (" + StudyServerProcess.javaExecutable() + ")";
         java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
 
-        int status = execute(err, "--config", bogus.toString(), "--out", out.toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice study: gatlingJvmOptions = -Xmx512m"
-                + " -Xbogus: " + java + " does not start with them: Unrecognized option: -Xbogus\n");
+        assertThat(refused("--config", bogus.toString(), "--out", out.toString())).isEqualTo("fairslice study:"
+                + " gatlingJvmOptions = -Xmx512m -Xbogus: " + java + " does not start with them: Unrecognized option:"
+                + " -Xbogus\n");
         assertThat(out).as("nothing made").doesNotExist();
 
-        err.reset();
-        status = execute(err, "--config", one.toString(), "--server-jvm-option", "-Dx=y", "--out", out.toString());
-
-        assertThat(status).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice study: gatlingJvmOptions = -XX:Bogus=1: "
-                + java + " does not start with it: Unrecognized VM option 'Bogus=1'\n");
+        assertThat(refused("--config", one.toString(), "--server-jvm-option", "-Dx=y", "--out", out.toString()))
+                .isEqualTo("fairslice study: gatlingJvmOptions = -XX:Bogus=1: " + java + " does not start with it:"
+                        + " Unrecognized VM option 'Bogus=1'\n");
         assertThat(out).as("nothing made").doesNotExist();
         // --plan does not try them
         assertThat(execute(err, "--config", bogus.toString(), "--plan")).isZero();
@@ -498,6 +467,13 @@ class StudyConfigTest {
     private static List<String> documented(List<String> doc, String key) {
         return List.of(doc.stream().filter(line -> line.startsWith(key + " = ")).findFirst().orElseThrow()
                 .substring(key.length() + 3).split(" "));
+    }
+
+    /** What StudyMain says on standard error when it refuses {@code args}, which must be with exit status 2. */
+    private static String refused(String... args) {
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        assertThat(execute(err, args)).as("exit status").isEqualTo(2);
+        return err.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     private static int execute(java.io.OutputStream err, String... args) {
