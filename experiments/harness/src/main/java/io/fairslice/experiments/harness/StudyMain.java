@@ -3,6 +3,7 @@ package io.fairslice.experiments.harness;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
@@ -299,8 +300,11 @@ public final class StudyMain {
             return "no such file or folder";
         } else if (e instanceof NotDirectoryException) {
             return "not a folder";
-        } else if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason();
+        } else if (e instanceof DirectoryNotEmptyException) {
+            return "a folder that is not empty is there";
+        } else if (e instanceof FileSystemException f) {
+            // its message is its file again when it has no reason: "path: path" said nothing
+            return f.getReason() != null ? f.getReason() : e.getClass().getSimpleName();
         }
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }

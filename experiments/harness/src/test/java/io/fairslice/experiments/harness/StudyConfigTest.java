@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -350,6 +352,20 @@ class StudyConfigTest {
         assertThatThrownBy(() -> StudyMain.run(new String[] {"--out", out.toString(), "--out", out.toString()}))
                 .hasMessageContaining("--out given twice");
         assertThat(out).as("nothing made").doesNotExist();
+    }
+
+    /**
+     * A file error is said as its file and why; one that carries no reason of its own (a folder that is not empty
+     * where --resume removes an old report file) was said "path: path".
+     */
+    @Test
+    void shouldSayWhyAFileErrorHappenedWhenItCarriesNoReason() {
+        assertThat(StudyMain.describe(new DirectoryNotEmptyException("/r/report.md")))
+                .isEqualTo("/r/report.md: a folder that is not empty is there");
+        assertThat(StudyMain.describe(new FileSystemException("/r/points.csv")))
+                .isEqualTo("/r/points.csv: FileSystemException");
+        assertThat(StudyMain.describe(new FileSystemException("/r/a", "/r/b", "Device or resource busy")))
+                .isEqualTo("/r/a -> /r/b: Device or resource busy");
     }
 
     /**
