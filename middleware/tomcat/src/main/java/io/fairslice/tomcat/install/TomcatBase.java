@@ -248,7 +248,9 @@ public final class TomcatBase {
         String refused = windows ? "\"'$`%!\n&^|<>" : "\"'$`\\%!\n";
         for (char c : refused.toCharArray()) {
             if (path.indexOf(c) >= 0) {
-                throw new InstallException(base + " contains the character '" + c + "', which Tomcat's start"
+                // a line break is named in words, and shown as \n in the path, so the message stays one line
+                String what = c == '\n' ? "a line break" : "the character '" + c + "'";
+                throw new InstallException(path.replace("\n", "\\n") + " contains " + what + ", which Tomcat's start"
                         + " scripts would interpret inside CATALINA_OPTS; install into a path without it");
             }
         }

@@ -928,6 +928,16 @@ class InstallerTest {
         TomcatBase.checkPathCharacters(Path.of("R&D", "tomcat"), false); // fine for sh, inside the quotes
     }
 
+    /** A line break in the path was named as the character itself, which printed as a broken message. */
+    @Test
+    void shouldNameALineBreakInTheBasePathInWords() {
+        for (boolean windows : new boolean[] {false, true}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                    () -> TomcatBase.checkPathCharacters(Path.of("/srv/tom\ncat"), windows))
+                    .hasMessageStartingWith("/srv/tom\\ncat contains a line break, which Tomcat's start scripts");
+        }
+    }
+
     @Test
     void shouldBackUpAFileItReplacesAndRestoreItOnUninstall() throws Exception {
         Files.writeString(base.resolve("conf/fairslice-aop.xml"), "<aspectj/>");
