@@ -37,6 +37,8 @@ public final class KinfoProcLayout {
     public static final int PRI_REALTIME = 2;
     public static final int PRI_TIMESHARE = 3;
     public static final int PRI_IDLE = 4;
+    /** {@code PRI_FIFO_BIT | PRI_REALTIME}: POSIX SCHED_FIFO ({@code RTP_PRIO_FIFO}), the class a FIFO thread reports. */
+    public static final int PRI_FIFO = 8 | PRI_REALTIME;
 
     private KinfoProcLayout() {
     }
@@ -117,7 +119,8 @@ public final class KinfoProcLayout {
     /**
      * Fills {@code into} from record {@code i}: run time ({@code ki_runtime}, us), switches ({@code ki_rusage}),
      * policy from {@code ki_pri.pri_class}, nice, and {@code quantumNanos} as the slice of time-sharing and
-     * real-time threads. FreeBSD gives no run-queue wait or dispatch count: those stay unsupported.
+     * real-time round-robin threads (ULE shortens a time-sharing slice under load, down to a sixth: the quantum is its
+     * most). FreeBSD gives no run-queue wait or dispatch count: those stay unsupported.
      */
     public static void read(ByteBuffer b, int i, long quantumNanos, ThreadStats into) {
         ByteBuffer l = le(b);
@@ -130,6 +133,7 @@ public final class KinfoProcLayout {
         switch (priClass) {
             case PRI_TIMESHARE: policy = SchedPolicy.OTHER; break;
             case PRI_REALTIME: policy = SchedPolicy.RR; break;
+            case PRI_FIFO: policy = SchedPolicy.FIFO; break; // runs until it yields: no slice
             case PRI_IDLE: policy = SchedPolicy.IDLE; break;
             default: policy = SchedPolicy.UNKNOWN; break;
         }

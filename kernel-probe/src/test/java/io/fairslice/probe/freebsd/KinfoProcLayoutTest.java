@@ -65,7 +65,23 @@ class KinfoProcLayoutTest {
 
         KinfoProcLayout.read(b, 2, 94_000_000L, s);
         assertThat(s.policy()).isEqualTo(SchedPolicy.RR);
+        assertThat(s.sliceNanos()).isEqualTo(94_000_000L);
         assertThat(s.voluntarySwitches()).isEqualTo(77);
+    }
+
+    @Test
+    void shouldReadSchedFifoFromItsOwnPriorityClass() {
+        // sys/priority.h: PRI_FIFO = PRI_FIFO_BIT (8) | PRI_REALTIME (2); rtp_to_pri() stores RTP_PRIO_FIFO (= PRI_FIFO)
+        // in td_pri_class and fill_kinfo_thread() copies it to ki_pri.pri_class
+        ByteBuffer b = Fixtures.load("freebsd-kinfo-proc-amd64.bin");
+        b.put(2 * KinfoProcLayout.SIZE + KinfoProcLayout.OFF_PRI, (byte) 10);
+        ThreadStats s = new ThreadStats();
+
+        KinfoProcLayout.read(b, 2, 94_000_000L, s);
+
+        assertThat(KinfoProcLayout.PRI_FIFO).isEqualTo(10);
+        assertThat(s.policy()).isEqualTo(SchedPolicy.FIFO);
+        assertThat(ThreadStats.isSupported(s.sliceNanos())).as("SCHED_FIFO has no slice").isFalse();
     }
 
     @Test

@@ -73,10 +73,21 @@ class NtLayoutTest {
     void shouldDeriveTheQuantumFromPrioritySeparationAndTheClockTick() {
         long tick = 15_625_000L;
 
-        assertThat(WindowsQuantum.backgroundQuantumNanos(0x26, tick, false)).isEqualTo(2 * tick); // client default
+        // PsChangeQuantumTable: background threads get entry 0 of PspVariableQuantums {6,12,18 | 12,24,36} or
+        // PspFixedQuantums {18,18,18 | 36,36,36}, in thirds of a tick
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x02, tick, false)).isEqualTo(2 * tick); // client default
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x26, tick, false)).isEqualTo(2 * tick); // short, variable
         assertThat(WindowsQuantum.backgroundQuantumNanos(0x18, tick, false)).isEqualTo(12 * tick); // long, fixed
         assertThat(WindowsQuantum.backgroundQuantumNanos(0x02, tick, true)).isEqualTo(12 * tick); // server default
-        assertThat(WindowsQuantum.backgroundQuantumNanos(0x2A, tick, true)).isEqualTo(2 * tick); // short on a server
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x2A, tick, true)).as("short, fixed").isEqualTo(6 * tick);
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x28, tick, false)).as("short, fixed").isEqualTo(6 * tick);
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x16, tick, false)).as("long, variable").isEqualTo(4 * tick);
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x10, tick, false)).as("long, client's variable")
+                .isEqualTo(4 * tick);
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x06, tick, true)).as("server's long, variable")
+                .isEqualTo(4 * tick);
+        assertThat(WindowsQuantum.backgroundQuantumNanos(0x20, tick, true)).as("short, server's fixed")
+                .isEqualTo(6 * tick);
     }
 
     @Test
