@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -40,8 +41,12 @@ class ProcCpuTest {
         java.util.concurrent.CountDownLatch burnt = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
         Thread compiler = new Thread(() -> {
-            long until = System.nanoTime() + 400_000_000L;
-            while (System.nanoTime() < until) {
+            // 0.4 s of the thread's own CPU, not of wall time: beside other work a wall-time spin of 0.4 s got 8 ticks
+            // of CPU (a 30 s bound keeps a machine that gives it none from hanging the test)
+            var mx = ManagementFactory.getThreadMXBean();
+            long until = mx.getCurrentThreadCpuTime() + 400_000_000L;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (mx.getCurrentThreadCpuTime() < until && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
             burnt.countDown();
