@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -142,10 +143,7 @@ class KernelProbeListenerTest {
                 listener.exit(i % 2 == 0 ? "heavy" : "light");
             }
         }).get();
-        long ticks = sampler.ticks();
-        while (sampler.ticks() < ticks + 2) {
-            Thread.sleep(20);
-        }
+        awaitTwoTicksAfter(sampler, sampler.ticks());
 
         Set<String> classTags = registry.getMeters().stream().map(m -> m.getId().getTag(TAG_CLASS))
                 .filter(t -> t != null).collect(Collectors.toSet());
@@ -249,10 +247,24 @@ class KernelProbeListenerTest {
         assertThat(stall).isPositive();
         assertThat(registry.get(RUNNABLE).gauge().value()).isPositive();
 
+        long ticks = listener.sampler().ticks();
         BreakingProbe.losesSystem = true;
-        Thread.sleep(500); // several samples
+        // waited for, not slept for: a loaded machine may run the sampler's thread later than a fixed 0.5 s (1 s
+        // late, it failed)
+        awaitTwoTicksAfter(listener.sampler(), ticks);
         assertThat(registry.get(CPU_PRESSURE_STALL).functionCounter().count()).isGreaterThanOrEqualTo(stall);
         assertThat(registry.get(RUNNABLE).gauge().value()).isNaN();
+    }
+
+    /**
+     * Waits until {@code sampler} has ticked twice since it had {@code ticks} (the first may have read before what the
+     * test changed), for at most 10 s.
+     */
+    private static void awaitTwoTicksAfter(Sampler sampler, long ticks) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (sampler.ticks() < ticks + 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
     }
 
     /** A probe that throws when a thread named {@link #BREAKS} reads its counters: an unexpected error. */
