@@ -3911,8 +3911,14 @@ class SchedulerTest {
         });
         yielded.get(5, TimeUnit.SECONDS);
         assertThat(light.granted).isTrue(); // and light keeps the slot: it never completes in this test
-        CompletableFuture<Void> resumed =
-                CompletableFuture.runAsync(() -> scheduler.await(heavy, Scheduler.WHERE_YIELD));
+        AtomicReference<Thread> parked = new AtomicReference<>();
+        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
+            parked.set(Thread.currentThread());
+            scheduler.await(heavy, Scheduler.WHERE_YIELD);
+        });
+        // the 100 ms counted from its park, not from the start of a thread that a loaded machine may run late (70 ms
+        // late, 50 ms of park were reported off the CPU)
+        awaitUntil(() -> parked.get() != null && parked.get().getState() == Thread.State.TIMED_WAITING);
         Thread.sleep(100);
         assertThat(resumed).as("still parked: the fake clock has not passed max-park").isNotDone();
         clock.advance(60 * MS, 0);
