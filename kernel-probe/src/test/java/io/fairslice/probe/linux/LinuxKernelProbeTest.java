@@ -215,13 +215,25 @@ class LinuxKernelProbeTest {
     @Test
     void shouldReadLoadRunnableAndPressureLikeProcDoes() throws Exception {
         SystemStats s = new SystemStats();
-        assertThat(probe.readSystem(s)).isTrue();
-
-        assertThat(s.load1()).isGreaterThanOrEqualTo(0.0);
-        assertThat(s.runnable()).isGreaterThanOrEqualTo(1); // this thread
-        String stat = Files.readString(Path.of("/proc/stat"));
-        long procsRunning = Long.parseLong(stat.replaceAll("(?s).*\nprocs_running (\\d+).*", "$1"));
-        assertThat(s.runnable()).as("as /proc/stat's procs_running a moment later").isBetween(1L, procsRunning + 3);
+        // nr_running changes from moment to moment: beside a loop that started short processes in bursts, loadavg's
+        // count was 4 above procs_running read just after it, and 8 above once a burst of eight threads ended in
+        // between. So the pair is read up to 20 times, 5 ms apart, and one pair must agree
+        List<String> pairs = new ArrayList<>();
+        boolean agreed = false;
+        for (int attempt = 0; attempt < 20 && !agreed; attempt++) {
+            if (attempt > 0) {
+                Thread.sleep(5);
+            }
+            assertThat(probe.readSystem(s)).isTrue();
+            assertThat(s.load1()).isGreaterThanOrEqualTo(0.0);
+            assertThat(s.runnable()).isGreaterThanOrEqualTo(1); // this thread
+            String stat = Files.readString(Path.of("/proc/stat"));
+            long procsRunning = Long.parseLong(stat.replaceAll("(?s).*\nprocs_running (\\d+).*", "$1"));
+            pairs.add(s.runnable() + " against " + procsRunning);
+            agreed = s.runnable() <= procsRunning + 3;
+        }
+        assertThat(agreed).as("the runnable count within 3 of /proc/stat's procs_running a moment later: %s", pairs)
+                .isTrue();
         if (Files.exists(Path.of("/proc/pressure/cpu"))) {
             String psi = Files.readString(Path.of("/proc/pressure/cpu"));
             long total = Long.parseLong(psi.replaceAll("(?s).*some [^\n]*total=(\\d+).*", "$1"));
