@@ -258,13 +258,15 @@ class KernelProbeListenerTest {
 
     /**
      * Waits until {@code sampler} has ticked twice since it had {@code ticks} (the first may have read before what the
-     * test changed), for at most 10 s.
+     * test changed), for at most 10 s, and fails if it has not: a gauge read NaN without them, which assertions such as
+     * isGreaterThanOrEqualTo(0.1) let by (AssertJ compares with Double.compare, which puts NaN above every number).
      */
     private static void awaitTwoTicksAfter(Sampler sampler, long ticks) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (sampler.ticks() < ticks + 2 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
+        assertThat(sampler.ticks()).as("the sampler's ticks, 10 s after %d", ticks).isGreaterThanOrEqualTo(ticks + 2);
     }
 
     /** A probe that throws when a thread named {@link #BREAKS} reads its counters: an unexpected error. */
