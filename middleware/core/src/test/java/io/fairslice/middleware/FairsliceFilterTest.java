@@ -86,7 +86,6 @@ class FairsliceFilterTest {
         }
     }
 
-    /** Uses {@code millis} of the calling thread's CPU time. */
     /** {@link #burnCpu} on another thread, as the calling request's task (Fairslice.task), waited for. */
     static void burnCpuInTask(long millis) {
         Thread worker = new Thread(Fairslice.task(() -> burnCpu(millis)));
@@ -98,6 +97,7 @@ class FairsliceFilterTest {
         }
     }
 
+    /** Uses {@code millis} of the calling thread's CPU time. */
     static long burnCpu(long millis) {
         var threads = ManagementFactory.getThreadMXBean();
         long until = threads.getCurrentThreadCpuTime() + TimeUnit.MILLISECONDS.toNanos(millis);
