@@ -3,10 +3,7 @@ package io.fairslice.middleware.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import io.fairslice.middleware.FairsliceConfig;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,16 +15,7 @@ import org.junit.jupiter.api.Test;
 class ConfigDocumentationTest {
 
     private static List<ConfigKeys.Spec> documented() throws IOException {
-        Path doc = Path.of("..", "..", "docs", "configuration.md");
-        List<ConfigKeys.Spec> specs = new ArrayList<>();
-        for (String line : Files.readAllLines(doc)) {
-            if (!line.startsWith("| `")) {
-                continue;
-            }
-            String[] cells = line.split("\\|");
-            specs.add(new ConfigKeys.Spec(cells[1].trim().replace("`", ""), cells[2].trim(), cells[3].trim()));
-        }
-        return specs;
+        return ConfigTable.read(ConfigTable.FROM_MODULE).stream().map(ConfigTable.Row::spec).toList();
     }
 
     @Test
