@@ -245,7 +245,7 @@ class KernelProbeListenerTest {
         listener.start(new TestContext(CLASSES, registry, Map.of("interval", "100ms")));
         double stall = registry.get(CPU_PRESSURE_STALL).functionCounter().count();
         assertThat(stall).isPositive();
-        assertThat(registry.get(RUNNABLE).gauge().value()).isPositive();
+        assertThat(registry.get(RUNNABLE).gauge().value()).isNotNaN().isPositive();
 
         long ticks = listener.sampler().ticks();
         BreakingProbe.losesSystem = true;
@@ -258,8 +258,9 @@ class KernelProbeListenerTest {
 
     /**
      * Waits until {@code sampler} has ticked twice since it had {@code ticks} (the first may have read before what the
-     * test changed), for at most 10 s, and fails if it has not: a gauge read NaN without them, which assertions such as
-     * isGreaterThanOrEqualTo(0.1) let by (AssertJ compares with Double.compare, which puts NaN above every number).
+     * test changed), for at most 10 s, and fails if it has not: a gauge read NaN without them, which isPositive() and
+     * isGreaterThan() let by (AssertJ compares with Double.compare, which puts NaN above every number; only
+     * isGreaterThanOrEqualTo(double) compares as Java does and fails).
      */
     private static void awaitTwoTicksAfter(Sampler sampler, long ticks) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
