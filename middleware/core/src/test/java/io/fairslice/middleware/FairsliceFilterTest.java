@@ -1856,7 +1856,8 @@ class FairsliceFilterTest {
         for (int i = 0; i < 1_000_000; i++) {
             Fairslice.yieldPoint();
         }
-        assertThat(System.nanoTime() - start).isLessThan(2_000_000_000L);
+        // a million parks, even of the shortest (tens of microseconds), would take far longer
+        assertThat(System.nanoTime() - start).isLessThan(10_000_000_000L);
     }
 
     @Test
