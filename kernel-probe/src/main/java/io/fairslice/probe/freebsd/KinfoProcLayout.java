@@ -37,7 +37,7 @@ public final class KinfoProcLayout {
     public static final int PRI_REALTIME = 2;
     public static final int PRI_TIMESHARE = 3;
     public static final int PRI_IDLE = 4;
-    /** {@code PRI_FIFO_BIT | PRI_REALTIME}: POSIX SCHED_FIFO ({@code RTP_PRIO_FIFO}), the class a FIFO thread reports. */
+    /** {@code PRI_FIFO_BIT | PRI_REALTIME}: POSIX SCHED_FIFO ({@code RTP_PRIO_FIFO}), a FIFO thread's class. */
     public static final int PRI_FIFO = 8 | PRI_REALTIME;
 
     private KinfoProcLayout() {

@@ -71,8 +71,8 @@ class KinfoProcLayoutTest {
 
     @Test
     void shouldReadSchedFifoFromItsOwnPriorityClass() {
-        // sys/priority.h: PRI_FIFO = PRI_FIFO_BIT (8) | PRI_REALTIME (2); rtp_to_pri() stores RTP_PRIO_FIFO (= PRI_FIFO)
-        // in td_pri_class and fill_kinfo_thread() copies it to ki_pri.pri_class
+        // sys/priority.h: PRI_FIFO = PRI_FIFO_BIT (8) | PRI_REALTIME (2); rtp_to_pri() stores RTP_PRIO_FIFO
+        // (= PRI_FIFO) in td_pri_class and fill_kinfo_thread() copies it to ki_pri.pri_class
         ByteBuffer b = Fixtures.load("freebsd-kinfo-proc-amd64.bin");
         b.put(2 * KinfoProcLayout.SIZE + KinfoProcLayout.OFF_PRI, (byte) 10);
         ThreadStats s = new ThreadStats();

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
@@ -60,6 +61,13 @@ class ConfigurationMetadataTest {
     private static final String MAP_TYPE = "java.util.Map<java.lang.String,java.lang.String>";
     private static final Pattern WORDS = Pattern.compile("[a-z]+(, [a-z]+)+");
     private static final String DURATION = "A duration with its unit: ns, us (or µs), ms, s, m (or min) or h.";
+    /**
+     * Meanings that differ under Spring Boot from the table's: {@code enabled=false} there registers no filter at all
+     * (FairsliceAutoConfiguration's condition), where the table speaks of a filter that passes requests through.
+     */
+    private static final Map<String, String> BOOT_MEANINGS = Map.of(ConfigKeys.ENABLED,
+            "Whether fairslice runs; false registers no filter (in a WAR, a filter the jar's initializer registered"
+                    + " before passes every request through).");
 
     @Test
     void shouldShipTheMetadataThatConfigKeysAndTheDocumentationGive() throws IOException {
@@ -72,7 +80,8 @@ class ConfigurationMetadataTest {
                 + " -Dtest=ConfigurationMetadataTest -Dsurefire.failIfNoSpecifiedTests=false -D" + WRITE + "=true"
                 + " and commit it";
         assertThat(FILE).as("%s: %s", FILE, regenerate).exists();
-        String[] committed = Files.readString(FILE, StandardCharsets.UTF_8).split("\n", -1);
+        // a checkout that turned line ends into CRLF holds the same metadata
+        String[] committed = Files.readString(FILE, StandardCharsets.UTF_8).replace("\r\n", "\n").split("\n", -1);
         String[] generated = expected.split("\n", -1);
         int line = 0;
         while (line < committed.length && line < generated.length && committed[line].equals(generated[line])) {
@@ -117,7 +126,12 @@ class ConfigurationMetadataTest {
         }
         assertThat(properties.get("fairslice.class").getHints().getKeyHints()).extracting(ValueHint::getValue)
                 .contains("light.share", "heavy.share", "heavy.max-concurrency", "heavy.queue-timeout");
+        assertThat(properties.get("fairslice.class").getHints().getKeyHints())
+                .filteredOn(hint -> hint.getValue().equals("heavy.share")).extracting(ValueHint::getDescription)
+                .singleElement().asString().endsWith("Default: 20.");
         assertThat(properties.keySet()).as("no placeholder as a name").noneMatch(name -> name.contains("<"));
+        assertThat(properties.values()).extracting(ConfigurationMetadataProperty::getDescription)
+                .as("no <placeholder>, which an IDE's HTML would drop").noneMatch(text -> text.contains("<"));
         for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
             if (!spec.name().contains("<")) {
                 assertThat(properties).as(spec.name()).containsKey(ConfigKeys.PREFIX + spec.name());
@@ -160,6 +174,8 @@ class ConfigurationMetadataTest {
                 }
                 Map<String, Object> hint = entry(name);
                 hint.put("values", values);
+                // fairslice reads these words in any case (SHARE, True): the values are offered, not the only ones
+                hint.put("providers", List.of(Map.of("name", "any")));
                 hints.add(hint);
             }
         }
@@ -168,9 +184,9 @@ class ConfigurationMetadataTest {
             property.put("type", MAP_TYPE);
             if (rows.size() == 1) { // rule.<n>, route.<n>: keyed by the number
                 property.put("description", description(rows.get(0), true) + " Written "
-                        + ConfigKeys.PREFIX + rows.get(0).spec().name() + ".");
+                        + braces(ConfigKeys.PREFIX + rows.get(0).spec().name()) + ".");
             } else { // class.<class>.<setting>: keyed by the class and the setting
-                property.put("description", "Settings of each class, written " + name + ".<class>.<setting>: "
+                property.put("description", "Settings of each class, written " + name + ".{class}.{setting}: "
                         + String.join(", ", rows.stream().map(row -> row.spec().name()
                         .substring(row.spec().name().lastIndexOf('.') + 1)).toList()) + ".");
                 hints.add(classKeyHints(name, rows));
@@ -193,7 +209,8 @@ class ConfigurationMetadataTest {
     private static Map<String, Object> configFile() {
         Map<String, Object> property = entry(ConfigKeys.CONFIG_FILE_PROPERTY);
         property.put("type", "java.lang.String");
-        property.put("description", "A properties file of fairslice keys to read before the application's"
+        property.put("description", "The path of a properties file (not a classpath: location) of fairslice keys"
+                + " to read before the application's"
                 + " properties, which win over it; it must exist. Default: a fairslice.properties on the class path"
                 + " (in a WAR, WEB-INF/fairslice.properties first), if there is one.");
         property.put("sourceType", SOURCE_TYPE);
@@ -210,7 +227,7 @@ class ConfigurationMetadataTest {
                 Map<String, Object> hint = new LinkedHashMap<>();
                 hint.put("value", row.spec().name().substring(ConfigKeys.CLASS_PREFIX.length())
                         .replace("<class>", cls));
-                hint.put("description", description(row, true));
+                hint.put("description", description(row, true, cls));
                 values.add(hint);
             }
         }
@@ -231,12 +248,14 @@ class ConfigurationMetadataTest {
     }
 
     /**
-     * The row's meaning cut to its first sentence or clause, then its range (unless hints list it), the unit syntax
-     * of a duration, and, with {@code withDefault}, the default in words.
+     * The row's meaning cut to its first sentence or clause (or its Spring Boot meaning), then its range (unless hints
+     * list it), the unit syntax of a duration, and, with {@code withDefault}, the default in words ({@code forClass}:
+     * that class's, where the default names it, as {@code light 80, heavy 20}).
      */
-    private static String description(ConfigTable.Row row, boolean withDefault) {
+    private static String description(ConfigTable.Row row, boolean withDefault, String forClass) {
         ConfigKeys.Spec spec = row.spec();
-        StringBuilder text = new StringBuilder(sentence(firstClause(plain(row.meaning()))));
+        StringBuilder text = new StringBuilder(BOOT_MEANINGS.getOrDefault(spec.name(),
+                sentence(firstClause(plain(row.meaning())))));
         if (!WORDS.matcher(spec.range()).matches()) {
             text.append(" Range: ").append(spec.range()).append('.');
         }
@@ -245,10 +264,25 @@ class ConfigurationMetadataTest {
         }
         if (withDefault) {
             String value = spec.defaultValue();
+            Matcher own = forClass == null ? null
+                    : Pattern.compile("(?:^|, )" + Pattern.quote(forClass) + " (\\S+)(?:,|$)").matcher(value);
             boolean words = value.startsWith("(") && value.endsWith(")");
-            text.append(" Default: ").append(words ? value.substring(1, value.length() - 1) : value).append('.');
+            text.append(" Default: ").append(own != null && own.find() ? own.group(1)
+                    : words ? value.substring(1, value.length() - 1) : value).append('.');
         }
-        return text.toString();
+        return braces(text.toString());
+    }
+
+    private static String description(ConfigTable.Row row, boolean withDefault) {
+        return description(row, withDefault, null);
+    }
+
+    /**
+     * {@code text} with its placeholders in braces ({@code <class>} as {@code {class}}): IDEs show descriptions as
+     * HTML, where an angle-bracketed word would be taken for a tag and dropped.
+     */
+    private static String braces(String text) {
+        return text.replaceAll("<([a-z ]+)>", "{$1}");
     }
 
     /**

@@ -248,9 +248,11 @@ public final class TomcatBase {
         String refused = windows ? "\"'$`%!\n&^|<>" : "\"'$`\\%!\n";
         for (char c : refused.toCharArray()) {
             if (path.indexOf(c) >= 0) {
-                // a line break is named in words, and shown as \n in the path, so the message stays one line
+                // a line break is named in words, and shown as \n in the path (a carriage return or tab as \r, \t),
+                // so the message stays one line
                 String what = c == '\n' ? "a line break" : "the character '" + c + "'";
-                throw new InstallException(path.replace("\n", "\\n") + " contains " + what + ", which Tomcat's start"
+                String shown = path.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t");
+                throw new InstallException(shown + " contains " + what + ", which Tomcat's start"
                         + " scripts would interpret inside CATALINA_OPTS; install into a path without it");
             }
         }

@@ -936,6 +936,9 @@ class InstallerTest {
                     () -> TomcatBase.checkPathCharacters(Path.of("/srv/tom\ncat"), windows))
                     .hasMessageStartingWith("/srv/tom\\ncat contains a line break, which Tomcat's start scripts");
         }
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> TomcatBase.checkPathCharacters(Path.of("/srv/a\r$b"), false))
+                .hasMessageStartingWith("/srv/a\\r$b contains the character '$'");
     }
 
     @Test
