@@ -139,8 +139,7 @@ class LauncherTest {
                     .allSatisfy(line -> assertThat(line).hasSizeLessThanOrEqualTo(120));
             assertThat(result.stderr()).as("%s %s", command, option).isEmpty();
         }
-        assertThat(sandbox.builds()).as("builds").isEmpty();
-        assertThat(sandbox.commands()).as("java commands").isEmpty();
+        sandbox.assertNothingBuiltOrStarted();
     }
 
     /** One error, before any build: the refusal ended only a command substitution, and a second error followed. */
@@ -970,8 +969,7 @@ class LauncherTest {
         assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
         assertThat(result.stderr()).startsWith("fairslice " + argv[0] + ": " + message + "\nusage: ")
                 .contains("fairslice " + argv[0]);
-        assertThat(sandbox.builds()).as("builds").isEmpty();
-        assertThat(sandbox.commands()).as("java commands").isEmpty();
+        sandbox.assertNothingBuiltOrStarted();
     }
 
     /**
@@ -997,8 +995,7 @@ class LauncherTest {
         assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
         assertThat(result.stderr()).startsWith("fairslice " + argv[0] + ": " + message)
                 .endsWith(", got '" + value + "'\n").hasLineCount(1);
-        assertThat(sandbox.builds()).as("builds").isEmpty();
-        assertThat(sandbox.commands()).as("java commands").isEmpty();
+        sandbox.assertNothingBuiltOrStarted();
     }
 
     /** Without Prometheus installed, serve --prometheus said so only after its build; and the prometheus command. */
@@ -1161,6 +1158,12 @@ class LauncherTest {
         List<String> builds() throws IOException {
             Path builds = root.resolve("mvnw.log");
             return Files.exists(builds) ? Files.readAllLines(builds) : List.of();
+        }
+
+        /** What a launch that answered on its own leaves: no build, and no java started. */
+        void assertNothingBuiltOrStarted() throws IOException {
+            assertThat(builds()).as("builds").isEmpty();
+            assertThat(commands()).as("java commands").isEmpty();
         }
 
         /** The arguments of the study server's java command, or none if it was not started. */
