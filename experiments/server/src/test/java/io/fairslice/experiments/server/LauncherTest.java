@@ -879,6 +879,13 @@ class LauncherTest {
         List<String> harness = sandbox.commands().stream()
                 .filter(c -> c.contains("io.fairslice.experiments.harness.StudyMain")).findFirst().orElseThrow();
         assertThat(harness).containsOnlyOnce("--server-classpath").endsWith("--server-classpath", "/opt/s.jar");
+
+        // without one, the launcher's
+        assertThat(sandbox.run(Map.of("FAIRSLICE_WEAVING", "off"), "study").exitCode()).isZero();
+        List<String> second = sandbox.commands().stream()
+                .filter(c -> c.contains("io.fairslice.experiments.harness.StudyMain"))
+                .reduce((first, last) -> last).orElseThrow();
+        assertThat(second).containsOnlyOnce("--server-classpath").doesNotContain("/opt/s.jar");
     }
 
     /**
