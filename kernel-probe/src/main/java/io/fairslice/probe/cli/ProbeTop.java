@@ -34,12 +34,17 @@ public final class ProbeTop {
 
     static final String USAGE = "usage: ./fairslice probe --pid N [--interval 1s] [--once | --count K] [--top N]\n"
             + "  --pid N        the process whose threads to show (another JVM, for instance)\n"
-            + "  --interval D   time between tables, default 1s, at least 100ms (run-queue wait is credited late:\n"
+            + "  --interval D   time between tables, default 1s, from 100ms to 1h (run-queue wait is credited late:\n"
             + "                 shorter intervals are noisy)\n"
             + "  --once         print one table after one interval and exit\n"
             + "  --count K      print K tables and exit\n"
             + "  --top N        show the N threads with most CPU (default: all)\n"
             + "  --help         this text\n";
+
+    /** Shorter intervals are mostly noise: the kernel credits run-queue wait when a thread next runs. */
+    static final long MIN_INTERVAL_NANOS = 100_000_000L;
+    /** Longer ones look like a hang (a table a day is a job for a recorder, not a live view). */
+    static final long MAX_INTERVAL_NANOS = 3_600_000_000_000L;
 
     private ProbeTop() {
     }
@@ -203,10 +208,9 @@ public final class ProbeTop {
                         break;
                     case "--interval":
                         o.intervalNanos = Durations.parseNanos("--interval", once(given, a, value(args, ++i, a)),
-                                "of at least 100ms");
-                        if (o.intervalNanos < 100_000_000L) {
-                            throw new IllegalArgumentException("--interval must be at least 100ms, got "
-                                    + args[i]);
+                                "from 100ms to 1h");
+                        if (o.intervalNanos < MIN_INTERVAL_NANOS || o.intervalNanos > MAX_INTERVAL_NANOS) {
+                            throw new IllegalArgumentException("--interval must be from 100ms to 1h, got " + args[i]);
                         }
                         break;
                     case "--once":

@@ -117,6 +117,14 @@ class ProbeTopTest {
         assertThat(out.toString(StandardCharsets.UTF_8)).as("no table").isEmpty();
     }
 
+    @Test
+    void shouldTakeIntervalsAtBothEndsOfTheirRange() {
+        assertThat(ProbeTop.Options.parse(new String[] {"--pid", "1", "--interval", "100ms"}).intervalNanos)
+                .isEqualTo(ProbeTop.MIN_INTERVAL_NANOS);
+        assertThat(ProbeTop.Options.parse(new String[] {"--pid", "1", "--interval", "1h"}).intervalNanos)
+                .isEqualTo(ProbeTop.MAX_INTERVAL_NANOS).isEqualTo(java.time.Duration.ofHours(1).toNanos());
+    }
+
     /** Errors begin `fairslice probe: `, as the other commands' do (`fairslice serve: ...`); they began `probe: `. */
     @Test
     void shouldExplainBadArgumentsWithExitCode2() {
@@ -125,11 +133,14 @@ class ProbeTopTest {
                 .isEqualTo("fairslice probe: --pid is required" + System.lineSeparator() + ProbeTop.USAGE);
         err.reset();
         assertThat(run("--pid", "1", "--interval", "10ms")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be at least 100ms, got 10ms");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be from 100ms to 1h, got 10ms");
+        err.reset();
+        assertThat(run("--pid", "1", "--interval", "61m")).as("a table a day would look like a hang").isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be from 100ms to 1h, got 61m");
         err.reset();
         assertThat(run("--pid", "1", "--interval", "100000000000h")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--interval must be a duration with a unit (ns, us,"
-                + " ms, s, m, h) of at least 100ms, such as 1s, got '100000000000h'");
+                + " ms, s, m, h) from 100ms to 1h, such as 1s, got '100000000000h'");
         err.reset();
         assertThat(run("--pid", "x")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--pid must be a positive integer, got 'x'");
