@@ -62,7 +62,16 @@ public final class WindowsKernelProbe implements KernelProbe {
                     + Integer.toHexString(status));
         }
         int separation = readPrioritySeparation();
-        boolean server = System.getProperty("os.name", "").contains("Server");
+        OsVersionInfoEx version = new OsVersionInfoEx();
+        if (version.size() != OsVersionInfoEx.SIZE) {
+            throw new ProbeUnavailableException("RTL_OSVERSIONINFOEXW lays out as " + version.size()
+                    + " bytes, expected " + OsVersionInfoEx.SIZE);
+        }
+        status = WindowsNative.NtDll.RtlGetVersion(version);
+        if (status != WindowsNative.STATUS_SUCCESS) {
+            throw new ProbeUnavailableException("RtlGetVersion failed: NTSTATUS 0x" + Integer.toHexString(status));
+        }
+        boolean server = WindowsQuantum.serverEdition(version.wProductType);
         long tick = min[0] * 100L;
         WindowsKernelProbe probe = new WindowsKernelProbe(WindowsNative.Kernel32.GetCurrentProcessId(),
                 WindowsQuantum.backgroundQuantumNanos(separation, tick, server), separation, cur[0] * 100L);

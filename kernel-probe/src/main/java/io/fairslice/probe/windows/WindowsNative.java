@@ -32,6 +32,9 @@ final class WindowsNative {
 
         /** Resolutions in 100 ns units; "minimum" is the coarsest, the standard clock tick. */
         static native int NtQueryTimerResolution(int[] minimum, int[] maximum, int[] current);
+
+        /** {@code NTSTATUS RtlGetVersion(PRTL_OSVERSIONINFOEXW)}: the version and product type, never shimmed. */
+        static native int RtlGetVersion(OsVersionInfoEx info);
     }
 
     /** kernel32.dll. */

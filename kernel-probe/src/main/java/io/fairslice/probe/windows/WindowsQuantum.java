@@ -17,7 +17,18 @@ public final class WindowsQuantum {
     public static final int SHORT_FIXED_UNITS = 18;
     public static final int LONG_FIXED_UNITS = 36;
 
+    /** RTL_OSVERSIONINFOEXW.wProductType of a client edition; domain controllers (2) and servers (3) are not. */
+    public static final int VER_NT_WORKSTATION = 1;
+
     private WindowsQuantum() {
+    }
+
+    /**
+     * Whether the product type names a server edition, whose defaults are long fixed quanta: the kernel decides by the
+     * same product type (read from the registry at boot); {@code os.name}, read before, holds only a marketing name.
+     */
+    public static boolean serverEdition(int productType) {
+        return productType != VER_NT_WORKSTATION;
     }
 
     /** Whether quanta are long, given the registry value and whether this is a server edition. */

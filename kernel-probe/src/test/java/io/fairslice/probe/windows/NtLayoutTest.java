@@ -91,6 +91,25 @@ class NtLayoutTest {
     }
 
     @Test
+    void shouldLayOutTheVersionInformationAs284BytesWithTheProductTypeAt282() {
+        OsVersionInfoEx v = new OsVersionInfoEx();
+
+        assertThat(v.size()).isEqualTo(284).isEqualTo(OsVersionInfoEx.SIZE);
+        assertThat(v.dwOSVersionInfoSize).as("told its size, RtlGetVersion fills the EX fields").isEqualTo(284);
+        assertThat(v.offsetOf("szCSDVersion")).isEqualTo(20);
+        assertThat(v.offsetOf("wServicePackMajor")).as("after WCHAR[128]").isEqualTo(276);
+        assertThat(v.offsetOf("wSuiteMask")).isEqualTo(280);
+        assertThat(v.offsetOf("wProductType")).isEqualTo(282);
+    }
+
+    @Test
+    void shouldTakeDomainControllersAndServersForServerEditions() {
+        assertThat(WindowsQuantum.serverEdition(1)).as("VER_NT_WORKSTATION").isFalse();
+        assertThat(WindowsQuantum.serverEdition(2)).as("VER_NT_DOMAIN_CONTROLLER").isTrue();
+        assertThat(WindowsQuantum.serverEdition(3)).as("VER_NT_SERVER").isTrue();
+    }
+
+    @Test
     void shouldPassTheSelfCheckOnlyWhenItsProcessAndThreadAreInTheSnapshot() {
         ByteBuffer b = Fixtures.load("windows-system-process-information-x64.bin");
         int length = b.capacity();
