@@ -2,12 +2,14 @@ package io.fairslice.loadgen;
 
 import static io.gatling.javaapi.core.CoreDsl.atOnceUsers;
 import static io.gatling.javaapi.core.CoreDsl.exec;
+import static io.gatling.javaapi.core.CoreDsl.onCase;
 import static io.gatling.javaapi.core.CoreDsl.responseTimeInMillis;
 import static io.gatling.javaapi.core.CoreDsl.scenario;
 import static io.gatling.javaapi.http.HttpDsl.header;
 import static io.gatling.javaapi.http.HttpDsl.http;
 
 import io.gatling.javaapi.core.ChainBuilder;
+import io.gatling.javaapi.core.Choice;
 import io.gatling.javaapi.core.PopulationBuilder;
 import io.gatling.javaapi.core.ScenarioBuilder;
 import io.gatling.javaapi.core.Session;
@@ -21,9 +23,10 @@ import java.util.function.BiFunction;
 
 /**
  * The study's closed model (see {@link StudyParameters} for the parameters): a fixed population of light and heavy
- * clients, each looping request after request with no think time, as in the 2005 study's 30 light + 0..40 heavy
- * client threads. Every population is started at once and loops for warm-up + duration, so the number of
- * clients stays constant: a slow server slows the clients down instead of piling up arrivals.
+ * clients, each looping request after request (with no think time by default), as in the 2005 study's 30 light + 0..40
+ * heavy client threads. With several light paths each light user requests them in turn, starting at its own. Every
+ * population is started at once and loops for warm-up + duration, so the number of clients stays constant: a slow
+ * server slows the clients down instead of piling up arrivals.
  *
  * <p>A request the server sheds (503, 429) stays a failed request in Gatling's log, with Gatling's own status message
  * ({@code status.find.in([200, 209], 304), found 503}, which the study harness counts as rejected), and the user then
@@ -49,6 +52,8 @@ public class OverloadStudy extends Simulation {
     private static final String PAUSE_TO_END = "fairslice.pauseToEnd";
     /** Set when the request got an answer, whatever its status: a check that needs one. */
     private static final String ANSWERED = "fairslice.answered";
+    /** The index of the light page a user requests next (several light paths). */
+    private static final String NEXT_PAGE = "fairslice.nextPage";
 
     // a refused parameter is said in one line before Gatling's report of the crash (Parameters.readOrSay)
     private final StudyParameters parameters = Parameters.readOrSay(StudyParameters::fromSystemProperties);
@@ -70,12 +75,12 @@ public class OverloadStudy extends Simulation {
             for (String path : parameters.lightPaths()) {
                 steps.add(request(StudyParameters.lightRequestName(path), path));
             }
-            populations.add(closedLoop("light", steps).injectOpen(atOnceUsers(parameters.lightUsers())));
+            populations.add(closedLoop("light", inTurn(steps)).injectOpen(atOnceUsers(parameters.lightUsers())));
         }
         if (parameters.heavyUsers() > 0) {
             ChainBuilder heavy = request(StudyParameters.heavyRequestName(parameters.heavyPath()),
                     parameters.heavyPath());
-            populations.add(closedLoop("heavy", List.of(heavy)).injectOpen(atOnceUsers(parameters.heavyUsers())));
+            populations.add(closedLoop("heavy", heavy).injectOpen(atOnceUsers(parameters.heavyUsers())));
         }
         SetUp setUp = setUp(populations).protocols(protocol);
         if (parameters.requireSuccess()) {
@@ -135,9 +140,30 @@ public class OverloadStudy extends Simulation {
                 .exitHereIf(session -> session.getBoolean(PAUSE_TO_END));
     }
 
-    private ScenarioBuilder closedLoop(String name, List<ChainBuilder> steps) {
+    private ScenarioBuilder closedLoop(String name, ChainBuilder step) {
         return scenario(name)
                 .exec(session -> session.set(END_MILLIS, System.currentTimeMillis() + parameters.total().toMillis()))
-                .during(parameters.total()).on(exec(steps));
+                .during(parameters.total()).on(step);
+    }
+
+    /**
+     * One page a turn of the loop, each user going through the pages in order from the one its id gives. Every user
+     * used to start at the first page and request all of them each turn, so a run that ended before the users
+     * reached the last page (a slow first page, a short run) never requested it, and its assertion failed with only
+     * Gatling's "Could not find stats matching assertion path".
+     */
+    private static ChainBuilder inTurn(List<ChainBuilder> steps) {
+        if (steps.size() == 1) {
+            return steps.get(0);
+        }
+        int n = steps.size();
+        List<Choice.WithKey> choices = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            choices.add(onCase(i).then(steps.get(i)));
+        }
+        return exec(session -> session.contains(NEXT_PAGE) ? session
+                : session.set(NEXT_PAGE, (int) Math.floorMod(session.userId(), (long) n)))
+                .doSwitch(session -> session.getInt(NEXT_PAGE)).on(choices)
+                .exec(session -> session.set(NEXT_PAGE, (session.getInt(NEXT_PAGE) + 1) % n));
     }
 }

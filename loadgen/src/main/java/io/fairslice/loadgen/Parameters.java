@@ -65,14 +65,27 @@ final class Parameters {
         }
     }
 
-    String string(String name, String fallback) {
+    /**
+     * The value given for {@code name}, or null when none is. An empty one is refused rather than read as the default:
+     * {@code -DbaseUrl=$URL} with the variable unset loaded whatever listened on the default port, and the run's
+     * first line did not even mark the value as a default, since the property was set.
+     */
+    private String given(String name) {
         String value = lookup.apply(name);
-        return value == null || value.isBlank() ? fallback : value.trim();
+        if (value != null && value.isBlank()) {
+            throw new ParameterException(name, "is empty: give a value, or leave " + name + " out for its default");
+        }
+        return value;
+    }
+
+    String string(String name, String fallback) {
+        String value = given(name);
+        return value == null ? fallback : value.trim();
     }
 
     int integer(String name, int fallback, int min, int max) {
-        String value = lookup.apply(name);
-        if (value == null || value.isBlank()) {
+        String value = given(name);
+        if (value == null) {
             return fallback;
         }
         int parsed;
@@ -88,8 +101,8 @@ final class Parameters {
     }
 
     double decimal(String name, double fallback, double min, double max) {
-        String value = lookup.apply(name);
-        if (value == null || value.isBlank()) {
+        String value = given(name);
+        if (value == null) {
             return fallback;
         }
         if (!DECIMAL.matcher(value.trim()).matches()) {
@@ -105,8 +118,8 @@ final class Parameters {
 
     /** {@code true} or {@code false}, in any case; anything else is refused rather than read as false. */
     boolean bool(String name, boolean fallback) {
-        String value = lookup.apply(name);
-        if (value == null || value.isBlank()) {
+        String value = given(name);
+        if (value == null) {
             return fallback;
         }
         return switch (value.trim().toLowerCase(Locale.ROOT)) {
@@ -117,8 +130,8 @@ final class Parameters {
     }
 
     Duration duration(String name, Duration fallback, Duration min, Duration max) {
-        String value = lookup.apply(name);
-        if (value == null || value.isBlank()) {
+        String value = given(name);
+        if (value == null) {
             return fallback;
         }
         Duration parsed;
@@ -133,6 +146,11 @@ final class Parameters {
         if (parsed.compareTo(min) < 0 || parsed.compareTo(max) > 0) {
             throw new ParameterException(name, "must be between " + format(min) + " and " + format(max)
                     + ", got " + value.trim());
+        }
+        if (parsed.toNanos() % 1_000_000 != 0) {
+            // Gatling pauses and times out by the millisecond: 0.4ms was printed as given and paused 0
+            throw new ParameterException(name, "must be whole milliseconds (the load generator pauses and times out"
+                    + " by the millisecond), got " + value.trim());
         }
         return parsed;
     }
@@ -157,6 +175,12 @@ final class Parameters {
         }
         String hostPort = uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1);
         int colon = hostPort.lastIndexOf(':');
+        if (colon > hostPort.lastIndexOf(']') && hostPort.substring(0, colon).contains(":")
+                && !hostPort.startsWith("[")) {
+            // java.net.URI takes host:8080:9090 as a registry authority; Gatling could not parse it and every request
+            // failed unsent, blamed on the network
+            throw new ParameterException(name, "must have one port after the host, got '" + value + "'");
+        }
         if (colon > hostPort.lastIndexOf(']')) { // a port (not a colon inside an IPv6 literal); empty is the default
             String port = hostPort.substring(colon + 1);
             if (!port.isEmpty() && (!port.matches("[0-9]{1,5}") || Integer.parseInt(port) < 1
@@ -191,8 +215,8 @@ final class Parameters {
 
     /** A comma-separated list of paths, each starting with a slash. */
     List<String> paths(String name, List<String> fallback) {
-        String value = lookup.apply(name);
-        if (value == null || value.isBlank()) {
+        String value = given(name);
+        if (value == null) {
             return fallback;
         }
         List<String> paths = new ArrayList<>();
@@ -207,10 +231,16 @@ final class Parameters {
         return List.copyOf(paths);
     }
 
+    /** One path, starting with a slash; a comma is refused (a list belongs in {@code lightPaths}). */
     String path(String name, String fallback) {
         String value = string(name, fallback);
         if (!value.startsWith("/")) {
             throw new ParameterException(name, "must start with '/', got '" + value + "'");
+        }
+        if (value.contains(",")) {
+            // '/a,/b' was requested as one literal path: a 404 the run only named with requireSuccess on
+            throw new ParameterException(name, "must be one path (lightPaths takes a list; write a comma in a path"
+                    + " %2C, as lightPaths needs it too), got '" + value + "'");
         }
         return literal(name, value);
     }
@@ -229,8 +259,9 @@ final class Parameters {
     }
 
     /**
-     * Durations such as {@code 250ms}, {@code 1.5ms}, {@code 30s}, {@code 2m}, {@code 1h}, as the middleware and the
-     * study harness write them, the unit always named, as the middleware wants it. Anything else is refused:
+     * Durations such as {@code 250ms}, {@code 1.5s}, {@code 30s}, {@code 2m}, {@code 1h}, as the middleware and the
+     * study harness write them, the unit always named, as the middleware wants it ({@link #duration} then wants whole
+     * milliseconds). Anything else is refused:
      * {@code 1d} (Java's double suffix, which Double.parseDouble read as 1 s), {@code 2f}, {@code 0x1p3} (a hex
      * float), {@code NaN}, {@code 1e3}, and a bare number: read as seconds, {@code thinkTime=250} (meant 250 ms)
      * paused every client 250 s between requests, within the parameter's range, and the run went on.
@@ -328,7 +359,7 @@ final class Parameters {
                     : value instanceof List<?> l ? String.join(",", l.stream().map(String::valueOf).toList())
                     : String.valueOf(value);
             String given = lookup.apply(name);
-            line.add(name + "=" + shown + (given == null || given.isBlank() ? " (default)" : ""));
+            line.add(name + "=" + shown + (given == null ? " (default)" : ""));
         });
         return line.toString();
     }

@@ -38,14 +38,18 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
         }
         // Gatling injects a rate's arrivals over whole seconds, rate x seconds rounded: 500ms injected none, 1.9s
         // one second's worth
-        arrivals("lightRate", lightRate, "duration", duration);
+        // the light arrivals go to the light paths in turn: each path needs one, or its assertion fails unsent
+        arrivals("lightRate", lightRate, "duration", duration, lightPaths.size());
         if (heavyRate > 0 && !burstDuration.isZero()) {
-            arrivals("heavyRate", heavyRate, "burstDuration", burstDuration);
+            arrivals("heavyRate", heavyRate, "burstDuration", burstDuration, 1);
         }
     }
 
-    /** Refuses a rate's period that is not whole seconds, or one in which the rate makes no arrival. */
-    private static void arrivals(String rateName, double rate, String periodName, Duration period) {
+    /**
+     * Refuses a rate's period that is not whole seconds, or one in which the rate makes fewer arrivals than
+     * {@code pages}.
+     */
+    private static void arrivals(String rateName, double rate, String periodName, Duration period, int pages) {
         if (rate == 0) {
             return;
         }
@@ -53,8 +57,9 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
             throw new ParameterException(periodName, "must be whole seconds (Gatling spreads " + rateName
                     + "'s arrivals over whole seconds), got " + Parameters.format(period));
         }
-        if (Math.round(rate * period.toSeconds()) < 1) {
-            throw new ParameterException(rateName, "must make at least one arrival in " + periodName + " ("
+        if (Math.round(rate * period.toSeconds()) < pages) {
+            throw new ParameterException(rateName, "must make at least " + (pages == 1 ? "one arrival"
+                    : "one arrival per light path (" + pages + ")") + " in " + periodName + " ("
                     + Parameters.format(period) + "), got " + rate + "/s");
         }
     }

@@ -17,9 +17,9 @@ import java.util.function.UnaryOperator;
  * for {@code warmUp + duration}; the
  * harness measures only the {@code duration} part, the Gatling report shows both.
  *
- * <p>System properties (all optional): {@code baseUrl} (default http://127.0.0.1:8080), {@code lightUsers}
- * (30), {@code heavyUsers} (10), {@code lightPaths} (/light; "/light,/light2" is the study's two-light-page
- * variant: each light user alternates between them), {@code heavyPath} (/heavy), {@code warmUp} (5s),
+ * <p>System properties (all optional): {@code baseUrl} (default http://127.0.0.1:8080), {@code lightUsers} (30),
+ * {@code heavyUsers} (10), {@code lightPaths} (/light; "/light,/light2" is the study's two-light-page variant: each
+ * light user alternates between them, starting at its own), {@code heavyPath} (/heavy), {@code warmUp} (5s),
  * {@code duration} (30s), {@code thinkTime} (0ms), {@code requestTimeout} (60s), {@code retryAfterDefault} (1s),
  * {@code retryAfterMax} (60s; 0s retries a shed or unanswered request at once, as the study's clients did before
  * 2026-11-27), {@code requireSuccess} (true: the run fails when a page got no successful response, see

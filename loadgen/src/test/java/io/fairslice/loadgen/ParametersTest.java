@@ -207,6 +207,46 @@ class ParametersTest {
                         + "'http://host/shop?x=1'");
     }
 
+    /** -DbaseUrl=$URL with the variable unset loaded the default port's server, its line not even marked default. */
+    @Test
+    void shouldRefuseAnEmptyValueRatherThanReadItAsTheDefault() {
+        for (String name : List.of("baseUrl", "lightUsers", "lightPaths", "heavyPath", "thinkTime", "requireSuccess")) {
+            assertThatThrownBy(() -> StudyParameters.from(Map.of(name, " ")::get))
+                    .as(name)
+                    .hasMessage(name + " is empty: give a value, or leave " + name + " out for its default")
+                    .isInstanceOfSatisfying(ParameterException.class, e -> assertThat(e.parameter()).isEqualTo(name));
+        }
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("lightRate", "")::get))
+                .hasMessage("lightRate is empty: give a value, or leave lightRate out for its default");
+    }
+
+    /** java.net.URI reads host:8080:9090 as a registry authority; Gatling could not parse it, every request unsent. */
+    @Test
+    void shouldRejectABaseUrlWithTwoPorts() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("baseUrl", "http://host:8080:9090/shop")::get))
+                .hasMessage("baseUrl must have one port after the host, got 'http://host:8080:9090/shop'");
+        assertThat(StudyParameters.from(Map.of("baseUrl", "http://[::1]:8080")::get).baseUrl())
+                .as("an IPv6 literal's colons are no ports").isEqualTo("http://[::1]:8080");
+    }
+
+    /** heavyPath=/a,/b was requested as one path; lightPaths is the list. */
+    @Test
+    void shouldRejectACommaInTheHeavyPath() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("heavyPath", "/a,/b")::get))
+                .hasMessage("heavyPath must be one path (lightPaths takes a list; write a comma in a path %2C, as"
+                        + " lightPaths needs it too), got '/a,/b'");
+    }
+
+    /** Gatling pauses by the millisecond: thinkTime=0.4ms was printed as given and paused 0. */
+    @Test
+    void shouldRejectADurationFinerThanAMillisecond() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("thinkTime", "0.4ms")::get))
+                .hasMessage("thinkTime must be whole milliseconds (the load generator pauses and times out by the"
+                        + " millisecond), got 0.4ms");
+        assertThat(StudyParameters.from(Map.of("thinkTime", "1.5s")::get).thinkTime())
+                .isEqualTo(Duration.ofMillis(1500));
+    }
+
     /** The paths start with a slash and are appended: a context path keeps no trailing slash, or /shop//catalog. */
     @Test
     void shouldKeepABaseUrlsContextPathWithoutTrailingSlashes() {
@@ -321,6 +361,10 @@ class ParametersTest {
                 .hasMessage("lightRate must make at least one arrival in duration (4s), got 0.1/s");
         assertThat(SpikeParameters.from(Map.of("lightRate", "0.5", "heavyRate", "0", "duration", "2s")::get)
                 .lightRate()).as("one arrival").isEqualTo(0.5);
+        // the light arrivals go to the light paths in turn: one a second for 1 s never requested the second path
+        assertThatThrownBy(() -> SpikeParameters.from(Map.of("lightRate", "1", "heavyRate", "0", "duration", "1s",
+                "lightPaths", "/a,/b")::get))
+                .hasMessage("lightRate must make at least one arrival per light path (2) in duration (1s), got 1.0/s");
     }
 
     @Test

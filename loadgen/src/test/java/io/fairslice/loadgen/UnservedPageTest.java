@@ -36,8 +36,8 @@ class UnservedPageTest {
     }
 
     /**
-     * Answers /shop/catalog and /shop/report 200, /shop/shed 503 with Retry-After: 1, /shop/moved 302 to /shop/shed,
-     * anything else 404.
+     * Answers /shop/catalog and /shop/report 200, /shop/slow 200 after 2.5 s, /shop/shed 503 with Retry-After: 1,
+     * /shop/moved 302 to /shop/shed, anything else 404.
      */
     private String start() throws Exception {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -45,8 +45,15 @@ class UnservedPageTest {
         server.createContext("/", exchange -> {
             try (exchange) {
                 String path = exchange.getRequestURI().getRawPath();
+                if (path.equals("/shop/slow")) {
+                    try {
+                        Thread.sleep(2500);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
                 int status = switch (path) {
-                    case "/shop/catalog", "/shop/report" -> 200;
+                    case "/shop/catalog", "/shop/report", "/shop/slow" -> 200;
                     case "/shop/shed" -> 503;
                     case "/shop/moved" -> 302;
                     default -> 404;
@@ -88,6 +95,21 @@ class UnservedPageTest {
                 + "of (\\d+) requests, \\1 answered 302 \\(a redirect, which the load generator does not follow:"
                 + " give the path it redirects to\\)$");
         assertThat(run.output()).as("the redirect's target is never asked for").doesNotContain("answered 503");
+    }
+
+    /**
+     * Light users go through their pages in turn, each from its own: when every user started at the first page, a
+     * first page slower than the run (2.5 s against 1 s) left the second one never requested, and the run failed with
+     * only Gatling's "Could not find stats matching assertion path".
+     */
+    @Test
+    @Timeout(120)
+    void shouldReachEveryLightPageWhenTheFirstOneOutlastsTheRun() throws Exception {
+        SimulationRun run = study(start(), Map.of("lightUsers", "2", "heavyUsers", "0", "lightPaths",
+                "/slow,/catalog", "duration", "1s", "thinkTime", "0ms"));
+
+        assertThat(run.status()).as(run.output()).isZero();
+        assertThat(run.output()).doesNotContain("got no successful response").doesNotContain("never requested");
     }
 
     @Test
