@@ -173,6 +173,10 @@ class ApplicationMetricsTest {
         assertThat(series).as("series of a page served in one class: 3 histograms of %d buckets each, 3 x 3 and 5 "
                 + "for the 503s' timer, its CPU counter", buckets / 3).hasSize((int) buckets + 9 + 5 + 1);
         assertThat(series.size()).as("a page's series in one class").isLessThan(250);
+        // the latency alert compares the p99 with 250 ms: a bound there decides it exactly, not by interpolation
+        assertThat(series).as("a 250 ms bound in every latency histogram").filteredOn(l ->
+                l.startsWith("fairslice_requests_seconds_bucket") && !l.contains("outcome=\"rejected\"")
+                        && l.contains("le=\"0.25\"")).hasSize(3);
     }
 
     @Test
