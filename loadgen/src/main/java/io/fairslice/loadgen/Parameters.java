@@ -1,14 +1,19 @@
 package io.fairslice.loadgen;
 
+import java.lang.reflect.RecordComponent;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.StringJoiner;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
@@ -31,11 +36,14 @@ final class Parameters {
     /** A decimal number and its unit, lower case. */
     private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)");
 
-    /** OverloadStudy's parameters ({@link StudyParameters}). */
-    static final List<String> STUDY = List.of("baseUrl", "lightUsers", "heavyUsers", "lightPaths", "heavyPath",
+    /**
+     * OverloadStudy's parameters ({@link StudyParameters}, whose record components they name), in the order the run's
+     * first line shows them.
+     */
+    static final List<String> STUDY = List.of("baseUrl", "lightPaths", "heavyPath", "lightUsers", "heavyUsers",
             "warmUp", "duration", "thinkTime", "requestTimeout", "retryAfterDefault", "retryAfterMax",
             "requireSuccess");
-    /** OverloadSpike's parameters ({@link SpikeParameters}). */
+    /** OverloadSpike's parameters ({@link SpikeParameters}), as {@link #STUDY}. */
     static final List<String> SPIKE = List.of("baseUrl", "lightPaths", "heavyPath", "lightRate", "heavyRate",
             "duration", "burstStart", "burstDuration", "requestTimeout", "requireSuccess");
     /** Every parameter's name, of both simulations: only an exact one is read. */
@@ -349,10 +357,36 @@ final class Parameters {
     }
 
     /**
-     * One line that says what a simulation runs with, each value marked "(default)" when {@code lookup} has none for
-     * it: a typo the refusal above cannot tell (a name too far from ours) shows as a parameter left at its default.
+     * Reads a simulation's parameters from {@code properties} (the system properties when Gatling runs it): a property
+     * that looks like a typo of a parameter is refused first, then the values are read, then a note is printed for each
+     * of the other simulation's parameters, which the run ignores.
      */
-    static String describe(String simulation, Map<String, Object> values, UnaryOperator<String> lookup) {
+    static <T> T read(Properties properties, String simulation, List<String> own,
+                      Function<UnaryOperator<String>, T> from) {
+        refuseNearMisses(properties.stringPropertyNames());
+        T read = from.apply(properties::getProperty); // a refusal first, then the notes
+        othersParameters(properties.stringPropertyNames(), simulation, own).forEach(System.err::println);
+        return read;
+    }
+
+    /**
+     * One line that says what a simulation runs with, its parameters {@code names} read from the record's components
+     * of those names, each value marked "(default)" when {@code lookup} has none for it: a typo the refusal above
+     * cannot tell (a name too far from ours) shows as a parameter left at its default.
+     */
+    static String describe(String simulation, Record parameters, List<String> names, UnaryOperator<String> lookup) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        Map<String, RecordComponent> components = new HashMap<>();
+        for (RecordComponent component : parameters.getClass().getRecordComponents()) {
+            components.put(component.getName(), component);
+        }
+        for (String name : names) {
+            try {
+                values.put(name, components.get(name).getAccessor().invoke(parameters));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("parameter " + name + " of " + simulation, e);
+            }
+        }
         StringJoiner line = new StringJoiner(", ", "fairslice loadgen: " + simulation + " with ", "");
         values.forEach((name, value) -> {
             String shown = value instanceof Duration d ? format(d)

@@ -1,9 +1,7 @@
 package io.fairslice.loadgen;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
 
@@ -70,27 +68,12 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
     }
 
     static SpikeParameters from(Properties properties) {
-        Parameters.refuseNearMisses(properties.stringPropertyNames());
-        SpikeParameters read = from(properties::getProperty); // a refusal first, then the notes
-        Parameters.othersParameters(properties.stringPropertyNames(), "OverloadSpike", Parameters.SPIKE)
-                .forEach(System.err::println);
-        return read;
+        return Parameters.read(properties, "OverloadSpike", Parameters.SPIKE, SpikeParameters::from);
     }
 
     /** What the run uses, in one line, as {@link StudyParameters#describe}. */
     public String describe(UnaryOperator<String> lookup) {
-        Map<String, Object> values = new LinkedHashMap<>();
-        values.put("baseUrl", baseUrl);
-        values.put("lightPaths", lightPaths);
-        values.put("heavyPath", heavyPath);
-        values.put("lightRate", lightRate);
-        values.put("heavyRate", heavyRate);
-        values.put("duration", duration);
-        values.put("burstStart", burstStart);
-        values.put("burstDuration", burstDuration);
-        values.put("requestTimeout", requestTimeout);
-        values.put("requireSuccess", requireSuccess);
-        return Parameters.describe("OverloadSpike", values, lookup);
+        return Parameters.describe("OverloadSpike", this, Parameters.SPIKE, lookup);
     }
 
     public static SpikeParameters from(UnaryOperator<String> lookup) {
@@ -104,8 +87,7 @@ public record SpikeParameters(String baseUrl, List<String> lightPaths, String he
                 p.duration("duration", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofHours(24)),
                 p.duration("burstStart", Duration.ofSeconds(20), Duration.ZERO, Duration.ofHours(24)),
                 p.duration("burstDuration", Duration.ofSeconds(20), Duration.ZERO, Duration.ofHours(24)),
-                p.duration("requestTimeout", StudyParameters.DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100),
-                        Duration.ofMinutes(30)),
+                StudyParameters.requestTimeout(p),
                 p.bool("requireSuccess", true));
     }
 }

@@ -1,9 +1,7 @@
 package io.fairslice.loadgen;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
 
@@ -67,11 +65,7 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
     }
 
     static StudyParameters from(Properties properties) {
-        Parameters.refuseNearMisses(properties.stringPropertyNames());
-        StudyParameters read = from(properties::getProperty); // a refusal first, then the notes
-        Parameters.othersParameters(properties.stringPropertyNames(), "OverloadStudy", Parameters.STUDY)
-                .forEach(System.err::println);
-        return read;
+        return Parameters.read(properties, "OverloadStudy", Parameters.STUDY, StudyParameters::from);
     }
 
     public static StudyParameters from(UnaryOperator<String> lookup) {
@@ -85,10 +79,15 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
                 p.duration("warmUp", DEFAULT_WARM_UP, Duration.ZERO, Duration.ofHours(1)),
                 p.duration("duration", DEFAULT_DURATION, MIN_DURATION, Duration.ofHours(24)),
                 p.duration("thinkTime", Duration.ZERO, Duration.ZERO, Duration.ofMinutes(10)),
-                p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30)),
+                requestTimeout(p),
                 p.duration("retryAfterDefault", DEFAULT_RETRY_AFTER, Duration.ZERO, Duration.ofHours(1)),
                 p.duration("retryAfterMax", DEFAULT_RETRY_AFTER_MAX, Duration.ZERO, Duration.ofHours(1)),
                 p.bool("requireSuccess", true));
+    }
+
+    /** {@code requestTimeout}, which both simulations take: 100ms to 30m. */
+    static Duration requestTimeout(Parameters p) {
+        return p.duration("requestTimeout", DEFAULT_REQUEST_TIMEOUT, Duration.ofMillis(100), Duration.ofMinutes(30));
     }
 
     /**
@@ -96,20 +95,7 @@ public record StudyParameters(String baseUrl, int lightUsers, int heavyUsers, Li
      * parameters were read from) has none for it.
      */
     public String describe(UnaryOperator<String> lookup) {
-        Map<String, Object> values = new LinkedHashMap<>();
-        values.put("baseUrl", baseUrl);
-        values.put("lightPaths", lightPaths);
-        values.put("heavyPath", heavyPath);
-        values.put("lightUsers", lightUsers);
-        values.put("heavyUsers", heavyUsers);
-        values.put("warmUp", warmUp);
-        values.put("duration", duration);
-        values.put("thinkTime", thinkTime);
-        values.put("requestTimeout", requestTimeout);
-        values.put("retryAfterDefault", retryAfterDefault);
-        values.put("retryAfterMax", retryAfterMax);
-        values.put("requireSuccess", requireSuccess);
-        return Parameters.describe("OverloadStudy", values, lookup);
+        return Parameters.describe("OverloadStudy", this, Parameters.STUDY, lookup);
     }
 
     /** How a user waits after a shed request. */

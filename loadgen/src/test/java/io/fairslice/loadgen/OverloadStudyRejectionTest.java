@@ -109,14 +109,7 @@ class OverloadStudyRejectionTest {
 
         // every 503 is in Gatling's count, failed with the message the harness reads as a rejection
         long sent = retry1s.size() + noHeader.size() + retry1h.size();
-        // Gatling's console summary: "> Global | total | OK | KO" and, under Errors, the message and its count
-        Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)").matcher(run.output());
-        long[] last = null;
-        while (global.find()) {
-            // the summary at the end, not one printed while it ran
-            last = new long[] {Long.parseLong(global.group(1)), Long.parseLong(global.group(3))};
-        }
-        assertThat(last).as(run.output()).isNotNull();
+        long[] last = globalTotalAndFailed(run);
         assertThat(last[0]).as("requests Gatling counted\n" + run.output()).isEqualTo(sent);
         assertThat(last[1]).as("of which failed\n" + run.output()).isEqualTo(sent);
         assertThat(run.output()).containsPattern("found 503\\s+" + sent + "\\s+\\(100%\\)");
@@ -151,13 +144,7 @@ class OverloadStudyRejectionTest {
             assertThat(run.status()).as(run.output()).isZero();
             // one request a second for 3 s (a client may try a dropped request once more on a new connection)
             assertThat(accepted.size()).as("connections in 3 s\n" + run.output()).isBetween(1, 8);
-            Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)")
-                    .matcher(run.output());
-            long[] last = null;
-            while (global.find()) {
-                last = new long[] {Long.parseLong(global.group(1)), Long.parseLong(global.group(3))};
-            }
-            assertThat(last).as(run.output()).isNotNull();
+            long[] last = globalTotalAndFailed(run);
             assertThat(last[1]).as("every request failed, and counted\n" + run.output()).isEqualTo(last[0])
                     .isBetween(1L, 4L);
         }
@@ -265,5 +252,19 @@ class OverloadStudyRejectionTest {
         Map<String, String> all = new HashMap<>(parameters);
         all.putIfAbsent("baseUrl", "http://127.0.0.1:" + port);
         return SimulationRun.of(OverloadStudy.class, all, dir);
+    }
+
+    /**
+     * The requests Gatling counted and how many failed, from the last line of its console summary, "> Global | total |
+     * OK | KO" (the summary at the end, not one printed while it ran).
+     */
+    private static long[] globalTotalAndFailed(SimulationRun run) {
+        Matcher global = Pattern.compile("> Global\\s+\\|\\s+(\\d+) \\|\\s+(\\d+) \\|\\s+(\\d+)").matcher(run.output());
+        long[] last = null;
+        while (global.find()) {
+            last = new long[] {Long.parseLong(global.group(1)), Long.parseLong(global.group(3))};
+        }
+        assertThat(last).as(run.output()).isNotNull();
+        return last;
     }
 }

@@ -207,6 +207,15 @@ class ParametersTest {
                         + "'http://host/shop?x=1'");
     }
 
+    /** The lists that drive typo refusal and the run's first line name exactly each simulation's record components. */
+    @Test
+    void shouldListEverySimulationsParametersOnce() {
+        assertThat(Parameters.STUDY).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(
+                java.util.Arrays.stream(StudyParameters.class.getRecordComponents()).map(c -> c.getName()).toList());
+        assertThat(Parameters.SPIKE).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(
+                java.util.Arrays.stream(SpikeParameters.class.getRecordComponents()).map(c -> c.getName()).toList());
+    }
+
     /** -DbaseUrl=$URL with the variable unset loaded the default port's server, its line not even marked default. */
     @Test
     void shouldRefuseAnEmptyValueRatherThanReadItAsTheDefault() {
