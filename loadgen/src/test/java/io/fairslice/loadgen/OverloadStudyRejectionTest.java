@@ -151,6 +151,37 @@ class OverloadStudyRejectionTest {
     }
 
     /**
+     * An error answer (404, 500) is the server's work, not a shed: the user goes on after its think time (none here),
+     * where a shed or unanswered request waits the default second. At a second a request, each page would get about
+     * two requests in 2 s; it gets many.
+     */
+    @Test
+    @Timeout(120)
+    void shouldFollowAnErrorAnswerWithTheThinkTimeNotTheRetryPause() throws Exception {
+        server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(Executors.newFixedThreadPool(4));
+        for (String path : List.of("/missing", "/broken")) {
+            server.createContext(path, exchange -> {
+                arrivals.computeIfAbsent(path, p -> new CopyOnWriteArrayList<>()).add(System.nanoTime());
+                try (exchange) {
+                    exchange.sendResponseHeaders(path.equals("/missing") ? 404 : 500, -1);
+                }
+            });
+        }
+        server.start();
+
+        SimulationRun run = gatling(Map.of("lightUsers", "1", "heavyUsers", "1", "lightPaths", "/missing",
+                "heavyPath", "/broken", "warmUp", "0s", "duration", "2s", "thinkTime", "0ms", "retryAfterDefault",
+                "1s", "requireSuccess", "false"));
+
+        assertThat(run.status()).as(run.output()).isZero();
+        assertThat(arrivals.get("/missing")).as("404s in 2 s, no pause after them\n" + run.output())
+                .hasSizeGreaterThan(8);
+        assertThat(arrivals.get("/broken")).as("500s in 2 s, no pause after them\n" + run.output())
+                .hasSizeGreaterThan(8);
+    }
+
+    /**
      * A misspelt parameter ({@code heavyPaths} for {@code heavyPath}) ran the load against the default /heavy, whose
      * 404s Gatling counted as errors of a run that "succeeded"; it now stops the run before any request.
      */
