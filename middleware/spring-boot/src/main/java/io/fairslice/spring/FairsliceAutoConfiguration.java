@@ -75,7 +75,8 @@ public class FairsliceAutoConfiguration {
 
     /**
      * The filter registration's bean name. An application that declares a bean of this name, a {@code FairsliceFilter}
-     * bean or a {@code FilterRegistrationBean<FairsliceFilter>} of any name replaces it: with a registration of its
+     * bean or a {@code FilterRegistrationBean} of any name and declared type holding a {@code FairsliceFilter}
+     * replaces it: with a registration of its
      * own under another name, two filters ran, the second passing every request on, each with its scheduler, meters
      * and MBean, and, ours ordered first, the application's own registration and its parameters went unused.
      */
@@ -89,8 +90,18 @@ public class FairsliceAutoConfiguration {
     @Bean(name = FILTER_BEAN)
     @ConditionalOnMissingBean(name = FILTER_BEAN, value = FairsliceFilter.class,
             parameterizedContainer = FilterRegistrationBean.class)
-    public FilterRegistrationBean<FairsliceFilter> fairsliceFilter(ConfigurableEnvironment environment) {
+    public FilterRegistrationBean<FairsliceFilter> fairsliceFilter(ConfigurableEnvironment environment,
+                                                                   ListableBeanFactory beans) {
         FilterRegistrationBean<FairsliceFilter> registration = new FilterRegistrationBean<>(new FairsliceFilter());
+        List<String> own = applicationsRegistrations(beans);
+        if (!own.isEmpty()) {
+            // typed FilterRegistrationBean<Filter> (or raw), the application's registration escapes the condition
+            // above, which matches declared types: two filters ran, each with its scheduler, meters and MBean
+            registration.setEnabled(false);
+            LOG.info(() -> "fairslice: the application registers fairslice's filter itself (" + String.join(", ", own)
+                    + "), so fairslice's own registration stands down");
+            return registration;
+        }
         registration.setName(FairsliceInitializer.FILTER_NAME);
         registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
         registration.setAsyncSupported(true);
@@ -101,6 +112,21 @@ public class FairsliceAutoConfiguration {
         validate(environment, settings);
         registration.setInitParameters(settings);
         return registration;
+    }
+
+    /**
+     * The names of the application's filter registrations that hold a {@link FairsliceFilter}, whatever their declared
+     * type; fairslice's own, being created, left out.
+     */
+    private static List<String> applicationsRegistrations(ListableBeanFactory beans) {
+        List<String> own = new ArrayList<>();
+        for (String name : beans.getBeanNamesForType(FilterRegistrationBean.class, true, false)) {
+            if (!name.equals(FILTER_BEAN) && beans.getBean(name) instanceof FilterRegistrationBean<?> registration
+                    && registration.getFilter() instanceof FairsliceFilter) {
+                own.add(name);
+            }
+        }
+        return own;
     }
 
     /**
@@ -358,22 +384,25 @@ public class FairsliceAutoConfiguration {
     }
 
     /**
-     * The keys, with the prefix, that an environment variable may set without another source naming them: Boot lists
-     * a variable only by its own name, {@code FAIRSLICE_SHARE_QUANTUM}, which could be {@code share.quantum} or
+     * The keys, with the prefix, that an environment variable may set without another source naming them: Boot lists a
+     * variable only by its own name, {@code FAIRSLICE_SHARE_QUANTUM}, which could be {@code share.quantum} or
      * {@code share-quantum}, so the variables are looked up by the names fairslice knows: every key of
-     * {@link ConfigKeys#ALL} but {@code enabled} (read on its own: {@link Enabled}, {@link #warSettings}), the request
-     * listeners' settings, and {@code rule.<n>} and {@code route.<n>} for each {@code FAIRSLICE_RULE_<n>} or
-     * {@code FAIRSLICE_ROUTE_<n>}; the per-class ones, {@link #classKeys}, for the classes these settle. A misspelt
-     * variable matches no key and sets nothing (it may be another program's: the launcher's
-     * {@code FAIRSLICE_JAVA_OPTS}), and so does one for a class that only a {@code fairslice.properties} file names.
+     * {@link ConfigKeys#ALL}, {@code enabled} included (a value that is not a boolean is then refused as the filter
+     * refuses it; left out until 2026-12-07, {@code FAIRSLICE_ENABLED=no} left fairslice on without a word), and
+     * {@code fairslice.config} (a WAR lost it), the request listeners' settings, and {@code rule.<n>} and
+     * {@code route.<n>} for each {@code FAIRSLICE_RULE_<n>} or {@code FAIRSLICE_ROUTE_<n>}; the per-class ones,
+     * {@link #classKeys}, for the classes these settle. A misspelt variable matches no key and sets nothing (it may be
+     * another program's: the launcher's {@code FAIRSLICE_JAVA_OPTS}), and so does one for a class that only a
+     * {@code fairslice.properties} file names.
      */
     static List<String> variableKeys(ConfigurableEnvironment environment, Map<String, Set<String>> listenerSettings) {
         List<String> keys = new ArrayList<>();
         for (ConfigKeys.Spec spec : ConfigKeys.ALL) {
-            if (!spec.name().contains("<") && !spec.name().equals(ConfigKeys.ENABLED)) {
+            if (!spec.name().contains("<")) {
                 keys.add(PREFIX + spec.name());
             }
         }
+        keys.add(CONFIG_FILE); // a WAR hands it on as a context parameter; embedded, configFile reads it
         listenerSettings.forEach((listener, names) -> names.stream().filter(n -> !n.contains("*"))
                 .forEach(n -> keys.add(PREFIX + listener + "." + n)));
         for (PropertySource<?> source : environment.getPropertySources()) {
@@ -429,21 +458,6 @@ public class FairsliceAutoConfiguration {
         if (setting != null) {
             settings.put(name, setting.value());
         }
-    }
-
-    /**
-     * {@link #settings} for a WAR, whose filter the jar's initializer registers: with {@code fairslice.enabled=false}
-     * when {@code FAIRSLICE_ENABLED=false} alone says so, as it decides registration in an embedded application
-     * ({@link Enabled}); it was never read there, and fairslice ran fully.
-     */
-    static Map<String, String> warSettings(ConfigurableEnvironment environment) {
-        Map<String, String> settings = settings(environment);
-        String enabled = PREFIX + ConfigKeys.ENABLED;
-        Setting variable = settings.containsKey(enabled) ? null : setting(environment, enabled);
-        if (variable != null && variable.value().trim().equalsIgnoreCase("false")) {
-            settings.put(enabled, "false");
-        }
-        return settings;
     }
 
     /** A setting's value and the name of the property source that gave it. */

@@ -47,7 +47,9 @@ public class FairsliceWarAutoConfiguration {
     static void handOver(ServletContext context, ConfigurableEnvironment environment) {
         Map<String, String> handed = new TreeMap<>();
         List<String> kept = new ArrayList<>();
-        FairsliceAutoConfiguration.warSettings(environment).forEach((name, value) -> {
+        // FAIRSLICE_ENABLED and FAIRSLICE_CONFIG too: the filter reads only what it is handed (until 2026-12-07 the
+        // first was handed only when false, the second never)
+        FairsliceAutoConfiguration.settings(environment).forEach((name, value) -> {
             if (context.getInitParameter(name) == null) {
                 handed.put(name, value);
             } else {

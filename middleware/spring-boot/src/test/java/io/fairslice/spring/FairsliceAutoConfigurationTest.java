@@ -228,6 +228,25 @@ class FairsliceAutoConfigurationTest {
                 .isEqualTo(1.0);
     }
 
+    /**
+     * A registration typed by the filter interface ({@code FilterRegistrationBean<Filter>}, or raw) is the
+     * application's registration of fairslice all the same: two filters ran, each with its scheduler, meters and MBean,
+     * ours first, and the application's parameters went unused.
+     */
+    @Test
+    void shouldStandDownForTheApplicationsOwnRegistrationTypedByTheFilterInterface() throws Exception {
+        start("test.own-untyped-registration=true");
+
+        assertThat(get("/items/8")).isEqualTo("item 8");
+        assertThat(application.getBeansOfType(FilterRegistrationBean.class).values())
+                .filteredOn(r -> r.getFilter() instanceof FairsliceFilter && r.isEnabled()).hasSize(1)
+                .allMatch(r -> !(r.getFilter() == application.getBean(FairsliceAutoConfiguration.FILTER_BEAN,
+                        FilterRegistrationBean.class).getFilter()), "the application's");
+        assertThat(application.getBean(MeterRegistry.class).find(MeterNames.POLICY).tag("policy", "observe")
+                .gauge().value()).as("the application's registration, with its parameters, is the one serving")
+                .isEqualTo(1.0);
+    }
+
     @Test
     void shouldRegisterNothingWhenDisabled() throws Exception {
         start("fairslice.enabled=false");
@@ -516,21 +535,26 @@ class FairsliceAutoConfigurationTest {
     }
 
     /**
-     * {@code FAIRSLICE_ENABLED=false} counts alone in a WAR, as for the decision to register an embedded one: there
-     * the jar's initializer registers the filter and reads only what it is handed, and fairslice ran fully, without a
-     * word. Any other value is not handed over (an embedded application registers with it, and never hands it).
+     * {@code FAIRSLICE_ENABLED} reaches the settings as every variable does: false is handed to a WAR (whose filter the
+     * jar's initializer registers and reads only what it is handed: fairslice ran fully), and a value that is not a
+     * boolean is refused naming the variable (it was never read, and fairslice ran fully, embedded too).
+     * {@code FAIRSLICE_CONFIG} reaches a WAR too (it was dropped; embedded, the file was read).
      */
     @Test
-    void shouldHandAWarFairsliceEnabledFalseFromItsEnvironmentVariableAlone() {
-        StandardEnvironment off = withVariables(
-                java.util.Map.of("FAIRSLICE_ENABLED", "False", "FAIRSLICE_POLICY", "observe"), java.util.Map.of());
-        StandardEnvironment on = withVariables(java.util.Map.of("FAIRSLICE_ENABLED", "1"), java.util.Map.of());
+    void shouldHandEnabledAndTheConfigFileFromTheirEnvironmentVariablesAndCheckThem() {
+        StandardEnvironment off = withVariables(java.util.Map.of("FAIRSLICE_ENABLED", "False", "FAIRSLICE_POLICY",
+                "observe", "FAIRSLICE_CONFIG", "/etc/fairslice.properties"), java.util.Map.of());
+        StandardEnvironment no = withVariables(java.util.Map.of("FAIRSLICE_ENABLED", "no"), java.util.Map.of());
 
-        assertThat(FairsliceAutoConfiguration.warSettings(off)).containsOnly(
-                java.util.Map.entry("fairslice.enabled", "false"), java.util.Map.entry("fairslice.policy", "observe"));
-        assertThat(FairsliceAutoConfiguration.settings(off)).as("embedded: Enabled decides")
-                .containsOnly(java.util.Map.entry("fairslice.policy", "observe"));
-        assertThat(FairsliceAutoConfiguration.warSettings(on)).isEmpty();
+        assertThat(FairsliceAutoConfiguration.settings(off)).containsOnly(
+                java.util.Map.entry("fairslice.enabled", "False"), java.util.Map.entry("fairslice.policy", "observe"),
+                java.util.Map.entry("fairslice.config", "/etc/fairslice.properties"));
+        assertThat(FairsliceAutoConfiguration.settings(no))
+                .containsOnly(java.util.Map.entry("fairslice.enabled", "no"));
+        Map<String, String> settings = FairsliceAutoConfiguration.settings(no);
+        assertThat(catchThrowable(() -> FairsliceAutoConfiguration.validate(no, settings)))
+                .hasMessageContaining("enabled must be true or false, got 'no'")
+                .hasMessageContaining("(set by fairslice.enabled in systemEnvironment)");
     }
 
     /**
@@ -683,6 +707,17 @@ class FairsliceAutoConfigurationTest {
         @ConditionalOnProperty("test.own-registration")
         FilterRegistrationBean<FairsliceFilter> myFairslice() {
             FilterRegistrationBean<FairsliceFilter> registration = new FilterRegistrationBean<>(new FairsliceFilter());
+            registration.setAsyncSupported(true);
+            registration.addInitParameter("fairslice.policy", "observe");
+            return registration;
+        }
+
+        /** The same, typed by the filter interface: Boot's bean conditions, which match the declared type, miss it. */
+        @Bean
+        @ConditionalOnProperty("test.own-untyped-registration")
+        FilterRegistrationBean<jakarta.servlet.Filter> myUntypedFairslice() {
+            FilterRegistrationBean<jakarta.servlet.Filter> registration =
+                    new FilterRegistrationBean<>(new FairsliceFilter());
             registration.setAsyncSupported(true);
             registration.addInitParameter("fairslice.policy", "observe");
             return registration;

@@ -27,6 +27,8 @@ import org.apache.catalina.LifecycleState;
 import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -83,10 +85,11 @@ class FairsliceWarDeploymentTest {
      * The application's properties are context parameters: the context's own of the same name (its descriptor's
      * {@code <Parameter>}) wins; whichever initializer runs first (both may be in WEB-INF/lib, in any order).
      */
-    @Test
-    void shouldLeaveTheContextsOwnParameterOverTheApplicationsPropertyWhicheverInitializerRunsFirst()
+    @ParameterizedTest(name = "the bundle's initializer first: {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldLeaveTheContextsOwnParameterOverTheApplicationsPropertyWhicheverInitializerRunsFirst(boolean bundleFirst)
             throws Exception {
-        deploy(Map.of("fairslice.policy", "sleep"), false, "fairslice.policy=observe",
+        deploy(Map.of("fairslice.policy", "sleep"), bundleFirst, "fairslice.policy=observe",
                 "fairslice.rule.1=heavy path=/reports/**", "fairslice.adaptive=false");
 
         assertThat(get("/reports/1999")).isEqualTo("report 1999");
