@@ -118,6 +118,18 @@ const quantile = (q: number, name: string): Query => ({
 });
 
 /**
+ * The kernel probe's pseudo-class `none` (docs/kernel-probe.md): a worker thread outside the application's requests,
+ * between requests, and with several applications in one Tomcat in the other applications' requests too. No request
+ * class: its own series beside the classes', named so.
+ */
+const PROBE_CLASSES = `${TARGET}, class!="none"`;
+const PROBE_NONE = `${TARGET}, class="none"`;
+const NONE_LEGEND = "{{application}} outside its requests (none)";
+const NONE_SERIES =
+  "The line 'outside its requests (none)' is no request class: the probe's class none, worker threads between " +
+  "requests and, with several applications in one Tomcat, in the other applications' requests.";
+
+/**
  * Two counters' rates summed by `by` labels, one over the other: where the denominator's rate is 0 (an idle page or
  * class, nothing rejected, no dispatch) there is no value, not NaN (0/0) or +Inf (x/0).
  */
@@ -445,13 +457,22 @@ export function buildDashboard(): dashboard.Dashboard {
           "CPU time per dispatch of the worker threads serving each class: how long a thread runs once the OS " +
           "puts it on a CPU. Long slices for expensive work are what starve cheap requests on a long-slice OS. " +
           "From the run-time and dispatch counters, so an instance where a class was idle does not hide the " +
-          "other instances' line (the probe's slice gauge is NaN there); a class idle everywhere leaves a gap.",
+          "other instances' line (the probe's slice gauge is NaN there); a class idle everywhere leaves a gap. " +
+          NONE_SERIES,
         unit: "s",
         min: 0,
         queries: [
           {
-            expr: rateRatio("application, class", `${p.runTime}{${TARGET}}`, `${p.dispatches}{${TARGET}}`),
+            expr: rateRatio(
+              "application, class",
+              `${p.runTime}{${PROBE_CLASSES}}`,
+              `${p.dispatches}{${PROBE_CLASSES}}`,
+            ),
             legend: "{{application}} {{class}}",
+          },
+          {
+            expr: rateRatio("application", `${p.runTime}{${PROBE_NONE}}`, `${p.dispatches}{${PROBE_NONE}}`),
+            legend: NONE_LEGEND,
           },
         ],
       }),
@@ -461,13 +482,22 @@ export function buildDashboard(): dashboard.Dashboard {
         title: "Run-queue wait per dispatch",
         description:
           "Time a worker thread of the class waited runnable for a CPU, per dispatch: the OS-level queueing that " +
-          "a servlet filter cannot see.",
+          "a servlet filter cannot see. " +
+          NONE_SERIES,
         unit: "s",
         min: 0,
         queries: [
           {
-            expr: rateRatio("application, class", `${p.runQueueWait}{${TARGET}}`, `${p.dispatches}{${TARGET}}`),
+            expr: rateRatio(
+              "application, class",
+              `${p.runQueueWait}{${PROBE_CLASSES}}`,
+              `${p.dispatches}{${PROBE_CLASSES}}`,
+            ),
             legend: "{{application}} {{class}}",
+          },
+          {
+            expr: rateRatio("application", `${p.runQueueWait}{${PROBE_NONE}}`, `${p.dispatches}{${PROBE_NONE}}`),
+            legend: NONE_LEGEND,
           },
         ],
       }),
@@ -475,13 +505,19 @@ export function buildDashboard(): dashboard.Dashboard {
     .withPanel(
       panel({
         title: "Involuntary context switches per class",
-        description: "Times per second the scheduler preempted a worker thread serving the class.",
+        description: "Times per second the scheduler preempted a worker thread serving the class. " + NONE_SERIES,
         unit: "ops",
         min: 0,
         queries: [
           {
-            expr: `sum by (application, class) (rate(${p.switches}{${TARGET}, kind="involuntary"}[$__rate_interval]))`,
+            expr:
+              `sum by (application, class) ` +
+              `(rate(${p.switches}{${PROBE_CLASSES}, kind="involuntary"}[$__rate_interval]))`,
             legend: "{{application}} {{class}}",
+          },
+          {
+            expr: `sum by (application) (rate(${p.switches}{${PROBE_NONE}, kind="involuntary"}[$__rate_interval]))`,
+            legend: NONE_LEGEND,
           },
         ],
       }),

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What an overload looks like on the dashboard, as text: for each policy, starts `./fairslice serve --prometheus`,
 # drives a closed-loop light + heavy load on loopback, and prints every panel's values (npm run snapshot) at the end.
-# Outputs go to dashboards/snapshots/overload-<policy>.txt (results/ is git-ignored), each replaced only when its
-# snapshot was taken whole. Takes about 80 s per policy; run it alone on the machine (a load test: other work there
-# changes what it shows). Usage: dashboards/scripts/overload-snapshot.sh [LIGHT HEAVY SECONDS [POLICY...]]
+# Outputs go to dashboards/snapshots/ (committed, not git-ignored): overload-<policy>.txt, replaced only when its
+# snapshot was taken whole, and the server's log as it runs, overload-<policy>.server.log. Takes about 80 s per
+# policy; run it alone on the machine (a load test: other work there changes what it shows).
+# Usage: dashboards/scripts/overload-snapshot.sh [LIGHT HEAVY SECONDS [POLICY...]]
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

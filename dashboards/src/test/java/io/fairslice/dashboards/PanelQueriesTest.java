@@ -128,10 +128,24 @@ class PanelQueriesTest {
     }
 
     @Test
-    void shouldLeaveOutTheKernelFiguresPerDispatchOfAClassWithNoDispatch(@TempDir Path dir) throws IOException {
+    void shouldShowTheKernelFiguresOfTheClassesApartFromNone(@TempDir Path dir) throws IOException {
         // heavy: 100 dispatches a second, 0.5 CPU-second and 0.25 s of run-queue wait a second (5 ms, 2.5 ms each);
-        // light: its threads not dispatched in the window (0/0 read NaN)
+        // light: its threads not dispatched in the window (0/0 read NaN). The probe's none (worker threads outside
+        // the application's requests) is on a line of its own, query B: 200 dispatches a second, 0.2 CPU-second and
+        // 0.1 s of run-queue wait a second (1 ms, 0.5 ms each), 50 involuntary switches a second (heavy 20).
         String input = """
+                - series: 'fairslice_probe_dispatches_total{job="fairslice",instance="a:8080",application="/shop",class="none"}'
+                  values: '0+3000x40'
+                - series: 'fairslice_probe_run_time_seconds_total{job="fairslice",instance="a:8080",application="/shop",class="none"}'
+                  values: '0+3x40'
+                - series: 'fairslice_probe_runqueue_wait_seconds_total{job="fairslice",instance="a:8080",application="/shop",class="none"}'
+                  values: '0+1.5x40'
+                - series: 'fairslice_probe_switches_total{job="fairslice",instance="a:8080",application="/shop",class="none",kind="involuntary"}'
+                  values: '0+750x40'
+                - series: 'fairslice_probe_switches_total{job="fairslice",instance="a:8080",application="/shop",class="heavy",kind="involuntary"}'
+                  values: '0+300x40'
+                - series: 'fairslice_probe_switches_total{job="fairslice",instance="a:8080",application="/shop",class="heavy",kind="voluntary"}'
+                  values: '0+3000x40'
                 - series: 'fairslice_probe_dispatches_total{job="fairslice",instance="a:8080",application="/shop",class="heavy"}'
                   values: '0+1500x40'
                 - series: 'fairslice_probe_run_time_seconds_total{job="fairslice",instance="a:8080",application="/shop",class="heavy"}'
@@ -150,13 +164,16 @@ class PanelQueriesTest {
                 Map.of("{application=\"/shop\",class=\"heavy\"}", 0.005));
         assertPanelShows(dir, "Run-queue wait per dispatch", input, "5m",
                 Map.of("{application=\"/shop\",class=\"heavy\"}", 0.0025));
+        assertPanelShows(dir, "Involuntary context switches per class", input, "5m",
+                Map.of("{application=\"/shop\",class=\"heavy\"}", 20.0));
+        assertPanelShows(dir, "Effective timeslice per class", "B", input, "5m",
+                Map.of("{application=\"/shop\"}", 0.001));
+        assertPanelShows(dir, "Run-queue wait per dispatch", "B", input, "5m",
+                Map.of("{application=\"/shop\"}", 0.0005));
+        assertPanelShows(dir, "Involuntary context switches per class", "B", input, "5m",
+                Map.of("{application=\"/shop\"}", 50.0));
     }
 
-    /**
-     * Runs the first query of the panel on {@code input} (promtool input_series entries) at {@code evalTime} and
-     * asserts that it returns exactly {@code expected}: each series' labels (promtool's {@code {a="b"}} form) and
-     * value.
-     */
     @Test
     void shouldLeaveAnIdleInstancesCpuShareOutOfTheClassesShare(@TempDir Path dir) throws IOException {
         // /shop on a (busy: light 0.8, heavy 0.2) and b (idle: the gauge reads NaN); /api on c, idle: no line at all.
@@ -179,11 +196,23 @@ class PanelQueriesTest {
                         "{application=\"/shop\",class=\"heavy\"}", 0.2));
     }
 
+    /**
+     * Runs the first query of the panel on {@code input} (promtool input_series entries) at {@code evalTime} and
+     * asserts that it returns exactly {@code expected}: each series' labels (promtool's {@code {a="b"}} form) and
+     * value.
+     */
     private static void assertPanelShows(Path dir, String title, String input, String evalTime,
+                                         Map<String, Double> expected) throws IOException {
+        assertPanelShows(dir, title, "A", input, evalTime, expected);
+    }
+
+    /** As {@link #assertPanelShows(Path, String, String, String, Map)}, for the panel's query {@code refId}. */
+    private static void assertPanelShows(Path dir, String title, String refId, String input, String evalTime,
                                          Map<String, Double> expected) throws IOException {
         Panel panel = dashboard.panels().stream().filter(p -> p.title().equals(title)).findFirst()
                 .orElseThrow(() -> new AssertionError("no panel '" + title + "' in " + ModuleFiles.dashboardJson()));
-        Query query = panel.queries().get(0);
+        Query query = panel.queries().stream().filter(q -> q.refId().equals(refId)).findFirst()
+                .orElseThrow(() -> new AssertionError("no query " + refId + " in panel '" + title + "'"));
         String expr = query.expr().replace("$__rate_interval", "1m").replace("$application", ".*")
                 .replace("$instance", ".*").replace("$page", ".*");
         assertThat(expr).as("panel '%s' query %s with its variables set", title, query.refId()).doesNotContain("$");

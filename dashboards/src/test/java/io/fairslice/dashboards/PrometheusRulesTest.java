@@ -15,12 +15,18 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The committed Prometheus config and rules, checked and unit-tested by the real promtool. */
 class PrometheusRulesTest {
 
     private static final Pattern RULE_NAME = Pattern.compile("^\\s*-\\s*(record|alert):\\s*(\\S+)\\s*$",
             Pattern.MULTILINE);
+    private static final Pattern ALERTNAME = Pattern.compile("^\\s*-\\s*alertname:\\s*(\\S+)\\s*$");
+    private static final Pattern TEST_NAME = Pattern.compile("^\\s*-\\s*name:.*$");
+    private static final Pattern EXP_ALERTS_LIST = Pattern.compile("^\\s*exp_alerts:\\s*$");
+    private static final Pattern EXP_LABELS = Pattern.compile("^\\s*-\\s*exp_labels:.*$");
 
     private static Tool promtool;
 
@@ -79,14 +85,123 @@ class PrometheusRulesTest {
         assertThat(untested).as("rules and alerts with no promtool unit test in prometheus/tests").isEmpty();
     }
 
-    /** An alert is tested by an alert_rule_test naming it; a recording rule by a promql_expr_test querying it. */
+    /**
+     * An alert is tested by an alert_rule_test that expects it to fire (a case with {@code exp_alerts: []} alone
+     * shows only that it can stay quiet); a recording rule by a promql_expr_test querying it.
+     */
     private static boolean isTested(String rule, String tests) {
         String[] kindAndName = rule.split(" ");
         if (kindAndName[0].equals("alert")) {
-            return Pattern.compile("alertname:\\s*" + Pattern.quote(kindAndName[1]) + "\\s*$", Pattern.MULTILINE)
-                    .matcher(tests).find();
+            return alertsExpectedToFire(tests).contains(kindAndName[1]);
         }
         return Pattern.compile("-\\s*expr:.*" + Pattern.quote(kindAndName[1])).matcher(tests).find();
+    }
+
+    /**
+     * The alerts some alert_rule_test expects to fire: an {@code exp_alerts:} list whose first item is an
+     * {@code exp_labels:}, after the case's {@code alertname:} (the layout of the committed tests).
+     */
+    static Set<String> alertsExpectedToFire(String tests) {
+        Set<String> firing = new LinkedHashSet<>();
+        String alert = null;
+        String[] lines = tests.split("\n");
+        for (int i = 0; i < lines.length; i++) {
+            Matcher name = ALERTNAME.matcher(lines[i]);
+            if (name.matches()) {
+                alert = name.group(1);
+            } else if (TEST_NAME.matcher(lines[i]).matches()) {
+                alert = null;
+            } else if (alert != null && EXP_ALERTS_LIST.matcher(lines[i]).matches() && i + 1 < lines.length
+                    && EXP_LABELS.matcher(lines[i + 1]).matches()) {
+                firing.add(alert);
+            }
+        }
+        return firing;
+    }
+
+    @Test
+    void shouldNotCountAnAlertWhoseCasesAllExpectSilence() {
+        String tests = """
+                tests:
+                  - name: quiet only
+                    alert_rule_test:
+                      - alertname: Quiet
+                        eval_time: 5m
+                        exp_alerts: []
+                  - name: fires
+                    alert_rule_test:
+                      - alertname: Quiet
+                        eval_time: 1m
+                        exp_alerts: []
+                      - alertname: Fires
+                        eval_time: 5m
+                        exp_alerts:
+                          - exp_labels:
+                              severity: info
+                """;
+
+        assertThat(alertsExpectedToFire(tests)).containsExactly("Fires");
+        assertThat(isTested("alert Quiet", tests)).isFalse();
+        assertThat(isTested("alert Fires", tests)).isTrue();
+    }
+
+    /**
+     * Each tunable threshold of docs/dashboards.md ("tune"), moved a little either way and far, must fail a promtool
+     * case: the "threshold:" groups of fairslice-alerts.test.yml put one series just past it and one just short.
+     */
+    @ParameterizedTest(name = "{0}: {1} -> {2}")
+    @CsvSource(delimiter = '|', textBlock = """
+            FairsliceLatencyAboveSlo     | p99_1m > 0.25                       | p99_1m > 0.2499
+            FairsliceLatencyAboveSlo     | p99_1m > 0.25                       | p99_1m > 0.2518
+            FairsliceLatencyAboveSlo     | p99_1m > 0.25                       | p99_1m > 0.5
+            FairsliceShareBelowTarget    | < 0.8 * (                           | < 0.785 * (
+            FairsliceShareBelowTarget    | < 0.8 * (                           | < 0.815 * (
+            FairsliceShareBelowTarget    | < 0.8 * (                           | < 0.7 * (
+            FairsliceShareBelowTarget    | < 0.8 * (                           | < 0.9 * (
+            FairsliceSustainedRejections | > 0.05                              | > 0.044
+            FairsliceSustainedRejections | > 0.05                              | > 0.056
+            FairsliceUndeclaredWaits     | > 0.1                               | > 0.089
+            FairsliceUndeclaredWaits     | > 0.1                               | > 0.111
+            FairsliceWovenHotMethods     | > 1e6                               | > 0.89e6
+            FairsliceWovenHotMethods     | > 1e6                               | > 1.11e6
+            FairsliceNothingWoven        | [15m]))) >= 1                       | [15m]))) >= 0.89
+            FairsliceNothingWoven        | [15m]))) >= 1                       | [15m]))) >= 1.11
+            FairsliceRouteTableFull      | [5m])) > 0                          | [5m])) > 1
+            FairsliceRouteTableFull      | [5m])) > 0                          | [5m])) >= 0
+            FairsliceRouteTableFull      | [5m]                                | [3m]
+            FairsliceRouteTableFull      | [5m]                                | [10m]
+            """)
+    void shouldFailTheAlertTestsWhenAThresholdMoves(String alert, String from, String to, @TempDir Path dir)
+            throws IOException {
+        Path copy = dir.resolve("prometheus");
+        copyTree(ModuleFiles.prometheusDir(), copy);
+        Path alerts = copy.resolve("rules").resolve("fairslice-alerts.yml");
+        String rules = Files.readString(alerts);
+        int start = rules.indexOf("- alert: " + alert + "\n");
+        assertThat(start).as("alert %s", alert).isNotNegative();
+        int next = rules.indexOf("- alert: ", start + 1);
+        int end = next < 0 ? rules.length() : next;
+        String block = rules.substring(start, end);
+        assertThat(block.split(Pattern.quote(from), -1)).as("'%s' once in %s", from, alert).hasSize(2);
+        Files.writeString(alerts, rules.substring(0, start) + block.replace(from, to) + rules.substring(end));
+
+        Tool.Result result = promtool.run(copy, 60, "test", "rules", "tests/fairslice-alerts.test.yml");
+
+        assertThat(result.exitCode()).as("%s", result).isNotZero();
+        assertThat(result.output()).as("%s", result).contains("FAILED").contains("name: threshold:");
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            for (Path path : paths.toList()) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(path, target);
+                }
+            }
+        }
     }
 
     @Test
