@@ -321,8 +321,9 @@ public class FairsliceAutoConfiguration {
 
     private static final String DEFAULT_CLASSES = ConfigKeys.ALL.stream()
             .filter(spec -> spec.name().equals(ConfigKeys.CLASSES)).findFirst().orElseThrow().defaultValue();
+    /** {@code FAIRSLICE_RULE_1}, or with the application's environment prefix, {@code MYAPP_FAIRSLICE_RULE_1}. */
     private static final Pattern NUMBERED_VARIABLE =
-            Pattern.compile("FAIRSLICE_(RULE|ROUTE)_([0-9]+)", Pattern.CASE_INSENSITIVE);
+            Pattern.compile("(?:[A-Z0-9]+_)*FAIRSLICE_(RULE|ROUTE)_([0-9]+)", Pattern.CASE_INSENSITIVE);
     /** Boot's name for a number key under {@code rule:} or {@code route:} in YAML ({@code 1: ...}): an index. */
     private static final Pattern INDEXED_NUMBERED = Pattern.compile("(" + Pattern.quote(PREFIX)
             + "(?:" + Pattern.quote(ConfigKeys.RULE_PREFIX) + "|" + Pattern.quote(ConfigKeys.ROUTE_PREFIX)
@@ -460,6 +461,22 @@ public class FairsliceAutoConfiguration {
         }
     }
 
+    /**
+     * Boot's relaxed view of {@code source} as the application's binding sees it: with the application's environment
+     * prefix ({@code SpringApplication.setEnvironmentPrefix("myapp")}: {@code MYAPP_FAIRSLICE_POLICY}), which
+     * {@code ConfigurationPropertySource.from} leaves out (until 2026-12-07 fairslice read none of the prefixed
+     * variables, {@code MYAPP_FAIRSLICE_ENABLED=false} included).
+     */
+    private static ConfigurationPropertySource relaxedView(ConfigurableEnvironment environment,
+                                                           PropertySource<?> source) {
+        for (ConfigurationPropertySource view : ConfigurationPropertySources.get(environment)) {
+            if (view.getUnderlyingSource() == source) {
+                return view;
+            }
+        }
+        return ConfigurationPropertySource.from(source);
+    }
+
     /** A setting's value and the name of the property source that gave it. */
     record Setting(String value, String source) {
     }
@@ -478,7 +495,7 @@ public class FairsliceAutoConfiguration {
             }
             Object raw;
             if (source instanceof SystemEnvironmentPropertySource && relaxed != null) {
-                ConfigurationPropertySource variables = ConfigurationPropertySource.from(source);
+                ConfigurationPropertySource variables = relaxedView(environment, source);
                 ConfigurationProperty property = variables == null ? null
                         : variables.getConfigurationProperty(relaxed);
                 raw = property == null ? null : property.getValue();

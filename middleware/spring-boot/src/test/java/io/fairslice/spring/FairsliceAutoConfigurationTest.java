@@ -519,6 +519,41 @@ class FairsliceAutoConfigurationTest {
         return environment;
     }
 
+    /**
+     * With {@code SpringApplication.setEnvironmentPrefix("myapp")} the application's binding reads
+     * {@code MYAPP_FAIRSLICE_POLICY}; fairslice read none of the prefixed variables,
+     * {@code MYAPP_FAIRSLICE_ENABLED=false} included. Boot marks the variables' source with its prefix
+     * (PropertySourceInfo), as this stand-in does.
+     */
+    @Test
+    void shouldReadVariablesUnderTheApplicationsEnvironmentPrefix() {
+        StandardEnvironment environment = new StandardEnvironment();
+        MutablePropertySources sources = environment.getPropertySources();
+        sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
+        String name = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
+        sources.replace(name, new PrefixedVariables(name, java.util.Map.of("MYAPP_FAIRSLICE_POLICY", "observe",
+                "MYAPP_FAIRSLICE_RULE_1", "heavy path=/reports/**", "FAIRSLICE_POLICY", "sleep")));
+        org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+
+        assertThat(environment.getProperty("fairslice.policy")).as("Boot's own binding").isEqualTo("observe");
+        assertThat(FairsliceAutoConfiguration.settings(environment)).containsOnly(
+                java.util.Map.entry("fairslice.policy", "observe"),
+                java.util.Map.entry("fairslice.rule.1", "heavy path=/reports/**"));
+    }
+
+    /** The variables as Boot's environment post-processor leaves them under a prefix. */
+    private static final class PrefixedVariables extends SystemEnvironmentPropertySource
+            implements org.springframework.boot.env.PropertySourceInfo {
+        PrefixedVariables(String name, java.util.Map<String, Object> variables) {
+            super(name, variables);
+        }
+
+        @Override
+        public String getPrefix() {
+            return "myapp";
+        }
+    }
+
     /** Before Boot 3.5 two TaskDecorator beans turn both off (spring-boot#45295): said, with what to do. */
     @Test
     void shouldWarnOfTwoTaskDecoratorsOnABootThatAppliesOnlyAnOnlyOne() {
