@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,6 +33,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -138,12 +141,26 @@ public class FairsliceAutoConfiguration {
      */
     static void validate(ConfigurableEnvironment environment, Map<String, String> settings) {
         ClassLoader loader = FairsliceAutoConfiguration.class.getClassLoader();
+        // Boot's server.servlet.context-parameters reach the filter as context parameters: checked here too (until
+        // 2026-12-07 a typo there failed only as Tomcat started)
+        Map<String, String> contextParams = new LinkedHashMap<>();
+        Binder.get(environment).bind(CONTEXT_PARAMETERS, Bindable.mapOf(String.class, String.class))
+                .orElse(Map.of()).forEach((name, value) -> {
+                    if (name.startsWith(PREFIX)) {
+                        contextParams.put(name, value);
+                    }
+                });
         String file = configFile(environment);
-        List<String> contextParams = file == null ? List.of() : List.of(CONFIG_FILE);
+        if (file != null) {
+            contextParams.put(CONFIG_FILE, file);
+        }
         validate(environment, settings, ConfigSources.FILTER_PARAMETER_ORIGIN, loader,
-                () -> ConfigSources.merge(name -> CONFIG_FILE.equals(name) ? file : null, contextParams, settings,
+                () -> ConfigSources.merge(contextParams::get, List.copyOf(contextParams.keySet()), settings,
                         name -> null, loader, System.getProperties()));
     }
+
+    /** Boot's context parameters of the embedded server's servlet context. */
+    private static final String CONTEXT_PARAMETERS = "server.servlet.context-parameters";
 
     /**
      * Checks the sources as {@code merge} merges them, where {@code settings} are the environment's properties that

@@ -631,6 +631,18 @@ class FairsliceAutoConfigurationTest {
                 .allMatch(registry -> registry.find(MeterNames.POLICY).meters().isEmpty(), "none in the beans");
     }
 
+    /**
+     * Boot's {@code server.servlet.context-parameters.fairslice.*} reach the filter as context parameters: a typo there
+     * is refused while Boot builds the filter's registration, with the others, not only by the filter as it starts.
+     */
+    @Test
+    void shouldCheckFairsliceSettingsAmongBootsContextParameters() {
+        assertThat(refusal(() -> start("server.servlet.context-parameters.fairslice.polcy=share")))
+                .anyMatch(m -> m.contains("polcy is not a fairslice configuration key; did you mean policy?")
+                        && m.contains("context parameter"))
+                .anyMatch(m -> m.contains("fairsliceFilter"));
+    }
+
     /** Not a silent off switch: anything but false is checked as the filter checks it. */
     @Test
     void shouldRefuseAnEnabledThatIsNeitherTrueNorFalse() {
