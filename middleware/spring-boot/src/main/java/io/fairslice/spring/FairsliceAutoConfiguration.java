@@ -189,6 +189,11 @@ public class FairsliceAutoConfiguration {
                 if (settings.containsKey(property) && (origin + property).equals(where)) {
                     where = "by " + property + " in " + sourceOf(environment, property);
                 }
+            } else if (CONFIG_FILE.equals(key)) {
+                // the file is read before anything is merged: name the source that named it (it went unnamed)
+                String system = System.getProperty(CONFIG_FILE);
+                where = system != null && !system.isBlank() ? "by system property -D" + CONFIG_FILE
+                        : "by " + CONFIG_FILE + " in " + sourceOf(environment, CONFIG_FILE);
             }
             throw new IllegalStateException(e.getMessage() + (where == null ? "" : " (set " + where + ")")
                     + indexHint(key), e);

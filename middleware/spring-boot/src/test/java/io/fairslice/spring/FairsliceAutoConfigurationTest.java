@@ -643,6 +643,15 @@ class FairsliceAutoConfigurationTest {
                 .anyMatch(m -> m.contains("fairsliceFilter"));
     }
 
+    /** A properties file that cannot be read is refused naming where it was named (it was refused unnamed). */
+    @Test
+    void shouldSayWhereAnUnreadableConfigFileWasNamed(@TempDir Path dir) {
+        Path missing = dir.resolve("missing.properties");
+        assertThat(refusal(() -> start("fairslice.config=" + missing)))
+                .anyMatch(m -> m.contains("fairslice.config must name a readable file")
+                        && m.contains(missing.toString()) && m.contains("(set by fairslice.config in "));
+    }
+
     /** Not a silent off switch: anything but false is checked as the filter checks it. */
     @Test
     void shouldRefuseAnEnabledThatIsNeitherTrueNorFalse() {
