@@ -249,14 +249,16 @@ public class FairsliceAutoConfiguration {
         };
     }
 
+    /** Major and minor of Spring Boot's version ({@code 3.4.2}). */
+    private static final Pattern BOOT_VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\..*");
+
     /**
      * What to say when Boot applies no task decorator at all: before 3.5 it applies one only when it is the only
      * {@code TaskDecorator} bean (spring-boot#45295), so fairslice's beside the application's own turned both off,
      * without a word. Null when Boot composes them (3.5 and later, or a version it cannot tell) or there is one.
      */
     static String decoratorConflict(String bootVersion, List<String> decorators) {
-        java.util.regex.Matcher version = bootVersion == null ? null
-                : java.util.regex.Pattern.compile("(\\d+)\\.(\\d+)\\..*").matcher(bootVersion);
+        Matcher version = bootVersion == null ? null : BOOT_VERSION.matcher(bootVersion);
         if (decorators.size() < 2 || version == null || !version.matches()) {
             return null;
         }
