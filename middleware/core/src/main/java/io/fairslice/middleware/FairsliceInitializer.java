@@ -1,5 +1,6 @@
 package io.fairslice.middleware;
 
+import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.internal.Loggers;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterRegistration;
@@ -25,7 +26,7 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
         if (enabled == null || enabled.isBlank()) { // blank sets nothing, as in ConfigSources
             enabled = context.getInitParameter("fairslice.enabled");
         }
-        if ("false".equalsIgnoreCase(enabled == null ? null : enabled.trim())) {
+        if (ConfigKeys.turnsOff(enabled)) {
             LOG.info(() -> "fairslice: not registered in " + context.getContextPath() + " (fairslice.enabled=false)");
             return;
         }

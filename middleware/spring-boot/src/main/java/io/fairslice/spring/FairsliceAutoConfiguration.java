@@ -564,7 +564,7 @@ public class FairsliceAutoConfiguration {
                     : context.getEnvironment() instanceof ConfigurableEnvironment environment
                             ? setting(environment, name)
                             : null;
-            if (setting != null && setting.value().trim().equalsIgnoreCase("false")) {
+            if (setting != null && ConfigKeys.turnsOff(setting.value())) {
                 return ConditionOutcome.noMatch(name + "=false (" + setting.source() + ")");
             }
             return ConditionOutcome.match(setting == null ? name + " not set"

@@ -90,4 +90,14 @@ public final class ConfigKeys {
             new Spec(RETRY_AFTER_MAX, "60s", "1s..1h"),
             new Spec(JMX, "true", "true, false"),
             new Spec("<listener>.<setting>", "(the listener's)", "settings a request listener declares"));
+
+    /**
+     * Whether a value of {@code enabled} turns fairslice off before any setting is checked: {@code false} in any case,
+     * spaces around it allowed; null and anything else leave the decision to the filter, which refuses a value that is
+     * not a boolean. One rule for the container initializer and Spring Boot's registration, which read it from
+     * different places.
+     */
+    public static boolean turnsOff(String enabled) {
+        return enabled != null && enabled.trim().equalsIgnoreCase("false");
+    }
 }
