@@ -560,7 +560,7 @@ class FairsliceFilterTest {
             notFound.setLocation("/not-found");
             t.context.addErrorPage(notFound);
             t.start();
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/block"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/block"));
             assertThat(blocking.entered.await(10, TimeUnit.SECONDS)).as("light's one permit held").isTrue();
 
             HttpResponse<String> denied = t.get("/private");
@@ -651,7 +651,7 @@ class FairsliceFilterTest {
             eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
                     .mapToLong(Timer::count).sum()).as("the async dispatch, once").isEqualTo(1));
 
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/block"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/block"));
             assertThat(blocking.entered.await(10, TimeUnit.SECONDS)).as("light's one permit held").isTrue();
             HttpResponse<String> refused = t.get("/outer");
             assertThat(refused.statusCode()).isEqualTo(503);
@@ -1049,7 +1049,7 @@ class FairsliceFilterTest {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (EmbeddedTomcat t = new EmbeddedTomcat("/held", Map.of("fairslice.cpu.sample-interval", "0ns"), registry)
                 .servlet("/report", page, true).start()) {
-            CompletableFuture<HttpResponse<String>> held = CompletableFuture.supplyAsync(() -> get(t, "/report?hold"));
+            CompletableFuture<HttpResponse<String>> held = NewThread.supply(() -> get(t, "/report?hold"));
             assertThat(page.held.await(10, TimeUnit.SECONDS)).isTrue(); // the page's first request, light, no thread
             for (int i = 0; i < 10; i++) { // adaptive.min-samples: the tenth decides
                 assertThat(t.get("/report").statusCode()).isEqualTo(200);
@@ -1079,7 +1079,7 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/held", Map.of("fairslice.cpu.sample-interval", "0ns"), registry)
                 .servlet("/report", page, true).start()) {
             CompletableFuture<HttpResponse<String>> held =
-                    CompletableFuture.supplyAsync(() -> get(t, "/report?holdInTask"));
+                    NewThread.supply(() -> get(t, "/report?holdInTask"));
             assertThat(page.held.await(10, TimeUnit.SECONDS)).isTrue(); // its task runs, light
             for (int i = 0; i < 10; i++) {
                 assertThat(t.get("/report").statusCode()).isEqualTo(200);
@@ -1216,7 +1216,7 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/asyncroutes", Map.of(), new SimpleMeterRegistry())
                 .servlet("/feed/*", async, true).start()) {
             var routes = t.filter().classifier().routes();
-            CompletableFuture<HttpResponse<String>> gone = CompletableFuture.supplyAsync(() -> get(t, "/feed/gone"));
+            CompletableFuture<HttpResponse<String>> gone = NewThread.supply(() -> get(t, "/feed/gone"));
             AsyncContext goneContext = async.started.poll(10, TimeUnit.SECONDS);
             assertThat(goneContext).isNotNull();
             assertThat(routes.candidates()).as("held while its async cycle runs").isEqualTo(1);
@@ -1226,7 +1226,7 @@ class FairsliceFilterTest {
             eventually(() -> assertThat(routes.candidates()).isZero());
             assertThat(routes.size()).isZero();
 
-            CompletableFuture<HttpResponse<String>> live = CompletableFuture.supplyAsync(() -> get(t, "/feed/live"));
+            CompletableFuture<HttpResponse<String>> live = NewThread.supply(() -> get(t, "/feed/live"));
             AsyncContext liveContext = async.started.poll(10, TimeUnit.SECONDS);
             assertThat(liveContext).isNotNull();
             assertThat(routes.size()).as("not before it is served").isZero();
@@ -1322,7 +1322,7 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/full", Map.of("fairslice.rule.1", "heavy path=/block",
                 "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0"), registry)
                 .servlet("/block", blocking, false).start()) {
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/block"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/block"));
             assertThat(blocking.entered.await(10, TimeUnit.SECONDS)).isTrue();
             HttpResponse<String> second = t.get("/block");
             assertThat(second.statusCode()).isEqualTo(503);
@@ -1372,7 +1372,7 @@ class FairsliceFilterTest {
                 assertThat(t.get("/page").statusCode()).isEqualTo(200);
             }
             // the first request after the route's decision is measured; the next one 200 ms later at the earliest
-            CompletableFuture<HttpResponse<String>> held = CompletableFuture.supplyAsync(() -> get(t, "/page?hold"));
+            CompletableFuture<HttpResponse<String>> held = NewThread.supply(() -> get(t, "/page?hold"));
             assertThat(page.entered.await(10, TimeUnit.SECONDS)).isTrue();
             long heldAt = System.nanoTime();
             for (int i = 0; i < 20; i++) {
@@ -1428,9 +1428,9 @@ class FairsliceFilterTest {
                 .servlet("/slow", slow, false).start()) {
             ((org.apache.catalina.core.StandardContext) t.context).setUnloadDelay(200); // Tomcat's default: 2 s
             ClassState heavy = t.filter().scheduler().classState(1);
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/slow"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/slow"));
             assertThat(holding.await(10, TimeUnit.SECONDS)).as("the first holds the permit").isTrue();
-            CompletableFuture<HttpResponse<String>> second = CompletableFuture.supplyAsync(() -> get(t, "/slow"));
+            CompletableFuture<HttpResponse<String>> second = NewThread.supply(() -> get(t, "/slow"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (heavy.waitingAdmission() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
@@ -1468,10 +1468,10 @@ class FairsliceFilterTest {
                 "fairslice.class.heavy.max-concurrency", "1"), new SimpleMeterRegistry())
                 .servlet("/async", async, true).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/async"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/async"));
             AsyncContext firstContext = async.started.poll(10, TimeUnit.SECONDS);
             assertThat(firstContext).isNotNull();
-            CompletableFuture<HttpResponse<String>> second = CompletableFuture.supplyAsync(() -> get(t, "/async"));
+            CompletableFuture<HttpResponse<String>> second = NewThread.supply(() -> get(t, "/async"));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (heavy.waitingAdmission() == 0 && System.nanoTime() < deadline) {
                 Thread.sleep(5);
@@ -1598,12 +1598,12 @@ class FairsliceFilterTest {
             ClassState heavy = t.filter().scheduler().classState(1);
             long start = System.nanoTime();
             CompletableFuture<HttpResponse<String>> heavyResponse =
-                    CompletableFuture.supplyAsync(() -> get(t, "/spin"));
+                    NewThread.supply(() -> get(t, "/spin"));
             eventually(() -> assertThat(heavy.running()).isEqualTo(1));
             // light arrives while heavy holds the one run slot: heavy gives it up at its next yield point; light then
             // blocks in the slot, and heavy runs again after max-park (or sooner: the CPU idles)
             CompletableFuture<HttpResponse<String>> lightResponse =
-                    CompletableFuture.supplyAsync(() -> get(t, "/light"));
+                    NewThread.supply(() -> get(t, "/light"));
             assertThat(light.entered.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(heavyResponse.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
@@ -1661,7 +1661,7 @@ class FairsliceFilterTest {
             throws InterruptedException {
         List<CompletableFuture<HttpResponse<String>>> burning = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            burning.add(CompletableFuture.supplyAsync(() -> get(t, "/burn")));
+            burning.add(NewThread.supply(() -> get(t, "/burn")));
         }
         assertThat(burn.entered.await(10, TimeUnit.SECONDS)).isTrue();
         return burning;
@@ -1793,7 +1793,7 @@ class FairsliceFilterTest {
                 "fairslice.share.cpus", "1", "fairslice.share.max-park", "20s"), registry)
                 .servlet("/query", query, false).servlet("/x", new Text("hello"), false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
-            CompletableFuture<HttpResponse<String>> queried = CompletableFuture.supplyAsync(() -> get(t, "/query"));
+            CompletableFuture<HttpResponse<String>> queried = NewThread.supply(() -> get(t, "/query"));
             assertThat(query.entered.await(10, TimeUnit.SECONDS)).isTrue();
 
             assertThat(heavy.inflight()).isEqualTo(1);

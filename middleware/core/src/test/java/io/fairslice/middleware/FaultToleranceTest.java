@@ -458,10 +458,10 @@ class FaultToleranceTest {
             CompletableFuture<HttpResponse<String>> lightA;
             CompletableFuture<HttpResponse<String>> lightB;
             CompletableFuture<HttpResponse<String>> heavyResponse =
-                    CompletableFuture.supplyAsync(() -> get(t, "/spin"));
+                    NewThread.supply(() -> get(t, "/spin"));
             awaitTrue(() -> spin.thread.get() != null, "the heavy request runs");
-            lightA = CompletableFuture.supplyAsync(() -> get(t, "/light"));
-            lightB = CompletableFuture.supplyAsync(() -> get(t, "/light"));
+            lightA = NewThread.supply(() -> get(t, "/light"));
+            lightB = NewThread.supply(() -> get(t, "/light"));
             try {
                 assertInterruptReleasesThePark(t, spin, heavyResponse);
             } finally {
@@ -474,7 +474,7 @@ class FaultToleranceTest {
     }
 
     private static void assertInterruptReleasesThePark(EmbeddedTomcat t, SpinUntilInterrupted spin) throws Exception {
-        CompletableFuture<HttpResponse<String>> heavyResponse = CompletableFuture.supplyAsync(() -> get(t, "/spin"));
+        CompletableFuture<HttpResponse<String>> heavyResponse = NewThread.supply(() -> get(t, "/spin"));
         assertInterruptReleasesThePark(t, spin, heavyResponse);
         assertSettled(t.filter());
     }
@@ -504,11 +504,11 @@ class FaultToleranceTest {
                 "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-timeout", "20s"), registry)
                 .servlet("/h", holding, false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/h"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/h"));
             assertThat(holding.entered.await(10, TimeUnit.SECONDS)).isTrue();
             // a raw client: java.net.http would retry a GET whose connection dropped, hiding what happened
             int port = t.tomcat.getConnector().getLocalPort();
-            CompletableFuture<HostileInputTest.Raw> second = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<HostileInputTest.Raw> second = NewThread.supply(() -> {
                 try {
                     return HostileInputTest.raw(port, "GET /intr/h HTTP/1.1\r\nHost: localhost\r\nConnection: close"
                             + "\r\n\r\n");
@@ -560,7 +560,7 @@ class FaultToleranceTest {
             }
         });
         try (EmbeddedTomcat t = server.start()) {
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/h"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/h"));
             assertThat(holding.entered.await(10, TimeUnit.SECONDS)).isTrue();
             // a raw client: java.net.http would retry a GET whose connection dropped, hiding what happened
             HostileInputTest.Raw refused = HostileInputTest.raw(t.tomcat.getConnector().getLocalPort(),
@@ -622,18 +622,18 @@ class FaultToleranceTest {
                 "fairslice.adaptive.heavy-above", NEVER_COSTLY), registry)
                 .servlet("/park", page, true).servlet("/light", light, false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
-            CompletableFuture<HttpResponse<String>> response = CompletableFuture.supplyAsync(() -> get(t, "/park"));
+            CompletableFuture<HttpResponse<String>> response = NewThread.supply(() -> get(t, "/park"));
             awaitTrue(() -> page.inDispatch, parked + ": the dispatch runs");
             // two light requests burn CPU: the heavy one parks for them at its next yield point
-            CompletableFuture<HttpResponse<String>> lightA = CompletableFuture.supplyAsync(() -> get(t, "/light"));
-            CompletableFuture<HttpResponse<String>> lightB = CompletableFuture.supplyAsync(() -> get(t, "/light"));
+            CompletableFuture<HttpResponse<String>> lightA = NewThread.supply(() -> get(t, "/light"));
+            CompletableFuture<HttpResponse<String>> lightB = NewThread.supply(() -> get(t, "/light"));
             try {
                 awaitTrue(() -> heavy.waiting() - heavy.waitingAdmission() == 1,
                         parked + ": the dispatch parks at a yield point");
                 Throwable refused = null;
                 if (parked != ParkedDispatch.FIRST_TIMED_OUT) {
                     // on another thread than the dispatch's, as an application's executor would
-                    refused = CompletableFuture.runAsync(() -> page.context.get().complete())
+                    refused = NewThread.run(() -> page.context.get().complete())
                             .handle((done, e) -> e == null ? null : e.getCause()).get(10, TimeUnit.SECONDS);
                 }
                 if (parked == ParkedDispatch.LATER_COMPLETED) {
@@ -892,7 +892,7 @@ class FaultToleranceTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/gone", Map.of("fairslice.rule.1", "heavy path=/h",
                 "fairslice.class.heavy.max-concurrency", "1"), registry).servlet("/h", holding, false).start()) {
             ClassState heavy = t.filter().scheduler().classState(1);
-            CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> get(t, "/h"));
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/h"));
             assertThat(holding.entered.await(10, TimeUnit.SECONDS)).isTrue();
             for (int i = 0; i < 3; i++) {
                 try (Socket s = new Socket("127.0.0.1", t.tomcat.getConnector().getLocalPort())) {

@@ -59,7 +59,7 @@ class MeterDocumentationTest {
                 "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0"), registry)
                 .servlet("/light", new WithTask(), false).servlet("/heavy", heavy, false).start()) {
             assertThat(t.get("/light").statusCode()).isEqualTo(200);
-            CompletableFuture<HttpResponse<String>> held = CompletableFuture.supplyAsync(
+            CompletableFuture<HttpResponse<String>> held = NewThread.supply(
                     () -> FairsliceFilterTest.get(t, "/heavy"));
             assertThat(heavy.entered.await(10, TimeUnit.SECONDS)).isTrue();
             assertThat(t.get("/heavy").statusCode()).as("heavy's permit held, no queue").isEqualTo(503);

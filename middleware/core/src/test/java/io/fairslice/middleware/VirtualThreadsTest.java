@@ -89,10 +89,10 @@ class VirtualThreadsTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/vtwait", Map.of("fairslice.rule.1", "heavy path=/hold*",
                 "fairslice.class.heavy.max-concurrency", "1", "fairslice.cpu.sample-interval", "0ns"), registry)
                 .virtualThreads().servlet("/hold", hold, false).servlet("/hold-quick", quick, false).start()) {
-            CompletableFuture<HttpResponse<String>> held = CompletableFuture.supplyAsync(() -> get(t, "/hold"));
+            CompletableFuture<HttpResponse<String>> held = NewThread.supply(() -> get(t, "/hold"));
             assertThat(hold.entered.await(10, TimeUnit.SECONDS)).isTrue();
             CompletableFuture<HttpResponse<String>> waiting =
-                    CompletableFuture.supplyAsync(() -> get(t, "/hold-quick"));
+                    NewThread.supply(() -> get(t, "/hold-quick"));
             var heavy = t.filter().scheduler().classState(1);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (heavy.waitingAdmission() == 0 && System.nanoTime() < deadline) {

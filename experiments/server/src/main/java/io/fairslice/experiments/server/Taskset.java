@@ -42,7 +42,12 @@ public final class Taskset {
             try {
                 Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", cpus, Long.toString(pid))
                         .redirectErrorStream(true).start();
-                CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> read(p));
+                CompletableFuture<String> output = new CompletableFuture<>();
+                // read on a thread of its own, not the common pool (supplyAsync's default): on JDK 25 that runs even
+                // with one thread, and this read waited there behind any other task in it
+                Thread reader = new Thread(() -> output.complete(read(p)), "taskset-output");
+                reader.setDaemon(true);
+                reader.start();
                 if (!p.waitFor(10, TimeUnit.SECONDS)) {
                     p.destroyForcibly(); // hung: its output ends with it
                     lastOutput = "(no answer in 10 s) " + output.join();

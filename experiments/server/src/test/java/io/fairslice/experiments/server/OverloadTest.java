@@ -44,7 +44,9 @@ class OverloadTest {
         Result share;
         try {
             if (ForkedServer.memoryAvailable() >= MEMORY_FOR_TWO_SERVERS) {
-                CompletableFuture<ForkedServer> starting = CompletableFuture.supplyAsync(() -> start(canPin, "share"));
+                // side by side on a thread of its own (the common pool, supplyAsync's default, has one thread here)
+                CompletableFuture<ForkedServer> starting = CompletableFuture.supplyAsync(() -> start(canPin, "share"),
+                        task -> new Thread(task, "start-share").start());
                 ForkedServer noneServer;
                 try {
                     noneServer = start(canPin, "none");

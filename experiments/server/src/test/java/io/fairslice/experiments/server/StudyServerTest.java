@@ -174,7 +174,8 @@ class StudyServerTest {
         assertThat(inflight(server, "heavy")).as("heavy requests in flight").isEqualTo(16);
 
         long stopStart = System.nanoTime();
-        CompletableFuture<Void> stop = CompletableFuture.runAsync(server::close);
+        CompletableFuture<Void> stop = CompletableFuture.runAsync(server::close,
+                task -> new Thread(task, "stop").start()); // not the common pool: one thread on 2 cores, shared
         List<String> answers = new ArrayList<>();
         for (CompletableFuture<HttpResponse<String>> request : heavy) {
             try {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.NewThread;
 import io.fairslice.middleware.internal.YieldGate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -104,7 +105,7 @@ class SchedulerTest {
 
         HeldTask(Ticket request, Runnable first, Runnable rest) {
             CountDownLatch running = new CountDownLatch(1);
-            done = CompletableFuture.runAsync(scheduler.task(request, () -> {
+            done = NewThread.run(scheduler.task(request, () -> {
                 ticket.set(YieldGate.current());
                 first.run();
                 running.countDown();
@@ -333,7 +334,7 @@ class SchedulerTest {
         Ticket heavy = detached(HEAVY); // async: its work goes on in a task
         Ticket light = running(LIGHT); // light takes the slot
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+        CompletableFuture<Void> task = NewThread.run(scheduler.task(heavy, () -> {
             ran.set(true);
             clock.advance(5 * MS, 5 * MS);
         }));
@@ -692,7 +693,7 @@ class SchedulerTest {
         java.util.concurrent.FutureTask<Void> work = new java.util.concurrent.FutureTask<>(() -> null);
         work.cancel(true);
 
-        CompletableFuture.runAsync(scheduler.task(heavy, work)).get(5, TimeUnit.SECONDS);
+        NewThread.run(scheduler.task(heavy, work)).get(5, TimeUnit.SECONDS);
 
         assertThat(scheduler.classState(HEAVY).tasks).isZero();
         assertThat(scheduler.classState(HEAVY).waiting()).isZero();
@@ -713,7 +714,7 @@ class SchedulerTest {
         measure(HEAVY, 10 * MS);
         Ticket heavy = detached(HEAVY);
         CountDownLatch completed = new CountDownLatch(1);
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+        CompletableFuture<Void> task = NewThread.run(scheduler.task(heavy, () -> {
             await(completed); // its request completed on another thread meanwhile
             clock.advance(5 * MS, 5 * MS);
         }));
@@ -895,7 +896,7 @@ class SchedulerTest {
         CountDownLatch inCall = new CountDownLatch(1);
         CountDownLatch callReturns = new CountDownLatch(1);
         AtomicReference<Boolean> declared = new AtomicReference<>();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+        CompletableFuture<Void> task = NewThread.run(scheduler.task(heavy, () -> {
             declared.set(io.fairslice.middleware.Fairslice.classify("light"));
             try (io.fairslice.middleware.Fairslice.Blocking ignored = io.fairslice.middleware.Fairslice.blocking()) {
                 inCall.countDown();
@@ -1055,7 +1056,7 @@ class SchedulerTest {
         scheduler.reclassify(page, HEAVY);
         long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
         AtomicReference<Ticket> taskTicket = new AtomicReference<>();
-        CompletableFuture.runAsync(scheduler.task(page, () -> {
+        NewThread.run(scheduler.task(page, () -> {
             taskTicket.set(YieldGate.current());
             clock.advance(5 * MS, 5 * MS);
         })).get(5, TimeUnit.SECONDS);
@@ -1107,7 +1108,7 @@ class SchedulerTest {
         Ticket page = detached(LIGHT);
         Ticket holder = running(HEAVY); // takes the slot: the classes compete
         long heavyCpu = scheduler.classState(HEAVY).cpuNanos();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page,
+        CompletableFuture<Void> task = NewThread.run(scheduler.task(page,
                 () -> clock.advance(5 * MS, 5 * MS)));
         awaitUntil(() -> scheduler.classState(LIGHT).waiting() > 0);
         settled();
@@ -1142,7 +1143,7 @@ class SchedulerTest {
         CountDownLatch callReturns = new CountDownLatch(1);
         AtomicReference<Ticket> taskTicket = new AtomicReference<>();
         AtomicReference<String> taskThread = new AtomicReference<>();
-        CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> {
+        CompletableFuture<Void> task = NewThread.run(scheduler.task(page, () -> {
             taskTicket.set(YieldGate.current());
             taskThread.set(Thread.currentThread().getName());
             try (io.fairslice.middleware.Fairslice.Blocking ignored = io.fairslice.middleware.Fairslice.blocking()) {
@@ -2240,7 +2241,7 @@ class SchedulerTest {
         Ticket light = running(LIGHT);
         Ticket heavy = scheduler.newTicket(HEAVY);
         // heavy's own thread enters, waits at admission until light's request ends, then runs 4 ms with the slot
-        CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> served = NewThread.run(() -> {
             scheduler.beginDispatch(heavy);
             assertThat(scheduler.admit(heavy)).isEqualTo(Scheduler.ADMITTED);
             clock.advance(4 * MS, 4 * MS);
@@ -2266,7 +2267,7 @@ class SchedulerTest {
         Ticket heavy = scheduler.newTicket(HEAVY);
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch lightWaits = new CountDownLatch(1);
-        CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> served = NewThread.run(() -> {
             scheduler.beginDispatch(heavy);
             assertThat(scheduler.admit(heavy)).isEqualTo(Scheduler.ADMITTED); // alone: at once
             running.countDown();
@@ -2364,7 +2365,7 @@ class SchedulerTest {
      */
     private CompletableFuture<Void> parkAtYieldAsync(Ticket t) {
         CountDownLatch parked = new CountDownLatch(1);
-        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> resumed = NewThread.run(() -> {
             assertThat(scheduler.parkAtYield(t)).isTrue();
             t.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
             parked.countDown();
@@ -2398,7 +2399,7 @@ class SchedulerTest {
         queued(LIGHT); // begins to wait, behind the first
         assertThat(light.granted).isFalse();
 
-        CompletableFuture<Void> parked = CompletableFuture.runAsync(() -> yieldPoints(heavy, 1, MS));
+        CompletableFuture<Void> parked = NewThread.run(() -> yieldPoints(heavy, 1, MS));
 
         awaitUntil(() -> light.granted || parked.isDone());
         assertThat(light.granted).as("the slot at heavy's next yield point").isTrue();
@@ -2496,7 +2497,7 @@ class SchedulerTest {
         scheduler("class.heavy.max-concurrency", "1");
         Ticket holder = running(HEAVY);
         Ticket failed = queued(HEAVY);
-        CompletableFuture<Throwable> waited = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Throwable> waited = NewThread.supply(() -> {
             clock.overflowOn = Thread.currentThread();
             try {
                 scheduler.await(failed, Scheduler.WHERE_ADMISSION);
@@ -2588,7 +2589,7 @@ class SchedulerTest {
         Ticket heavy = past.heavy();
         Ticket light2 = past.light();
         Thread test = Thread.currentThread();
-        CompletableFuture<Boolean> parked = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Boolean> parked = NewThread.supply(() -> {
             assertThat(scheduler.parkAtYield(heavy)).as("past its quantum, light waiting").isTrue();
             return scheduler.await(heavy, Scheduler.WHERE_YIELD);
         });
@@ -2794,7 +2795,7 @@ class SchedulerTest {
                     .isBetween(Scheduler.BLOCKED_LOOK_NANOS, Scheduler.BLOCKED_LOOK_NANOS + MS / 10);
             clock.advance(firstNap - clock.now, 0);
             CompletableFuture<Boolean> admitted =
-                    CompletableFuture.supplyAsync(() -> scheduler.await(light, Scheduler.WHERE_ADMISSION));
+                    NewThread.supply(() -> scheduler.await(light, Scheduler.WHERE_ADMISSION));
             awaitUntil(() -> light.napUntil != firstNap); // it looked (blocked once) and naps until the next look
             settled();
             assertThat(light.granted).as("one look is not enough").isFalse();
@@ -2824,7 +2825,7 @@ class SchedulerTest {
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
         Thread dispatch = holder(holding, 0, () -> {
             Runnable work = scheduler.task(holding.get(), () -> ran.set(true));
-            CompletableFuture<Void> task = CompletableFuture.runAsync(work);
+            CompletableFuture<Void> task = NewThread.run(work);
             submitted.countDown();
             task.join();
         });
@@ -2870,7 +2871,7 @@ class SchedulerTest {
         AtomicReference<Ticket> outer = new AtomicReference<>();
         CountDownLatch submitted = new CountDownLatch(1);
         java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
-        CompletableFuture<Void> first = CompletableFuture.runAsync(scheduler.task(heavy, () -> {
+        CompletableFuture<Void> first = NewThread.run(scheduler.task(heavy, () -> {
             outer.set(YieldGate.current()); // it took the one slot: nothing else waited
             Runnable inner = scheduler.task(YieldGate.current(), () -> ran.set(true)); // submitted by this task
             CompletableFuture<Void> second = new CompletableFuture<>();
@@ -3667,7 +3668,7 @@ class SchedulerTest {
         Ticket heavy = running(HEAVY);
         clock.advance(2 * MS, 2 * MS); // past its quantum: its next clock read sleeps
         AtomicReference<Thread> sleeper = new AtomicReference<>();
-        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> call = NewThread.run(() -> {
             sleeper.set(Thread.currentThread());
             scheduler.yieldPoint(heavy);
         });
@@ -3702,7 +3703,7 @@ class SchedulerTest {
         scheduler("class.heavy.max-concurrency", "1");
         Ticket holder = running(HEAVY);
         Ticket waiting = scheduler.newTicket(HEAVY);
-        CompletableFuture<Integer> result = CompletableFuture.supplyAsync(() -> scheduler.admit(waiting));
+        CompletableFuture<Integer> result = NewThread.supply(() -> scheduler.admit(waiting));
         awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission() > 0);
         // queued, its thread not in await yet as close comes: it spins meanwhile, for a park of its own (as the test
         // thread's result.get) would use up the wake close gives it, and its await then parked its queue timeout, 30 s
@@ -3784,7 +3785,7 @@ class SchedulerTest {
         running(HEAVY); // holds the only permit
 
         Ticket waiting = scheduler.newTicket(HEAVY);
-        CompletableFuture<Integer> result = CompletableFuture.supplyAsync(() -> scheduler.admit(waiting));
+        CompletableFuture<Integer> result = NewThread.supply(() -> scheduler.admit(waiting));
         awaitUntil(() -> scheduler.classState(HEAVY).waitingAdmission() > 0);
         assertThat(scheduler.retryAfterSeconds(HEAVY)).as("(1 waiting + 1) x 2 s").isEqualTo(4);
         clock.advance(150 * MS, 0);
@@ -3866,7 +3867,7 @@ class SchedulerTest {
         assertThat(first.napUntil).as("the first waiter re-checks on its own").isLessThan(first.deadlineNanos);
         Ticket second = scheduler.newTicket(LIGHT);
         scheduler.beginDispatch(second);
-        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(second));
+        CompletableFuture<Integer> admitted = NewThread.supply(() -> scheduler.admit(second));
         awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() >= 2);
         settled();
         assertThat(second.napUntil).as("behind the first: asleep until granted, first or timed out")
@@ -3886,7 +3887,7 @@ class SchedulerTest {
         Ticket heavy = running(HEAVY);
         Ticket light = scheduler.newTicket(LIGHT);
         scheduler.beginDispatch(light);
-        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(light));
+        CompletableFuture<Integer> admitted = NewThread.supply(() -> scheduler.admit(light));
         awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() > 0);
         finish(heavy, MS); // grants light, and unparks its thread once the lock is free
         scheduler.lock.lock(); // a busy scheduler: others hold the lock as the granted waiter wakes
@@ -3905,14 +3906,14 @@ class SchedulerTest {
         Ticket heavy = running(HEAVY);
         Ticket light = queued(LIGHT);
         clock.advance(30 * MS, 30 * MS);
-        CompletableFuture<Void> yielded = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> yielded = NewThread.run(() -> {
             assertThat(scheduler.parkAtYield(heavy)).isTrue();
             heavy.dispatching = false; // the async thread is not the one whose CPU the fake clock reports
         });
         yielded.get(5, TimeUnit.SECONDS);
         assertThat(light.granted).isTrue(); // and light keeps the slot: it never completes in this test
         AtomicReference<Thread> parked = new AtomicReference<>();
-        CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
+        CompletableFuture<Void> resumed = NewThread.run(() -> {
             parked.set(Thread.currentThread());
             scheduler.await(heavy, Scheduler.WHERE_YIELD);
         });
@@ -4022,7 +4023,7 @@ class SchedulerTest {
         Ticket page = scheduler.newTicket(LIGHT);
         scheduler.beginDispatch(page);
         long start = clock.nanoTime();
-        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(page));
+        CompletableFuture<Integer> admitted = NewThread.supply(() -> scheduler.admit(page));
         awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() > 0);
         clock.advance(50 * MS, 0);
 
@@ -4074,7 +4075,7 @@ class SchedulerTest {
         queued(HEAVY);
         Ticket page = scheduler.newTicket(LIGHT);
         scheduler.beginDispatch(page);
-        CompletableFuture<Integer> admitted = CompletableFuture.supplyAsync(() -> scheduler.admit(page));
+        CompletableFuture<Integer> admitted = NewThread.supply(() -> scheduler.admit(page));
         awaitUntil(() -> scheduler.classState(LIGHT).waitingAdmission() > 0);
         clock.advance(150 * MS, 0);
 
