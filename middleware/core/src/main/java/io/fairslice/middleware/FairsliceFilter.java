@@ -6,6 +6,7 @@ import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.classify.RoutePattern;
 import io.fairslice.middleware.classify.RouteTable;
 import io.fairslice.middleware.config.BootPropertyFiles;
+import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.GuardedListeners;
@@ -95,7 +96,12 @@ public final class FairsliceFilter implements Filter {
                     params, context::getResourceAsStream, context.getClassLoader(), System.getProperties());
             config = FairsliceConfig.parse(merged.keys(), GuardedListeners.declaredSettings(found));
         } catch (IllegalArgumentException e) {
-            String origin = e instanceof FairsliceConfigException c && merged != null ? merged.originOf(c.key()) : null;
+            String origin = null;
+            if (e instanceof FairsliceConfigException c) {
+                // the file is read before anything is merged: a file that cannot be read names where it was named
+                origin = merged != null ? merged.originOf(c.key()) : ConfigKeys.CONFIG_FILE_PROPERTY.equals(c.key())
+                        ? ConfigSources.configFileOrigin(context::getInitParameter, System.getProperties()) : null;
+            }
             throw notStarted(path, e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
         }
         if (!config.enabled()) {

@@ -1311,6 +1311,33 @@ class FairsliceFilterTest {
     }
 
     /**
+     * The file is read before anything is merged, so a file that cannot be read was refused without a word of where it
+     * was named: a context descriptor's {@code fairslice.config} and the installer's {@code -Dfairslice.config} look
+     * alike in that message.
+     */
+    @Test
+    void shouldSayWhereAConfigurationFileThatCannotBeReadWasNamed() throws Exception {
+        String missing = "/no/such/dir/fairslice.properties";
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/unread", Map.of("fairslice.config", missing), null)
+                .servlet("/x", new Text("hello"), false)) {
+            t.start();
+            assertThat(t.context.getState()).isNotEqualTo(LifecycleState.STARTED);
+            assertThat(log.lines()).anyMatch(line -> line.startsWith("SEVERE fairslice[/unread]: not started")
+                    && line.endsWith("fairslice.config must name a readable file, got '" + missing
+                            + "' (set by context parameter fairslice.config)"));
+        }
+        System.setProperty("fairslice.config", missing);
+        try {
+            assertThatThrownBy(() -> new FairsliceFilter().init(filterConfig(Map.of())))
+                    .isInstanceOf(ServletException.class)
+                    .hasMessageEndingWith("got '" + missing + "' (set by system property -Dfairslice.config)");
+        } finally {
+            System.clearProperty("fairslice.config");
+        }
+    }
+
+    /**
      * A request beyond its class's cap and queue is answered 503 at once, with the scheduler's Retry-After: no request
      * of the class has completed yet, so no drain rate is known and it is 1 s (the figure itself, from the measured
      * rate, is checked in {@code SchedulerTest}); the header and the {@code fairslice.retry.after} meter agree.

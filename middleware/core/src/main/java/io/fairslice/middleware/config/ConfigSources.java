@@ -187,6 +187,22 @@ public final class ConfigSources {
         return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver), fileKeys);
     }
 
+    /**
+     * Where {@code fairslice.config} names the file to read ({@code by system property -Dfairslice.config}, or
+     * {@code by context parameter fairslice.config}), the system property first; null when neither does (a blank
+     * value sets nothing, as for every key). The file is read before anything is merged, so a refusal of it has no
+     * {@link Merged#originOf}: this says where it was named.
+     */
+    public static String configFileOrigin(Function<String, String> contextParams, Properties system) {
+        String property = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
+        if (property != null && !property.isBlank()) {
+            return SYSTEM_PROPERTY_ORIGIN + ConfigKeys.CONFIG_FILE_PROPERTY;
+        }
+        String parameter = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
+        return parameter == null || parameter.isBlank() ? null
+                : CONTEXT_PARAMETER_ORIGIN + ConfigKeys.CONFIG_FILE_PROPERTY;
+    }
+
     /** Whether a stream was there (closing it: only its presence counts). */
     private static boolean present(InputStream in) {
         if (in == null) {
