@@ -26,8 +26,10 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
         if (enabled == null || enabled.isBlank()) { // blank sets nothing, as in ConfigSources
             enabled = context.getInitParameter("fairslice.enabled");
         }
+        // the ROOT application's context path is "": named "/", as the filter and the meters name it
+        String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
         if (ConfigKeys.turnsOff(enabled)) {
-            LOG.info(() -> "fairslice: not registered in " + context.getContextPath() + " (fairslice.enabled=false)");
+            LOG.info(() -> "fairslice: not registered in " + path + " (fairslice.enabled=false)");
             return;
         }
         for (FilterRegistration r : context.getFilterRegistrations().values()) {
@@ -41,8 +43,8 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
         // copy's warning never said: FairsliceFilter.secondCopy compared the copy with itself)
         FilterRegistration.Dynamic r = context.addFilter(FILTER_NAME, new FairsliceFilter());
         if (r == null) {
-            LOG.warning(() -> "fairslice: a filter named '" + FILTER_NAME + "' already exists in "
-                    + context.getContextPath() + "; not registered");
+            LOG.warning(() -> "fairslice: a filter named '" + FILTER_NAME + "' already exists in " + path
+                    + "; not registered");
             return;
         }
         r.setAsyncSupported(true);

@@ -42,4 +42,24 @@ class FairsliceInitializerTest {
         assertThat(added).singleElement().isInstanceOf(Filter.class)
                 .satisfies(f -> assertThat(f.getClass()).isSameAs(FairsliceFilter.class));
     }
+
+    /**
+     * The ROOT application's context path is "", and the line that says fairslice is off there named nothing
+     * ({@code not registered in  (fairslice.enabled=false)}); the filter and the meters call it "/".
+     */
+    @Test
+    void shouldNameTheRootApplicationSlashWhenItIsNotRegistered() {
+        ServletContext context = (ServletContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ServletContext.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getInitParameter" -> "fairslice.enabled".equals(args[0]) ? "false" : null;
+                    case "getContextPath" -> "";
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+
+        try (LogCapture log = LogCapture.of(FairsliceInitializer.class)) {
+            new FairsliceInitializer().onStartup(null, context);
+
+            assertThat(log.lines()).containsExactly("INFO fairslice: not registered in / (fairslice.enabled=false)");
+        }
+    }
 }
