@@ -39,6 +39,11 @@ public final class GuardedListeners implements AutoCloseable {
     private final AtomicLong[] failures;
     private final List<Meter> meters = new ArrayList<>();
     private MeterRegistry registry;
+    /**
+     * The application's name, in each line logged: in a Tomcat whose applications all run fairslice, a listener that
+     * failed or is off must say whose it is.
+     */
+    private String application;
 
     private GuardedListeners(List<RequestListener> listeners) {
         this.listeners = listeners.toArray(new RequestListener[0]);
@@ -126,6 +131,7 @@ public final class GuardedListeners implements AutoCloseable {
                                          MeterRegistry registry, String application) {
         GuardedListeners g = new GuardedListeners(listeners);
         g.registry = registry;
+        g.application = application;
         List<String> classes = config.classNames();
         for (int i = 0; i < g.listeners.length; i++) {
             RequestListener l = g.listeners[i];
@@ -174,12 +180,12 @@ public final class GuardedListeners implements AutoCloseable {
                 throw e;
             }
             if (works) {
-                LOG.info(() -> "fairslice: request listener '" + l.name() + "' started (" + l.getClass().getName()
-                        + ")");
+                LOG.info(() -> "fairslice[" + application + "]: request listener '" + l.name() + "' started ("
+                        + l.getClass().getName() + ")");
             } else if (!g.disabled[i]) {
                 g.disabled[i] = true; // not a failure: nothing to count, nothing to call
-                LOG.info(() -> "fairslice: request listener '" + l.name() + "' is off (its settings, or it cannot "
-                        + "work here)");
+                LOG.info(() -> "fairslice[" + application + "]: request listener '" + l.name() + "' is off (its"
+                        + " settings, or it cannot work here)");
             }
         }
         return g;
@@ -234,8 +240,8 @@ public final class GuardedListeners implements AutoCloseable {
         if (!disabled[i]) {
             disabled[i] = true;
             failures[i].incrementAndGet();
-            LOG.log(Level.WARNING, "fairslice: request listener '" + listeners[i].name() + "' threw in " + where
-                    + " and is disabled from now on", e);
+            LOG.log(Level.WARNING, "fairslice[" + application + "]: request listener '" + listeners[i].name()
+                    + "' threw in " + where + " and is disabled from now on", e);
         }
     }
 
@@ -256,7 +262,8 @@ public final class GuardedListeners implements AutoCloseable {
             try {
                 l.stop(); // also after a failed start: it may have started part of what it holds
             } catch (Throwable e) { // whatever it is, the others are stopped and the counters removed
-                LOG.log(Level.WARNING, "fairslice: request listener '" + l.name() + "' failed to stop", e);
+                LOG.log(Level.WARNING, "fairslice[" + application + "]: request listener '" + l.name()
+                        + "' failed to stop", e);
                 if (e instanceof VirtualMachineError jvm && fatal == null) {
                     fatal = jvm;
                 }

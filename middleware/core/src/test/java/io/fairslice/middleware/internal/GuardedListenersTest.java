@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.LogCapture;
 import io.fairslice.middleware.spi.ListenerContext;
 import io.fairslice.middleware.spi.RequestListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -197,6 +198,29 @@ class GuardedListenersTest {
                     .noneMatch(m -> m.contains("'sleepy' started")).anyMatch(m -> m.contains("'busy' started"));
         } finally {
             log.removeHandler(handler);
+        }
+    }
+
+    /**
+     * In a Tomcat whose applications all run fairslice, each starts its own listeners: the lines that say one started,
+     * is off, or threw and is disabled named no application ({@code fairslice: request listener 'kernel-probe' is
+     * off}), so an operator could not tell whose probe failed.
+     */
+    @Test
+    void shouldNameTheApplicationInEveryLineAboutAListener() {
+        RuntimeException failure = new IllegalStateException("boom");
+        try (LogCapture log = LogCapture.of(GuardedListeners.class)) {
+            GuardedListeners g = GuardedListeners.start(List.of(listener("sleepy", c -> { }, () -> false),
+                    listener("busy", c -> { }), listener("broken", c -> {
+                        throw failure;
+                    })), FairsliceConfig.parse(Map.of()), registry, "/shop");
+            g.enter("light");
+
+            assertThat(log.lines()).hasSize(4)
+                    .allMatch(line -> line.matches("(INFO|WARNING) fairslice\\[/shop]: request listener '.*"))
+                    .contains("INFO fairslice[/shop]: request listener 'sleepy' is off (its settings, or it cannot"
+                            + " work here)", "WARNING fairslice[/shop]: request listener 'broken' threw in enter and is"
+                            + " disabled from now on");
         }
     }
 
