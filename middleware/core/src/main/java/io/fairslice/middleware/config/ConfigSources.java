@@ -137,6 +137,13 @@ public final class ConfigSources {
                         + e.getMessage() + ")", named);
             }
             file = p.toAbsolutePath().toString();
+            String parameter = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
+            if (parameter != null && !parameter.isBlank() && !sameFile(p, parameter)) {
+                // the system property (the installer's) wins: an application's own file, named in its descriptor,
+                // was passed over without a word
+                passedOver.add(parameter.trim() + " (named by context parameter " + ConfigKeys.CONFIG_FILE_PROPERTY
+                        + ")");
+            }
             if (present(webInfFile.apply(WEB_INF_FILE))) {
                 passedOver.add(WEB_INF_FILE);
             }
@@ -201,6 +208,15 @@ public final class ConfigSources {
         String parameter = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
         return parameter == null || parameter.isBlank() ? null
                 : CONTEXT_PARAMETER_ORIGIN + ConfigKeys.CONFIG_FILE_PROPERTY;
+    }
+
+    /** Whether {@code other} names the file {@code read} (spelt another way: relative, with {@code ./}). */
+    private static boolean sameFile(Path read, String other) {
+        try {
+            return read.toAbsolutePath().normalize().equals(Path.of(other.trim()).toAbsolutePath().normalize());
+        } catch (java.nio.file.InvalidPathException e) {
+            return false;
+        }
     }
 
     /** Whether a stream was there (closing it: only its presence counts). */

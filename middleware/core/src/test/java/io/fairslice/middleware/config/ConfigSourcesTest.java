@@ -169,6 +169,28 @@ class ConfigSourcesTest {
         }
     }
 
+    /**
+     * Under the installer {@code -Dfairslice.config} always names conf/fairslice.properties, and it wins: a file an
+     * application's descriptor names as its own ({@code <Parameter name="fairslice.config" .../>}) was not read, and
+     * nothing said so. It is passed over as the application's WEB-INF file is, unless it is the same file.
+     */
+    @Test
+    void shouldSayThatAFileTheContextParameterNamesIsNotReadWhenTheSystemPropertyNamesAnother(@TempDir Path dir)
+            throws IOException {
+        Path shared = dir.resolve("fairslice.properties");
+        Files.writeString(shared, "policy=observe\n");
+        Path own = dir.resolve("shop.properties");
+        Files.writeString(own, "policy=sleep\n");
+        ConfigSources.Merged m = ConfigSources.merge(Map.of("fairslice.config", own.toString())::get,
+                List.of("fairslice.config"), Map.of(), p -> null, null, naming(shared));
+        assertThat(m.keys()).containsExactlyEntriesOf(Map.of("policy", "observe"));
+        assertThat(m.passedOver()).containsExactly(own + " (named by context parameter fairslice.config)");
+
+        String sameSpeltOtherwise = dir.resolve(".").resolve("fairslice.properties").toString();
+        assertThat(ConfigSources.merge(Map.of("fairslice.config", sameSpeltOtherwise)::get,
+                List.of("fairslice.config"), Map.of(), p -> null, null, naming(shared)).passedOver()).isEmpty();
+    }
+
     @Test
     void shouldFailWhenTheNamedFileIsMissing() {
         Properties system = naming(Path.of("/no/such/fairslice.properties"));
