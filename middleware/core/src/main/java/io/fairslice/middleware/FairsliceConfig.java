@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
+import java.util.TreeMap;
 
 /**
  * The middleware's whole configuration: immutable and validated when built. Build one with {@link #parse(Map)}
@@ -284,6 +286,18 @@ public final class FairsliceConfig {
                 + ", cpus=" + cpus + ", sleep.quantum=" + Durations.format(sleepQuantum) + ", sleep.duration="
                 + Durations.format(sleepDuration) + ", sleep.classes=" + sleepClasses
                 + ", retry-after.max=" + Durations.format(retryAfterMax) + ", jmx=" + jmx
-                + ", listeners=" + listenerSettings.keySet() + "}";
+                + ", listeners=" + listeners() + "}";
+    }
+
+    /**
+     * Each installed listener with the settings given to it, in order of name ({@code kernel-probe{enabled=false}}):
+     * the log's started line and the JMX attribute print the whole configuration, and a listener's names alone hid
+     * the values in force (a probe switched off read as one running). The listener's own defaults are its own.
+     */
+    private String listeners() {
+        StringJoiner all = new StringJoiner(", ", "[", "]");
+        new TreeMap<>(listenerSettings).forEach((name, settings) -> all.add(name
+                + (settings.isEmpty() ? "" : new TreeMap<>(settings).toString())));
+        return all.toString();
     }
 }

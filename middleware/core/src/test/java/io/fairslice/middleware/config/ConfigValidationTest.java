@@ -156,6 +156,17 @@ class ConfigValidationTest {
         assertThat(c.listenerSettings().get("probe")).containsEntry("interval", "1s").containsEntry("nice.heavy", "10");
     }
 
+    /**
+     * The started line and the JMX attribute print the whole configuration: a listener's settings were left out (its
+     * name alone), so {@code kernel-probe.enabled=false} read as a probe that runs.
+     */
+    @Test
+    void shouldPrintEachListenersSettingsWithTheConfiguration() {
+        Map<String, Set<String>> listeners = Map.of("probe", Set.of("interval", "nice.*"), "quiet", Set.of("level"));
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("probe.nice.heavy", "10", "probe.interval", "1s"), listeners);
+        assertThat(c.toString()).endsWith(", listeners=[probe{interval=1s, nice.heavy=10}, quiet]}");
+    }
+
     @Test
     void shouldDefaultToShareWithLightEightyAndHeavyTwenty() {
         FairsliceConfig c = FairsliceConfig.ofDefaults();
