@@ -127,6 +127,10 @@ public final class FairsliceFilter implements Filter {
                     + " file, and " + read + " comes first; move its settings there or into context parameters"
                     + " (docs/configuration.md)");
         }
+        for (String typo : merged.misspelt()) { // not refused: other libraries' names are in these sources too
+            LOG.warning(() -> "fairslice[" + path + "]: " + typo + " is not read: only names that start with "
+                    + ConfigKeys.PREFIX + " are (a misspelt prefix?); docs/configuration.md");
+        }
         Object attribute = context.getAttribute(METER_REGISTRY_ATTRIBUTE);
         MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
         // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0

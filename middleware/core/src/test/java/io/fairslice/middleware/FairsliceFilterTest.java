@@ -1310,6 +1310,19 @@ class FairsliceFilterTest {
                         + " parameter class.heavy.share)");
     }
 
+    /** A context parameter whose fairslice. prefix is misspelt set nothing without a word: it is warned of. */
+    @Test
+    void shouldWarnOfAContextParameterWhosePrefixIsMisspelt() throws Exception {
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/typo", Map.of("fairslce.class.heavy.share", "10"), null)
+                .servlet("/x", new Text("hello"), false).start()) {
+            assertThat(t.get("/x").body()).isEqualTo("hello");
+            assertThat(log.lines()).contains("WARNING fairslice[/typo]: context parameter fairslce.class.heavy.share is"
+                    + " not read: only names that start with fairslice. are (a misspelt prefix?);"
+                    + " docs/configuration.md");
+        }
+    }
+
     /**
      * The file is read before anything is merged, so a file that cannot be read was refused without a word of where it
      * was named: a context descriptor's {@code fairslice.config} and the installer's {@code -Dfairslice.config} look

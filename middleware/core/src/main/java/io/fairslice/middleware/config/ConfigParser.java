@@ -441,7 +441,7 @@ public final class ConfigParser {
     }
 
     /** Optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
-    private static int edits(String a, String b) {
+    static int edits(String a, String b) {
         int[][] d = new int[a.length() + 1][b.length() + 1];
         for (int i = 0; i <= a.length(); i++) {
             d[i][0] = i;

@@ -55,10 +55,12 @@ public final class ConfigSources {
     /**
      * The merged keys, the properties file read (null: none), where each key's value came from, as a phrase
      * ("in /opt/tomcat/conf/fairslice.properties", "by context parameter fairslice.policy"), for error messages, and
-     * the files present but not read because that one was (only one file is read), and the keys that file set.
+     * the files present but not read because that one was (only one file is read), the keys that file set, and the
+     * context parameters and system properties not read because their prefix is misspelt ({@link #misspeltPrefix}:
+     * "context parameter fairslce.policy", "system property -DFairslice.policy").
      */
     public record Merged(Map<String, String> keys, String file, Map<String, String> origins, List<String> passedOver,
-                         Set<String> fileKeys) {
+                         Set<String> fileKeys, List<String> misspelt) {
 
         /** Where {@code key}'s value came from, or null when no source set it. */
         public String originOf(String key) {
@@ -170,9 +172,12 @@ public final class ConfigSources {
             }
         }
         Set<String> fileKeys = Set.copyOf(keys.keySet()); // so far, the file's only
+        List<String> misspelt = new ArrayList<>();
         for (String name : contextParamNames) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
                 set(keys, unprefixed(name), contextParams.apply(name), origins, CONTEXT_PARAMETER_ORIGIN + name);
+            } else if (misspeltPrefix(name)) {
+                misspelt.add("context parameter " + name);
             }
         }
         Map<String, String> filterParamNames = new HashMap<>();
@@ -186,12 +191,14 @@ public final class ConfigSources {
             }
             set(keys, unprefixed(k), v, origins, FILTER_PARAMETER_ORIGIN + k);
         });
-        for (String name : system.stringPropertyNames()) {
+        for (String name : new TreeSet<>(system.stringPropertyNames())) {
             if (name.startsWith(ConfigKeys.PREFIX) && !name.equals(ConfigKeys.CONFIG_FILE_PROPERTY)) {
                 set(keys, unprefixed(name), system.getProperty(name), origins, SYSTEM_PROPERTY_ORIGIN + name);
+            } else if (misspeltPrefix(name)) {
+                misspelt.add("system property -D" + name);
             }
         }
-        return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver), fileKeys);
+        return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver), fileKeys, List.copyOf(misspelt));
     }
 
     /**
@@ -208,6 +215,22 @@ public final class ConfigSources {
         String parameter = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
         return parameter == null || parameter.isBlank() ? null
                 : CONTEXT_PARAMETER_ORIGIN + ConfigKeys.CONFIG_FILE_PROPERTY;
+    }
+
+    /**
+     * Whether a context parameter's or system property's {@code name} looks like a fairslice key whose prefix is
+     * misspelt ({@code fairslce.policy}, {@code Fairslice.policy}, {@code fairslice_policy}): only names that start
+     * with {@code fairslice.} are read, so its value was dropped without a word; other libraries' names share these
+     * sources, so it cannot be refused as an unknown key is, but it is worth a warning.
+     */
+    static boolean misspeltPrefix(String name) {
+        if (name.startsWith(ConfigKeys.PREFIX)) {
+            return false;
+        }
+        String bare = ConfigKeys.PREFIX.substring(0, ConfigKeys.PREFIX.length() - 1);
+        int dot = name.indexOf('.');
+        String head = (dot < 0 ? name : name.substring(0, dot)).toLowerCase(java.util.Locale.ROOT);
+        return head.startsWith(bare) || dot > 0 && ConfigParser.edits(head, bare) <= 2;
     }
 
     /** Whether {@code other} names the file {@code read} (spelt another way: relative, with {@code ./}). */

@@ -191,6 +191,29 @@ class ConfigSourcesTest {
                 List.of("fairslice.config"), Map.of(), p -> null, null, naming(shared)).passedOver()).isEmpty();
     }
 
+    /**
+     * Only names that start with {@code fairslice.} are read, so a context parameter or system property whose prefix
+     * is misspelt set nothing and nothing said so ({@code fairslice.clas.heavy.share} is refused, naming the key it is
+     * closest to; {@code fairslce.class.heavy.share} was dropped). Other libraries' names share these sources, so such
+     * a name is not refused, but named, for the filter's warning.
+     */
+    @Test
+    void shouldNameTheContextParametersAndSystemPropertiesWhosePrefixIsMisspelt() {
+        Properties system = new Properties();
+        system.setProperty("Fairslice.policy", "observe");
+        system.setProperty("fairslice_share.quantum", "4ms");
+        system.setProperty("java.vendor", "x");
+        system.setProperty("fairslice.policy", "share");
+        List<String> names = List.of("fairslce.class.heavy.share", "fiarslice.policy", "fairslice.jmx",
+                "spring.profiles", "org.apache.catalina.x", "fairy.tale");
+        ConfigSources.Merged m = ConfigSources.merge(name -> names.contains(name) ? "10" : null, names, Map.of(),
+                p -> null, null, system);
+        assertThat(m.misspelt()).containsExactly("context parameter fairslce.class.heavy.share",
+                "context parameter fiarslice.policy", "system property -DFairslice.policy",
+                "system property -Dfairslice_share.quantum");
+        assertThat(m.keys()).containsOnlyKeys("jmx", "policy");
+    }
+
     @Test
     void shouldFailWhenTheNamedFileIsMissing() {
         Properties system = naming(Path.of("/no/such/fairslice.properties"));
