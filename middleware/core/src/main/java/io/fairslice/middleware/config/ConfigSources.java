@@ -42,6 +42,8 @@ public final class ConfigSources {
     public static final String CONTEXT_PARAMETER_ORIGIN = "by context parameter ";
     /** How {@link Merged#originOf} begins for a value a system property set. */
     static final String SYSTEM_PROPERTY_ORIGIN = "by system property -D";
+    /** {@link ConfigKeys#CONFIG_FILE_PROPERTY} without its prefix, as a filter's parameter may give it. */
+    private static final String CONFIG_KEY = ConfigKeys.CONFIG_FILE_PROPERTY.substring(ConfigKeys.PREFIX.length());
     /** The application's own configuration file, read when no file is named. */
     static final String WEB_INF_FILE = "/WEB-INF/fairslice.properties";
     /** The class path's configuration file, read when no file is named and the application has none in WEB-INF. */
@@ -182,6 +184,12 @@ public final class ConfigSources {
         }
         Map<String, String> filterParamNames = new HashMap<>();
         filterParams.forEach((k, v) -> {
+            if (v != null && !v.isBlank() && (k.equals(ConfigKeys.CONFIG_FILE_PROPERTY) || k.equals(CONFIG_KEY))) {
+                // refused as the unknown key 'config' before, though configuration.md names fairslice.config; not
+                // keyed fairslice.config, whose refusals name where the system property or context parameter is
+                throw FairsliceConfigException.of("filter init parameter " + k, "must be a system property or a"
+                        + " context parameter: the file it names is read before any parameter", v);
+            }
             // policy and fairslice.policy are one key: Tomcat keeps a filter's parameters in a HashMap, so which of
             // two values won was the map's order, not the user's
             String other = v == null || v.isBlank() ? null : filterParamNames.put(unprefixed(k), k);

@@ -214,6 +214,23 @@ class ConfigSourcesTest {
         assertThat(m.keys()).containsOnlyKeys("jmx", "policy");
     }
 
+    /**
+     * configuration.md names the file by {@code fairslice.config}, and a filter's parameters take keys with or without
+     * the prefix: given there, it was refused as the unknown key {@code config}. The file is read before any parameter,
+     * so it cannot come from them; the refusal now says so.
+     */
+    @Test
+    void shouldRefuseTheConfigurationFileAmongTheFiltersParametersSayingWhereItIsRead() {
+        for (String name : List.of("fairslice.config", "config")) {
+            assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(name, "/opt/shop.properties"),
+                    p -> null, null, new Properties()))
+                    .isInstanceOf(FairsliceConfigException.class)
+                    .hasMessage("fairslice configuration: filter init parameter " + name + " must be a system"
+                            + " property or a context parameter: the file it names is read before any parameter, got"
+                            + " '/opt/shop.properties'");
+        }
+    }
+
     @Test
     void shouldFailWhenTheNamedFileIsMissing() {
         Properties system = naming(Path.of("/no/such/fairslice.properties"));
