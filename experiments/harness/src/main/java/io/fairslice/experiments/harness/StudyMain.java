@@ -361,9 +361,18 @@ public final class StudyMain {
         return value;
     }
 
+    /**
+     * The value after {@code option}; a missing one, or one left empty ({@code --out "$DIR"} with the variable unset),
+     * is refused. An empty folder was taken as the current one: {@code --out ""} wrote the run's data files, logs and
+     * report into whatever folder the study was started from (the checkout's root), and an empty class path failed
+     * every configuration's server or Gatling, one after the other.
+     */
     private static String value(String[] args, int i, String option) {
         if (i >= args.length || args[i].startsWith("--")) {
             throw new UsageException(option + " needs a value");
+        }
+        if (args[i].isBlank()) {
+            throw new UsageException(option + " needs a value, got an empty one");
         }
         return args[i];
     }

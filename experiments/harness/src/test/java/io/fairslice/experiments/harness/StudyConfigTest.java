@@ -334,6 +334,24 @@ class StudyConfigTest {
                 .startsWith("fairslice study: unknown option '--bogus'\nusage: ./fairslice study");
     }
 
+    /**
+     * An empty value ({@code --out "$DIR"} with the variable unset) was taken as the current folder: a run wrote its
+     * data files, logs and report wherever it was started from, and an empty class path failed every server.
+     */
+    @Test
+    void shouldRefuseAnEmptyValueWithTheUsage() throws Exception {
+        for (String option : List.of("--config", "--out", "--report", "--resume", "--server-classpath",
+                "--loadgen-classpath")) {
+            for (String empty : List.of("", " ")) {
+                assertThatThrownBy(() -> StudyMain.run(new String[] {option, empty, "--plan"})).as(option)
+                        .isInstanceOf(StudyMain.UsageException.class)
+                        .hasMessage(option + " needs a value, got an empty one");
+            }
+        }
+        assertThat(refused("--out", "", "--plan")).startsWith("fairslice study: --out needs a value, got an empty one\n"
+                + "usage: ./fairslice study");
+    }
+
     /** The last one was taken without a word: --out a ... --out b wrote to b, --config read the second file only. */
     @Test
     void shouldRefuseAnOptionGivenTwiceWithTheUsage() throws Exception {
