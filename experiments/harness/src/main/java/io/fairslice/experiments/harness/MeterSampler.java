@@ -103,7 +103,9 @@ final class MeterSampler implements AutoCloseable {
 
     /**
      * The pages' CPU over the server's in [from, to) (epoch ms), between the first and the last sample inside it; NaN
-     * without fairslice's meter (the baseline, a peer), or when those samples span less than half the window.
+     * without fairslice's meter (the baseline, a peer), or when those samples span less than half the window. A page
+     * named twice counts once: {@code lightPaths = /light,/light,/light2} weighs the load towards /light, and summed
+     * per name the light pages' part counted /light's CPU twice (above the server's whole CPU with one light page).
      */
     double part(long fromEpochMillis, long toEpochMillis, List<String> pages) {
         List<Sample> ends = CpuSampler.ends(samples, Sample::epochMillis, fromEpochMillis, toEpochMillis);
@@ -117,7 +119,7 @@ final class MeterSampler implements AutoCloseable {
             return Double.NaN;
         }
         double seconds = 0;
-        for (String page : pages) {
+        for (String page : new java.util.LinkedHashSet<>(pages)) {
             seconds += last.pages.getOrDefault(page, 0.0) - first.pages.getOrDefault(page, 0.0);
         }
         return seconds / ((last.serverTicks - first.serverTicks) / ProcCpu.TICKS_PER_SECOND);

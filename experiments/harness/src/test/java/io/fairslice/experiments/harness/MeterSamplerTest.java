@@ -2,6 +2,7 @@ package io.fairslice.experiments.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
@@ -33,11 +34,7 @@ class MeterSamplerTest {
             String body = n <= 2 ? "fairslice_requests_cpu_seconds_total{class=\"light\"} 1.0\n"
                     : n <= 4 ? "not here\n" // then two answered 404: said already, not again
                     : "fairslice_requests_cpu_seconds_total{class=\"light\",page=\"/light\"} " + (0.01 * n) + "\n";
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(n > 2 && n <= 4 ? 404 : 200, bytes.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
-            }
+            answer(exchange, n > 2 && n <= 4 ? 404 : 200, body);
         });
         ByteArrayOutputStream warnings = new ByteArrayOutputStream();
         try (MeterSampler sampler = sampler(metrics, warnings)) {
@@ -60,6 +57,36 @@ class MeterSamplerTest {
         assertThat(said).contains("the meter sampler could not read").contains("no page label in the /metrics line: "
                 + "fairslice_requests_cpu_seconds_total{class=\"light\"} 1.0");
         assertThat(said.lines()).as("said once").hasSize(1);
+    }
+
+    /**
+     * A page the load names twice ({@code lightPaths = /light,/light,/light2}, /light weighed double) is one page of
+     * the server's: its CPU was summed once per name, and the light pages' part read twice /light's.
+     */
+    @Test
+    @Timeout(30)
+    void shouldCountAPageNamedTwiceOnce() throws Exception {
+        AtomicInteger scrapes = new AtomicInteger();
+        HttpServer metrics = metrics(exchange -> {
+            int n = scrapes.incrementAndGet();
+            String body = "fairslice_requests_cpu_seconds_total{class=\"light\",page=\"/light\"} " + (0.01 * n)
+                    + "\nfairslice_requests_cpu_seconds_total{class=\"light\",page=\"/light2\"} " + (0.02 * n) + "\n";
+            answer(exchange, 200, body);
+        });
+        try (MeterSampler sampler = sampler(metrics, new ByteArrayOutputStream())) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            long from = System.currentTimeMillis();
+            waitFor(scrapes, 5, deadline);
+            long to = System.currentTimeMillis();
+            // the scrape under way at the window's end may take its sample inside it: the next has begun once it has
+            waitFor(scrapes, scrapes.get() + 1, deadline);
+
+            double once = sampler.part(from, to, List.of("/light", "/light2"));
+            assertThat(once).as("the light pages' part").isNotNaN().isPositive();
+            assertThat(sampler.part(from, to, List.of("/light", "/light", "/light2"))).isEqualTo(once);
+        } finally {
+            metrics.stop(0);
+        }
     }
 
     /** A /metrics that answered another status than 200 (404: a server without it) was passed over in silence. */
@@ -89,6 +116,15 @@ class MeterSamplerTest {
         metrics.createContext("/metrics", answer);
         metrics.start();
         return metrics;
+    }
+
+    /** Answers a scrape with {@code status} and {@code body}. */
+    private static void answer(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
     }
 
     /** A sampler of this process and {@code metrics}, its warnings written to {@code warnings}. */
