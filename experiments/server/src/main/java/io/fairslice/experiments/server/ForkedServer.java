@@ -28,6 +28,12 @@ final class ForkedServer implements AutoCloseable {
     private final ProcCpu.CompilerThreads compilerThreads;
     /** Every line the server has printed (stdout and stderr), its stop's included: the reader adds them. */
     private final List<String> output;
+    /**
+     * Stops the server if this JVM ends before {@link #close} or {@link #kill} (a SIGTERM to the benchmark alone, a
+     * test JVM ended at its timeout): the server outlived it, still listening and pinned to its CPU (under SCHED_RR
+     * with {@code --rr}), its heap held, and disturbed whatever ran on that CPU next.
+     */
+    private final Thread stopAtExit = new Thread(this::stop, "forked-server-stop");
 
     private ForkedServer(Process process, int port, TemporaryFolder temporary, List<String> output) {
         this.process = process;
@@ -35,6 +41,7 @@ final class ForkedServer implements AutoCloseable {
         this.temporary = temporary;
         this.output = output;
         this.compilerThreads = new ProcCpu.CompilerThreads(process.pid());
+        Runtime.getRuntime().addShutdownHook(stopAtExit);
     }
 
     /** Whether {@code taskset} can pin processes here (Linux with util-linux and at least two CPUs). */
@@ -185,6 +192,7 @@ final class ForkedServer implements AutoCloseable {
      * it was given goes with it, the Tomcat base it could not delete included.
      */
     void kill() throws InterruptedException {
+        forgetStopAtExit();
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);
@@ -200,6 +208,12 @@ final class ForkedServer implements AutoCloseable {
      */
     @Override
     public void close() {
+        forgetStopAtExit();
+        stop();
+    }
+
+    /** {@link #close}'s work, also {@link #stopAtExit}'s. */
+    private void stop() {
         // by its handle: Process.destroy() also closes the server's output, and what it said as it stopped was lost
         process.toHandle().destroy();
         try {
@@ -212,6 +226,15 @@ final class ForkedServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } finally {
             temporary.close();
+        }
+    }
+
+    /** Stopped by its owner, the server needs no stop at the JVM's exit. */
+    private void forgetStopAtExit() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(stopAtExit);
+        } catch (IllegalStateException e) {
+            // the JVM is ending: the hook stops it too, which is harmless twice
         }
     }
 }

@@ -81,4 +81,45 @@ class ForkedServerTest {
             process.destroyForcibly();
         }
     }
+
+    /**
+     * A benchmark (OverheadCompare, QuickCompare) ended by a SIGTERM to its own JVM, not its process group, left its
+     * servers running: still listening, pinned to their CPU, their heap held. They stop with it now.
+     */
+    @Test
+    void shouldStopTheServerWhenItsOwnerIsTerminated(@TempDir Path tmp) throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs a POSIX SIGTERM (Linux)");
+        Process owner = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx64m", "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
+                Owner.class.getName()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        long server = -1;
+        try (java.io.BufferedReader said = new java.io.BufferedReader(new java.io.InputStreamReader(
+                owner.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+            String line = said.readLine();
+            assertThat(line).as("the owner's first line").startsWith("server ");
+            server = Long.parseLong(line.substring("server ".length()));
+            owner.destroy(); // SIGTERM to the owner alone
+
+            assertThat(owner.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("the owner ended").isTrue();
+            assertThat(ProcessHandle.of(server).map(ProcessHandle::isAlive).orElse(false)).as("the server running")
+                    .isFalse();
+            try (Stream<Path> left = Files.list(tmp)) {
+                assertThat(left).as("left in the owner's temporary folder").isEmpty();
+            }
+        } finally {
+            owner.destroyForcibly();
+            ProcessHandle.of(server).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
+    /** A benchmark's JVM in small: starts a server, says its pid, and waits to be ended. */
+    static final class Owner {
+        public static void main(String[] args) throws Exception {
+            ForkedServer server = ForkedServer.start(null, List.of("-XX:+UseSerialGC", "-Xmx256m"),
+                    List.of("--port", "0", "--policy", "none"));
+            System.out.println("server " + server.pid());
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+        }
+    }
 }
