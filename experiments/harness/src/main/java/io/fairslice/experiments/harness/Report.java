@@ -90,15 +90,20 @@ public final class Report {
         return any;
     }
 
-    /** One line: light retention per configuration at the heaviest point. */
+    /**
+     * One line: light retention per configuration at the heaviest point. A configuration whose data stop at a lighter
+     * point (a hand-merged points.csv, or a run from before the heaviest point was measured first that failed part
+     * way) says at which: its retention there was printed under "at 40 heavy clients" as if it were 40's.
+     */
     public static String headline(StudyResult result, Summary summary) {
         List<String> parts = new ArrayList<>();
-        int heaviest = 0;
+        int heaviest = summary.configurations().stream().mapToInt(c -> summary.heaviestRow(c).heavyUsers()).max()
+                .orElse(0);
         for (String c : summary.configurations()) {
             Summary.Row row = summary.heaviestRow(c);
-            heaviest = Math.max(heaviest, row.heavyUsers());
             String failed = failedNote(summary, c);
-            parts.add(c + outcomeMark(result, c) + " " + percent(row.retention())
+            parts.add(c + outcomeMark(result, c) + (row.heavyUsers() == heaviest ? "" : " at H=" + row.heavyUsers())
+                    + " " + percent(row.retention())
                     + (row.retentionDisturbed() ? " (disturbed)" : "")
                     + (failed.isEmpty() ? "" : " (" + failed + ")"));
         }

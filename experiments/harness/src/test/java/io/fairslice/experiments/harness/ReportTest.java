@@ -352,6 +352,23 @@ class ReportTest {
                 f.endEpochMillis(), f.heaviest());
     }
 
+    /**
+     * A configuration whose data stop at a lighter point than the run's heaviest (a hand-merged points.csv, an old run
+     * that measured H=0 first and failed part way) had its retention there printed as the heaviest point's.
+     */
+    @Test
+    void shouldSayAtWhichPointTheHeadlineReadsAConfigurationWithoutTheHeaviestPoint() throws Exception {
+        StudyResult f = fixture();
+        List<PointResult> points = new ArrayList<>(f.points());
+        points.add(point("sleep@default", 0, 1, 1, 2000, 0, true));
+        points.add(point("sleep@default", 20, 1, 1, 1000, 10, true));
+        StudyResult merged = new StudyResult(f.runId(), f.settings(), f.machine(), points, f.outcomes(),
+                f.startEpochMillis(), f.endEpochMillis(), f.heaviest());
+
+        assertThat(Report.write(merged, dir)).isEqualTo("light retention at 40 heavy clients: none@default 10.0 %, "
+                + "share@default 44.5 %, sleep@default (incomplete) at H=20 50.0 %");
+    }
+
     @Test
     void shouldMarkAConfigurationThatFailedOrDidNotFinishInTheHeadlineAndItsRow() throws Exception {
         // share@default's server died in its last point; none@default has points but no outcome (run interrupted)
