@@ -25,6 +25,9 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
     public static final int DEFAULT_PRIME_LIMIT = 20_000;
     public static final long DEFAULT_DOCUMENT_BYTES = 2L * 1024 * 1024;
     public static final long DEFAULT_SEED = 2005;
+    /** The settings' names. */
+    static final java.util.List<String> NAMES = java.util.List.of("study.light.fibonacci", "study.light2.primes",
+            "study.heavy.bytes", "study.heavy.seed", "study.heavy.dir");
     static final long MIN_DOCUMENT_BYTES = 1024;
     static final long MAX_DOCUMENT_BYTES = 1L << 30;
 
@@ -59,6 +62,15 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
     }
 
     static StudySettings from(UnaryOperator<String> lookup) {
+        for (String name : NAMES) {
+            String value = lookup.apply(name);
+            if (value != null && value.isBlank()) {
+                // taken for the default: -Dstudy.heavy.bytes=$SIZE with the variable unset measured the 2 MB page, and
+                // a blank system property hid the context parameter of the same name (serve's --document-size)
+                throw new IllegalArgumentException(name + " is set but empty: give it a value, or leave it out for"
+                        + " its default");
+            }
+        }
         String dir = lookup.apply("study.heavy.dir");
         return new StudySettings(
                 parseInt(lookup, "study.light.fibonacci", DEFAULT_FIBONACCI_N),

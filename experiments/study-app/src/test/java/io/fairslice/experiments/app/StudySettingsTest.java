@@ -47,4 +47,18 @@ class StudySettingsTest {
         assertThatThrownBy(() -> StudySettings.from(Map.of("study.light2.primes", "4294987296")::get))
                 .hasMessageContaining("study.light2.primes").hasMessageContaining("4294987296");
     }
+
+    /**
+     * A setting given empty ({@code -Dstudy.heavy.bytes=$SIZE} with the variable unset) was taken for its default, and
+     * as a system property it hid the context parameter of the same name: the run measured another page than asked.
+     */
+    @Test
+    void shouldRefuseASettingGivenEmpty() {
+        for (String name : java.util.List.of("study.light.fibonacci", "study.light2.primes", "study.heavy.bytes",
+                "study.heavy.seed", "study.heavy.dir")) {
+            assertThatThrownBy(() -> StudySettings.from(Map.of(name, " ")::get)).as(name)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(name + " is set but empty: give it a value, or leave it out for its default");
+        }
+    }
 }
