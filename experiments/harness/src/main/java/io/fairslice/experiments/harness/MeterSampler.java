@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -119,7 +120,7 @@ final class MeterSampler implements AutoCloseable {
             return Double.NaN;
         }
         double seconds = 0;
-        for (String page : new java.util.LinkedHashSet<>(pages)) {
+        for (String page : new LinkedHashSet<>(pages)) {
             seconds += last.pages.getOrDefault(page, 0.0) - first.pages.getOrDefault(page, 0.0);
         }
         return seconds / ((last.serverTicks - first.serverTicks) / ProcCpu.TICKS_PER_SECOND);

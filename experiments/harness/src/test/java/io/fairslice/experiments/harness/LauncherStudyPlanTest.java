@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class LauncherStudyPlanTest {
             Files.setPosixFilePermissions(mvnw, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
         Files.deleteIfExists(checkout.resolve("builds.log"));
-        List<String> command = new java.util.ArrayList<>(List.of(launcher.toString(), "study"));
+        List<String> command = new ArrayList<>(List.of(launcher.toString(), "study"));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).directory(checkout.toFile()).redirectErrorStream(true).start();
         process.getOutputStream().close();

@@ -3,9 +3,13 @@ package io.fairslice.experiments.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,14 +70,14 @@ class ForkedServerTest {
                 System.getProperty("java.class.path"), StudyServer.class.getName(), "--port", "0")
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (StudyServerTest.tomcatFolders(tmp) == 0 && process.isAlive() && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
             assertThat(StudyServerTest.tomcatFolders(tmp)).as("the server made its Tomcat base").isPositive();
             process.destroy(); // SIGTERM while it starts
 
-            assertThat(process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("stopped").isTrue();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("stopped").isTrue();
             try (Stream<Path> left = Files.list(tmp)) {
                 assertThat(left).as("left in its temporary folder").isEmpty();
             }
@@ -93,14 +97,14 @@ class ForkedServerTest {
                 "-Xmx64m", "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"),
                 Owner.class.getName()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         long server = -1;
-        try (java.io.BufferedReader said = new java.io.BufferedReader(new java.io.InputStreamReader(
-                owner.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))) {
+        try (BufferedReader said = new BufferedReader(new InputStreamReader(
+                owner.getInputStream(), StandardCharsets.UTF_8))) {
             String line = said.readLine();
             assertThat(line).as("the owner's first line").startsWith("server ");
             server = Long.parseLong(line.substring("server ".length()));
             owner.destroy(); // SIGTERM to the owner alone
 
-            assertThat(owner.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("the owner ended").isTrue();
+            assertThat(owner.waitFor(60, TimeUnit.SECONDS)).as("the owner ended").isTrue();
             assertThat(ProcessHandle.of(server).map(ProcessHandle::isAlive).orElse(false)).as("the server running")
                     .isFalse();
             try (Stream<Path> left = Files.list(tmp)) {

@@ -2,6 +2,8 @@ package io.fairslice.experiments.app;
 
 import jakarta.servlet.ServletContext;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.function.UnaryOperator;
 
 /**
@@ -26,7 +28,7 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
     public static final long DEFAULT_DOCUMENT_BYTES = 2L * 1024 * 1024;
     public static final long DEFAULT_SEED = 2005;
     /** The settings' names. */
-    static final java.util.List<String> NAMES = java.util.List.of("study.light.fibonacci", "study.light2.primes",
+    static final List<String> NAMES = List.of("study.light.fibonacci", "study.light2.primes",
             "study.heavy.bytes", "study.heavy.seed", "study.heavy.dir");
     static final long MIN_DOCUMENT_BYTES = 1024;
     static final long MAX_DOCUMENT_BYTES = 1L << 30;
@@ -109,7 +111,7 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
         if (value == null || value.isBlank()) {
             return fallback;
         }
-        String v = value.trim().toUpperCase(java.util.Locale.ROOT);
+        String v = value.trim().toUpperCase(Locale.ROOT);
         long unit = 1;
         if (v.endsWith("KB")) {
             unit = 1024;

@@ -3,6 +3,8 @@ package io.fairslice.experiments.app;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +22,7 @@ class StudySettingsTest {
     @Test
     void shouldUseTheDocumentFolderItIsGiven() {
         assertThat(StudySettings.from(Map.of("study.heavy.dir", " /srv/study ")::get).documentDir())
-                .isEqualTo(java.nio.file.Path.of("/srv/study"));
+                .isEqualTo(Path.of("/srv/study"));
     }
 
     @Test
@@ -54,7 +56,7 @@ class StudySettingsTest {
      */
     @Test
     void shouldRefuseASettingGivenEmpty() {
-        for (String name : java.util.List.of("study.light.fibonacci", "study.light2.primes", "study.heavy.bytes",
+        for (String name : List.of("study.light.fibonacci", "study.light2.primes", "study.heavy.bytes",
                 "study.heavy.seed", "study.heavy.dir")) {
             assertThatThrownBy(() -> StudySettings.from(Map.of(name, " ")::get)).as(name)
                     .isInstanceOf(IllegalArgumentException.class)

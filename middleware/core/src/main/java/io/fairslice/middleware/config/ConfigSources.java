@@ -9,11 +9,13 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -237,7 +239,7 @@ public final class ConfigSources {
         }
         String bare = ConfigKeys.PREFIX.substring(0, ConfigKeys.PREFIX.length() - 1);
         int dot = name.indexOf('.');
-        String head = (dot < 0 ? name : name.substring(0, dot)).toLowerCase(java.util.Locale.ROOT);
+        String head = (dot < 0 ? name : name.substring(0, dot)).toLowerCase(Locale.ROOT);
         return head.startsWith(bare) || dot > 0 && ConfigParser.edits(head, bare) <= 2;
     }
 
@@ -245,7 +247,7 @@ public final class ConfigSources {
     private static boolean sameFile(Path read, String other) {
         try {
             return read.toAbsolutePath().normalize().equals(Path.of(other.trim()).toAbsolutePath().normalize());
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             return false;
         }
     }
