@@ -1,5 +1,6 @@
 package io.fairslice.probe.linux;
 
+import com.sun.jna.Native;
 import io.fairslice.probe.KernelProbe;
 import io.fairslice.probe.ProbeUnavailableException;
 import io.fairslice.probe.SystemStats;
@@ -52,6 +53,29 @@ public final class LinuxKernelProbe implements KernelProbe {
      * calling thread's id is found, its {@code schedstat} and {@code sched} parse.
      */
     public static LinuxKernelProbe create(Path procRoot) throws ProbeUnavailableException {
+        int longBytes;
+        try {
+            longBytes = Native.LONG_SIZE;
+        } catch (LinkageError e) {
+            throw new ProbeUnavailableException("JNA could not be loaded: " + e);
+        }
+        return create(procRoot, longBytes);
+    }
+
+    /**
+     * As {@link #create(Path)}, on a JVM whose C {@code long} has {@code longBytes} bytes (JNA's
+     * {@code Native.LONG_SIZE}; a test gives 4). The libc bindings are LP64's: {@code pread} takes three Java longs for
+     * its pointer, size and offset, and {@code struct rusage} is read as 8-byte fields. On a 32-bit JVM the arguments
+     * land where the C function does not read them (on i386 the count is the address's upper half, 0: every reading
+     * came back empty and the self-check blamed the kernel's schedstats), so it is refused by name, as the Windows
+     * and FreeBSD probes refuse theirs.
+     */
+    static LinuxKernelProbe create(Path procRoot, int longBytes) throws ProbeUnavailableException {
+        if (longBytes != 8) {
+            throw new ProbeUnavailableException("only 64-bit Linux is supported: the probe's libc bindings are"
+                    + " LP64's, and this JVM's C long has " + longBytes + " bytes (" + System.getProperty("os.arch")
+                    + ")");
+        }
         int pid;
         try {
             pid = LinuxLibC.getpid();

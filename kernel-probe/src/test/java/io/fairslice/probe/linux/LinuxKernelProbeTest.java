@@ -276,6 +276,18 @@ class LinuxKernelProbeTest {
                         + "reads switch counts, policy and nice)");
     }
 
+    /**
+     * The libc bindings are LP64's: on a 32-bit JVM pread's arguments land where the C function does not read them (on
+     * i386 a count of 0), and the self-check said the kernel had no schedstats. Such a JVM is refused by name.
+     */
+    @Test
+    void shouldRefuseAJvmWhoseCLongIsNotEightBytes() {
+        assertThatThrownBy(() -> LinuxKernelProbe.create(Path.of("/proc"), 4))
+                .isInstanceOf(ProbeUnavailableException.class)
+                .hasMessageStartingWith("only 64-bit Linux is supported: the probe's libc bindings are LP64's, and"
+                        + " this JVM's C long has 4 bytes (");
+    }
+
     @Test
     void shouldReadTheRoundRobinQuantumFromProcSys() throws Exception {
         String text = ProcSys.read("/proc/sys/kernel/sched_rr_timeslice_ms");
