@@ -28,7 +28,7 @@ import java.util.Set;
  * run-queue wait per second and per dispatch, voluntary and involuntary switches per second, over each interval.
  * Live mode redraws with plain ANSI codes on a terminal; {@code --once} and {@code --count} print plain tables for
  * scripts. Exit codes: 0 done (every table asked for, or a live view whose process ended), 1 the process went away
- * before the tables asked for, or none of its threads can be read, 2 bad arguments.
+ * before the tables asked for, none of its threads can be read, or the output was closed or failed, 2 bad arguments.
  */
 public final class ProbeTop {
 
@@ -160,8 +160,15 @@ public final class ProbeTop {
                     out.println();
                 }
                 top.print(rows, o, out);
-                out.flush();
                 tables++;
+                // the JVM ignores SIGPIPE and a PrintStream keeps its write errors: without this a reader that ended
+                // (| head) or a full disk got every table asked for into nothing, and a live view ran on as long as
+                // its process (the pipeline waiting for it)
+                if (out.checkError()) {
+                    err.println("fairslice probe: the output was closed or a write failed at table " + tables
+                            + ", so no more are printed");
+                    return 1;
+                }
             }
             return 0;
         } catch (InterruptedException e) {

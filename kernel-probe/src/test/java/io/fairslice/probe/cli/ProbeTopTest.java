@@ -8,6 +8,7 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -381,6 +382,30 @@ class ProbeTopTest {
         } finally {
             child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * An output that takes no more tables (a pipe whose reader ended, {@code | head -20}; a full disk) ends the tool:
+     * the JVM ignores SIGPIPE and a PrintStream keeps its write errors to itself, so it printed every table asked for
+     * into nothing, and a live view ran on as long as its process, the pipeline waiting for it. This JVM is watched.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldStopAtTheFirstTableItsOutputRefuses() {
+        OutputStream closedPipe = new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                throw new IOException("Broken pipe");
+            }
+        };
+
+        int code = ProbeTop.run(new String[] {"--pid", String.valueOf(ProcessHandle.current().pid()), "--count", "30",
+                "--interval", "100ms"}, new PrintStream(closedPipe, false, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), Path.of("/proc"));
+
+        assertThat(code).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice probe: the output was closed or a write"
+                + " failed at table 1, so no more are printed" + System.lineSeparator());
     }
 
     /** The JVM to inspect ({@link ProbeChildMain}), once it said it is ready. */
