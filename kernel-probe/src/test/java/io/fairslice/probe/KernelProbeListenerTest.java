@@ -225,6 +225,8 @@ class KernelProbeListenerTest {
         }
         assertThat(listener.isActive()).isFalse();
         assertThat(warnings).anyMatch(w -> w.contains("disabled after an unexpected error"));
+        // what tells it on a dashboard: the probe caught it, so the middleware's listener failures do not count it
+        assertThat(registry.get(THREADS).gauge().value()).as("threads tracked once disabled").isZero();
 
         probe.actuator().readScheduling(tid, s);
         assertThat(s.nice()).as("the worker, still in its request, once the probe is disabled").isZero();
