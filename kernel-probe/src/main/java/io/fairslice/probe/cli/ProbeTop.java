@@ -124,6 +124,10 @@ public final class ProbeTop {
                     + " --pid " + process + " (the TID column of its table names threads)");
             return 2;
         }
+        if (ended(procDir)) {
+            err.println("fairslice probe: process " + o.pid + " has exited (a zombie its parent has not reaped yet)");
+            return 1;
+        }
         LinuxKernelProbe probe;
         try {
             probe = LinuxKernelProbe.create(procRoot);
@@ -144,7 +148,7 @@ public final class ProbeTop {
             int tables = 0;
             while (o.count < 0 || tables < o.count) {
                 Thread.sleep(o.intervalNanos / 1_000_000L, (int) (o.intervalNanos % 1_000_000L));
-                if (!Files.isDirectory(procDir)) {
+                if (ended(procDir)) {
                     if (o.count >= 0) { // a script asked for that many tables and did not get them
                         err.println("fairslice probe: process " + o.pid + " has exited after " + tables + " of "
                                 + o.count + " tables");
@@ -177,6 +181,29 @@ public final class ProbeTop {
         } finally {
             top.close();
         }
+    }
+
+    /**
+     * Whether the process of {@code procDir} has exited: its folder is gone, or it is a zombie its parent has not
+     * reaped yet (state Z and no thread but its leader), whose folder stays until then. Such a process was shown as one
+     * alive, a row of 0 % CPU in every table: a live view of it never ended, and {@code --count} succeeded. A process
+     * whose leader thread alone has ended is a zombie too, but with other threads: it lives.
+     */
+    static boolean ended(Path procDir) {
+        String state = "";
+        long threads = -1;
+        try {
+            for (String line : Files.readAllLines(procDir.resolve("status"), StandardCharsets.ISO_8859_1)) {
+                if (line.startsWith("State:")) {
+                    state = line.substring(6).trim();
+                } else if (line.startsWith("Threads:")) {
+                    threads = Long.parseLong(line.substring(8).trim());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return !Files.isDirectory(procDir); // unreadable (it went meanwhile, or a status the kernel lacks)
+        }
+        return state.startsWith("Z") && threads == 1;
     }
 
     /**

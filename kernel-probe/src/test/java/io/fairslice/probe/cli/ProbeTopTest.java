@@ -357,6 +357,35 @@ class ProbeTopTest {
         }
     }
 
+    /**
+     * A process that has exited but that its parent has not reaped yet (a zombie) keeps its /proc folder, and was shown
+     * as alive, a row of 0 % CPU in every table: a live view of it never ended, and --count succeeded. A shell that
+     * starts a child and then becomes a {@code sleep}, which never waits for it, makes one.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldSayThatAProcessItsParentHasNotReapedHasExited() throws Exception {
+        Process parent = new ProcessBuilder("sh", "-c", "sleep 0.3 & echo $!; exec sleep 30").start();
+        try {
+            BufferedReader lines = new BufferedReader(new InputStreamReader(parent.getInputStream(),
+                    StandardCharsets.UTF_8));
+            String zombie = lines.readLine().trim();
+            Path status = Path.of("/proc", zombie, "status");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!Files.readString(status).contains("State:\tZ") && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(Files.readString(status)).as("the child, exited and not reaped").contains("State:\tZ");
+
+            assertThat(run("--pid", zombie, "--count", "2", "--interval", "100ms")).isEqualTo(1);
+            assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("fairslice probe: process " + zombie
+                    + " has exited (a zombie its parent has not reaped yet)" + System.lineSeparator());
+            assertThat(out.toString(StandardCharsets.UTF_8)).as("no table").isEmpty();
+        } finally {
+            parent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
     /** A script that asked for --count tables and got fewer (the process ended) must not read success. */
     @Test
     @EnabledOnOs(OS.LINUX)
