@@ -6,6 +6,7 @@ import io.fairslice.middleware.spi.RequestListener;
 import io.fairslice.probe.internal.Attribution;
 import io.fairslice.probe.internal.NoOpKernelProbe;
 import io.fairslice.probe.internal.Sampler;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,7 +46,7 @@ public final class KernelProbeListener implements RequestListener {
 
     /** For {@link java.util.ServiceLoader}: the probe for this OS, warnings to the JDK's platform logger. */
     public KernelProbeListener() {
-        this(w -> KernelProbes.create(System.getProperty("os.name", ""), java.nio.file.Path.of("/proc"), w),
+        this(w -> KernelProbes.create(System.getProperty("os.name", ""), Path.of("/proc"), w),
                 KernelProbeListener::log);
     }
 

@@ -12,6 +12,8 @@ import io.fairslice.probe.linux.BusyBurstyMain;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -25,6 +27,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -207,8 +212,7 @@ class KernelProbeListenerTest {
         probe.actuator().readScheduling(tid, s);
         assertThat(s.nice()).as("while the worker serves heavy").isEqualTo(10);
 
-        java.util.concurrent.atomic.AtomicReference<Throwable> thrown =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread breaker = new Thread(() -> {
             try {
                 listener.enter("light");
@@ -537,10 +541,10 @@ class KernelProbeListenerTest {
     static long seSlice(String schedFile) {
         try {
             String text = Files.readString(Path.of(schedFile));
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^se\\.slice\\s+:\\s+(\\d+)").matcher(text);
+            Matcher m = Pattern.compile("(?m)^se\\.slice\\s+:\\s+(\\d+)").matcher(text);
             return m.find() ? Long.parseLong(m.group(1)) : -1;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -5,6 +5,7 @@ import io.fairslice.probe.SystemStats;
 import io.fairslice.probe.ThreadStats;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -70,7 +71,7 @@ public final class Sampler {
         lastVoluntary = new long[classes];
         lastInvoluntary = new long[classes];
         double[] nan = new double[classes];
-        java.util.Arrays.fill(nan, Double.NaN);
+        Arrays.fill(nan, Double.NaN);
         effectiveSliceSeconds = nan;
         waitPerDispatchSeconds = nan;
         waitPerSecond = nan;

@@ -4,6 +4,8 @@ import io.fairslice.probe.SchedPolicy;
 import io.fairslice.probe.ThreadHandle;
 import io.fairslice.probe.ThreadStats;
 import io.fairslice.probe.internal.ProcText;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -13,8 +15,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class LinuxThreadHandle implements ThreadHandle {
 
-    private static final java.lang.management.ThreadMXBean OWN_CPU =
-            java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final ThreadMXBean OWN_CPU = ManagementFactory.getThreadMXBean();
 
     static {
         OWN_CPU.getCurrentThreadCpuTime(); // its first call links native code: not on a request's reading

@@ -13,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -123,7 +124,7 @@ class ProbeTopTest {
         assertThat(ProbeTop.Options.parse(new String[] {"--pid", "1", "--interval", "100ms"}).intervalNanos)
                 .isEqualTo(ProbeTop.MIN_INTERVAL_NANOS);
         assertThat(ProbeTop.Options.parse(new String[] {"--pid", "1", "--interval", "1h"}).intervalNanos)
-                .isEqualTo(ProbeTop.MAX_INTERVAL_NANOS).isEqualTo(java.time.Duration.ofHours(1).toNanos());
+                .isEqualTo(ProbeTop.MAX_INTERVAL_NANOS).isEqualTo(Duration.ofHours(1).toNanos());
     }
 
     /** Errors begin `fairslice probe: `, as the other commands' do (`fairslice serve: ...`); they began `probe: `. */
