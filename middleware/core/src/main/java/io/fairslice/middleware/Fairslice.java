@@ -1,7 +1,10 @@
 package io.fairslice.middleware;
 
 import io.fairslice.middleware.internal.YieldGate;
+import io.fairslice.middleware.schedule.TaskExecutor;
 import io.fairslice.middleware.schedule.Ticket;
+import java.util.Objects;
+import java.util.concurrent.Executor;
 
 /**
  * The public entry point for application code. {@link #yieldPoint()} is where a request may give the CPU back
@@ -100,8 +103,8 @@ public final class Fairslice {
      * starts, then runs whole (and ends in the class it started in); weave the code it runs, or cap its class.
      */
     public static Runnable task(Runnable work) {
-        java.util.Objects.requireNonNull(work, "work"); // here, not on the pool's thread after a wait for a slot
-        Ticket ticket = YieldGate.current();
+        Objects.requireNonNull(work, "work"); // here, not on the pool's thread after a wait for a slot
+        Ticket ticket = YieldGate.submitter(); // a held task handed over on another thread: its own request's
         return ticket == null ? work : ticket.scheduler().task(ticket, work);
     }
 
@@ -111,8 +114,8 @@ public final class Fairslice {
      * {@code executor} at once, on the submitting thread, and waits for its class's turn on the pool's thread: in a
      * pool that several classes share, see {@link #holdingExecutor}.
      */
-    public static java.util.concurrent.Executor executor(java.util.concurrent.Executor executor) {
-        java.util.Objects.requireNonNull(executor, "executor");
+    public static Executor executor(Executor executor) {
+        Objects.requireNonNull(executor, "executor");
         return command -> executor.execute(task(command));
     }
 
@@ -127,8 +130,8 @@ public final class Fairslice {
      * security context) would be that thread's, so capture it outside, on the submitting thread (a decorator on a
      * {@code TaskExecutorAdapter} around this). fairslice's own request is the task's (docs/architecture.md, "Limits").
      */
-    public static java.util.concurrent.Executor holdingExecutor(java.util.concurrent.Executor executor) {
-        return new io.fairslice.middleware.schedule.TaskExecutor(executor);
+    public static Executor holdingExecutor(Executor executor) {
+        return new TaskExecutor(executor);
     }
 
     /** A declared blocking call ({@link #blocking()}); closing it ends the declaration. */

@@ -22,8 +22,8 @@ import java.util.logging.Logger;
  * task starts, the next is handed over, or all of them when the class's work no longer waits. Without that, in a
  * pool that several classes share, heavy tasks waiting for their share held every thread while light tasks queued
  * behind them in the pool, at heavy's pace. A held task is handed over on the thread whose task of its class
- * started, as its own request's (the thread's ticket set to it meanwhile); other context the executor captures as it
- * is given a task is that thread's.
+ * started, as its own request's (the submitting request that {@code Fairslice.task} reads meanwhile; the thread's
+ * yield points stay its own); other context the executor captures as it is given a task is that thread's.
  *
  * <p>The hold is per executor, whatever wraps it: {@code Fairslice.holdingExecutor(pool)} may be called per task. A
  * class whose tasks start at once (no other class active, or a policy other than share) has them handed over as they
@@ -134,7 +134,7 @@ public final class TaskExecutor implements Executor {
     @Override
     public void execute(Runnable command) {
         Objects.requireNonNull(command, "command");
-        Ticket ticket = YieldGate.current();
+        Ticket ticket = YieldGate.submitter();
         if (ticket == null) {
             executor.execute(command);
             return;
@@ -338,9 +338,12 @@ public final class TaskExecutor implements Executor {
             LATER.set(later);
         }
         later.handing = true;
-        Ticket own = YieldGate.current();
-        YieldGate.enter(next.submitter); // an executor that reads the submitter's request (a task decorator of
-        try { //                            fairslice's, Spring Boot's) reads the task's, not this thread's
+        // an executor that reads the submitting request (a task decorator of fairslice's, Spring Boot's) reads the
+        // task's, not this thread's. Not as this thread's request (YieldGate.enter): a yield point in woven code the
+        // executor runs (a thread factory of the application's) then charged, parked or moved the submitter's request,
+        // whose own thread runs on, from this thread
+        Ticket before = YieldGate.handOver(next.submitter);
+        try {
             key.executor().execute(next);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "fairslice: the executor refused a task held back for its class's turn; it runs"
@@ -348,11 +351,7 @@ public final class TaskExecutor implements Executor {
             later.tasks.add(next.task);
         } finally {
             later.handing = false;
-            if (own != null) {
-                YieldGate.enter(own);
-            } else {
-                YieldGate.exit();
-            }
+            YieldGate.handedOver(before);
         }
     }
 

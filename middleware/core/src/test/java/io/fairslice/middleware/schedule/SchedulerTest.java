@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.fairslice.middleware.Fairslice;
 import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.NewThread;
 import io.fairslice.middleware.internal.YieldGate;
@@ -26,6 +27,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -497,7 +499,7 @@ class SchedulerTest {
         List<Ticket> submitters = new CopyOnWriteArrayList<>();
         try {
             TaskExecutor executor = new TaskExecutor(command -> {
-                submitters.add(YieldGate.current());
+                submitters.add(YieldGate.submitter()); // what Fairslice.task reads
                 pool.execute(command);
             });
             java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
@@ -512,6 +514,50 @@ class SchedulerTest {
         }
         scheduler.complete(first);
         scheduler.complete(second);
+    }
+
+    /**
+     * Code that the executor runs as a held task is handed to it on another thread (a woven thread factory, the
+     * application's own executor) reached the submitting request: the hand-over made it that thread's request, so a
+     * yield point there counted for it, charged and could park it from a thread that does not serve it (its own ran on,
+     * here in a declared blocking call), and a declared class moved it. They are the handing thread's own.
+     */
+    @Test
+    void shouldKeepAYieldPointInTheExecutorOffTheSubmittingRequestAsAHeldTaskIsHandedOver() throws Exception {
+        scheduler();
+        Ticket heavy = running(HEAVY); // its dispatch runs on: it waits in a declared call, its slot given up
+        scheduler.blockingBegins(heavy);
+        Ticket light = lightsTurn();
+        Ticket lightAsync = detached(LIGHT); // light in flight (the gate armed), not competing for the slot
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        Thread test = Thread.currentThread();
+        AtomicBoolean armed = new AtomicBoolean();
+        List<Boolean> declared = new CopyOnWriteArrayList<>();
+        try {
+            TaskExecutor executor = new TaskExecutor(command -> {
+                if (Thread.currentThread() != test) { // handed over by the first task's thread
+                    armed.set(YieldGate.armed());
+                    Fairslice.yieldPoint(); // woven code on the executor's path
+                    declared.add(Fairslice.classify("light"));
+                }
+                pool.execute(command);
+            });
+            AtomicInteger ran = new AtomicInteger();
+            long yieldPoints = heavy.yieldPoints();
+            submit(executor, heavy, ran::incrementAndGet, 2); // the second held: the first waits for heavy's turn
+            awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
+            finish(light, 0);
+            awaitPastAnticipations(() -> ran.get() == 2);
+            assertThat(armed).as("the gate was armed: the yield point looked for its request").isTrue();
+            assertThat(heavy.yieldPoints()).as("the submitting request reached no yield point").isEqualTo(yieldPoints);
+            assertThat(declared).as("the handing thread runs a task, which declares nothing").containsExactly(false);
+            assertThat(heavy.className()).as("the submitting request stays in its class").isEqualTo("heavy");
+        } finally {
+            pool.shutdownNow();
+        }
+        scheduler.endDispatch(heavy);
+        scheduler.complete(heavy);
+        scheduler.complete(lightAsync);
     }
 
     /**
