@@ -75,7 +75,7 @@ public final class Fairslice {
      * apply to it, and each of its later parks is bounded by that class's {@code queue-timeout}, as for any request
      * that moved. Only on the thread of a dispatch of the request (not in a {@link #task}: a task stays in its
      * request's class, and moves with it; nor on another thread of the application's); elsewhere, and where fairslice
-     * is off, it does nothing and answers false.
+     * is off (disabled, or its application stopped while the request ran on), it does nothing and answers false.
      *
      * @return whether the request now belongs to {@code className}; false (and one WARNING per name, naming the
      *         configured classes) when it is none of them: a scheduling hint never fails the page

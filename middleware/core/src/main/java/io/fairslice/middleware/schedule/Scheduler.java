@@ -502,7 +502,9 @@ public final class Scheduler {
      * A name that is no configured class changes nothing: logged once per name as a WARNING naming the classes (a
      * scheduling hint must not fail the page, as it would after the classes were renamed in the shared configuration).
      *
-     * @return whether {@code className} is a configured class
+     * @return whether the request now belongs to {@code className} (or moves there at its next yield point, inside a
+     *         woven synchronized method): false for a name that is no configured class, and once the application has
+     *         stopped ({@link #close}), which moves no request any more
      */
     public boolean declare(Ticket t, String className) {
         if (t.isTask()) {
@@ -532,7 +534,8 @@ public final class Scheduler {
         if (t.cls != before && t.awayFrom == null) { // in a declared blocking call, blockingEnds tells the move
             moveListener.accept(before.name, t.cls.name);
         }
-        return true;
+        // not simply true: a stopped application's scheduler (or a completed request) moves nothing
+        return t.cls.index == index || t.moveTo == index;
     }
 
     private void reclassify(Ticket t, int classIndex, boolean declaring) {

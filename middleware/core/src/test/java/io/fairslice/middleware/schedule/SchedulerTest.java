@@ -3152,6 +3152,22 @@ class SchedulerTest {
     }
 
     /**
+     * The application stopped while a request ran on (Tomcat destroys the filter once unloadDelay has passed, and a
+     * long request outlives it): Fairslice.classify moved it nowhere, as nothing is scheduled any more, but answered
+     * true, "the request now belongs to heavy", where its contract says that where fairslice is off it answers false.
+     */
+    @Test
+    void shouldAnswerFalseToADeclaredClassOnceTheApplicationHasStopped() {
+        scheduler();
+        Ticket page = running(LIGHT);
+        scheduler.close();
+
+        assertThat(scheduler.declare(page, "heavy")).as("nothing moves any more").isFalse();
+        assertThat(page.className()).isEqualTo("light");
+        assertThat(scheduler.declare(page, "light")).as("the class it is in").isTrue();
+    }
+
+    /**
      * A name that is no class is logged as given, and an application may pass on a client's word
      * ({@code Fairslice.classify(request.getHeader("X-Tier"))}): a line break in it started a forged log line. Its
      * control characters, spaces, {@code ;} and {@code %} are percent-encoded, as a route key's are in the log.
