@@ -261,7 +261,9 @@ public final class TomcatBase {
     /**
      * With {@code --weave}, the weaving agent's configuration names the scope file in a {@code ;}-separated list of
      * {@code file:} locations: a base path with {@code ;} splits it, and {@code #} or {@code ?} end the file's path
-     * there, so every selected application would refuse to start on a scope file it cannot read.
+     * there, so every selected application would refuse to start on a scope file it cannot read. The JVM reads its
+     * option {@code -javaagent:JAR=OPTIONS} up to the first {@code =} as the agent's jar: a base path with one
+     * ({@code /srv/tomcat=shop}) named a jar that is not there, and Tomcat's JVM did not start at all.
      */
     static void checkWeavingPathCharacters(Path base) {
         for (char c : ";#?".toCharArray()) {
@@ -270,6 +272,11 @@ public final class TomcatBase {
                         + " configuration (a ;-separated list of file: locations) cannot carry; install into a path"
                         + " without it, or without --weave");
             }
+        }
+        if (base.toString().indexOf('=') >= 0) {
+            throw new InstallException(base + " contains the character '=', which the JVM's -javaagent option cannot"
+                    + " carry: it takes the agent's jar path up to the first '=' (the rest are the agent's options),"
+                    + " and Tomcat's JVM would not start; install into a path without it, or without --weave");
         }
     }
 

@@ -912,6 +912,24 @@ class InstallerTest {
         assertThat(run("--catalina-base", hashed.toString(), "--dist", dist.toString())).as(err).isZero();
     }
 
+    /**
+     * A base at /srv/tomcat=shop: the JVM reads -javaagent:JAR=OPTIONS up to the first '=' as the agent's jar, so
+     * the block's -javaagent named /srv/tomcat, and Tomcat's JVM did not start ("Error opening zip file or JAR
+     * manifest missing"). Without --weave there is no agent, and the path is fine.
+     */
+    @Test
+    void shouldRefuseABasePathTheAgentOptionCannotCarryOnlyWhenWeaving() throws Exception {
+        Path named = TestTomcat.base(tmp.resolve("tomcat=shop"), "11.0.25");
+        assertThat(run("--catalina-base", named.toString(), "--dist", dist.toString(), "--weave", "com.acme..*"))
+                .isEqualTo(2);
+        assertThat(err).contains(named + " contains the character '=', which the JVM's -javaagent option cannot"
+                + " carry");
+        assertThat(named.resolve("fairslice")).as("nothing written").doesNotExist();
+        assertThat(run("--catalina-base", named.toString(), "--dist", dist.toString())).as(err).isZero();
+        assertThat(Files.readString(named.resolve("bin/setenv.sh"))).doesNotContain("-javaagent")
+                .contains("-Dfairslice.config=$CATALINA_BASE/conf/fairslice.properties");
+    }
+
     /** A mistyped --catalina-home was ignored, with a note telling the operator to pass the option they had passed. */
     @Test
     void shouldRefuseACatalinaHomeThatIsNotATomcat() {
