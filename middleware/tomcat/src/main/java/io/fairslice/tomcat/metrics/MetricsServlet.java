@@ -78,12 +78,23 @@ public final class MetricsServlet extends HttpServlet {
         return Set.copyOf(out);
     }
 
+    /**
+     * A client that may not read the metrics gets 404 whatever the method, before HttpServlet picks one: the check
+     * was in {@code doGet} only, so a POST, PUT or DELETE from anywhere got HttpServlet's 405 and an OPTIONS its
+     * {@code Allow} header, which told a remote client that something answers here.
+     */
     @Override
-    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    protected void service(HttpServletRequest request, HttpServletResponse response)
+            throws ServletException, IOException {
         if (!allowed(request)) {
             response.sendError(HttpServletResponse.SC_NOT_FOUND);
             return;
         }
+        super.service(request, response);
+    }
+
+    @Override
+    protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
         ExpositionFormatWriter writer = formats.findWriter(request.getHeader("Accept"));
         response.setContentType(writer.getContentType());
         response.setHeader("Cache-Control", "no-store");

@@ -12,6 +12,7 @@ import java.io.ByteArrayOutputStream;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -83,6 +84,21 @@ class MetricsExposureTest {
         assertThat(protobuf.body()).isNotEmpty();
     }
 
+    /**
+     * A refused client gets 404 whatever the method: the check was in doGet only, so a POST, PUT or DELETE from
+     * anywhere got HttpServlet's 405, and an OPTIONS its Allow header, telling a remote client the endpoint is there.
+     */
+    @Test
+    void shouldAnswerARefusedClient404WhateverTheMethod() throws Exception {
+        MetricsServlet servlet = servlet(null);
+        for (String method : List.of("POST", "PUT", "DELETE", "OPTIONS", "HEAD")) {
+            assertRefused(send(servlet, method, 8080, PUBLIC_LOCAL, PUBLIC_CLIENT, Map.of()));
+            assertRefused(send(servlet, method, 8080, "127.0.0.1", "127.0.0.1", Map.of("X-Forwarded-For", "x")));
+        }
+        assertThat(send(servlet, "POST", 8080, "127.0.0.1", "127.0.0.1", Map.of()).status())
+                .as("a client that may read them, with a method the endpoint does not take").isEqualTo(405);
+    }
+
     private static void assertRefused(Answer a) {
         assertThat(a.status()).isEqualTo(404);
         assertThat(a.body()).doesNotContain("fairslice_").doesNotContain("jvm_");
@@ -108,15 +124,20 @@ class MetricsExposureTest {
 
     private static Answer get(MetricsServlet servlet, int localPort, String localAddr, String remoteAddr,
                               Map<String, String> headers) throws Exception {
+        return send(servlet, "GET", localPort, localAddr, remoteAddr, headers);
+    }
+
+    private static Answer send(MetricsServlet servlet, String method, int localPort, String localAddr,
+                               String remoteAddr, Map<String, String> headers) throws Exception {
         HttpServletRequest request = proxy(HttpServletRequest.class, (name, args) -> switch (name) {
-            case "getMethod" -> "GET";
+            case "getMethod" -> method;
             case "getProtocol" -> "HTTP/1.1";
             case "getLocalPort" -> localPort;
             case "getLocalAddr" -> localAddr;
             case "getRemoteAddr" -> remoteAddr;
             case "getHeader" -> headers.get((String) args[0]);
             case "getHeaders" -> headers.containsKey((String) args[0])
-                    ? Collections.enumeration(java.util.List.of(headers.get((String) args[0])))
+                    ? Collections.enumeration(List.of(headers.get((String) args[0])))
                     : Collections.emptyEnumeration();
             case "getHeaderNames" -> Collections.enumeration(headers.keySet());
             case "getDateHeader", "getIntHeader" -> -1L;
