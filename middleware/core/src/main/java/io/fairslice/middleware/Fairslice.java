@@ -90,17 +90,18 @@ public final class Fairslice {
      * own ({@code startAsync()}, then {@code pool.execute(Fairslice.task(work))}) has that work scheduled and counted
      * as the request's. Under {@code share} the task runs as a request of the request's class would: it starts when its
      * class may run (it waits for a run slot or its class's turn, each wait bounded by the class's
-     * {@code queue-timeout}), parks at its yield points while its class has had its share and another class waits,
-     * gives its slot up in a {@link #blocking()} call, and is charged its thread's CPU; its CPU counts in its page's
-     * CPU meter and in what its route teaches the adaptive classifier. Without it fairslice sees only the microseconds
-     * of the dispatch that started the work, and the work's yield points find no request. The task moves with its
-     * request (a page learnt heavy, a declared class: at once while it waits, at its next yield point while it runs),
-     * needs no permit of its own (the request's covers it: {@code class.<c>.max-concurrency} counts requests), and may
-     * submit tasks of the same request in turn. Wrap where the request's thread submits the work; outside a request
-     * served through the filter, {@code work} is returned as it is. A task that the request's dispatch waits for
-     * ({@code future.join()}) may wait for a run slot while the classes compete, until two looks 2 ms apart find the
-     * dispatch blocked and lend its slot. In code that is not woven a task has no yield point: it is held only as it
-     * starts, then runs whole (and ends in the class it started in); weave the code it runs, or cap its class.
+     * {@code queue-timeout} or {@code share.max-park}, the longer), parks at its yield points while its class has had
+     * its share and another class waits, gives its slot up in a {@link #blocking()} call, and is charged its thread's
+     * CPU; its CPU counts in its page's CPU meter and in what its route teaches the adaptive classifier. Without it
+     * fairslice sees only the microseconds of the dispatch that started the work, and the work's yield points find no
+     * request. The task moves with its request (a page learnt heavy, a declared class: at once while it waits, at its
+     * next yield point while it runs), needs no permit of its own (the request's covers it:
+     * {@code class.<c>.max-concurrency} counts requests), and may submit tasks of the same request in turn. Wrap where
+     * the request's thread submits the work; outside a request served through the filter, {@code work} is returned as
+     * it is. A task that the request's dispatch waits for ({@code future.join()}) may wait for a run slot while the
+     * classes compete, until two looks 2 ms apart find the dispatch blocked and lend its slot. In code that is not
+     * woven a task has no yield point: it is held only as it starts, then runs whole (and ends in the class it started
+     * in); weave the code it runs, or cap its class.
      */
     public static Runnable task(Runnable work) {
         Objects.requireNonNull(work, "work"); // here, not on the pool's thread after a wait for a slot
