@@ -68,6 +68,11 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                 throw new InstallException("--apps " + a + " is not a context path: use /shop, / for the ROOT"
                         + " application, or * for every application");
             }
+            if (a.equals("/ROOT")) {
+                // Tomcat's own tools name the ROOT application so (the manager's path=/ROOT), but its context path is
+                // /: apps=/ROOT selected no application, ROOT included, and the note said it might be deployed later
+                throw new InstallException("--apps /ROOT: the ROOT application's context path is /; write --apps /");
+            }
         }
         if (apps.contains("*") && apps.size() > 1) {
             throw new InstallException("--apps * already means every application; do not list others with it ("

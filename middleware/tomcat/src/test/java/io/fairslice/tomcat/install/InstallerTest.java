@@ -548,6 +548,22 @@ class InstallerTest {
     }
 
     /**
+     * Tomcat's manager names the ROOT application /ROOT, but its context path is /: --apps /ROOT was taken, with a
+     * note that fairslice would start in it once something was deployed there, and selected no application at all.
+     */
+    @Test
+    void shouldRefuseTheRootApplicationWrittenAsTomcatsManagerNamesIt() throws Exception {
+        Files.createDirectories(base.resolve("webapps/ROOT"));
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(install("--apps", "/shop,/ROOT")).isEqualTo(2);
+        assertThat(err).isEqualTo("fairslice install: --apps /ROOT: the ROOT application's context path is /; write"
+                + " --apps /\n");
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+        assertThat(install("--apps", "/shop,/")).as(err).isZero();
+        assertThat(read("conf/fairslice-tomcat.properties")).contains("\napps=/shop,/\n");
+    }
+
+    /**
      * An empty shell variable (`--catalina-base "$CATALINA_BASE"`) was the current directory: the installer installed
      * into whatever Tomcat that was. Each folder option refuses a blank value, and nothing is written.
      */
