@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -80,7 +81,7 @@ public record InstallRecord(String version, List<Entry> entries) {
                 if (parts[0].equals("version") && parts.length == 2) {
                     version = parts[1];
                 } else if (parts.length == 3) {
-                    entries.add(new Entry(Kind.valueOf(parts[0].toUpperCase(java.util.Locale.ROOT)), parts[1],
+                    entries.add(new Entry(Kind.valueOf(parts[0].toUpperCase(Locale.ROOT)), parts[1],
                             parts[2]));
                 } else {
                     throw new IllegalArgumentException("expected 3 tab-separated fields");
@@ -100,7 +101,7 @@ public record InstallRecord(String version, List<Entry> entries) {
                 .append("# these. Do not edit: the installer compares the files with the hashes below.\n")
                 .append("version\t").append(version).append('\n');
         for (Entry e : entries) {
-            out.append(e.kind().name().toLowerCase(java.util.Locale.ROOT)).append('\t').append(e.path()).append('\t')
+            out.append(e.kind().name().toLowerCase(Locale.ROOT)).append('\t').append(e.path()).append('\t')
                     .append(e.value()).append('\n');
         }
         Path file = base.resolve(FILE);

@@ -6,10 +6,14 @@ import io.fairslice.tomcat.TomcatSettings;
 import io.fairslice.tomcat.install.InstallRecord.Entry;
 import io.fairslice.tomcat.install.InstallRecord.Kind;
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
@@ -17,6 +21,7 @@ import java.nio.file.attribute.UserPrincipal;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -24,7 +29,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -49,7 +56,7 @@ public final class Installation {
      * How setenv files are read and written: byte for byte, whatever their encoding (a setenv.bat is often in the
      * system's code page, not UTF-8); the marked block itself is ASCII.
      */
-    static final java.nio.charset.Charset SETENV_CHARSET = StandardCharsets.ISO_8859_1;
+    static final Charset SETENV_CHARSET = StandardCharsets.ISO_8859_1;
     /** A fairslice file the operator had changed, kept beside it when the installer writes it again. */
     static final String CHANGED_SUFFIX = ".changed";
     /** {@code jna-5.17.0.jar}: the artifact ({@code jna}) and its version. */
@@ -504,7 +511,7 @@ public final class Installation {
         }
 
         /** {@code body}: the block's lines, given whether fairslice created the file. */
-        void block(String rel, MarkedBlock marked, java.util.function.Function<Boolean, List<String>> body)
+        void block(String rel, MarkedBlock marked, Function<Boolean, List<String>> body)
                 throws IOException {
             Path file = base.resolve(rel);
             Optional<Entry> ours = previous.find(Kind.BLOCK, rel);
@@ -626,7 +633,7 @@ public final class Installation {
         }
         Files.deleteIfExists(base.resolve(InstallRecord.FILE));
         List<Entry> dirs = new ArrayList<>(record.all(Kind.DIR));
-        java.util.Collections.reverse(dirs);
+        Collections.reverse(dirs);
         for (Entry dir : dirs) {
             Path d = base.resolve(dir.path());
             if (Files.isDirectory(d)) {
@@ -761,9 +768,9 @@ public final class Installation {
         if (!Files.exists(file)) {
             // created as Files.write creates a file (the umask's mode), not createTempFile's owner-only one
             Path temp = file.resolveSibling("." + file.getFileName() + "." + Long.toUnsignedString(
-                    java.util.concurrent.ThreadLocalRandom.current().nextLong(), 36) + ".fairslice-new");
+                    ThreadLocalRandom.current().nextLong(), 36) + ".fairslice-new");
             try {
-                Files.write(temp, content, java.nio.file.StandardOpenOption.CREATE_NEW);
+                Files.write(temp, content, StandardOpenOption.CREATE_NEW);
                 if (like != null) {
                     permitLike(temp, like, false);
                 }
@@ -778,7 +785,7 @@ public final class Installation {
         try {
             temp = Files.createTempFile(target.toAbsolutePath().getParent(), "." + target.getFileName() + ".",
                     ".fairslice-new");
-        } catch (java.nio.file.AccessDeniedException e) {
+        } catch (AccessDeniedException e) {
             Files.write(target, content);
             return;
         }
@@ -812,7 +819,7 @@ public final class Installation {
      */
     static void permitLike(Path created, Path like, boolean dir) throws IOException {
         PosixFileAttributeView to = Files.getFileAttributeView(created, PosixFileAttributeView.class,
-                java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                LinkOption.NOFOLLOW_LINKS);
         PosixFileAttributeView from = Files.getFileAttributeView(like, PosixFileAttributeView.class);
         if (to == null || from == null || !Files.exists(like)) {
             return;

@@ -1,9 +1,11 @@
 package io.fairslice.tomcat.install;
 
 import io.fairslice.tomcat.IpLiterals;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +19,7 @@ import java.util.TreeSet;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
@@ -240,7 +243,7 @@ public final class TomcatBase {
      * characters too: in setenv.bat {@code %CATALINA_BASE%} expands outside the quotes of {@code set "..."}.
      */
     static void checkPathCharacters(Path base) {
-        checkPathCharacters(base, java.io.File.separatorChar == '\\');
+        checkPathCharacters(base, File.separatorChar == '\\');
     }
 
     static void checkPathCharacters(Path base, boolean windows) {
@@ -383,7 +386,7 @@ public final class TomcatBase {
 
     /** Adds the context paths of {@code dir}'s files ending in {@code suffix} (and folders, if {@code folders}). */
     private static void deployed(Path dir, String suffix, boolean folders, SortedSet<String> to) {
-        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+        try (Stream<Path> entries = Files.list(dir)) {
             entries.forEach(p -> {
                 String name = p.getFileName().toString();
                 if (name.endsWith(suffix) && Files.isRegularFile(p)) {
@@ -392,7 +395,7 @@ public final class TomcatBase {
                     to.add(contextPathOf(name));
                 }
             });
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             // what could not be listed is taken to hold none
         }
     }
