@@ -631,6 +631,9 @@ public final class Installation {
         for (Entry file : record.all(Kind.FILE)) {
             removeOurFile(file, record);
         }
+        if (record.all(Kind.FILE).stream().anyMatch(Installation::isMetricsDescriptor)) {
+            removeMetricsWorkDir();
+        }
         Files.deleteIfExists(base.resolve(InstallRecord.FILE));
         List<Entry> dirs = new ArrayList<>(record.all(Kind.DIR));
         Collections.reverse(dirs);
@@ -649,6 +652,28 @@ public final class Installation {
             }
         }
         return true;
+    }
+
+    /**
+     * Tomcat's work folder of the metrics application: Tomcat makes one for every application it deploys and keeps it
+     * when the application is removed while Tomcat is stopped, so the uninstall left an empty
+     * {@code work/Catalina/localhost/fairslice/} behind. Removed while empty; one with something in it is said and
+     * kept.
+     */
+    private void removeMetricsWorkDir() throws IOException {
+        Path work = base.metricsWorkDir();
+        if (!work.startsWith(base.dir()) || !Files.isDirectory(work, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try (var children = Files.list(work)) {
+            if (children.findAny().isPresent()) {
+                report.accept("kept       " + base.relative(work) + "/ (Tomcat's work folder of the metrics"
+                        + " application; not empty)");
+                return;
+            }
+        }
+        Files.delete(work);
+        report.accept("removed    " + base.relative(work) + "/ (Tomcat's work folder of the metrics application)");
     }
 
     private void removeBlock(Entry block, InstallRecord record) throws IOException {

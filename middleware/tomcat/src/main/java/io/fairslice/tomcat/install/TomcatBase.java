@@ -1,6 +1,7 @@
 package io.fairslice.tomcat.install;
 
 import io.fairslice.tomcat.IpLiterals;
+import io.fairslice.tomcat.TomcatLayout;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -59,9 +60,10 @@ public final class TomcatBase {
     private final Optional<HttpConnector> httpConnector;
     private final List<String> connectorPorts;
     private final Path appBase;
+    private final Path metricsWorkDir;
 
     private TomcatBase(Path dir, Path xmlBase, Path defaultDescriptorDir, Optional<String> version,
-            Optional<HttpConnector> httpConnector, List<String> connectorPorts, Path appBase) {
+            Optional<HttpConnector> httpConnector, List<String> connectorPorts, Path appBase, Path metricsWorkDir) {
         this.dir = dir;
         boolean inside = xmlBase == null || xmlBase.startsWith(dir);
         this.contextDescriptorDir = xmlBase == null || !inside ? defaultDescriptorDir : xmlBase;
@@ -70,6 +72,7 @@ public final class TomcatBase {
         this.httpConnector = httpConnector;
         this.connectorPorts = List.copyOf(connectorPorts);
         this.appBase = appBase;
+        this.metricsWorkDir = metricsWorkDir;
     }
 
     /**
@@ -158,7 +161,8 @@ public final class TomcatBase {
         }
         version.ifPresent(v -> checkVersion(base, v));
         return new TomcatBase(base, xmlBase(base, host), base.resolve("conf").resolve(engineName).resolve(hostName),
-                version, httpConnector(engine), connectorPorts(engine), appBase(base, host));
+                version, httpConnector(engine), connectorPorts(engine), appBase(base, host),
+                metricsWorkDir(base, engineName, hostName, host));
     }
 
     /** The engine's {@code <Host>} of that name, as Tomcat matches it (in any case), or null. */
@@ -179,6 +183,17 @@ public final class TomcatBase {
             value = "webapps";
         }
         return base.resolve(value).normalize();
+    }
+
+    /**
+     * Where Tomcat puts the metrics application's work folder (StandardContext's default): the default host's
+     * {@code workDir}, else {@code work/<engine>/<host>} (relative: to the base), then the application's base name.
+     */
+    private static Path metricsWorkDir(Path base, String engineName, String hostName, Element host) {
+        String workDir = host == null ? "" : attribute(host, "workDir", "");
+        Path hostWork = workDir.isEmpty() || workDir.contains("${") // a property Tomcat would replace: not known here
+                ? base.resolve("work").resolve(engineName).resolve(hostName) : base.resolve(workDir);
+        return hostWork.normalize().resolve(TomcatLayout.METRICS_CONTEXT.substring(1));
     }
 
     /**
@@ -409,6 +424,14 @@ public final class TomcatBase {
         int version = baseName.indexOf("##");
         String name = version < 0 ? baseName : baseName.substring(0, version);
         return name.equals("ROOT") ? "/" : "/" + name.replace('#', '/');
+    }
+
+    /**
+     * Tomcat's work folder of the metrics application ({@code work/Catalina/localhost/fairslice} by default), which
+     * Tomcat makes as it deploys the application.
+     */
+    public Path metricsWorkDir() {
+        return metricsWorkDir;
     }
 
     /** The default host's application folder ({@code appBase}, {@code webapps} unless server.xml says otherwise). */

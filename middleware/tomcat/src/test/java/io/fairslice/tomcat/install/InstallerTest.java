@@ -132,6 +132,45 @@ class InstallerTest {
         assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
     }
 
+    /**
+     * Tomcat makes a work folder for every application it deploys, the metrics application's too, and keeps it when
+     * the application is removed while Tomcat is stopped: the uninstall left work/Catalina/localhost/fairslice/
+     * behind, empty. It is removed while empty (in the host's own workDir too), kept and said with something in it.
+     */
+    @Test
+    void shouldRemoveTheWorkFolderTomcatMadeForTheMetricsApplication() throws Exception {
+        Path work = base.resolve("work/Catalina/localhost");
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(install()).as(err).isZero();
+        Files.createDirectories(work.resolve("fairslice")); // as Tomcat's start made them
+        Files.createDirectories(work.resolve("shop"));
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(out).contains("removed    work/Catalina/localhost/fairslice/ (Tomcat's work folder of the metrics"
+                + " application)");
+        assertThat(work.resolve("fairslice")).doesNotExist();
+        assertThat(work.resolve("shop")).as("another application's").isDirectory();
+        Files.delete(work.resolve("shop"));
+        Files.delete(work);
+        Files.delete(work.getParent());
+        Files.delete(base.resolve("work"));
+        assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
+
+        assertThat(install()).as(err).isZero();
+        Files.createDirectories(work.resolve("fairslice"));
+        Files.writeString(work.resolve("fairslice/SESSIONS.ser"), "sessions");
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(out).contains("kept       work/Catalina/localhost/fairslice/ (Tomcat's work folder of the metrics"
+                + " application; not empty)");
+        assertThat(work.resolve("fairslice/SESSIONS.ser")).exists();
+
+        Files.writeString(base.resolve("conf/server.xml"), TestTomcat.SERVER_XML.replace("appBase=\"webapps\"",
+                "appBase=\"webapps\" workDir=\"scratch\""));
+        assertThat(install()).as(err).isZero();
+        Files.createDirectories(base.resolve("scratch/fairslice"));
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(base.resolve("scratch/fairslice")).as("the host's workDir").doesNotExist();
+    }
+
     @Test
     void shouldRestoreAFileWithoutFinalNewlineExactly() throws Exception {
         Files.createDirectories(base.resolve("bin"));

@@ -448,6 +448,8 @@ abstract class TomcatDropInScenario {
         assertThat(tomcat.base().resolve("bin/setenv.sh")).as("created by the installer").doesNotExist();
         assertThat(tomcat.base().resolve("fairslice")).doesNotExist();
         assertThat(tomcat.base().resolve("conf/Catalina/localhost/fairslice.xml")).doesNotExist();
+        assertThat(tomcat.base().resolve("work/Catalina/localhost/fairslice")).as("Tomcat's work folder of it")
+                .doesNotExist();
         assertThat(tomcat.base().resolve("conf/fairslice.properties")).as("changed by the operator: kept").exists();
     }
 
