@@ -41,8 +41,9 @@ class CallSiteYieldPointsTest {
 
     /**
      * No yield point before the calls made only while a monitor or a lock is held: Object.notifyAll (wait, notify),
-     * Condition.signalAll (await, signal) and Lock.unlock. A yield point there parked a request holding its monitor
-     * or lock, which the scheduler sees only for woven synchronized methods.
+     * Condition.signalAll (await, signal), Lock.unlock and a StampedLock's unlockWrite (its other releases). A yield
+     * point there parked a request holding its monitor or lock, which the scheduler sees only for woven synchronized
+     * methods.
      */
     @Test
     void shouldAddNoYieldPointBeforeCallsMadeOnlyUnderAMonitorOrALock() {
@@ -51,8 +52,9 @@ class CallSiteYieldPointsTest {
 
         mailbox.post();
 
-        // post()'s execution and its call to lock(), which takes the lock; not notifyAll, signalAll nor unlock
-        assertThat(YieldPointCounter.count() - before).isEqualTo(2);
+        // post()'s execution and its calls to lock() and writeLock(), which take the locks; not notifyAll,
+        // signalAll, unlock nor unlockWrite
+        assertThat(YieldPointCounter.count() - before).isEqualTo(3);
         assertThat(mailbox.letters()).isEqualTo(1);
     }
 

@@ -27,12 +27,17 @@ public class CallSiteYieldPointAspect {
 
     /**
      * Calls made only while the caller holds a monitor or a lock: Object's wait and notify, a Condition's await and
-     * signal, and Lock.unlock. A yield point before them would park the request holding it, and the scheduler sees a
-     * held monitor only in woven synchronized methods ({@code YieldGate.inMonitor}), not in synchronized blocks.
+     * signal, Lock.unlock, and a StampedLock's releases (unlock, unlockRead, unlockWrite, their try forms, and the
+     * conversions, which release or trade the stamp held; a StampedLock is no Lock). A yield point before them would
+     * park the request holding it, and the scheduler sees a held monitor only in woven synchronized methods
+     * ({@code YieldGate.inMonitor}), not in synchronized blocks.
      */
     @Pointcut("call(* java.lang.Object.wait(..)) || call(* java.lang.Object.notify*())"
             + " || call(* java.util.concurrent.locks.Condition+.*(..))"
-            + " || call(* java.util.concurrent.locks.Lock+.unlock())")
+            + " || call(* java.util.concurrent.locks.Lock+.unlock())"
+            + " || call(* java.util.concurrent.locks.StampedLock.unlock*(..))"
+            + " || call(* java.util.concurrent.locks.StampedLock.tryUnlock*(..))"
+            + " || call(* java.util.concurrent.locks.StampedLock.tryConvertTo*(..))")
     void underAMonitorOrALock() {
     }
 }
