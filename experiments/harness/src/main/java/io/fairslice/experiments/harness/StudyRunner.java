@@ -411,6 +411,8 @@ public final class StudyRunner {
             progress.skipConfiguration(id);
             console.println("fairslice study: " + id + " skipped: " + e.getMessage());
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.NOT_AVAILABLE, e.getMessage());
+        } catch (PageNotServedException e) {
+            throw e; // not this configuration's fault: the run stops
         } catch (IOException | RuntimeException e) {
             stopped(host, e);
             progress.skipConfiguration(id);
@@ -454,6 +456,17 @@ public final class StudyRunner {
              CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond,
                      host.interruptAccounting);
              MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl)) {
+            StudyParameters pages = StudyParameters.from(parameters(server, 0, Duration.ZERO, config.measure())::get);
+            List<String> paths = new ArrayList<>(pages.lightPaths());
+            paths.add(pages.heavyPath());
+            StudyServerProcess.Unserved unserved = server.unservedPage(paths);
+            if (unserved != null) {
+                String page = unserved.path().equals(pages.heavyPath()) && !pages.lightPaths().contains(unserved.path())
+                        ? "the heavy page " + unserved.path() : "lightPaths = " + config.lightPaths();
+                throw new PageNotServedException(page + ": the study server (" + id + ") answered GET "
+                        + unserved.path() + " with " + unserved.status() + " (see " + server.log + "), so every "
+                        + "such request of the study would fail; nothing is measured");
+            }
             if (!config.jitWarmUp().isZero()) {
                 progress.step(id, "JIT warm-up " + StudyConfig.format(config.jitWarmUp()));
                 load.run(parameters(server, config.heaviest(), Duration.ZERO, config.jitWarmUp()),
@@ -475,6 +488,18 @@ public final class StudyRunner {
                     progress.pointDone(id);
                 }
             }
+        }
+    }
+
+    /**
+     * A page the load requests is not served by the study server ({@link StudyServerProcess#unservedPage}): the whole
+     * study stops, since every configuration would measure the same failures (exit 2, as for a bad setting).
+     */
+    static final class PageNotServedException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        PageNotServedException(String message) {
+            super(message);
         }
     }
 

@@ -2,6 +2,10 @@ package io.fairslice.experiments.harness;
 
 import io.fairslice.experiments.server.StudyServer;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -126,11 +130,10 @@ final class StudyServerProcess implements AutoCloseable {
     /** The server's /metrics in Prometheus text, or an empty string if it cannot be read. */
     String scrapeMetrics() {
         try {
-            java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
-                    .connectTimeout(java.time.Duration.ofSeconds(5)).build();
-            java.net.http.HttpResponse<String> response = client.send(java.net.http.HttpRequest
-                    .newBuilder(java.net.URI.create(baseUrl + "/metrics")).timeout(java.time.Duration.ofSeconds(10))
-                    .header("Accept", "text/plain").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
+                    .timeout(Duration.ofSeconds(10)).header("Accept", "text/plain").build(),
+                    HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? response.body() : "";
         } catch (IOException e) {
             return "";
@@ -138,6 +141,31 @@ final class StudyServerProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             return "";
         }
+    }
+
+    /** A page the server did not serve: its path and the status it answered with. */
+    record Unserved(String path, int status) {
+    }
+
+    /**
+     * The first of {@code paths} the server does not answer once with a status the load generator counts as a success
+     * (Gatling's default check: 200-209 or 304; a redirect is not followed, as the load does not follow it), or null
+     * when every one does. A typo in {@code lightPaths} had every light request of the study fail, and the run
+     * measured nothing but 404s for its whole length and ended with status 0.
+     */
+    Unserved unservedPage(List<String> paths) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+                .followRedirects(HttpClient.Redirect.NEVER).build();
+        for (String path : paths) {
+            // a heavy page's first request parses its document in a cold JVM: seconds, not minutes
+            HttpResponse<Void> response = client.send(HttpRequest.newBuilder(URI.create(baseUrl + path))
+                    .timeout(Duration.ofSeconds(60)).build(), HttpResponse.BodyHandlers.discarding());
+            int status = response.statusCode();
+            if ((status < 200 || status > 209) && status != 304) {
+                return new Unserved(path, status);
+            }
+        }
+        return null;
     }
 
     boolean alive() {
