@@ -29,7 +29,14 @@ final class ClosedLoopLoad implements AutoCloseable {
     private volatile boolean counting;
     private final List<AtomicLong[]> counters = new ArrayList<>();
     private final List<String> pages = new ArrayList<>();
-    private final List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    /**
+     * How many examples of errors are kept ({@link #errors}); every error is counted ({@link #errorCount}). A client
+     * whose server is gone fails a connection every few microseconds, and every one was kept: the list grew by the
+     * hundred thousand a second for as long as the load ran.
+     */
+    static final int ERROR_EXAMPLES = 20;
+    private final AtomicLong errorCount = new AtomicLong();
+    private final List<String> errors = new ArrayList<>(); // guarded by itself
 
     ClosedLoopLoad(int port) {
         this.port = port;
@@ -68,7 +75,7 @@ final class ClosedLoopLoad implements AutoCloseable {
                         count[response.status() == 200 ? 0 : 1].incrementAndGet();
                     }
                     if (response.status() != 200) {
-                        errors.add(page + " -> HTTP " + response.status());
+                        error(page + " -> HTTP " + response.status());
                     }
                     // the server closes the connection after it (Tomcat does after every 503): the next request goes
                     // on a new one; written on this one, it failed and counted a 503 twice
@@ -79,7 +86,7 @@ final class ClosedLoopLoad implements AutoCloseable {
                     if (counting) {
                         count[1].incrementAndGet();
                     }
-                    errors.add(page + " -> " + e);
+                    error(page + " -> " + e);
                 }
             }
         }
@@ -174,8 +181,25 @@ final class ClosedLoopLoad implements AutoCloseable {
         return result;
     }
 
+    private void error(String what) {
+        errorCount.incrementAndGet();
+        synchronized (errors) {
+            if (errors.size() < ERROR_EXAMPLES) {
+                errors.add(what);
+            }
+        }
+    }
+
+    /** The first {@link #ERROR_EXAMPLES} errors (a failed status or connection), in the order they came. */
     List<String> errors() {
-        return errors;
+        synchronized (errors) {
+            return List.copyOf(errors);
+        }
+    }
+
+    /** Every error so far, inside the window or not ({@link #errors} keeps the first few). */
+    long errorCount() {
+        return errorCount.get();
     }
 
     /** Stops sending: each client ends as its response in flight comes, or as the server closes its connection. */

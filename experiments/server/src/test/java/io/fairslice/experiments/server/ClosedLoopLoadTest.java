@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
@@ -33,14 +34,34 @@ class ClosedLoopLoadTest {
             load.stop();
 
             assertThat(counts.get(0).failed()).as("refusals counted").isPositive();
-            List<String> errors;
-            synchronized (load.errors()) {
-                errors = List.copyOf(load.errors());
-            }
-            assertThat(errors).as("every error a 503, none a connection the client wrote on after it was closed")
+            assertThat(load.errors()).as("every error a 503, none a connection the client wrote on after it was closed")
                     .isNotEmpty().allMatch(e -> e.equals("/page -> HTTP 503"));
         } finally {
             server.stop(0);
+        }
+    }
+
+    /**
+     * Clients whose server is gone fail a connection every few microseconds for as long as the load runs: each error
+     * is counted, and only the first few are kept (every one was, without bound).
+     */
+    @Test
+    void shouldCountEveryErrorButKeepOnlyTheFirstFewWhileTheServerIsGone() throws Exception {
+        int port;
+        try (ServerSocket gone = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = gone.getLocalPort();
+        }
+        try (ClosedLoopLoad load = new ClosedLoopLoad(port)) {
+            load.clients("/page", 2);
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (load.errorCount() <= 10L * ClosedLoopLoad.ERROR_EXAMPLES && System.currentTimeMillis() < deadline) {
+                Thread.sleep(20);
+            }
+            load.stop();
+
+            assertThat(load.errorCount()).as("errors counted").isGreaterThan(10L * ClosedLoopLoad.ERROR_EXAMPLES);
+            assertThat(load.errors()).hasSize(ClosedLoopLoad.ERROR_EXAMPLES)
+                    .allMatch(e -> e.startsWith("/page -> java.net.ConnectException"));
         }
     }
 }
