@@ -101,13 +101,20 @@ public final class Taskset {
         BitSet set = new BitSet();
         for (String part : list.trim().split(",")) {
             String[] range = part.split("-", 2);
+            int from;
+            int to;
             try {
-                int from = Integer.parseInt(range[0].trim());
-                int to = range.length == 2 ? Integer.parseInt(range[1].trim()) : from;
-                set.set(from, to + 1);
+                from = Integer.parseInt(range[0].trim());
+                to = range.length == 2 ? Integer.parseInt(range[1].trim()) : from;
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("not a CPU list (like 0-2,5): " + list, e);
             }
+            // BitSet.set said only "fromIndex: 3 > toIndex: 2" for the range 3-1
+            if (to < from) {
+                throw new IllegalArgumentException("not a CPU list (like 0-2,5): " + list + " (the range '"
+                        + part.trim() + "' ends before it starts)");
+            }
+            set.set(from, to + 1);
         }
         return set;
     }

@@ -48,6 +48,10 @@ class TasksetTest {
         assertThat(Taskset.cpuList("0-2,5")).isEqualTo(BitSet.valueOf(new long[] {0b100111}));
         assertThat(Taskset.cpuList("1")).isEqualTo(BitSet.valueOf(new long[] {0b10}));
         assertThatThrownBy(() -> Taskset.cpuList("one")).hasMessageContaining("not a CPU list (like 0-2,5): one");
+        assertThatThrownBy(() -> Taskset.cpuList("0,3-1")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("not a CPU list (like 0-2,5): 0,3-1 (the range '3-1' ends before it starts)");
+        assertThatThrownBy(() -> Taskset.cpuList("1--2")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("not a CPU list (like 0-2,5): 1--2 (the range '1--2' ends before it starts)");
     }
 
     /** Starts short threads one after another until killed: a process whose thread list changes all the time. */
