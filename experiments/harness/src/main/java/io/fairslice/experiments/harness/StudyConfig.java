@@ -1,6 +1,7 @@
 package io.fairslice.experiments.harness;
 
 import io.fairslice.experiments.app.StudySettings;
+import io.fairslice.experiments.server.Numbers;
 import io.fairslice.experiments.server.ServerOptions;
 import io.fairslice.loadgen.ParameterException;
 import io.fairslice.loadgen.StudyParameters;
@@ -417,11 +418,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
     }
 
     private static int parseInt(String key, String text) {
-        try {
-            return Integer.parseInt(text.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key + " must be a whole number, got '" + text.trim() + "'");
-        }
+        return Numbers.wholeInt(key, text.trim());
     }
 
     private static Duration duration(Map<String, String> values, String key, Duration fallback) {

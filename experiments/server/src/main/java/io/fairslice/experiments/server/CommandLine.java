@@ -45,12 +45,7 @@ final class CommandLine {
 
     /** {@code value} as a whole number in {@code min..max}. */
     static long number(String option, String value, long min, long max) {
-        long n;
-        try {
-            n = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " must be a whole number, got '" + value + "'");
-        }
+        long n = Numbers.whole(option, value);
         if (n < min || n > max) {
             throw new IllegalArgumentException(option + " must be " + (max == Long.MAX_VALUE ? "at least " + min
                     : min + ".." + max) + ", got " + n);

@@ -139,9 +139,9 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
-                case "--port" -> port = parseInt(arg, once(given, arg, value(args, ++i, arg)));
+                case "--port" -> port = Numbers.wholeInt(arg, once(given, arg, value(args, ++i, arg)));
                 case "--address" -> address = once(given, arg, value(args, ++i, arg));
-                case "--max-threads" -> maxThreads = parseInt(arg, once(given, arg, value(args, ++i, arg)));
+                case "--max-threads" -> maxThreads = Numbers.wholeInt(arg, once(given, arg, value(args, ++i, arg)));
                 case "--document-size" -> {
                     String size = once(given, arg, value(args, ++i, arg));
                     // the application's own rule, here: it checks as it starts, where a bad size only said that the
@@ -251,13 +251,5 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
             throw new UsageException(option + " needs a value");
         }
         return args[i];
-    }
-
-    private static int parseInt(String option, String value) {
-        try {
-            return Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(option + " must be a whole number, got '" + value + "'");
-        }
     }
 }

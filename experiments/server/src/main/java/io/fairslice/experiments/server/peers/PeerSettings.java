@@ -1,5 +1,6 @@
 package io.fairslice.experiments.server.peers;
 
+import io.fairslice.experiments.server.Numbers;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -70,26 +71,12 @@ public record PeerSettings(double lightShare, double heavyShare, int minLimit, i
 
     private static double decimal(UnaryOperator<String> lookup, String key, double fallback) {
         String v = string(lookup, key, null);
-        if (v == null) {
-            return fallback;
-        }
-        try {
-            return Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PREFIX + key + " must be a number, got '" + v + "'");
-        }
+        return v == null ? fallback : Numbers.decimal(PREFIX + key, v);
     }
 
     private static int integer(UnaryOperator<String> lookup, String key, int fallback) {
         String v = string(lookup, key, null);
-        if (v == null) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PREFIX + key + " must be a whole number, got '" + v + "'");
-        }
+        return v == null ? fallback : Numbers.wholeInt(PREFIX + key, v);
     }
 
     private static void require(boolean ok, String key, String rule, Object value) {

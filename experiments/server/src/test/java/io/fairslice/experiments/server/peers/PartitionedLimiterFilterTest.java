@@ -116,6 +116,18 @@ class PartitionedLimiterFilterTest {
                 .hasMessage("fairslice.peer.netflix.max-limit must be a whole number, got 'lots'");
     }
 
+    /** Java's literal forms were read as numbers: light-share=0.5d ran as 0.5, heavy-share=0x1p-3 as 0.125. */
+    @Test
+    void shouldRefuseJavaLiteralFormsOfANumberNamingTheSettingAndTheValue() {
+        assertThatThrownBy(() -> PeerSettings.from(Map.of("fairslice.peer.netflix.light-share", "0.5d")::get))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("fairslice.peer.netflix.light-share must be a number such as 0.9 or 12.5, got '0.5d'");
+        assertThatThrownBy(() -> PeerSettings.from(Map.of("fairslice.peer.netflix.heavy-share", "0x1p-3")::get))
+                .hasMessage("fairslice.peer.netflix.heavy-share must be a number such as 0.9 or 12.5, got '0x1p-3'");
+        assertThatThrownBy(() -> PeerSettings.from(Map.of("fairslice.peer.netflix.max-limit", "\u0662\u0660\u0660")
+                ::get)).hasMessage("fairslice.peer.netflix.max-limit must be a whole number, got '\u0662\u0660\u0660'");
+    }
+
     @Test
     void shouldRefuseAnUnknownSettingAndNameMaxLimitWhenItIsBelowTheInitialLimit() {
         assertThatThrownBy(() -> PeerSettings.refuseUnknown(List.of("java.home", "fairslice.peer.netflix.max_limit")))
