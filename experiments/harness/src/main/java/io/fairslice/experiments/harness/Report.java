@@ -103,7 +103,7 @@ public final class Report {
             Summary.Row row = summary.heaviestRow(c);
             String failed = failedNote(summary, c);
             parts.add(c + outcomeMark(result, c) + (row.heavyUsers() == heaviest ? "" : " at H=" + row.heavyUsers())
-                    + " " + percent(row.retention())
+                    + " " + percent(row.retention()) + (withoutReference(summary).contains(c) ? " (no H=0)" : "")
                     + (row.retentionDisturbed() ? " (disturbed)" : "")
                     + (failed.isEmpty() ? "" : " (" + failed + ")"));
         }
@@ -128,6 +128,10 @@ public final class Report {
         String unsteady = hostSpeedNote(result.machine());
         if (unsteady != null) {
             b.add(new Paragraph(unsteady));
+        }
+        String noReference = noReferenceNote(summary, result.settings());
+        if (noReference != null) {
+            b.add(new Paragraph(noReference));
         }
         String compiling = compilerNote(summary, result.settings());
         if (compiling != null) {
@@ -296,6 +300,30 @@ public final class Report {
         return found.isEmpty() ? null : "Warning: the host did not run the server's core at a steady speed ("
                 + String.join("; ", found) + "): windows measured at different speeds are not alike, and retention "
                 + "spreads with the speed (docs/study.md, \"A host that changes speed\").";
+    }
+
+    /** The configurations measured without a light-only point (H=0), which their retention divides by. */
+    private static List<String> withoutReference(Summary summary) {
+        return summary.configurations().stream().filter(c -> summary.rows().stream()
+                .noneMatch(r -> r.configuration().equals(c) && r.heavyUsers() == 0)).toList();
+    }
+
+    /**
+     * Why light retention reads n/a for the configurations measured without a light-only point (H=0), or null when
+     * every one has it. heavyUsers may leave 0 out on purpose, in a run that looks at one load only (the CPU split at
+     * H=40 in docs/measurements/cpu-sample-bias-20261206): the report said "n/a" without saying why.
+     */
+    static String noReferenceNote(Summary summary, Map<String, String> settings) {
+        List<String> without = withoutReference(summary);
+        if (without.isEmpty()) {
+            return null;
+        }
+        String heavyUsers = settings.getOrDefault("heavyUsers", "?");
+        boolean leftOut = !List.of(heavyUsers.split(",")).contains("0");
+        return "Light retention reads n/a for " + String.join(", ", without) + ": there is no light-only point (H=0) "
+                + "to divide by, " + (leftOut ? "since this run's heavyUsers (" + heavyUsers + ") leaves 0 out; "
+                + "add 0 to heavyUsers to measure retention." : "which was not measured (the Configurations table "
+                + "says why).");
     }
 
     /**

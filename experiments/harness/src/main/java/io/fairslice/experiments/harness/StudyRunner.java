@@ -124,6 +124,11 @@ public final class StudyRunner {
                         + "own (" + host.pinningUnavailableReason() + "): they share the cores, and the windows "
                         + "measure that");
             }
+            if (!config.heavyUsers().contains(0)) {
+                // allowed: a run may look at one load only (docs/study.md, "Custom runs")
+                console.println("fairslice study: heavyUsers = " + config.describe().get("heavyUsers") + " has no "
+                        + "light-only point 0, which light retention divides by: retention will read n/a");
+            }
             String interrupts = interruptWarning(host.interruptAccounting);
             if (interrupts != null) {
                 console.println(interrupts);

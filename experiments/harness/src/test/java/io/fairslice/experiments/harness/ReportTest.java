@@ -353,6 +353,31 @@ class ReportTest {
     }
 
     /**
+     * A run whose heavyUsers leaves 0 out (allowed: runs that look at one load only) has no retention; the report
+     * said "n/a" without saying why.
+     */
+    @Test
+    void shouldSayWhyRetentionIsMissingWhenHeavyUsersLeavesTheLightOnlyPointOut() throws Exception {
+        StudyResult f = fixture();
+        Map<String, String> settings = new LinkedHashMap<>(f.settings());
+        settings.put("heavyUsers", "40");
+        StudyResult loadedOnly = new StudyResult(f.runId(), settings, f.machine(),
+                f.points().stream().filter(p -> p.heavyUsers() == 40).toList(), f.outcomes(), f.startEpochMillis(),
+                f.endEpochMillis(), f.heaviest());
+
+        assertThat(Report.write(loadedOnly, dir)).isEqualTo("light retention at 40 heavy clients: none@default n/a "
+                + "(no H=0), share@default n/a (no H=0)");
+        assertThat(Files.readString(dir.resolve("report.md"))).contains("Light retention reads n/a for none@default, "
+                + "share@default: there is no light-only point (H=0) to divide by, since this run's heavyUsers (40) "
+                + "leaves 0 out; add 0 to heavyUsers to measure retention.");
+        assertThat(Report.noReferenceNote(Summary.of(f.points()), f.settings())).as("with H=0 measured").isNull();
+        assertThat(Report.noReferenceNote(Summary.of(f.points().stream().filter(p -> p.heavyUsers() == 40
+                || !p.configuration().equals("share@default")).toList()), f.settings()))
+                .endsWith("share@default: there is no light-only point (H=0) to divide by, which was not measured "
+                        + "(the Configurations table says why).");
+    }
+
+    /**
      * A configuration whose data stop at a lighter point than the run's heaviest (a hand-merged points.csv, an old run
      * that measured H=0 first and failed part way) had its retention there printed as the heaviest point's.
      */
