@@ -419,9 +419,15 @@ public final class ResultsFiles {
         return s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
     }
 
+    /**
+     * A CSV field: quoted when it holds a comma, a quote, a line feed or a carriage return (RFC 4180), its line breaks
+     * (LF, CRLF or a lone CR) each turned into a space, since the files are read a line at a time. A lone CR, as in a
+     * log's progress line, went out unquoted, and readAllLines ends a line there too: the row was read as two.
+     */
     private static String csv(String s) {
-        if (s.contains(",") || s.contains("\"") || s.contains("\n")) {
-            return "\"" + s.replace("\"", "\"\"").replace("\n", " ") + "\"";
+        if (s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r")) {
+            return "\"" + s.replace("\"", "\"\"").replace("\r\n", " ").replace('\r', ' ').replace('\n', ' ')
+                    + "\"";
         }
         return s;
     }
@@ -471,6 +477,7 @@ public final class ResultsFiles {
             switch (c) {
                 case '\\' -> sb.append("\\\\");
                 case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r"); // a line's end in the properties format too
                 default -> {
                     if (c > 0x7e) {
                         sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));

@@ -611,6 +611,30 @@ class ReportTest {
         assertThat(dir.resolve("report.md")).exists();
     }
 
+    /**
+     * A value holding a lone CR (a log's progress line in a configuration's message) went into outcomes.csv unquoted,
+     * and into run.properties as it was: both files end a line at a CR, and the row was read back as two.
+     */
+    @Test
+    void shouldQuoteAndReadBackValuesHoldingCarriageReturns() throws Exception {
+        StudyResult f = fixture();
+        Map<String, String> machine = new LinkedHashMap<>(f.machine());
+        machine.put("cpu", "one\rtwo");
+        StudyResult withCr = new StudyResult(f.runId(), f.settings(), machine, f.points(), List.of(
+                new ConfigurationOutcome("none@default", ConfigurationOutcome.Status.FAILED,
+                        "exited; its log ends with:\r\nstep 1\rstep 2\nend")), f.startEpochMillis(),
+                f.endEpochMillis(), f.heaviest());
+
+        ResultsFiles.write(withCr, dir);
+
+        assertThat(Files.readString(dir.resolve(ResultsFiles.OUTCOMES_CSV))).isEqualTo("configuration,status,message\n"
+                + "none@default,FAILED,\"exited; its log ends with: step 1 step 2 end\"\n");
+        StudyResult read = ResultsFiles.read(dir);
+        assertThat(read.outcomes()).containsExactly(new ConfigurationOutcome("none@default",
+                ConfigurationOutcome.Status.FAILED, "exited; its log ends with: step 1 step 2 end"));
+        assertThat(read.machine()).containsEntry("cpu", "one\rtwo");
+    }
+
     @Test
     void shouldReadBackWhatItWrote() throws Exception {
         StudyResult original = fixture();
