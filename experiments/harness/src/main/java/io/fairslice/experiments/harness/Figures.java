@@ -201,7 +201,11 @@ public final class Figures {
         if (rows.isEmpty()) {
             return "not run";
         }
-        return rows.stream().anyMatch(r -> r.heavyUsers() == heaviest) ? "no H=0" : "no H=" + heaviest;
+        if (rows.stream().noneMatch(r -> r.heavyUsers() == heaviest)) {
+            return "no H=" + heaviest;
+        }
+        // a light-only point measured whose light pages served nothing (every request failed) was called missing
+        return rows.stream().anyMatch(r -> r.heavyUsers() == 0) ? "no light at H=0" : "no H=0";
     }
 
     static List<Chart<?, ?>> latencyPanels(Summary summary) {

@@ -544,6 +544,14 @@ class ReportTest {
                 .filter(p -> !(p.configuration().equals("share@default") && p.heavyUsers() == 0)).toList();
         assertThat(Figures.retentionPercent(Summary.of(noBaseline), "share@default", 40)).isNull();
         assertThat(Figures.missingLabel(Summary.of(noBaseline), List.of(), "share@default", 40)).isEqualTo("no H=0");
+        // nor one whose light-only point served no light request: that point is there, its light throughput is 0
+        List<PointResult> noLight = replacing("share@default", 0, p -> new PointResult(p.configuration(),
+                p.heavyUsers(), p.lightUsers(), p.repetition(), p.attempt(), p.startEpochMillis(), p.windowSeconds(),
+                new ClassStats(300, 0, 0, 300, 0, -1, -1, -1, -1, -1, 0), p.heavy(), p.serverCpu(), p.otherCpu(),
+                p.irqCpu(), p.idleCpu(), p.lightCpu(), p.heavyCpu(), p.jitCpu(), p.accepted(), p.note()));
+        assertThat(Figures.retentionPercent(Summary.of(noLight), "share@default", 40)).isNull();
+        assertThat(Figures.missingLabel(Summary.of(noLight), List.of(), "share@default", 40))
+                .isEqualTo("no light at H=0");
         // and without the baseline configuration under its scheduler, no retention against it
         List<PointResult> noNone = result.points().stream()
                 .filter(p -> !p.configuration().equals("none@default")).toList();
