@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.server.ProcCpu;
 import io.fairslice.experiments.server.Taskset;
 import io.fairslice.experiments.server.TemporaryFolder;
 import java.io.IOException;
@@ -88,7 +89,7 @@ final class Host implements AutoCloseable {
         pinning = cores >= 2 && ALLOWED_CORES.size() >= 2 && onPath("taskset");
         rrUnavailableReason = probeRealtime(rrTimeslice);
         batchUnavailableReason = probeLaunch(Scheduler.BATCH.launchPrefix());
-        ticksPerSecond = clockTicks();
+        ticksPerSecond = ProcCpu.TICKS_PER_SECOND;
         interruptAccounting = ProcFs.interruptAccounting();
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         if (pinning) {
@@ -455,20 +456,6 @@ final class Host implements AutoCloseable {
             return "interrupted while probing chrt";
         }
         return null;
-    }
-
-    private static long clockTicks() {
-        try {
-            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).trim();
-            p.waitFor(5, TimeUnit.SECONDS);
-            return Long.parseLong(out);
-        } catch (IOException | NumberFormatException e) {
-            return 100; // USER_HZ is 100 on every Linux architecture the study targets
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 100;
-        }
     }
 
     static boolean onPath(String program) {

@@ -30,10 +30,11 @@ final class MeterSampler implements AutoCloseable {
     private static final long PERIOD_MILLIS = 1000;
 
     /** A sample's time and server CPU are the midpoints of the scrape's. */
-    private record Sample(long epochMillis, Map<String, Double> pages, double serverTicks) {
+    record Sample(long epochMillis, Map<String, Double> pages, double serverTicks) {
     }
 
     private final long pid;
+    private final long ticksPerSecond;
     private final URI uri;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Sample> samples = new ArrayList<>();
@@ -43,13 +44,15 @@ final class MeterSampler implements AutoCloseable {
     private boolean warned;
     private volatile boolean running = true;
 
-    MeterSampler(long pid, String baseUrl) {
-        this(pid, baseUrl, System.err);
+    /** {@code ticksPerSecond}: the unit of /proc's CPU times ({@link ProcCpu#TICKS_PER_SECOND}). */
+    MeterSampler(long pid, String baseUrl, long ticksPerSecond) {
+        this(pid, baseUrl, ticksPerSecond, System.err);
     }
 
     /** A sampler that reports a scrape it could not read to {@code warnings}. */
-    MeterSampler(long pid, String baseUrl, PrintStream warnings) {
+    MeterSampler(long pid, String baseUrl, long ticksPerSecond, PrintStream warnings) {
         this.pid = pid;
+        this.ticksPerSecond = ticksPerSecond;
         this.warnings = warnings;
         this.uri = URI.create(baseUrl + "/metrics" + QUERY);
         this.thread = new Thread(this::loop, "fairslice-meter-sampler");
@@ -115,15 +118,25 @@ final class MeterSampler implements AutoCloseable {
         }
         Sample first = ends.get(0);
         Sample last = ends.get(1);
-        if (2 * (last.epochMillis - first.epochMillis) < toEpochMillis - fromEpochMillis || first.pages.isEmpty()
-                || last.pages.isEmpty() || last.serverTicks <= first.serverTicks) {
+        if (2 * (last.epochMillis - first.epochMillis) < toEpochMillis - fromEpochMillis) {
+            return Double.NaN;
+        }
+        return part(first, last, pages, ticksPerSecond);
+    }
+
+    /**
+     * The pages' CPU between two samples over the server's, its ticks read at {@code ticksPerSecond}; NaN without the
+     * meter or the server's CPU.
+     */
+    static double part(Sample first, Sample last, List<String> pages, long ticksPerSecond) {
+        if (first.pages.isEmpty() || last.pages.isEmpty() || last.serverTicks <= first.serverTicks) {
             return Double.NaN;
         }
         double seconds = 0;
         for (String page : new LinkedHashSet<>(pages)) {
             seconds += last.pages.getOrDefault(page, 0.0) - first.pages.getOrDefault(page, 0.0);
         }
-        return seconds / ((last.serverTicks - first.serverTicks) / ProcCpu.TICKS_PER_SECOND);
+        return seconds / ((last.serverTicks - first.serverTicks) / ticksPerSecond);
     }
 
     @Override

@@ -460,7 +460,7 @@ public final class StudyRunner {
                 classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(name + "-server.log"));
              CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond,
                      host.interruptAccounting);
-             MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl)) {
+             MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl, host.ticksPerSecond)) {
             StudyParameters pages = StudyParameters.from(parameters(server, 0, Duration.ZERO, config.measure())::get);
             List<String> paths = new ArrayList<>(pages.lightPaths());
             paths.add(pages.heavyPath());

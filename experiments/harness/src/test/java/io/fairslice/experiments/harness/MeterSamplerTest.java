@@ -1,10 +1,12 @@
 package io.fairslice.experiments.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import io.fairslice.experiments.server.ProcCpu;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -13,6 +15,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -89,6 +92,21 @@ class MeterSamplerTest {
         }
     }
 
+    /**
+     * The server's CPU is read in /proc's ticks at the host's rate, the one the CPU sampler uses: the meter sampler
+     * took 100 a second whatever getconf CLK_TCK said, and on a 250 Hz USER_HZ read the pages' part 2.5 times low.
+     */
+    @Test
+    void shouldReadTheServersTicksAtTheGivenRate() {
+        MeterSampler.Sample first = new MeterSampler.Sample(0, Map.of("/light", 1.0, "/heavy", 2.0), 1000);
+        MeterSampler.Sample last = new MeterSampler.Sample(1000, Map.of("/light", 1.5, "/heavy", 2.2), 1250);
+
+        assertThat(MeterSampler.part(first, last, List.of("/light"), 250)).as("0.5 s of the server's 1 s")
+                .isCloseTo(0.5, within(1e-9));
+        assertThat(MeterSampler.part(first, last, List.of("/heavy"), 100)).as("0.2 s of the server's 2.5 s")
+                .isCloseTo(0.08, within(1e-9));
+    }
+
     /** A /metrics that answered another status than 200 (404: a server without it) was passed over in silence. */
     @Test
     @Timeout(30)
@@ -130,7 +148,7 @@ class MeterSamplerTest {
     /** A sampler of this process and {@code metrics}, its warnings written to {@code warnings}. */
     private static MeterSampler sampler(HttpServer metrics, ByteArrayOutputStream warnings) {
         return new MeterSampler(ProcessHandle.current().pid(), "http://127.0.0.1:" + metrics.getAddress().getPort(),
-                new PrintStream(warnings, true, StandardCharsets.UTF_8));
+                ProcCpu.TICKS_PER_SECOND, new PrintStream(warnings, true, StandardCharsets.UTF_8));
     }
 
     /**

@@ -6,15 +6,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
- * A process's CPU time from Linux's /proc, in clock ticks (USER_HZ, 100 a second): all of it, and the part its JIT
+ * A process's CPU time from Linux's /proc, in clock ticks (USER_HZ): all of it, and the part its JIT
  * compiler threads used. The benchmarks (OverheadCompare) and the study's harness read the server through this.
  */
 public final class ProcCpu {
 
-    /** Clock ticks a second: the unit of /proc/PID/stat's CPU times (100 on every Linux this runs on). */
-    public static final double TICKS_PER_SECOND = 100;
+    /**
+     * Clock ticks a second, the unit of /proc's CPU times, as {@code getconf CLK_TCK} gives it (100 without getconf):
+     * every reader of /proc divides by this one. The study's CPU sampler asked getconf while its meter sampler, the
+     * benchmarks and the forked servers took 100, so on a host with another USER_HZ they would disagree.
+     */
+    public static final long TICKS_PER_SECOND = clockTicks();
 
     /**
      * The compiler threads' share of a process's CPU below which its JIT counts as settled: OverheadCompare warms its
@@ -23,6 +28,20 @@ public final class ProcCpu {
     public static final double JIT_SETTLED = 0.01;
 
     private ProcCpu() {
+    }
+
+    private static long clockTicks() {
+        try {
+            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes()).trim();
+            p.waitFor(5, TimeUnit.SECONDS);
+            return Long.parseLong(out);
+        } catch (IOException | NumberFormatException e) {
+            return 100; // USER_HZ is 100 on every Linux architecture the study targets
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 100;
+        }
     }
 
     /** utime + stime of the process so far, from /proc/PID/stat. */
