@@ -454,6 +454,37 @@ class LauncherTest {
     }
 
     /**
+     * A checkout whose path holds '=' cannot pass the weaving agent: the JVM reads -javaagent's jar path up to the
+     * first '=', and the server's JVM did not start. serve and a study that measures refuse it before building;
+     * without the agent (--policy none, FAIRSLICE_WEAVING=off) they run.
+     */
+    @Test
+    void shouldRefuseACheckoutPathWithAnEqualsSignBeforeBuildingWhereTheWeavingAgentIsUsed(@TempDir Path dir)
+            throws Exception {
+        Path root = Files.createDirectories(dir.resolve("a=b"));
+        Sandbox sandbox = new Sandbox(root);
+        Sandbox.executable(root.resolve("stand-in-harness"), "#!/usr/bin/env bash\necho harness ran\n");
+        String refusal = "the checkout's path " + root + " contains the character '=', which the JVM's -javaagent "
+                + "option cannot carry: it takes the agent's jar path up to the first '=' (the rest are the agent's "
+                + "options), and the server's JVM would not start; use a checkout at a path without it, or run "
+                + "without the weaving agent (FAIRSLICE_WEAVING=off)";
+
+        for (String command : List.of("serve", "study")) {
+            Result refused = sandbox.run(Map.of(), command);
+
+            assertThat(refused.exitCode()).as(refused.stderr()).isEqualTo(2);
+            assertThat(refused.stderr()).isEqualTo("fairslice " + command + ": " + refusal + "\n");
+        }
+        assertThat(sandbox.builds()).as("refused before any build").isEmpty();
+
+        Result baseline = sandbox.run(Map.of(), "serve", "--policy", "none");
+        assertThat(baseline.exitCode()).as(baseline.stderr()).isZero();
+        Result unwoven = sandbox.run(Map.of("FAIRSLICE_WEAVING", "off"), "study");
+        assertThat(unwoven.exitCode()).as(unwoven.stderr()).isZero();
+        assertThat(unwoven.stdout()).contains("harness ran");
+    }
+
+    /**
      * Every test class with a test for Java 21+ only runs again on the JDK 21+ after a Java 17 run: OsThreadsTest's
      * (a virtual thread gets no OS thread id) was left out of the launcher's list, and skipped in every run.
      */
