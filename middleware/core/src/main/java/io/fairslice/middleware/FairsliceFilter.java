@@ -441,7 +441,7 @@ public final class FairsliceFilter implements Filter {
         boolean teaches = RequestClassifier.teaches(method);
         // read before the class: a decision on the route after this reaches the request through its watch
         boolean learning = teaches && config.adaptive() && !route.decided();
-        int ruled = classifier.ruleClass(config, path, method, request::getHeader, request::getQueryString);
+        int ruled = classifier.ruleClass(config, path, method, request::getHeaders, request::getQueryString);
         int cls = ruled >= 0 ? ruled : classifier.routeClass(config, route);
         // a request that teaches the route nothing is measured on its own, not as the route's sample
         int cpuWeight = teaches ? route.cpuSample(now, config.cpuSampleInterval().toNanos()) : 1;

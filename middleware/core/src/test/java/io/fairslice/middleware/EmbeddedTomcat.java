@@ -120,9 +120,25 @@ final class EmbeddedTomcat implements AutoCloseable {
 
     /** A request without a body of {@code method} (GET, OPTIONS, ...) to {@code path} in the context. */
     HttpResponse<String> send(String method, String path) throws IOException, InterruptedException {
+        return send(method, path, new String[0]);
+    }
+
+    /**
+     * A GET of {@code path} in the context with {@code headers} as name, value pairs: a name given twice is sent on
+     * two lines.
+     */
+    HttpResponse<String> getWithHeaders(String path, String... headers) throws IOException, InterruptedException {
+        return send("GET", path, headers);
+    }
+
+    private HttpResponse<String> send(String method, String path, String[] headers)
+            throws IOException, InterruptedException {
         URI uri = URI.create("http://127.0.0.1:" + tomcat.getConnector().getLocalPort() + context.getPath() + path);
-        return client.send(HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody()).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).method(method, HttpRequest.BodyPublishers.noBody());
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The middleware's filter instance in this context. */

@@ -273,6 +273,21 @@ class FairsliceFilterTest {
         }
     }
 
+    /** A header rule reads every value of a header sent more than once, not the first alone (getHeader). */
+    @Test
+    void shouldClassifyByAnyValueOfAHeaderSentMoreThanOnce() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (EmbeddedTomcat t = new EmbeddedTomcat("/headers", Map.of("fairslice.rule.1", "heavy header:X-Tier=batch"),
+                registry).servlet("/work", new Text("hello"), false).start()) {
+            assertThat(t.getWithHeaders("/work", "X-Tier", "web", "X-Tier", "batch").statusCode()).isEqualTo(200);
+            assertThat(t.getWithHeaders("/work", "X-Tier", "web").statusCode()).isEqualTo(200);
+            eventually(() -> assertThat(registry.find("fairslice.requests").tags("class", "heavy").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("batch on the second line").isEqualTo(1));
+            assertThat(registry.find("fairslice.requests").tags("class", "light").timers().stream()
+                    .mapToLong(Timer::count).sum()).isEqualTo(1);
+        }
+    }
+
     @Test
     void shouldChargeTheCollectorsPausesToTheClassWhosePagesMadeTheGarbage() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

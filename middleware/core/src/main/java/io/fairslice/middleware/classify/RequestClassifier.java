@@ -1,14 +1,16 @@
 package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.FairsliceConfig;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
-import java.util.function.UnaryOperator;
 
 /**
  * Decides a request's class: the first matching rule wins; otherwise, in adaptive mode, a route whose measured CPU
@@ -190,15 +192,15 @@ public final class RequestClassifier {
 
     /**
      * The class of the first rule that matches the request, or -1 when none does (then {@link #routeClass} gives it);
-     * {@code header} looks up request headers by name; {@code query} gives the query string as sent (null: none),
-     * asked for only by a rule with a {@code query:} condition.
+     * {@code headers} gives a request header's values by name ({@code HttpServletRequest.getHeaders}); {@code query}
+     * gives the query string as sent (null: none), asked for only by a rule with a {@code query:} condition.
      */
-    public int ruleClass(FairsliceConfig config, String path, String method, UnaryOperator<String> header,
-                         java.util.function.Supplier<String> query) {
+    public int ruleClass(FairsliceConfig config, String path, String method,
+                         Function<String, Enumeration<String>> headers, Supplier<String> query) {
         List<Rule> rules = config.rules();
         for (int i = 0; i < rules.size(); i++) {
             Rule rule = rules.get(i);
-            if (rule.matches(path, method, header, query)) {
+            if (rule.matches(path, method, headers, query)) {
                 return rule.classIndex();
             }
         }

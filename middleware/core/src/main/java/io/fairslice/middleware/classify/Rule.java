@@ -4,15 +4,19 @@ import io.fairslice.middleware.FairsliceConfigException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One classification rule: {@code <class> <condition>...}; a request matches when every condition holds.
  * Conditions: {@code path=<glob>} (the path inside the web application; {@code *} matches within one segment,
- * {@code **} across segments), {@code method=GET|POST} (alternatives), {@code header:<Name>=<glob>} (where
- * {@code *} matches anything), {@code header:<Name>} (present), and the same for a parameter of the query string:
+ * {@code **} across segments), {@code method=GET|POST} (alternatives), {@code header:<Name>=<glob>} (any of the
+ * header's values, one per field line it came in; {@code *} matches anything), {@code header:<Name>} (present), and
+ * the same for a parameter of the query string:
  * {@code query:<name>=<glob>} (any of its values, decoded) and {@code query:<name>} (present). The query string is
  * read as it came, never a form body: reading that would take the body from the application. Example:
  * {@code rule.10 = heavy path=/reports/** method=GET}; {@code rule.11 = heavy path=/search query:scope=all}.
@@ -127,18 +131,23 @@ public final class Rule {
         return path.matches(requestPath) || bare != requestPath && path.matches(bare);
     }
 
-    /** Whether a request with this path (inside the application), method and headers, and no query string, matches. */
-    public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header) {
-        return matches(requestPath, method, header, () -> null);
+    /**
+     * Whether a request with this path (inside the application), method and headers, and no query string, matches;
+     * {@code headers} gives a header's values by name, as {@code HttpServletRequest.getHeaders} does (null or none:
+     * not sent).
+     */
+    public boolean matches(String requestPath, String method, Function<String, Enumeration<String>> headers) {
+        return matches(requestPath, method, headers, () -> null);
     }
 
     /**
-     * Whether a request with this path (inside the application), method, headers and query string (as sent, without
-     * the '?'; null: none) matches. The query string is asked for only by a rule with a {@code query:} condition
-     * whose other conditions hold.
+     * Whether a request with this path (inside the application), method, headers (by name, as
+     * {@code HttpServletRequest.getHeaders} gives them) and query string (as sent, without the '?'; null: none)
+     * matches. The query string is asked for only by a rule with a {@code query:} condition whose other conditions
+     * hold.
      */
-    public boolean matches(String requestPath, String method, java.util.function.UnaryOperator<String> header,
-                           java.util.function.Supplier<String> queryString) {
+    public boolean matches(String requestPath, String method, Function<String, Enumeration<String>> headers,
+                           Supplier<String> queryString) {
         if (methods != null && !methods.contains(method)) {
             return false;
         }
@@ -146,12 +155,7 @@ public final class Rule {
             return false;
         }
         for (int i = 0; i < headerNames.size(); i++) {
-            String v = header.apply(headerNames.get(i));
-            if (v == null) {
-                return false;
-            }
-            Glob p = headerValues.get(i);
-            if (p != null && !p.matches(v)) {
+            if (!hasHeader(headers.apply(headerNames.get(i)), headerValues.get(i))) {
                 return false;
             }
         }
@@ -162,6 +166,24 @@ public final class Rule {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether one of a header's values (null or none: not sent) is one the glob matches (null: any value). A header
+     * sent on several lines has a value per line, and a client may repeat it as it likes: matching only the first,
+     * a rule was escaped by sending a harmless value before the one it names.
+     */
+    private static boolean hasHeader(Enumeration<String> values, Glob value) {
+        if (values == null) {
+            return false;
+        }
+        while (values.hasMoreElements()) {
+            String v = values.nextElement();
+            if (value == null || value.matches(v)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the query string has the parameter, with a value the glob matches (null: any value, or none). */

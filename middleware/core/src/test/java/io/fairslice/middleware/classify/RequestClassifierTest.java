@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.middleware.FairsliceConfig;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
+import java.util.function.Function;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -21,10 +23,16 @@ class RequestClassifierTest {
     private static final long MS = 1_000_000L;
     private static final long US = 1_000L;
     private static final long CHECK_INTERVAL = RequestClassifier.CHECK_INTERVAL_NANOS;
-    private static final UnaryOperator<String> NO_HEADERS = h -> null;
+    private static final Function<String, Enumeration<String>> NO_HEADERS = h -> Collections.emptyEnumeration();
+
+    /** A request's headers, as HttpServletRequest.getHeaders gives them: only {@code name}, with these values. */
+    private static Function<String, Enumeration<String>> header(String name, String... values) {
+        return h -> h.equalsIgnoreCase(name) ? Collections.enumeration(List.of(values))
+                : Collections.emptyEnumeration();
+    }
 
     private static int classify(FairsliceConfig c, RequestClassifier k, String path, String method,
-                                UnaryOperator<String> headers) {
+                                Function<String, Enumeration<String>> headers) {
         int ruled = k.ruleClass(c, path, method, headers, () -> null); // as the filter asks
         return ruled >= 0 ? ruled : k.routeClass(c, k.route(path));
     }
@@ -63,7 +71,7 @@ class RequestClassifierTest {
         assertThat(classify(c, k, "/reports/big/1", "POST", NO_HEADERS)).isEqualTo(2);
         assertThat(classify(c, k, "/reports/big/1", "GET", NO_HEADERS)).isEqualTo(1);
         assertThat(classify(c, k, "/reports/x/y/z", "GET", NO_HEADERS)).isEqualTo(1);
-        assertThat(classify(c, k, "/home", "GET", h -> h.equals("X-Batch") ? "1" : null)).isEqualTo(2);
+        assertThat(classify(c, k, "/home", "GET", header("X-Batch", "1"))).isEqualTo(2);
         assertThat(classify(c, k, "/home", "GET", NO_HEADERS)).as("default class").isEqualTo(0);
     }
 
@@ -144,8 +152,20 @@ class RequestClassifierTest {
     void shouldMatchHeaderValuesWithGlobs() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("rule.1", "heavy header:User-Agent=*bot*"));
         RequestClassifier k = new RequestClassifier(c);
-        assertThat(classify(c, k, "/", "GET", h -> "Googlebot/2.1")).isEqualTo(1);
-        assertThat(classify(c, k, "/", "GET", h -> "Firefox")).isEqualTo(0);
+        assertThat(classify(c, k, "/", "GET", header("User-Agent", "Googlebot/2.1"))).isEqualTo(1);
+        assertThat(classify(c, k, "/", "GET", header("User-Agent", "Firefox"))).isEqualTo(0);
+    }
+
+    /** A header sent more than once matches when any of its values does: a value before it cannot hide the one. */
+    @Test
+    void shouldMatchAHeaderSentMoreThanOnceByAnyOfItsValues() {
+        FairsliceConfig c = FairsliceConfig.parse(Map.of("classes", "a,b", "adaptive", "false",
+                "rule.1", "b header:X-Tier=batch", "rule.2", "b header:X-Export"));
+        RequestClassifier k = new RequestClassifier(c);
+        assertThat(classify(c, k, "/", "GET", header("X-Tier", "web", "batch"))).as("the second value").isEqualTo(1);
+        assertThat(classify(c, k, "/", "GET", header("X-Tier", "web", "web"))).isEqualTo(0);
+        assertThat(classify(c, k, "/", "GET", header("X-Export", "", ""))).as("present, empty").isEqualTo(1);
+        assertThat(classify(c, k, "/", "GET", h -> null)).as("no headers to read").isEqualTo(0);
     }
 
     @Test
