@@ -206,16 +206,14 @@ public final class ConfigParser {
         if (v == null) {
             return fallback;
         }
-        long n;
-        try {
-            n = Long.parseLong(v);
-        } catch (NumberFormatException e) {
+        Long n = Numbers.wholeOrNull(v);
+        if (n == null) {
             throw FairsliceConfigException.of(key, "must be a whole number " + min + ".." + max, v);
         }
         if (n < min || n > max) {
             throw FairsliceConfigException.of(key, "must be " + min + ".." + max, v);
         }
-        return (int) n;
+        return n.intValue();
     }
 
     private double decimal(String key, double fallback, double min, double max) {
@@ -223,13 +221,11 @@ public final class ConfigParser {
         if (v == null) {
             return fallback;
         }
-        double d;
-        try {
-            d = Double.parseDouble(v);
-        } catch (NumberFormatException e) {
+        Double d = Numbers.decimalOrNull(v);
+        if (d == null) {
             throw FairsliceConfigException.of(key, "must be a number " + min + ".." + max, v);
         }
-        if (!(d >= min && d <= max)) {
+        if (d < min || d > max) {
             throw FairsliceConfigException.of(key, "must be " + min + ".." + max, v);
         }
         return d;

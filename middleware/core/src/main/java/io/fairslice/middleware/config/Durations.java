@@ -16,16 +16,11 @@ public final class Durations {
         }
         String t = text.trim().toLowerCase(Locale.ROOT);
         int i = 0;
-        while (i < t.length() && (Character.isDigit(t.charAt(i)) || t.charAt(i) == '.')) {
+        while (i < t.length() && (t.charAt(i) >= '0' && t.charAt(i) <= '9' || t.charAt(i) == '.')) {
             i++;
         }
-        if (i == 0 || i == t.length()) {
-            return null;
-        }
-        double amount;
-        try {
-            amount = Double.parseDouble(t.substring(0, i));
-        } catch (NumberFormatException e) {
+        Double amount = i == t.length() ? null : Numbers.decimalOrNull(t.substring(0, i));
+        if (amount == null) {
             return null;
         }
         double nanosPerUnit = switch (t.substring(i).trim()) {

@@ -76,6 +76,18 @@ class ConfigValidationTest {
                 Arguments.of("hysteresis", "adaptive.light-below", "6ms", "must be below adaptive.heavy-above",
                         new String[0]),
                 Arguments.of("alpha range", "adaptive.alpha", "1.5", "must be 0.01..1.0", new String[0]),
+                Arguments.of("alpha, a Java double literal", "adaptive.alpha", "0.05d", "must be a number 0.01..1.0",
+                        new String[0]),
+                Arguments.of("alpha, a Java float literal", "adaptive.alpha", "0.05f", "must be a number 0.01..1.0",
+                        new String[0]),
+                Arguments.of("alpha, a hex float", "adaptive.alpha", "0x1p-4", "must be a number 0.01..1.0",
+                        new String[0]),
+                Arguments.of("alpha, not a number", "adaptive.alpha", "NaN", "must be a number 0.01..1.0",
+                        new String[0]),
+                Arguments.of("share, hex", "class.heavy.share", "0x10", "must be a whole number 1..1000",
+                        new String[0]),
+                Arguments.of("share, digits of another script", "class.heavy.share", "\u0665",
+                        "must be a whole number 1..1000", new String[0]),
                 Arguments.of("min samples", "adaptive.min-samples", "0", "must be 1..10000", new String[0]),
                 Arguments.of("cpu sampling", "cpu.sample-interval", "11s", "must be 0ns..10s", new String[0]),
                 Arguments.of("route number", "route.first", "/products/*", "route.<n> with <n> a whole number",
@@ -206,6 +218,18 @@ class ConfigValidationTest {
         assertThat(c.shareMaxPark()).isEqualTo(Duration.ofMillis(1500));
         assertThat(c.classes().get(1).queueTimeout()).isEqualTo(Duration.ofMinutes(2));
         assertThat(Durations.format(Duration.ofMillis(5))).isEqualTo("5ms");
+    }
+
+    /** Numbers in base 10 as other tools write them: a sign, a fraction, an exponent; leading zeros stay decimal. */
+    @Test
+    void shouldParseNumbersInBaseTenOnly() {
+        assertThat(FairsliceConfig.parse(Map.of("adaptive.alpha", "5e-2")).adaptiveAlpha()).isEqualTo(0.05);
+        assertThat(FairsliceConfig.parse(Map.of("adaptive.alpha", ".5")).adaptiveAlpha()).isEqualTo(0.5);
+        assertThat(FairsliceConfig.parse(Map.of("adaptive.alpha", "+1")).adaptiveAlpha()).isEqualTo(1.0);
+        assertThat(FairsliceConfig.parse(Map.of("class.heavy.share", "010")).classes().get(1).share())
+                .as("not octal").isEqualTo(10);
+        assertThat(FairsliceConfig.parse(Map.of("share.quantum", ".5ms")).shareQuantum())
+                .isEqualTo(Duration.ofNanos(500_000));
     }
 
     @Test
