@@ -57,7 +57,8 @@ public final class FairsliceFilter implements Filter {
     public static final String TICKET_ATTRIBUTE = FairsliceFilter.class.getName() + ".ticket";
     /**
      * The servlet context attribute the filter takes its Micrometer registry from, if set before it starts (an
-     * embedded server's, Spring Boot's, the Tomcat bundle's); otherwise Micrometer's global registry.
+     * embedded server's, Spring Boot's, the Tomcat bundle's); otherwise Micrometer's global registry (with a
+     * warning when it holds something else, {@link #meterRegistry}).
      */
     public static final String METER_REGISTRY_ATTRIBUTE = "io.fairslice.meterRegistry";
     /** The request attribute holding an async request's {@link Completion}. */
@@ -131,8 +132,7 @@ public final class FairsliceFilter implements Filter {
             LOG.warning(() -> "fairslice[" + path + "]: " + typo + " is not read: only names that start with "
                     + ConfigKeys.PREFIX + " are (a misspelt prefix?); docs/configuration.md");
         }
-        Object attribute = context.getAttribute(METER_REGISTRY_ATTRIBUTE);
-        MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
+        MeterRegistry registry = meterRegistry(context.getAttribute(METER_REGISTRY_ATTRIBUTE), path);
         // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0
         WeavingScope weaving = WeavingScope.inspect(context.getClassLoader());
         try {
@@ -223,6 +223,45 @@ public final class FairsliceFilter implements Filter {
                 control = null;
             }
         }
+    }
+
+    /**
+     * The registry the application's meters go to: the servlet context attribute {@link #METER_REGISTRY_ATTRIBUTE}
+     * when it holds a MeterRegistry of the Micrometer this filter sees, else Micrometer's global registry. Anything
+     * else there is warned of: in a standalone Tomcat the bundle's Micrometer is relocated (docs/tomcat.md), so an
+     * application's own registry is of another copy, and its meters would be missing from where it looks unsaid.
+     */
+    static MeterRegistry meterRegistry(Object attribute, String application) {
+        if (attribute instanceof MeterRegistry registry) {
+            return registry;
+        }
+        if (attribute != null) {
+            String kind = otherMicrometer(attribute.getClass()) ? "a MeterRegistry of another copy of Micrometer"
+                    : "no MeterRegistry";
+            LOG.warning(() -> "fairslice[" + application + "]: the servlet context attribute "
+                    + METER_REGISTRY_ATTRIBUTE + " holds " + withLoader(attribute.getClass()) + ", " + kind
+                    + " (fairslice's is " + withLoader(MeterRegistry.class) + "), so it is ignored: fairslice's meters"
+                    + " go to Micrometer's global registry instead (docs/tomcat.md)");
+        }
+        return Metrics.globalRegistry;
+    }
+
+    /** Whether {@code type} or a superclass is a MeterRegistry of a Micrometer other than this filter's. */
+    private static boolean otherMicrometer(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getSimpleName().equals(MeterRegistry.class.getSimpleName()) && c != MeterRegistry.class) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A class's name and its class loader's, the one that tells two copies of a class apart. */
+    private static String withLoader(Class<?> type) {
+        ClassLoader loader = type.getClassLoader();
+        String by = loader == null ? "the JVM's bootstrap class loader" : loader.getName() == null
+                ? loader.getClass().getName() : loader.getClass().getName() + " '" + loader.getName() + "'";
+        return type.getName() + " (loaded by " + by + ")";
     }
 
     /**

@@ -7,6 +7,7 @@ import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.ClassState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
@@ -23,6 +24,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -271,6 +274,54 @@ class FairsliceFilterTest {
             assertThat(registry.find("fairslice.requests").tags("class", "light").timers().stream()
                     .mapToLong(Timer::count).sum()).isEqualTo(1);
         }
+    }
+
+    /**
+     * An application's own registry in the servlet context attribute, of its own copy of Micrometer (in a standalone
+     * Tomcat the bundle's is relocated), is ignored and said, naming the attribute, both classes' loaders and where
+     * the meters go instead.
+     */
+    @Test
+    void shouldWarnOfAMeterRegistryAttributeOfAnotherCopyOfMicrometer() throws Exception {
+        List<URL> jars = new ArrayList<>();
+        for (String type : List.of("io.micrometer.core.instrument.MeterRegistry", "io.micrometer.common.KeyValue",
+                "io.micrometer.observation.Observation", "org.HdrHistogram.Histogram")) {
+            jars.add(Class.forName(type).getProtectionDomain().getCodeSource().getLocation());
+        }
+        List<String> logged;
+        try (URLClassLoader war = new URLClassLoader("war", jars.toArray(new URL[0]),
+                ClassLoader.getPlatformClassLoader()); LogCapture log = LogCapture.of(FairsliceFilter.class)) {
+            Object registry = war.loadClass(SimpleMeterRegistry.class.getName()).getConstructor().newInstance();
+            try (EmbeddedTomcat t = new EmbeddedTomcat("/foreign", Map.of(), registry)
+                    .servlet("/hello", new Text("hello"), false).start()) {
+                assertThat(t.get("/hello").statusCode()).isEqualTo(200);
+            }
+            logged = log.lines();
+        }
+        assertThat(logged).filteredOn(l -> l.startsWith("WARNING")).singleElement().asString()
+                .startsWith("WARNING fairslice[/foreign]: the servlet context attribute io.fairslice.meterRegistry"
+                        + " holds io.micrometer.core.instrument.simple.SimpleMeterRegistry (loaded by"
+                        + " java.net.URLClassLoader 'war'), a MeterRegistry of another copy of Micrometer (fairslice's"
+                        + " is io.micrometer.core.instrument.MeterRegistry (loaded by ")
+                .endsWith("), so it is ignored: fairslice's meters go to Micrometer's global registry instead"
+                        + " (docs/tomcat.md)");
+    }
+
+    /** An attribute that is no registry at all is said too; none there is the usual case, and nothing is said. */
+    @Test
+    void shouldWarnOfAMeterRegistryAttributeThatIsNoRegistry() {
+        List<String> logged;
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
+            assertThat(FairsliceFilter.meterRegistry(null, "/shop")).isSameAs(Metrics.globalRegistry);
+            assertThat(log.lines()).isEmpty();
+            assertThat(FairsliceFilter.meterRegistry("prometheus", "/shop")).isSameAs(Metrics.globalRegistry);
+            logged = log.lines();
+        }
+        assertThat(logged).singleElement().asString().startsWith("WARNING fairslice[/shop]: the servlet context"
+                + " attribute io.fairslice.meterRegistry holds java.lang.String (loaded by the JVM's bootstrap class"
+                + " loader), no MeterRegistry (fairslice's is io.micrometer.core.instrument.MeterRegistry (loaded by ")
+                .endsWith("), so it is ignored: fairslice's meters go to Micrometer's global registry instead"
+                        + " (docs/tomcat.md)");
     }
 
     /** A header rule reads every value of a header sent more than once, not the first alone (getHeader). */
