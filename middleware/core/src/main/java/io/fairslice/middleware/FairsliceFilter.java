@@ -58,7 +58,7 @@ public final class FairsliceFilter implements Filter {
     /**
      * The servlet context attribute the filter takes its Micrometer registry from, if set before it starts (an
      * embedded server's, Spring Boot's, the Tomcat bundle's); otherwise Micrometer's global registry (with a
-     * warning when it holds something else, {@link #meterRegistry}).
+     * warning when it holds something else, {@link #warnForeignRegistry}).
      */
     public static final String METER_REGISTRY_ATTRIBUTE = "io.fairslice.meterRegistry";
     /** The request attribute holding an async request's {@link Completion}. */
@@ -106,33 +106,13 @@ public final class FairsliceFilter implements Filter {
             throw notStarted(path, e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
         }
         if (!config.enabled()) {
-            LOG.info(() -> "fairslice[" + path + "]: disabled (enabled=false); requests pass through");
+            String origin = merged.originOf(ConfigKeys.ENABLED);
+            LOG.info(() -> ApplicationNames.logPrefix(path) + "disabled (enabled=false"
+                    + (origin == null ? "" : ", set " + origin) + "); requests pass through");
             return;
         }
-        warnRules(config.rules(), path, path);
-        warnContextPathRoutes(config, path);
-        warnAdaptiveIntoDefault(config, path);
-        String copy = secondCopy(context.getClassLoader());
-        if (copy != null) {
-            LOG.warning(() -> "fairslice[" + path + "]: " + copy);
-        }
-        // here, as every deployment starts the filter (the bundle's initializer, the jar's in WEB-INF/lib, web.xml)
-        String unread = BootPropertyFiles.unreadWarning(context.getClassLoader(), context::getResourcePaths,
-                context::getResourceAsStream);
-        if (unread != null) {
-            LOG.warning(() -> "fairslice[" + path + "]: " + unread);
-        }
-        String read = merged.file();
-        for (String over : merged.passedOver()) { // one file only: the application's own settings would be lost unsaid
-            LOG.warning(() -> "fairslice[" + path + "]: " + over + " is not read: fairslice reads one configuration"
-                    + " file, and " + read + " comes first; move its settings there or into context parameters"
-                    + " (docs/configuration.md)");
-        }
-        for (String typo : merged.misspelt()) { // not refused: other libraries' names are in these sources too
-            LOG.warning(() -> "fairslice[" + path + "]: " + typo + " is not read: only names that start with "
-                    + ConfigKeys.PREFIX + " are (a misspelt prefix?); docs/configuration.md");
-        }
-        MeterRegistry registry = meterRegistry(context.getAttribute(METER_REGISTRY_ATTRIBUTE), path);
+        Object attribute = context.getAttribute(METER_REGISTRY_ATTRIBUTE);
+        MeterRegistry registry = attribute instanceof MeterRegistry r ? r : Metrics.globalRegistry;
         // woven yield points: a misspelt weaving scope fails startup; an empty one is logged and shows as a gauge at 0
         WeavingScope weaving = WeavingScope.inspect(context.getClassLoader());
         try {
@@ -140,7 +120,6 @@ public final class FairsliceFilter implements Filter {
         } catch (IllegalStateException e) {
             throw notStarted(path, e.getMessage(), e);
         }
-        LOG.log(weaving.worthAWarning() ? Level.WARNING : Level.INFO, weaving::summary);
         // the application tag of every meter and the JMX control's name: in a standalone Tomcat all selected
         // applications share one registry, so two running ones must not share a name (ApplicationNames)
         String host = hostOf(context);
@@ -152,6 +131,32 @@ public final class FairsliceFilter implements Filter {
             LOG.warning(() -> "fairslice[" + path + "]: another running application (on another host, or a parallel"
                     + " deployment) has this name already; this one's meters and JMX control are named "
                     + application);
+        }
+        // every line from here names the application as its meters and the started line do: /shop#2 beside /shop
+        String prefix = ApplicationNames.logPrefix(application);
+        warnForeignRegistry(attribute, application);
+        LOG.log(weaving.worthAWarning() ? Level.WARNING : Level.INFO, () -> prefix + weaving.summary());
+        warnRules(config.rules(), path, application);
+        warnContextPathRoutes(config, path, application);
+        warnAdaptiveIntoDefault(config, application);
+        String copy = secondCopy(context.getClassLoader());
+        if (copy != null) {
+            LOG.warning(() -> prefix + copy);
+        }
+        // here, as every deployment starts the filter (the bundle's initializer, the jar's in WEB-INF/lib, web.xml)
+        String unread = BootPropertyFiles.unreadWarning(context.getClassLoader(), context::getResourcePaths,
+                context::getResourceAsStream);
+        if (unread != null) {
+            LOG.warning(() -> prefix + unread);
+        }
+        String read = merged.file();
+        for (String over : merged.passedOver()) { // one file only: the application's own settings would be lost unsaid
+            LOG.warning(() -> prefix + over + " is not read: fairslice reads one configuration file, and " + read
+                    + " comes first; move its settings there or into context parameters (docs/configuration.md)");
+        }
+        for (String typo : merged.misspelt()) { // not refused: other libraries' names are in these sources too
+            LOG.warning(() -> prefix + typo + " is not read: only names that start with " + ConfigKeys.PREFIX
+                    + " are (a misspelt prefix?); docs/configuration.md");
         }
         try {
             start(config, found, merged, context.getClassLoader(), registry, path, application);
@@ -173,7 +178,7 @@ public final class FairsliceFilter implements Filter {
     private void start(FairsliceConfig config, List<RequestListener> found, ConfigSources.Merged merged,
             ClassLoader loader, MeterRegistry registry, String path, String application) throws ServletException {
         Clock clock = Clock.system();
-        scheduler = new Scheduler(config, clock);
+        scheduler = new Scheduler(config, clock, application);
         collector = CollectorPauses.watch(scheduler::collectorPaused);
         if (config.shareChargeGc() && !collector.watching()) {
             LOG.warning(() -> "fairslice[" + application + "]: this JVM's collectors report no pauses; "
@@ -226,24 +231,21 @@ public final class FairsliceFilter implements Filter {
     }
 
     /**
-     * The registry the application's meters go to: the servlet context attribute {@link #METER_REGISTRY_ATTRIBUTE}
-     * when it holds a MeterRegistry of the Micrometer this filter sees, else Micrometer's global registry. Anything
-     * else there is warned of: in a standalone Tomcat the bundle's Micrometer is relocated (docs/tomcat.md), so an
-     * application's own registry is of another copy, and its meters would be missing from where it looks unsaid.
+     * Warns when the servlet context attribute {@link #METER_REGISTRY_ATTRIBUTE} holds something other than a
+     * MeterRegistry of the Micrometer this filter sees (null: none set, the usual case): the filter then reports into
+     * Micrometer's global registry. In a standalone Tomcat the bundle's Micrometer is relocated (docs/tomcat.md), so
+     * an application's own registry is of another copy, and its meters would be missing from where it looks unsaid.
      */
-    static MeterRegistry meterRegistry(Object attribute, String application) {
-        if (attribute instanceof MeterRegistry registry) {
-            return registry;
+    static void warnForeignRegistry(Object attribute, String application) {
+        if (attribute == null || attribute instanceof MeterRegistry) {
+            return;
         }
-        if (attribute != null) {
-            String kind = otherMicrometer(attribute.getClass()) ? "a MeterRegistry of another copy of Micrometer"
-                    : "no MeterRegistry";
-            LOG.warning(() -> "fairslice[" + application + "]: the servlet context attribute "
-                    + METER_REGISTRY_ATTRIBUTE + " holds " + withLoader(attribute.getClass()) + ", " + kind
-                    + " (fairslice's is " + withLoader(MeterRegistry.class) + "), so it is ignored: fairslice's meters"
-                    + " go to Micrometer's global registry instead (docs/tomcat.md)");
-        }
-        return Metrics.globalRegistry;
+        String kind = otherMicrometer(attribute.getClass()) ? "a MeterRegistry of another copy of Micrometer"
+                : "no MeterRegistry";
+        LOG.warning(() -> ApplicationNames.logPrefix(application) + "the servlet context attribute "
+                + METER_REGISTRY_ATTRIBUTE + " holds " + withLoader(attribute.getClass()) + ", " + kind
+                + " (fairslice's is " + withLoader(MeterRegistry.class) + "), so it is ignored: fairslice's meters go"
+                + " to Micrometer's global registry instead (docs/tomcat.md)");
     }
 
     /** Whether {@code type} or a superclass is a MeterRegistry of a Micrometer other than this filter's. */
@@ -317,9 +319,9 @@ public final class FairsliceFilter implements Filter {
     /**
      * Warns of a {@code route.<n>} glob that starts with the application's context path, as {@link #warnRules}:
      * {@code route.1=/shop/products/*} names no page, and each product becomes a route of its own, filling
-     * {@code routes.max}.
+     * {@code routes.max}. The lines name {@code application}.
      */
-    static void warnContextPathRoutes(FairsliceConfig config, String contextPath) {
+    static void warnContextPathRoutes(FairsliceConfig config, String contextPath, String application) {
         if (contextPath.equals("/")) {
             return;
         }
@@ -327,7 +329,7 @@ public final class FairsliceFilter implements Filter {
             String glob = route.glob();
             String inside = insideContextPath(glob, contextPath);
             if (inside != null) {
-                LOG.warning(() -> "fairslice[" + contextPath + "]: " + route + " starts with this application's"
+                LOG.warning(() -> "fairslice[" + application + "]: " + route + " starts with this application's"
                         + " context path " + contextPath + ", but routes match the path inside the application, so"
                         + " it matches " + contextPath + glob + " only; did you mean route." + route.order() + "="
                         + inside + "?");
@@ -363,12 +365,13 @@ public final class FairsliceFilter implements Filter {
     /**
      * Warns when the adaptive mode would move expensive pages into the class every other page is in already
      * ({@code classes=interactive,batch} with {@code default-class=batch}): it measures them and moves none. Not an
-     * error: a single class is that way by default, and the adaptive mode still feeds the page meters.
+     * error: a single class is that way by default, and the adaptive mode still feeds the page meters. The line names
+     * {@code application}.
      */
-    static void warnAdaptiveIntoDefault(FairsliceConfig config, String contextPath) {
+    static void warnAdaptiveIntoDefault(FairsliceConfig config, String application) {
         if (adaptiveIntoDefault(config)) {
             String name = config.classes().get(config.defaultClass()).name();
-            LOG.warning(() -> "fairslice[" + contextPath + "]: adaptive.class and default-class are both '" + name
+            LOG.warning(() -> "fairslice[" + application + "]: adaptive.class and default-class are both '" + name
                     + "', so the adaptive mode moves no page: set adaptive.class to the class expensive pages go to,"
                     + " or adaptive=false");
         }

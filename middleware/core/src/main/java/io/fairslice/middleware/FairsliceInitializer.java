@@ -1,6 +1,7 @@
 package io.fairslice.middleware;
 
 import io.fairslice.middleware.config.ConfigKeys;
+import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.FilterRegistration;
@@ -23,13 +24,16 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
         String enabled = System.getProperty("fairslice.enabled");
+        String source = "system property -Dfairslice.enabled";
         if (enabled == null || enabled.isBlank()) { // blank sets nothing, as in ConfigSources
             enabled = context.getInitParameter("fairslice.enabled");
+            source = "context parameter fairslice.enabled";
         }
         // the ROOT application's context path is "": named "/", as the filter and the meters name it
         String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
         if (ConfigKeys.turnsOff(enabled)) {
-            LOG.info(() -> "fairslice: not registered in " + path + " (fairslice.enabled=false)");
+            String by = source;
+            LOG.info(() -> ApplicationNames.logPrefix(path) + "not registered (enabled=false, set by " + by + ")");
             return;
         }
         for (FilterRegistration r : context.getFilterRegistrations().values()) {
@@ -43,8 +47,8 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
         // copy's warning never said: FairsliceFilter.secondCopy compared the copy with itself)
         FilterRegistration.Dynamic r = context.addFilter(FILTER_NAME, new FairsliceFilter());
         if (r == null) {
-            LOG.warning(() -> "fairslice: a filter named '" + FILTER_NAME + "' already exists in " + path
-                    + "; not registered");
+            LOG.warning(() -> ApplicationNames.logPrefix(path) + "not registered: a filter named '" + FILTER_NAME
+                    + "' already exists");
             return;
         }
         r.setAsyncSupported(true);

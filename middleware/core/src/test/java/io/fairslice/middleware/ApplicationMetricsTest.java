@@ -92,9 +92,44 @@ class ApplicationMetricsTest {
         assertThat(served("/shop", "/cart")).isEqualTo(1);
     }
 
+    /**
+     * Every line of a second application of one context path names it as its meters do, /shop#2: its settings'
+     * warnings (rules, routes, the adaptive class), its weaving line, and its scheduler's (they named /shop, the first
+     * application's name, or no application at all).
+     */
+    @Test
+    void shouldNameASecondRunningApplicationAsItsMetersInEveryLine() throws Exception {
+        other("/shop", "localhost");
+        List<String> logged = new ArrayList<>();
+        try (LogCapture filterLog = LogCapture.of(FairsliceFilter.class);
+                LogCapture schedulerLog = LogCapture.of(io.fairslice.middleware.schedule.Scheduler.class)) {
+            FairsliceFilter second = other("/shop", "localhost", Map.of("classes", "interactive,batch",
+                    "default-class", "batch", "rule.5", "batch path=/shop/export/**", "route.1", "/shop/products/*"));
+            serve(second, "/cart", () -> Fairslice.classify("gold"));
+            logged.addAll(filterLog.lines());
+            logged.addAll(schedulerLog.lines());
+        }
+        assertThat(logged).filteredOn(line -> !line.contains("another running application")).isNotEmpty()
+                .allSatisfy(line -> assertThat(line).matches("[A-Z]+ fairslice\\[/shop#2\\]: .*"))
+                .anySatisfy(line -> assertThat(line).startsWith("INFO fairslice[/shop#2]: weaving off ("))
+                .anySatisfy(line -> assertThat(line).startsWith("WARNING fairslice[/shop#2]: rule.5="))
+                .anySatisfy(line -> assertThat(line).startsWith("WARNING fairslice[/shop#2]: route.1="))
+                .anySatisfy(line -> assertThat(line).startsWith("WARNING fairslice[/shop#2]: adaptive.class"))
+                .anySatisfy(line -> assertThat(line).startsWith("INFO fairslice[/shop#2]: started ("))
+                .anySatisfy(line -> assertThat(line).startsWith(
+                        "WARNING fairslice[/shop#2]: Fairslice.classify(\"gold\") names no class"));
+    }
+
     private FairsliceFilter other(String contextPath, String host) throws ServletException {
+        return other(contextPath, host, Map.of());
+    }
+
+    private FairsliceFilter other(String contextPath, String host, Map<String, String> settings)
+            throws ServletException {
+        Map<String, String> params = new HashMap<>(Map.of("policy", "share", "jmx", "true"));
+        params.putAll(settings);
         FairsliceFilter filter = new FairsliceFilter();
-        filter.init(filterConfig(contextPath, Map.of("policy", "share", "jmx", "true"), registry, host));
+        filter.init(filterConfig(contextPath, params, registry, host));
         others.add(filter);
         return filter;
     }

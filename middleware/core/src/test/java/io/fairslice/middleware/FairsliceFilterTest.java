@@ -7,7 +7,6 @@ import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.ClassState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
@@ -307,14 +306,15 @@ class FairsliceFilterTest {
                         + " (docs/tomcat.md)");
     }
 
-    /** An attribute that is no registry at all is said too; none there is the usual case, and nothing is said. */
+    /** An attribute that is no registry at all is said too; none there, or this Micrometer's, is said nothing. */
     @Test
     void shouldWarnOfAMeterRegistryAttributeThatIsNoRegistry() {
         List<String> logged;
         try (LogCapture log = LogCapture.of(FairsliceFilter.class)) {
-            assertThat(FairsliceFilter.meterRegistry(null, "/shop")).isSameAs(Metrics.globalRegistry);
+            FairsliceFilter.warnForeignRegistry(null, "/shop");
+            FairsliceFilter.warnForeignRegistry(new SimpleMeterRegistry(), "/shop");
             assertThat(log.lines()).isEmpty();
-            assertThat(FairsliceFilter.meterRegistry("prometheus", "/shop")).isSameAs(Metrics.globalRegistry);
+            FairsliceFilter.warnForeignRegistry("prometheus", "/shop");
             logged = log.lines();
         }
         assertThat(logged).singleElement().asString().startsWith("WARNING fairslice[/shop]: the servlet context"
@@ -425,7 +425,7 @@ class FairsliceFilterTest {
                 assertThat(t.get("/front?view=unknown").body()).as("no such class: a hint, not a failure")
                         .isEqualTo("false");
                 assertThat(t.get("/front?view=unknown").statusCode()).isEqualTo(200);
-                assertThat(log.lines()).as("said once").containsExactly("WARNING fairslice:"
+                assertThat(log.lines()).as("said once").containsExactly("WARNING fairslice[/mvc]:"
                         + " Fairslice.classify(\"reports\") names no class; the classes are [light, heavy]: the"
                         + " request stays in light");
             }
@@ -443,9 +443,9 @@ class FairsliceFilterTest {
                     "rule.6", "heavy path=/export/**", "rule.7", "heavy path=/shop", "route.1", "/shop/products/*",
                     "route.2", "/products/*", "route.3", "/shopping/*"));
             FairsliceFilter.warnRules(config.rules(), "/shop", "/shop");
-            FairsliceFilter.warnContextPathRoutes(config, "/shop");
+            FairsliceFilter.warnContextPathRoutes(config, "/shop", "/shop");
             FairsliceFilter.warnRules(config.rules(), "/", "/");
-            FairsliceFilter.warnContextPathRoutes(config, "/");
+            FairsliceFilter.warnContextPathRoutes(config, "/", "/");
             logged = log.lines();
         }
         assertThat(logged).containsExactly("WARNING fairslice[/shop]: rule.5=heavy path=/shop/export/**:"
@@ -1386,6 +1386,19 @@ class FairsliceFilterTest {
             assertThat(log.lines()).contains("WARNING fairslice[/typo]: context parameter fairslce.class.heavy.share is"
                     + " not read: only names that start with fairslice. are (a misspelt prefix?);"
                     + " docs/configuration.md");
+        }
+    }
+
+    /** Switched off by a setting the initializer does not read (the file's), the filter says which one it was. */
+    @Test
+    void shouldSayWhichSourceSwitchedItOff() throws Exception {
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = new EmbeddedTomcat("/off", Map.of(), null)
+                .file("WEB-INF/fairslice.properties", "enabled=false").servlet("/x", new Text("hello"), false)
+                .start()) {
+            assertThat(t.get("/x").body()).isEqualTo("hello");
+            assertThat(log.lines()).containsExactly("INFO fairslice[/off]: disabled (enabled=false, set in"
+                    + " /WEB-INF/fairslice.properties); requests pass through");
         }
     }
 

@@ -45,7 +45,8 @@ class FairsliceInitializerTest {
 
     /**
      * The ROOT application's context path is "", and the line that says fairslice is off there named nothing
-     * ({@code not registered in  (fairslice.enabled=false)}); the filter and the meters call it "/".
+     * ({@code not registered in  (fairslice.enabled=false)}); the filter and the meters call it "/". The line names
+     * the application as the filter's lines do, and which setting switched it off.
      */
     @Test
     void shouldNameTheRootApplicationSlashWhenItIsNotRegistered() {
@@ -59,7 +60,8 @@ class FairsliceInitializerTest {
         try (LogCapture log = LogCapture.of(FairsliceInitializer.class)) {
             new FairsliceInitializer().onStartup(null, context);
 
-            assertThat(log.lines()).containsExactly("INFO fairslice: not registered in / (fairslice.enabled=false)");
+            assertThat(log.lines()).containsExactly("INFO fairslice[/]: not registered (enabled=false, set by context"
+                    + " parameter fairslice.enabled)");
         }
     }
 }

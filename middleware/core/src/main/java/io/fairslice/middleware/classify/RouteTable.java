@@ -1,6 +1,7 @@
 package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.config.Durations;
+import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.metrics.MeterNames;
 import java.nio.charset.StandardCharsets;
@@ -117,7 +118,7 @@ public final class RouteTable {
         this.maxRoutes = maxRoutes;
         this.maxPages = maxPages;
         this.patterns = List.copyOf(patterns);
-        this.logPrefix = application == null ? "fairslice: " : "fairslice[" + application + "]: ";
+        this.logPrefix = ApplicationNames.logPrefix(application);
         this.evictAfterNanos = maxRoutes > maxPages ? evictAfterNanos : 0; // the page routes are never evicted
         this.nanoClock = nanoClock;
         this.slots = new AtomicReferenceArray<>(maxRoutes);

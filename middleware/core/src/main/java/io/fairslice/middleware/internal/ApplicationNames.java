@@ -41,6 +41,14 @@ public final class ApplicationNames {
         return name;
     }
 
+    /**
+     * How a log line names its application, {@code fairslice[/shop]: } ({@code /} for ROOT, {@code /shop#2} for a
+     * second one, as {@link #claim} named it), or {@code fairslice: } when it has none (null: a part made without one).
+     */
+    public static String logPrefix(String application) {
+        return application == null ? "fairslice: " : "fairslice[" + application + "]: ";
+    }
+
     /** Gives the name back (the application stopped). */
     public static synchronized void release(String name, Object owner) {
         Claim held = LIVE.get(name);

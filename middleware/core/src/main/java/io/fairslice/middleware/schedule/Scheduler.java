@@ -4,6 +4,7 @@ import io.fairslice.middleware.FairsliceConfig;
 import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.RequestClassConfig;
 import io.fairslice.middleware.classify.RouteTable;
+import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.internal.YieldGate;
 import io.fairslice.middleware.metrics.MeterNames;
@@ -240,12 +241,20 @@ public final class Scheduler {
     /** Told on a task's own thread as it starts and ends running a task of a class ({@link #onTaskThread}). */
     private volatile Consumer<String> taskEnterListener = c -> { };
     private volatile Consumer<String> taskExitListener = c -> { };
+    /** How its log lines name the application: {@code "fairslice[/shop]: "}, or {@code "fairslice: "}. */
+    private final String logPrefix;
     /** Names given to {@link #declare} that are no class, each logged once (at most 100 kept). */
     private final java.util.Set<String> unknownDeclared = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Told the CPU of each task of a request ({@link #task}), with the task's ticket; never null. */
     private volatile java.util.function.ObjLongConsumer<Ticket> taskCpuListener = (t, cpu) -> { };
 
     public Scheduler(FairsliceConfig config, Clock clock) {
+        this(config, clock, null);
+    }
+
+    /** As {@link #Scheduler(FairsliceConfig, Clock)}, its log lines naming {@code application}. */
+    public Scheduler(FairsliceConfig config, Clock clock, String application) {
+        this.logPrefix = ApplicationNames.logPrefix(application);
         this.clock = clock;
         List<RequestClassConfig> cs = config.classes();
         this.classes = new ClassState[cs.size()];
@@ -267,6 +276,11 @@ public final class Scheduler {
 
     public FairsliceConfig config() {
         return config;
+    }
+
+    /** How its log lines begin, naming the application ({@link ApplicationNames#logPrefix}). */
+    String logPrefix() {
+        return logPrefix;
     }
 
     /**
@@ -515,7 +529,7 @@ public final class Scheduler {
         if (index < 0) {
             if (unknownDeclared.size() < 100 && unknownDeclared.add(String.valueOf(className))) {
                 // as given, which may be a client's word (a header the application passes on): no line break in it
-                LOG.warning("fairslice: Fairslice.classify(\"" + RouteTable.printable(String.valueOf(className))
+                LOG.warning(logPrefix + "Fairslice.classify(\"" + RouteTable.printable(String.valueOf(className))
                         + "\") names no class; the classes are "
                         + names + ": the request stays in " + t.cls.name);
             }
@@ -1876,7 +1890,7 @@ public final class Scheduler {
                     // wait: that request's run slot would wait with it
                     task = startTask(request, t, current != null);
                 } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "fairslice: starting a task failed; it runs unscheduled", e);
+                    LOG.log(Level.WARNING, logPrefix + "starting a task failed; it runs unscheduled", e);
                     run(started);
                     work.run();
                     return;
@@ -1911,7 +1925,7 @@ public final class Scheduler {
                         tasksEnded(request);
                         request.runAfterTasks(); // what the request teaches its route, its tasks' CPU in
                     } catch (RuntimeException e) {
-                        LOG.log(Level.WARNING, "fairslice: learning from a request's tasks failed", e);
+                        LOG.log(Level.WARNING, logPrefix + "learning from a request's tasks failed", e);
                     }
                 }
             }
@@ -1919,14 +1933,14 @@ public final class Scheduler {
     }
 
     /** Runs a task's {@code started} callback; what it throws is logged, not the task's failure. */
-    private static void run(Runnable started) {
+    private void run(Runnable started) {
         if (started == null) {
             return;
         }
         try {
             started.run();
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "fairslice: handing the next task to its executor failed", e);
+            LOG.log(Level.WARNING, logPrefix + "handing the next task to its executor failed", e);
         }
     }
 
@@ -2069,7 +2083,7 @@ public final class Scheduler {
                 unlock();
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "fairslice: ending a task failed", e);
+            LOG.log(Level.WARNING, logPrefix + "ending a task failed", e);
         } finally {
             k.dispatching = false;
         }
@@ -2078,7 +2092,7 @@ public final class Scheduler {
                 host.scheduler.leaveOut(host, cpu < 0 ? -1 : cpu + k.leftOutCpu,
                         allocated < 0 ? -1 : allocated + k.leftOutBytes, k.startNanos);
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "fairslice: leaving a task out of the request its thread serves failed", e);
+                LOG.log(Level.WARNING, logPrefix + "leaving a task out of the request its thread serves failed", e);
             }
         }
         if (cpu > 0) {
@@ -2086,7 +2100,7 @@ public final class Scheduler {
             try {
                 taskCpuListener.accept(k, cpu);
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "fairslice: counting a task's CPU failed", e);
+                LOG.log(Level.WARNING, logPrefix + "counting a task's CPU failed", e);
             }
         }
     }
@@ -2301,7 +2315,7 @@ public final class Scheduler {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (RuntimeException | Error e) { // the application's task failed: the application's stop goes on
-            LOG.log(Level.WARNING, "fairslice: a task held back for its class's turn failed as the application"
+            LOG.log(Level.WARNING, logPrefix + "a task held back for its class's turn failed as the application"
                     + " stopped", e);
         }
         return refused;

@@ -297,9 +297,9 @@ public final class TaskExecutor implements Executor {
             lost++;
         }
         if (lost > 0) {
-            LOG.warning("fairslice: " + lost + " task(s) of class '" + key.cls().name + "' handed to their executor"
-                    + " over " + bound / 1_000_000 + " ms ago have not started; the class's held tasks no longer wait"
-                    + " for them (an executor that drops tasks, or a queue that slow?)");
+            LOG.warning(lane.scheduler.logPrefix() + lost + " task(s) of class '" + key.cls().name + "' handed to"
+                    + " their executor over " + bound / 1_000_000 + " ms ago have not started; the class's held tasks"
+                    + " no longer wait for them (an executor that drops tasks, or a queue that slow?)");
         }
     }
 
@@ -346,8 +346,9 @@ public final class TaskExecutor implements Executor {
         try {
             key.executor().execute(next);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "fairslice: the executor refused a task held back for its class's turn; it runs"
-                    + " on the thread that handed it over, once that thread's own task has ended", e);
+            LOG.log(Level.WARNING, next.submitter.scheduler().logPrefix() + "the executor refused a task held back"
+                    + " for its class's turn; it runs on the thread that handed it over, once that thread's own task"
+                    + " has ended", e);
             later.tasks.add(next.task);
         } finally {
             later.handing = false;

@@ -845,16 +845,19 @@ public final class WeavingScope {
         return agentActive ? !warnings.isEmpty() : !includes.isEmpty() || !problems.isEmpty();
     }
 
-    /** One line for the startup log: agent, scope, warnings and how many classes were woven so far. */
+    /**
+     * One line for the startup log, after the application's name ({@code fairslice[/shop]: weaving on, ...}): agent,
+     * scope, warnings and how many classes were woven so far.
+     */
     public String summary() {
         if (!agentActive) {
-            return "fairslice weaving: off (no -javaagent:aspectjweaver.jar, or the aspect is not visible to this"
+            return "weaving off (no -javaagent:aspectjweaver.jar, or the aspect is not visible to this"
                     + " class loader); yield points only where code calls Fairslice.yieldPoint()"
                     + (includes.isEmpty() ? "" : "; " + sources + " ask(s) to weave " + includes
                             + ", which needs the agent (docs/weaving.md)")
                     + (problems.isEmpty() ? "" : "; problems the agent would refuse: " + problems);
         }
-        return "fairslice weaving: on, scope " + includes + " from " + sources + "; " + WovenClasses.count()
+        return "weaving on, scope " + includes + " from " + sources + "; " + WovenClasses.count()
                 + " woven classes initialised so far" + (notes.isEmpty() ? "" : "; not in this application: " + notes)
                 + (warnings.isEmpty() ? "" : "; WARNING: " + warnings)
                 + (problems.isEmpty() ? "" : "; problems: " + problems);

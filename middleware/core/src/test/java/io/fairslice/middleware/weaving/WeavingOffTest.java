@@ -32,7 +32,7 @@ class WeavingOffTest {
 
             assertThat(scope.agentActive()).isFalse();
             assertThat(scope.worthAWarning()).as(scope.toString()).isTrue();
-            assertThat(scope.summary()).startsWith("fairslice weaving: off").contains("ask(s) to weave [com.acme..*]",
+            assertThat(scope.summary()).startsWith("weaving off (").contains("ask(s) to weave [com.acme..*]",
                     "needs the agent", "problems the agent would refuse", "com.acne..*");
         }
     }
