@@ -4,6 +4,7 @@ import io.fairslice.middleware.FairsliceConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
+import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -125,7 +126,8 @@ public final class ConfigSources {
         Map<String, String> keys = new LinkedHashMap<>();
         Map<String, String> origins = new HashMap<>();
         List<String> passedOver = new ArrayList<>();
-        boolean onClassPath = loader != null && loader.getResource(CLASS_PATH_FILE) != null;
+        URL classPathFile = loader == null ? null : loader.getResource(CLASS_PATH_FILE);
+        boolean onClassPath = classPathFile != null;
         String file = null;
         String named = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
         if (named == null || named.isBlank()) { // a blank value sets nothing, as for every key
@@ -137,7 +139,7 @@ public final class ConfigSources {
                 throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file", named);
             }
             try (InputStream in = Files.newInputStream(p)) {
-                load(in, keys, named, origins);
+                load(in, keys, named, null, origins);
             } catch (IOException e) {
                 throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file ("
                         + e.getMessage() + ")", named);
@@ -158,6 +160,7 @@ public final class ConfigSources {
             }
         } else {
             InputStream in = webInfFile.apply(WEB_INF_FILE);
+            String found = "in the web application";
             if (in != null) {
                 file = WEB_INF_FILE;
                 if (onClassPath) {
@@ -165,13 +168,13 @@ public final class ConfigSources {
                 }
             } else if (onClassPath && (in = loader.getResourceAsStream(CLASS_PATH_FILE)) != null) {
                 file = CLASS_PATH_ORIGIN;
+                found = "found at " + classPathFile;
             }
             if (in != null) {
                 try (InputStream closing = in) {
-                    load(closing, keys, file, origins);
+                    load(closing, keys, file, found, origins);
                 } catch (IOException e) {
-                    throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be readable ("
-                            + e.getMessage() + ")", file);
+                    throw notReadable(file, found, "cannot be read (" + e.getMessage() + ")");
                 }
             }
         }
@@ -274,8 +277,13 @@ public final class ConfigSources {
         }
     }
 
-    private static void load(InputStream in, Map<String, String> keys, String where, Map<String, String> origins)
-            throws IOException {
+    /**
+     * Reads a properties file into {@code keys}: {@code where} names it in messages and origins; {@code found} says
+     * where a file fairslice looked for was found (WEB-INF's, the class path's), null for one that
+     * {@value ConfigKeys#CONFIG_FILE_PROPERTY} names.
+     */
+    private static void load(InputStream in, Map<String, String> keys, String where, String found,
+                             Map<String, String> origins) throws IOException {
         byte[] bytes = in.readAllBytes();
         String text;
         try {
@@ -309,10 +317,21 @@ public final class ConfigSources {
                 throw repeated;
             }
             // Properties.load throws this for a malformed unicode escape: name the file, not just the JDK's words
-            throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file must be a valid properties file ("
-                    + e.getMessage() + ")", where);
+            String rule = "must be a valid properties file (" + e.getMessage() + ")";
+            throw found == null ? FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "file " + rule, where)
+                    : notReadable(where, found, rule);
         }
         read.forEach((key, value) -> set(keys, key, value, origins, "in " + where));
+    }
+
+    /**
+     * A file fairslice looked for and found ({@code file}, {@code found} where) that it cannot read: named, and not
+     * blamed on {@value ConfigKeys#CONFIG_FILE_PROPERTY}, which nobody set. No key set it, so it is no
+     * {@link FairsliceConfigException}: there is no source of a key's value to look up.
+     */
+    private static IllegalArgumentException notReadable(String file, String found, String rule) {
+        return new IllegalArgumentException("fairslice configuration: the file " + file + " (" + found + "; read as no "
+                + ConfigKeys.CONFIG_FILE_PROPERTY + " names a file) " + rule);
     }
 
     /** A key without the {@code fairslice.} prefix it may carry ({@code fairslice.policy} is policy). */

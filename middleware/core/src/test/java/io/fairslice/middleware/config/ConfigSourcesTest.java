@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fairslice.middleware.FairsliceConfigException;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
@@ -237,6 +238,36 @@ class ConfigSourcesTest {
         assertThatThrownBy(() -> fileOnly(system))
                 .hasMessageContaining("fairslice.config must name a readable file")
                 .hasMessageContaining("/no/such/fairslice.properties");
+    }
+
+    /**
+     * A file fairslice found without being told (WEB-INF's, the class path's) and cannot read is named, with where it
+     * was found; it was refused as "fairslice.config file must be readable", a key the user never set, and the filter
+     * then looked for who set it.
+     */
+    @Test
+    void shouldNameAFoundFileItCannotReadNotTheKeyThatNamesFiles(@TempDir Path dir) throws IOException {
+        InputStream failing = new InputStream() {
+            @Override
+            public int read() throws IOException {
+                throw new IOException("Input/output error");
+            }
+        };
+        assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), path -> failing, null,
+                new Properties()))
+                .isNotInstanceOf(FairsliceConfigException.class)
+                .hasMessage("fairslice configuration: the file /WEB-INF/fairslice.properties (in the web application;"
+                        + " read as no fairslice.config names a file) cannot be read (Input/output error)");
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        Path file = Files.writeString(classes.resolve("fairslice.properties"), "policy=\\uZZZZ\n");
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()}, null)) {
+            assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), Map.of(), path -> null, loader,
+                    new Properties()))
+                    .isNotInstanceOf(FairsliceConfigException.class)
+                    .hasMessageStartingWith("fairslice configuration: the file classpath:fairslice.properties"
+                            + " (found at " + file.toUri().toURL() + "; read as no fairslice.config names a file)"
+                            + " must be a valid properties file (");
+        }
     }
 
     /** The properties format keeps a repeated key's last value without a word: a second rule.1 replaced the first. */
