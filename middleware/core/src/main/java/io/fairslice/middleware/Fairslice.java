@@ -78,7 +78,7 @@ public final class Fairslice {
      * is off (disabled, or its application stopped while the request ran on), it does nothing and answers false.
      *
      * @return whether the request now belongs to {@code className}; false (and one WARNING per name, naming the
-     *         configured classes) when it is none of them: a scheduling hint never fails the page
+     *         configured classes) when it is none of them, or null: a scheduling hint never fails the page
      */
     public static boolean classify(String className) {
         Ticket ticket = YieldGate.current();
@@ -104,7 +104,12 @@ public final class Fairslice {
      * in); weave the code it runs, or cap its class.
      */
     public static Runnable task(Runnable work) {
-        Objects.requireNonNull(work, "work"); // here, not on the pool's thread after a wait for a slot
+        return task(work, "Fairslice.task(work): work is null");
+    }
+
+    /** {@link #task(Runnable)}, refusing a null {@code work} with {@code ifNull}, which names the call. */
+    private static Runnable task(Runnable work, String ifNull) {
+        Objects.requireNonNull(work, ifNull); // here, not on the pool's thread after a wait for a slot
         Ticket ticket = YieldGate.submitter(); // a held task handed over on another thread: its own request's
         return ticket == null ? work : ticket.scheduler().task(ticket, work);
     }
@@ -116,8 +121,9 @@ public final class Fairslice {
      * pool that several classes share, see {@link #holdingExecutor}.
      */
     public static Executor executor(Executor executor) {
-        Objects.requireNonNull(executor, "executor");
-        return command -> executor.execute(task(command));
+        Objects.requireNonNull(executor, "Fairslice.executor(executor): executor is null");
+        return command -> executor.execute(task(command, "Fairslice.executor(...).execute(command): command is"
+                + " null"));
     }
 
     /**

@@ -215,11 +215,19 @@ class FairsliceFilterTest {
     @Test
     void shouldRefuseANullTaskOrExecutorAtOnce() {
         org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> Fairslice.task(null))
-                .withMessage("work");
+                .withMessage("Fairslice.task(work): work is null");
         org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> Fairslice.executor(null))
-                .withMessage("executor");
+                .withMessage("Fairslice.executor(executor): executor is null");
         org.assertj.core.api.Assertions.assertThatNullPointerException()
-                .isThrownBy(() -> Fairslice.holdingExecutor(null)).withMessage("executor");
+                .isThrownBy(() -> Fairslice.holdingExecutor(null))
+                .withMessage("Fairslice.holdingExecutor(executor): executor is null");
+        // the Executor API calls it command: "work" named a parameter the caller never saw
+        org.assertj.core.api.Assertions.assertThatNullPointerException()
+                .isThrownBy(() -> Fairslice.executor(Runnable::run).execute(null))
+                .withMessage("Fairslice.executor(...).execute(command): command is null");
+        org.assertj.core.api.Assertions.assertThatNullPointerException()
+                .isThrownBy(() -> Fairslice.holdingExecutor(Runnable::run).execute(null))
+                .withMessage("Fairslice.holdingExecutor(...).execute(command): command is null");
     }
 
     @Test

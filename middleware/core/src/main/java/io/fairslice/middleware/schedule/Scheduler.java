@@ -527,11 +527,13 @@ public final class Scheduler {
         List<String> names = config.classNames();
         int index = names.indexOf(className);
         if (index < 0) {
-            if (unknownDeclared.size() < 100 && unknownDeclared.add(String.valueOf(className))) {
-                // as given, which may be a client's word (a header the application passes on): no line break in it
-                LOG.warning(logPrefix + "Fairslice.classify(\"" + RouteTable.printable(String.valueOf(className))
-                        + "\") names no class; the classes are "
-                        + names + ": the request stays in " + t.cls.name);
+            // as given, which may be a client's word (a header the application passes on): no line break in it; null
+            // (a header the request lacks) is no name "null"
+            String given = className == null ? "null" : "\"" + RouteTable.printable(className) + "\"";
+            if (unknownDeclared.size() < 100 && unknownDeclared.add(given)) {
+                LOG.warning(logPrefix + "Fairslice.classify(" + given + ") names no class"
+                        + (className == null ? " (given null: a header or parameter the request lacks?)" : "")
+                        + "; the classes are " + names + ": the request stays in " + t.cls.name);
             }
             return false;
         }

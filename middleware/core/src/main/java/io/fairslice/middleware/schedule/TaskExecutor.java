@@ -54,7 +54,7 @@ public final class TaskExecutor implements Executor {
     private final Executor executor;
 
     public TaskExecutor(Executor executor) {
-        this.executor = Objects.requireNonNull(executor, "executor");
+        this.executor = Objects.requireNonNull(executor, "Fairslice.holdingExecutor(executor): executor is null");
     }
 
     /** An executor and a class, by identity. */
@@ -133,7 +133,7 @@ public final class TaskExecutor implements Executor {
 
     @Override
     public void execute(Runnable command) {
-        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(command, "Fairslice.holdingExecutor(...).execute(command): command is null");
         Ticket ticket = YieldGate.submitter();
         if (ticket == null) {
             executor.execute(command);

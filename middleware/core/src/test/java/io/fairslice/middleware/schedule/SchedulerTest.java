@@ -3184,6 +3184,26 @@ class SchedulerTest {
         assertThat(page.className()).isEqualTo("light");
     }
 
+    /**
+     * A null name (a header the request lacks, passed on) is said as null, not as the name "null", which an
+     * application may pass too: each is its own line, once.
+     */
+    @Test
+    void shouldSayANullDeclaredNameAsNullNotAsTheNameNull() {
+        scheduler();
+        Ticket page = running(LIGHT);
+        try (io.fairslice.middleware.LogCapture log = io.fairslice.middleware.LogCapture.of(Scheduler.class)) {
+            assertThat(scheduler.declare(page, null)).isFalse();
+            assertThat(scheduler.declare(page, null)).isFalse();
+            assertThat(scheduler.declare(page, "null")).isFalse();
+            assertThat(log.lines()).containsExactly("WARNING fairslice: Fairslice.classify(null) names no class (given"
+                    + " null: a header or parameter the request lacks?); the classes are [light, heavy]: the request"
+                    + " stays in light", "WARNING fairslice: Fairslice.classify(\"null\") names no class; the classes"
+                    + " are [light, heavy]: the request stays in light");
+        }
+        assertThat(page.className()).isEqualTo("light");
+    }
+
     /** Declared inside a declared blocking call: the move is told once, as the call returns. */
     @Test
     void shouldTellADeclaredMoveInsideABlockingCallOnce() {
