@@ -149,6 +149,7 @@ public final class TaskExecutor implements Executor {
         Lane lane;
         boolean now;
         boolean handOver;
+        String lost = null;
         synchronized (LANES) {
             if (scheduler.isClosed()) { // forget has run, or will find no lane made now: none is kept for it
                 lane = null;
@@ -159,16 +160,18 @@ public final class TaskExecutor implements Executor {
                 now = lane.held.isEmpty() && (!mayWait || lane.unstarted.isEmpty())
                         || lane.held.size() >= scheduler.tasksHeldAtMost(c);
                 if (now) {
-                    forgetLost(lane, key); // also while none is held: a pool that drops tasks grew the queue for good
+                    // also while none is held: a pool that drops tasks grew the queue for good
+                    lost = forgetLost(lane, key);
                     handed.handedAt = System.nanoTime();
                     lane.unstarted.add(handed);
                 } else {
                     lane.held.add(handed);
-                    forgetLost(lane, key);
+                    lost = forgetLost(lane, key);
                 }
                 handOver = !now && (!mayWait || lane.unstarted.isEmpty()); // after a lost task, say
             }
         }
+        warn(lost);
         boolean outermost = LATER.get() == null; // else a task runs on this thread, and runs what this leaves
         try {
             if (now) {
@@ -200,6 +203,11 @@ public final class TaskExecutor implements Executor {
             }
         }
         return n;
+    }
+
+    /** Whether this thread holds the lanes' monitor (for tests: nothing is logged under it). */
+    static boolean holdsLanes() {
+        return Thread.holdsLock(LANES);
     }
 
     /** How many tasks every lane has handed over that have not started (for tests). */
@@ -279,16 +287,18 @@ public final class TaskExecutor implements Executor {
      * Under the lanes' monitor, at a submission or a start: the class's tasks handed over that have not started within
      * twice the longest a task may wait for its turn ({@link Scheduler#tasksWaitAtMost}) are no longer waited for. The
      * executor dropped them (a discard policy, {@code shutdownNow}), or its queue holds them that long; either way
-     * the held tasks go on without them. One WARNING per pass. Also while none is held: until 2026-12-06 a pool that
-     * dropped tasks of a class that held none kept each of them here (its request's ticket, the application's
-     * command) for as long as the class held none, searched at every start (found by review).
+     * the held tasks go on without them. One WARNING per pass, returned (null: none) for the caller to log once it
+     * has released the monitor: it is JVM-wide, and a virtual thread that logs under it pins its carrier (Java 21 to
+     * 23) while the log's handlers write. Also while none is held: until 2026-12-06 a pool that dropped tasks of a
+     * class that held none kept each of them here (its request's ticket, the application's command) for as long as
+     * the class held none, searched at every start (found by review).
      */
-    private static void forgetLost(Lane lane, Key key) {
+    private static String forgetLost(Lane lane, Key key) {
         Handed first = lane.unstarted.peek();
         long now = System.nanoTime();
         long bound = 2 * lane.scheduler.tasksWaitAtMost(key.cls());
         if (first == null || now - first.handedAt <= bound) {
-            return; // the common case, cheap: the oldest is recent
+            return null; // the common case, cheap: the oldest is recent
         }
         int lost = 0;
         for (Handed h = lane.unstarted.peek(); h != null && now - h.handedAt > bound; h = lane.unstarted.peek()) {
@@ -296,10 +306,15 @@ public final class TaskExecutor implements Executor {
             h.started.set(true); // should it start after all, it counts nothing
             lost++;
         }
-        if (lost > 0) {
-            LOG.warning(lane.scheduler.logPrefix() + lost + " task(s) of class '" + key.cls().name + "' handed to"
-                    + " their executor over " + bound / 1_000_000 + " ms ago have not started; the class's held tasks"
-                    + " no longer wait for them (an executor that drops tasks, or a queue that slow?)");
+        return lost == 0 ? null : lane.scheduler.logPrefix() + lost + " task(s) of class '" + key.cls().name
+                + "' handed to their executor over " + bound / 1_000_000 + " ms ago have not started; the class's held"
+                + " tasks no longer wait for them (an executor that drops tasks, or a queue that slow?)";
+    }
+
+    /** Logs what {@link #forgetLost} found, if anything, outside the lanes' monitor. */
+    private static void warn(String lost) {
+        if (lost != null) {
+            LOG.warning(lost);
         }
     }
 
@@ -310,18 +325,23 @@ public final class TaskExecutor implements Executor {
     private void handOver(Lane lane, Key key) {
         while (true) {
             boolean waits = lane.scheduler.tasksWait(key.cls()); // outside the monitor: it takes the scheduler's lock
-            Handed next;
+            Handed next = null;
+            String lost;
             synchronized (LANES) {
-                forgetLost(lane, key);
+                lost = forgetLost(lane, key);
                 if (lane.held.isEmpty() || waits && !lane.unstarted.isEmpty()) {
                     if (lane.held.isEmpty() && lane.unstarted.isEmpty()) {
                         LANES.remove(key, lane);
                     }
-                    return;
+                } else {
+                    next = lane.held.poll();
+                    next.handedAt = System.nanoTime();
+                    lane.unstarted.add(next);
                 }
-                next = lane.held.poll();
-                next.handedAt = System.nanoTime();
-                lane.unstarted.add(next);
+            }
+            warn(lost);
+            if (next == null) {
+                return;
             }
             handOne(key, next);
         }

@@ -31,6 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -615,6 +618,45 @@ class SchedulerTest {
         Thread.sleep(150); // past twice heavy's queue-timeout
         submit(executor, heavy, () -> { }, 1);
         assertThat(TaskExecutor.unstartedTasks()).as("given up").isLessThanOrEqualTo(1);
+        finish(heavy, MS);
+    }
+
+    /**
+     * The warning of tasks given up is logged once the lanes' monitor is released: it is JVM-wide, every holding
+     * executor's submissions and starts take it, and a virtual thread that logged under it pinned its carrier (Java 21
+     * to 23) while the handlers wrote.
+     */
+    @Test
+    void shouldWarnOfGivenUpTasksOutsideTheLanesMonitor() throws Exception {
+        scheduler("class.heavy.queue-timeout", "50ms", "share.max-park", "10ms");
+        Ticket heavy = running(HEAVY);
+        TaskExecutor executor = new TaskExecutor(command -> { }); // drops every task
+        submit(executor, heavy, () -> { }, 3);
+        Thread.sleep(150); // past twice heavy's queue-timeout
+        List<String> logged = new CopyOnWriteArrayList<>();
+        Logger logger = Logger.getLogger(TaskExecutor.class.getName());
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add((TaskExecutor.holdsLanes() ? "under the monitor: " : "") + record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            submit(executor, heavy, () -> { }, 1);
+        } finally {
+            logger.removeHandler(handler);
+        }
+        assertThat(logged).singleElement().asString().startsWith("fairslice: 3 task(s) of class 'heavy' handed to"
+                + " their executor over 100 ms ago have not started");
         finish(heavy, MS);
     }
 
