@@ -2382,10 +2382,6 @@ class SchedulerTest {
     }
 
     /**
-     * Polls until another thread has brought the scheduler where {@code done} says (a request queued, parked); fails
-     * the test if it does not within 10 s.
-     */
-    /**
      * {@link #awaitUntil}, advancing the fake clock by {@link Scheduler#TURN_ANTICIPATION_NANOS} at each look: tasks
      * of a class whose turn comes wait out the moment an owed class may send its next request in, once per start.
      */
@@ -2396,6 +2392,10 @@ class SchedulerTest {
         });
     }
 
+    /**
+     * Polls until another thread has brought the scheduler where {@code done} says (a request queued, parked); fails
+     * the test if it does not within 10 s.
+     */
     private static void awaitUntil(BooleanSupplier done) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!done.getAsBoolean()) {
@@ -3162,10 +3162,6 @@ class SchedulerTest {
     }
 
     /**
-     * A request whose route's class changes while it waits in a declared call (a new page learnt heavy) moves at once:
-     * it holds no slot. It takes its next one in the new class and tells the move listener, on its own thread.
-     */
-    /**
      * The application declares a request's class (Fairslice.classify): it moves at once, on its own thread; its route's
      * later decisions leave it there; a name that is no class changes nothing.
      */
@@ -3289,6 +3285,10 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).running()).as("its one slot given back").isEqualTo(1);
     }
 
+    /**
+     * A request whose route's class changes while it waits in a declared call (a new page learnt heavy) moves at once:
+     * it holds no slot. It takes its next one in the new class and tells the move listener, on its own thread.
+     */
     @Test
     void shouldMoveARequestWhoseClassChangesDuringADeclaredBlockingCall() {
         scheduler("share.cpus", "2");
