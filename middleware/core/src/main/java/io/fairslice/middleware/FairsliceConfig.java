@@ -6,6 +6,7 @@ import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.ConfigParser;
 import io.fairslice.middleware.config.Durations;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -118,7 +119,7 @@ public final class FairsliceConfig {
      * switching the policy must not change the run slots of a server moved to other CPUs since.
      */
     public FairsliceConfig with(Map<String, String> changes) {
-        Map<String, String> merged = new java.util.LinkedHashMap<>(source);
+        Map<String, String> merged = new LinkedHashMap<>(source);
         merged.putAll(changes);
         boolean cpusChanged = changes.keySet().stream()
                 .anyMatch(k -> k != null && k.trim().equals(ConfigKeys.SHARE_CPUS));

@@ -37,13 +37,18 @@ import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.security.CodeSource;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import javax.management.JMException;
 
 /**
  * The middleware in a web application: wires configuration, classifier, scheduler, metrics, listeners and JMX
@@ -223,7 +228,7 @@ public final class FairsliceFilter implements Filter {
                     (before, next) -> warnChange(before, next, path, application));
             try {
                 control.register();
-            } catch (javax.management.JMException e) {
+            } catch (JMException e) {
                 LOG.log(Level.WARNING, "fairslice[" + application + "]: JMX control not registered", e);
                 control = null;
             }
@@ -282,7 +287,7 @@ public final class FairsliceFilter implements Filter {
         if (seen == Fairslice.class) {
             return null;
         }
-        java.security.CodeSource source = seen.getProtectionDomain().getCodeSource();
+        CodeSource source = seen.getProtectionDomain().getCodeSource();
         return "the application has a copy of fairslice of its own (" + (source == null ? "its class loader's"
                 : source.getLocation()) + "), so its Fairslice calls and woven yield points reach"
                 + " that copy, not this filter, and do nothing; mark fairslice-middleware (and fairslice-spring-boot)"
@@ -306,7 +311,7 @@ public final class FairsliceFilter implements Filter {
                         + " application, so it matches " + contextPath + glob + " only; did you mean path=" + inside
                         + "?");
             }
-            java.util.SortedSet<String> unknown = rule.unknownMethods();
+            SortedSet<String> unknown = rule.unknownMethods();
             if (!unknown.isEmpty()) {
                 LOG.warning(() -> "fairslice[" + application + "]: " + rule + ": method " + String.join(", ", unknown)
                         + (unknown.size() == 1 ? " is" : " are") + " no HTTP method this filter knows, so the rule"
@@ -343,7 +348,7 @@ public final class FairsliceFilter implements Filter {
      * JMX control's do (its context path, unless another running application had that name).
      */
     static void warnChange(FairsliceConfig before, FairsliceConfig next, String contextPath, String application) {
-        java.util.Set<String> kept = new java.util.HashSet<>();
+        Set<String> kept = new HashSet<>();
         for (Rule rule : before.rules()) {
             kept.add(rule.toString());
         }

@@ -20,6 +20,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Proxy;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -28,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +45,7 @@ class ApplicationMetricsTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final Map<String, FairsliceFilter> started = new HashMap<>();
-    private final java.util.List<FairsliceFilter> others = new java.util.ArrayList<>();
+    private final List<FairsliceFilter> others = new ArrayList<>();
 
     @AfterEach
     void stopAll() {
@@ -194,7 +197,7 @@ class ApplicationMetricsTest {
      * max) and the 503s' timer with one bucket (count, sum, max, 60 s and +Inf), and its CPU counter.
      */
     private void assertPageSeries(MeterRegistry prometheus, String application,
-                                  java.util.function.Supplier<String> scrape) throws Exception {
+                                  Supplier<String> scrape) throws Exception {
         FairsliceFilter filter = new FairsliceFilter();
         filter.init(filterConfig(application, Map.of("policy", "share", "jmx", "false"), prometheus));
         others.add(filter);
@@ -282,8 +285,8 @@ class ApplicationMetricsTest {
      */
     @Test
     void shouldSayWhenTheApplicationHasACopyOfTheMiddlewareOfItsOwn() throws Exception {
-        java.net.URL classes = Fairslice.class.getProtectionDomain().getCodeSource().getLocation();
-        try (java.net.URLClassLoader war = new java.net.URLClassLoader(new java.net.URL[] {classes},
+        URL classes = Fairslice.class.getProtectionDomain().getCodeSource().getLocation();
+        try (URLClassLoader war = new URLClassLoader(new URL[] {classes},
                 ClassLoader.getPlatformClassLoader())) {
             assertThat(FairsliceFilter.secondCopy(war)).startsWith("the application has a copy of fairslice of its"
                     + " own (" + classes + ")").contains("mark fairslice-middleware");

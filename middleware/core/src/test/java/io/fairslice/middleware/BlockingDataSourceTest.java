@@ -14,6 +14,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.sql.Connection;
+import java.sql.ConnectionBuilder;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -254,8 +255,8 @@ public class BlockingDataSourceTest {
     @Test
     void shouldPassTheConnectionBuilderOnAndWrapWhatItBuilds() throws Exception {
         List<String> asked = new ArrayList<>();
-        java.sql.ConnectionBuilder driverBuilder = (java.sql.ConnectionBuilder) Proxy.newProxyInstance(
-                getClass().getClassLoader(), new Class<?>[] {java.sql.ConnectionBuilder.class}, (proxy, m, args) -> {
+        ConnectionBuilder driverBuilder = (ConnectionBuilder) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {ConnectionBuilder.class}, (proxy, m, args) -> {
                     asked.add(m.getName() + (args == null ? "" : " " + args[0]));
                     return m.getName().equals("build") ? database.getConnection() : proxy;
                 });

@@ -1,5 +1,6 @@
 package io.fairslice.middleware;
 
+import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
 import java.io.File;
 import java.io.IOException;
@@ -9,6 +10,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
@@ -74,7 +77,7 @@ final class EmbeddedTomcat implements AutoCloseable {
      * A filter of the application's mapped to every path for REQUEST dispatches, declared as web.xml declares it:
      * before the filters declared after it.
      */
-    EmbeddedTomcat applicationFilter(String name, jakarta.servlet.Filter filter) {
+    EmbeddedTomcat applicationFilter(String name, Filter filter) {
         var def = new org.apache.tomcat.util.descriptor.web.FilterDef();
         def.setFilterName(name);
         def.setFilter(filter);
@@ -92,7 +95,7 @@ final class EmbeddedTomcat implements AutoCloseable {
     EmbeddedTomcat file(String path, String... lines) throws IOException {
         Path file = base.resolve(path);
         Files.createDirectories(file.getParent());
-        Files.write(file, java.util.List.of(lines));
+        Files.write(file, List.of(lines));
         return this;
     }
 
@@ -159,7 +162,7 @@ final class EmbeddedTomcat implements AutoCloseable {
         tomcat.stop();
         tomcat.destroy();
         try (var files = Files.walk(base)) {
-            files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
         } catch (IOException e) {
             // a temp folder left behind is harmless
         }

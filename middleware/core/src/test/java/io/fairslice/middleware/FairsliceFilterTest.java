@@ -14,6 +14,7 @@ import io.micrometer.prometheus.PrometheusMeterRegistry;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.Filter;
 import jakarta.servlet.FilterConfig;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
@@ -23,16 +24,20 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.Proxy;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -607,7 +612,7 @@ class FairsliceFilterTest {
     void shouldPassErrorForwardAndIncludeDispatchesOfARequestItNeverAdmittedStraightThrough() throws Exception {
         Blocking blocking = new Blocking();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        jakarta.servlet.Filter guard = (req, res, chain) -> {
+        Filter guard = (req, res, chain) -> {
             switch (((HttpServletRequest) req).getServletPath()) {
                 case "/private" -> ((HttpServletResponse) res).sendError(403);
                 case "/account" -> req.getRequestDispatcher("/login").forward(req, res);
@@ -676,7 +681,7 @@ class FairsliceFilterTest {
      */
     @Test
     void shouldNotLetAClientsPathBreakTheLineThatSaysAForwardRunsUnscheduled() throws Exception {
-        jakarta.servlet.Filter rewrite = (req, res, chain) -> {
+        Filter rewrite = (req, res, chain) -> {
             HttpServletRequest r = (HttpServletRequest) req;
             String rest = r.getRequestURI().substring(r.getContextPath().length());
             if (rest.startsWith("/app/")) {
@@ -706,7 +711,7 @@ class FairsliceFilterTest {
     void shouldAdmitAnAsyncDispatchOfARequestItNeverAdmitted() throws Exception {
         Blocking blocking = new Blocking();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        jakarta.servlet.Filter guard = (req, res, chain) -> {
+        Filter guard = (req, res, chain) -> {
             if (((HttpServletRequest) req).getServletPath().equals("/outer")) {
                 req.startAsync().dispatch("/inner");
             } else {
@@ -1009,7 +1014,7 @@ class FairsliceFilterTest {
 
     /** Hands 20 ms of CPU to a pool of its own, as a task of the request when {@code wrapped}, and completes there. */
     static final class PooledWork extends HttpServlet {
-        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
         private final boolean wrapped;
 
         PooledWork(boolean wrapped) {
@@ -1074,7 +1079,7 @@ class FairsliceFilterTest {
      * only once released: an async request that waits (a long poll, a queued job) while its new page is learnt.
      */
     static final class HeldAsyncWork extends HttpServlet {
-        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
         final CountDownLatch held = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
 
@@ -1182,7 +1187,7 @@ class FairsliceFilterTest {
 
     /** Completes its request from a task of it, which then lingers until released (clean-up, a stream's loop). */
     static final class Lingering extends HttpServlet {
-        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
         final CountDownLatch release = new CountDownLatch(1);
 
         @Override
@@ -1201,7 +1206,7 @@ class FairsliceFilterTest {
 
     /** Joins 20 ms of CPU computed on a pool of its own: a request served in one dispatch that waits for its task. */
     static final class Joining extends HttpServlet {
-        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        final ExecutorService pool = Executors.newFixedThreadPool(2);
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
@@ -2037,7 +2042,7 @@ class FairsliceFilterTest {
         try {
             return t.get(path);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -2045,7 +2050,7 @@ class FairsliceFilterTest {
     }
 
     private static FilterConfig filterConfig(Map<String, String> params) {
-        ServletContext context = (ServletContext) java.lang.reflect.Proxy.newProxyInstance(
+        ServletContext context = (ServletContext) Proxy.newProxyInstance(
                 FairsliceFilterTest.class.getClassLoader(), new Class<?>[] {ServletContext.class}, (p, m, a) ->
                         switch (m.getName()) {
                             case "getInitParameterNames", "getAttributeNames" -> Collections.emptyEnumeration();
@@ -2070,7 +2075,7 @@ class FairsliceFilterTest {
             }
 
             @Override
-            public java.util.Enumeration<String> getInitParameterNames() {
+            public Enumeration<String> getInitParameterNames() {
                 return Collections.enumeration(params.keySet());
             }
         };

@@ -10,18 +10,25 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Test;
@@ -101,9 +108,9 @@ class HostileInputTest {
     static int pipelined(int port, int from, int to, IntFunction<String> target) throws Exception {
         int connections = 2;
         int batch = 64;
-        var pool = java.util.concurrent.Executors.newFixedThreadPool(connections);
+        var pool = Executors.newFixedThreadPool(connections);
         try {
-            List<java.util.concurrent.Future<Integer>> parts = new ArrayList<>();
+            List<Future<Integer>> parts = new ArrayList<>();
             for (int c = 0; c < connections; c++) {
                 int lane = c;
                 parts.add(pool.submit(() -> {
@@ -111,8 +118,8 @@ class HostileInputTest {
                     try (Socket s = new Socket("127.0.0.1", port)) {
                         s.setTcpNoDelay(true);
                         s.setSoTimeout(30_000);
-                        OutputStream out = new java.io.BufferedOutputStream(s.getOutputStream(), 1 << 16);
-                        java.io.BufferedInputStream in = new java.io.BufferedInputStream(s.getInputStream(), 1 << 16);
+                        OutputStream out = new BufferedOutputStream(s.getOutputStream(), 1 << 16);
+                        BufferedInputStream in = new BufferedInputStream(s.getInputStream(), 1 << 16);
                         List<Integer> mine = new ArrayList<>();
                         for (int i = from + lane; i < to; i += connections) {
                             mine.add(i);
@@ -137,7 +144,7 @@ class HostileInputTest {
             }
             int ok = 0;
             for (var p : parts) {
-                ok += p.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                ok += p.get(120, TimeUnit.SECONDS);
             }
             return ok;
         } finally {
@@ -160,7 +167,7 @@ class HostileInputTest {
         }
         String h = head.toString();
         int status = Integer.parseInt(h.substring(9, 12));
-        int at = h.toLowerCase(java.util.Locale.ROOT).indexOf("content-length:");
+        int at = h.toLowerCase(Locale.ROOT).indexOf("content-length:");
         int length = at < 0 ? 0 : Integer.parseInt(h.substring(at + 15, h.indexOf("\r\n", at)).trim());
         in.readNBytes(length);
         return status;
@@ -330,7 +337,7 @@ class HostileInputTest {
                 for (int n; (n = in.read(buf)) > 0; ) {
                     all.write(buf, 0, n);
                 }
-            } catch (java.net.SocketException e) {
+            } catch (SocketException e) {
                 // Tomcat may reset after answering a request it refused
             }
             String text = all.toString(StandardCharsets.ISO_8859_1);
@@ -340,7 +347,7 @@ class HostileInputTest {
             int status = Integer.parseInt(text.substring(9, 12));
             int bodyAt = text.indexOf("\r\n\r\n");
             String body = bodyAt < 0 ? "" : text.substring(bodyAt + 4);
-            if (text.toLowerCase(java.util.Locale.ROOT).contains("transfer-encoding: chunked")) {
+            if (text.toLowerCase(Locale.ROOT).contains("transfer-encoding: chunked")) {
                 body = dechunk(body);
             }
             return new Raw(status, body, bodyAt < 0 ? text : text.substring(0, bodyAt));

@@ -9,6 +9,7 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -72,7 +74,7 @@ class TaskShareTest {
                 try {
                     async.getResponse().getWriter().print(compute(20_000));
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 } finally {
                     async.complete();
                 }
@@ -99,7 +101,7 @@ class TaskShareTest {
         /** {@code mine} are the threads of {@code wanting}'s requests; {@code others}, the other class's. */
         Split(ClassState wanting, List<Thread> mine, List<Thread> others) {
             this.wanting = wanting;
-            ids = java.util.stream.Stream.concat(mine.stream(), others.stream()).mapToLong(Thread::getId).toArray();
+            ids = Stream.concat(mine.stream(), others.stream()).mapToLong(Thread::getId).toArray();
             firstOther = mine.size();
             last = cpu();
             wanted = wanting.inflight() > 0;

@@ -143,7 +143,7 @@ public final class RequestClassifier {
     }
 
     /** Statuses that say the path (or the method) is no page for this client: never costly ({@link #costly}). */
-    private static final java.util.Set<Integer> NOT_A_PAGE = java.util.Set.of(401, 403, 404, 405, 410, 501);
+    private static final Set<Integer> NOT_A_PAGE = Set.of(401, 403, 404, 405, 410, 501);
 
     /**
      * Whether a response shows its path is a page of the application, worth a place in the route table: a status

@@ -2,7 +2,9 @@ package io.fairslice.middleware.classify;
 
 import io.fairslice.middleware.metrics.MeterNames;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -68,7 +70,7 @@ public final class Route {
      * the requests the server serves at once, none once they have ended after the route's first decision.
      */
     // a set: an async request is watched until its cycle ends, and a learning route may have thousands in flight
-    private final java.util.Set<RequestClassifier.Watch> inFlight = new java.util.LinkedHashSet<>();
+    private final Set<RequestClassifier.Watch> inFlight = new LinkedHashSet<>();
     /**
      * The route's requests since it was decided, less those rejected at admission ({@link #cpuSampleRejected}), and the
      * count the measurements so far stand for: the next measurement stands for the difference (see cpuSample). A

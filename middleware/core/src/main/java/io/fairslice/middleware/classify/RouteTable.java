@@ -5,10 +5,14 @@ import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.metrics.MeterNames;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
@@ -86,8 +90,8 @@ public final class RouteTable {
     private final Route other = Route.shared(MeterNames.PAGE_OTHER);
     private final LongAdder overflow = new LongAdder();
     /** Whether the table's filling up has been logged (once: every later new page shares {@code other} as well). */
-    private final java.util.concurrent.atomic.AtomicBoolean fullLogged =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean fullLogged =
+            new AtomicBoolean();
     /** How the table's log lines name their application: {@code "fairslice[/shop]: "}, or {@code "fairslice: "}. */
     private final String logPrefix;
 
@@ -256,7 +260,7 @@ public final class RouteTable {
                     + (key == null ? "a page served now" : printable(key) + ", served,")
                     + " and every new page after it share page=\"other\", which is not learnt, "
                     + (evictAfterNanos > 0 ? "until a route beyond the first routes.max-pages has had no request for"
-                            + " routes.evict-after (" + Durations.format(java.time.Duration.ofNanos(evictAfterNanos))
+                            + " routes.evict-after (" + Durations.format(Duration.ofNanos(evictAfterNanos))
                             + ")"
                             : "until the application restarts")
                     + "; raise routes.max, or give the paths of one page one route with route.<n>"
@@ -275,7 +279,7 @@ public final class RouteTable {
             return -1;
         }
         int span = maxRoutes - maxPages;
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 3; attempt++) { // again when another page took the route looked at first
             Route oldest = null;
             int at = -1;
@@ -446,7 +450,7 @@ public final class RouteTable {
 
     /** The routes in the table now, in no order (candidates and {@code other} left out); a copy. */
     public List<Route> routes() {
-        return new java.util.ArrayList<>(routes.values());
+        return new ArrayList<>(routes.values());
     }
 
     public int maxRoutes() {

@@ -4,10 +4,14 @@ import io.fairslice.middleware.FairsliceConfigException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -91,7 +95,7 @@ public final class Rule {
                         throw FairsliceConfigException.of(key, "method must be names like GET|POST", value);
                     }
                 }
-                methods = Set.copyOf(java.util.Arrays.asList(ms)); // GET|get names GET once: not an error
+                methods = Set.copyOf(Arrays.asList(ms)); // GET|get names GET once: not an error
             } else if (w.startsWith("header:") && w.length() > 7) {
                 String h = w.substring(7);
                 int eq = h.indexOf('=');
@@ -117,8 +121,8 @@ public final class Rule {
             }
         }
         return new Rule(order, words[0], classIndex, path, methods, List.copyOf(headerNames),
-                java.util.Collections.unmodifiableList(headerValues), List.copyOf(queryNames),
-                java.util.Collections.unmodifiableList(queryValues), value.trim());
+                Collections.unmodifiableList(headerValues), List.copyOf(queryNames),
+                Collections.unmodifiableList(queryValues), value.trim());
     }
 
     /**
@@ -241,8 +245,8 @@ public final class Rule {
      * likely a typo, and the rule then never matches those requests. Accepted all the same, as an application may
      * serve a method of its own; the filter warns of them at startup.
      */
-    public java.util.SortedSet<String> unknownMethods() {
-        java.util.SortedSet<String> unknown = new java.util.TreeSet<>();
+    public SortedSet<String> unknownMethods() {
+        SortedSet<String> unknown = new TreeSet<>();
         if (methods != null) {
             for (String m : methods) {
                 if (!KNOWN_METHODS.contains(m)) {

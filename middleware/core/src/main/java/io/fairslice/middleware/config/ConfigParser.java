@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -368,7 +369,7 @@ public final class ConfigParser {
                 String setting = e.getKey().substring(prefix.length());
                 if (!declares(listener.getValue(), setting)) {
                     throw FairsliceConfigException.unknownKey(e.getKey(), "is not a setting of the request listener '"
-                            + listener.getKey() + "' (it declares " + new java.util.TreeSet<>(listener.getValue())
+                            + listener.getKey() + "' (it declares " + new TreeSet<>(listener.getValue())
                             + ")", e.getValue());
                 }
                 used.add(e.getKey());

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceConfigurationError;
@@ -57,7 +58,7 @@ public final class GuardedListeners implements AutoCloseable {
     /** Finds listeners with ServiceLoader in {@code loader}; a name used twice is a configuration error. */
     public static List<RequestListener> discover(ClassLoader loader) {
         List<RequestListener> found = new ArrayList<>();
-        Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         try {
             for (RequestListener l : ServiceLoader.load(RequestListener.class, loader)) {
                 if (!names.add(l.name())) {

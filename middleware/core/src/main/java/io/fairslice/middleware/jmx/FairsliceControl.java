@@ -12,13 +12,18 @@ import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.StringJoiner;
 import java.util.function.BiConsumer;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.management.JMException;
 import javax.management.MBeanOperationInfo;
@@ -147,7 +152,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
      * Bound to loopback (the user guide's setenv lines) it is open to every user of the host, so the advice is a
      * password file, not binding it to loopback as for one reachable from other hosts.
      */
-    static String remoteExposure(java.util.Properties system) {
+    static String remoteExposure(Properties system) {
         String port = system.getProperty("com.sun.management.jmxremote.port");
         if (port == null || port.isBlank()) {
             return null;
@@ -169,7 +174,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     }
 
     private static boolean loopback(String host) {
-        String h = host.trim().toLowerCase(java.util.Locale.ROOT);
+        String h = host.trim().toLowerCase(Locale.ROOT);
         if (h.startsWith("[") && h.endsWith("]")) {
             h = h.substring(1, h.length() - 1);
         }
@@ -178,8 +183,8 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         }
         // an IPv6 literal in any of its spellings (::1, 0:0:0:0:0:0:0:1); a literal is parsed, never looked up
         try {
-            return h.indexOf(':') >= 0 && java.net.InetAddress.getByName(h).isLoopbackAddress();
-        } catch (java.net.UnknownHostException notALiteral) {
+            return h.indexOf(':') >= 0 && InetAddress.getByName(h).isLoopbackAddress();
+        } catch (UnknownHostException notALiteral) {
             return false;
         }
     }
@@ -227,7 +232,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         try {
             changed.accept(before, next);
         } catch (RuntimeException e) { // the change is in force: a failure to say more must not report it refused
-            LOG.log(java.util.logging.Level.WARNING, "fairslice[" + application + "]: the change's warnings failed", e);
+            LOG.log(Level.WARNING, "fairslice[" + application + "]: the change's warnings failed", e);
         }
     }
 
@@ -341,10 +346,10 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         StringJoiner j = new StringJoiner("; ");
         for (ClassState c : scheduler.classes()) {
             double share = scheduler.cpuShare(c.index()); // NaN while the classes used next to no CPU
-            j.add(String.format(java.util.Locale.ROOT,
+            j.add(String.format(Locale.ROOT,
                     "%s: inflight=%d running=%d waiting=%d balance=%.1fms cpu-share=%s target=%.3f",
                     c.name(), c.inflight(), c.running(), c.waiting(), c.balanceNanos() / 1e6,
-                    Double.isNaN(share) ? "idle" : String.format(java.util.Locale.ROOT, "%.3f", share),
+                    Double.isNaN(share) ? "idle" : String.format(Locale.ROOT, "%.3f", share),
                     scheduler.targetShare(c.index())));
         }
         return j.toString();
@@ -367,7 +372,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         routes.sort(Comparator.comparingLong(Listed::cpuNanos).reversed().thenComparing(l -> l.route().key()));
         for (Listed listed : routes.subList(0, Math.min(routes.size(), MAX_ROUTES_SHOWN))) {
             Route route = listed.route();
-            j.add(String.format(java.util.Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s",
+            j.add(String.format(Locale.ROOT, "%s: class=%s cpu=%.3fms samples=%d%s",
                     RouteTable.printable(route.key()),
                     config.classes().get(classifier.routeClass(config, route)).name(),
                     listed.cpuNanos() / 1e6, route.samples(), route.decided() ? "" : " learning"));
@@ -375,7 +380,7 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
         if (routes.size() > MAX_ROUTES_SHOWN) {
             j.add((routes.size() - MAX_ROUTES_SHOWN) + " cheaper routes not shown");
         }
-        j.add(String.format(java.util.Locale.ROOT, "table: %d of %d routes, %d requests overflowed to other, %d idle"
+        j.add(String.format(Locale.ROOT, "table: %d of %d routes, %d requests overflowed to other, %d idle"
                 + " routes evicted%s", table.size(), table.maxRoutes(), table.overflowCount(), table.evictionCount(),
                 config.adaptive() ? "" : " (adaptive off)"));
         return j.toString();

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -59,7 +60,7 @@ public final class FairsliceMetrics implements AutoCloseable {
      *                          removed
      */
     public FairsliceMetrics(MeterRegistry registry, String application, Scheduler scheduler,
-                            RequestClassifier classifier, java.util.function.Supplier<Policy> policy) {
+                            RequestClassifier classifier, Supplier<Policy> policy) {
         if (application == null || application.isEmpty()) {
             throw new IllegalArgumentException("application must be a context path, / for the root context; got '"
                     + application + "'");
@@ -80,7 +81,7 @@ public final class FairsliceMetrics implements AutoCloseable {
     }
 
     /** Registers the gauges and counters read from the scheduler and the classifier, and the Retry-After summaries. */
-    private void registerAll(RequestClassifier classifier, java.util.function.Supplier<Policy> policy) {
+    private void registerAll(RequestClassifier classifier, Supplier<Policy> policy) {
         for (ClassState c : scheduler.classes()) {
             int i = c.index();
             Tags cls = this.application.and(TAG_CLASS, c.name());

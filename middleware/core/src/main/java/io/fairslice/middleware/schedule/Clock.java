@@ -2,7 +2,9 @@ package io.fairslice.middleware.schedule;
 
 import io.fairslice.middleware.internal.Loggers;
 import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.lang.management.ThreadMXBean;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
@@ -148,8 +150,8 @@ public interface Clock {
     final class WallStandIn {
         /** Per thread: the time it spent off the CPU as the scheduler reported it (ns). */
         private static final ThreadLocal<long[]> OFF_CPU = ThreadLocal.withInitial(() -> new long[1]);
-        private static final java.util.concurrent.atomic.AtomicBoolean WARNED =
-                new java.util.concurrent.atomic.AtomicBoolean();
+        private static final AtomicBoolean WARNED =
+                new AtomicBoolean();
 
         private WallStandIn() {
         }
@@ -214,7 +216,7 @@ public interface Clock {
         static final long MIN_PERIOD_NANOS = 20_000_000L;
         static final long MAX_STEP_NANOS = 50_000_000L;
         private static final long READ_INTERVAL_NANOS = 1_000_000L;
-        private static final java.lang.management.OperatingSystemMXBean OS =
+        private static final OperatingSystemMXBean OS =
                 ManagementFactory.getOperatingSystemMXBean();
         private final LongSupplier processCpu;
         private final DoubleSupplier machineLoad;

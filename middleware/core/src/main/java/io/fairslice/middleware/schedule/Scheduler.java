@@ -14,10 +14,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.ObjLongConsumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
@@ -244,9 +246,9 @@ public final class Scheduler {
     /** How its log lines name the application: {@code "fairslice[/shop]: "}, or {@code "fairslice: "}. */
     private final String logPrefix;
     /** Names given to {@link #declare} that are no class, each logged once (at most 100 kept). */
-    private final java.util.Set<String> unknownDeclared = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> unknownDeclared = ConcurrentHashMap.newKeySet();
     /** Told the CPU of each task of a request ({@link #task}), with the task's ticket; never null. */
-    private volatile java.util.function.ObjLongConsumer<Ticket> taskCpuListener = (t, cpu) -> { };
+    private volatile ObjLongConsumer<Ticket> taskCpuListener = (t, cpu) -> { };
 
     public Scheduler(FairsliceConfig config, Clock clock) {
         this(config, clock, null);
@@ -310,7 +312,7 @@ public final class Scheduler {
      * Who to tell, on the task's thread, the CPU a task of a request used ({@link #task}), with the task's ticket
      * ({@link Ticket#ofRequest()} is the request's): the filter's page meters.
      */
-    public void onTaskCpu(java.util.function.ObjLongConsumer<Ticket> listener) {
+    public void onTaskCpu(ObjLongConsumer<Ticket> listener) {
         this.taskCpuListener = Objects.requireNonNull(listener, "listener");
     }
 
@@ -1879,7 +1881,7 @@ public final class Scheduler {
         return () -> {
             Ticket current = YieldGate.current();
             if (current != null && current.ofRequest() == request
-                    || work instanceof java.util.concurrent.Future<?> future && future.isDone()) {
+                    || work instanceof Future<?> future && future.isDone()) {
                 run(started);
                 work.run();
                 return;

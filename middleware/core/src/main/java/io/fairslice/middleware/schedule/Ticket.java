@@ -2,6 +2,9 @@ package io.fairslice.middleware.schedule;
 
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One request's scheduling state, created by the filter when the request enters and handed to the scheduler at every
@@ -186,7 +189,7 @@ public final class Ticket {
      */
     long cpuForMean = -1;
     /** CPU of the request's work on other threads ({@link Scheduler#task}), added as each task ends. */
-    final java.util.concurrent.atomic.AtomicLong taskCpu = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong taskCpu = new AtomicLong();
     /**
      * Whether the application declared the request's class ({@code Fairslice.classify}; set under the scheduler's
      * lock): its route's decisions no longer move it, and it teaches its route nothing.
@@ -205,9 +208,9 @@ public final class Ticket {
      */
     private Set<Ticket> runningTasks;
     /** The request's tasks running now, and what waits for them to end ({@link #whenTasksEnd}). */
-    final java.util.concurrent.atomic.AtomicInteger tasksRunning = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicReference<Runnable> afterTasks =
-            new java.util.concurrent.atomic.AtomicReference<>();
+    final AtomicInteger tasksRunning = new AtomicInteger();
+    private final AtomicReference<Runnable> afterTasks =
+            new AtomicReference<>();
 
     Ticket(Scheduler scheduler, ClassState cls, long startNanos, int cpuWeight) {
         this(scheduler, cls, startNanos, cpuWeight, null, null);

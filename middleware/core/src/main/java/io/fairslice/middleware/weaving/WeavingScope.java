@@ -11,14 +11,17 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.jar.JarFile;
 import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilder;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -104,7 +107,7 @@ public final class WeavingScope {
      * rooted at one ({@code org..*}) takes in every library of that name. An application's own one-segment root
      * ({@code myapp..*}, {@code shop..*}) is not among them and stays allowed.
      */
-    private static final java.util.Set<String> SHARED_ROOTS = java.util.Set.of("com", "org", "net", "io", "edu",
+    private static final Set<String> SHARED_ROOTS = Set.of("com", "org", "net", "io", "edu",
             "gov", "dev", "app", "co", "me", "eu", "us", "uk", "de", "fr", "nl", "ch", "at", "be", "it", "es", "se",
             "no", "dk", "fi", "pl", "cz", "ru", "cn", "jp", "kr", "in", "br", "au", "ca", "info", "biz", "java",
             "javax", "jakarta", "jdk", "sun", "kotlin", "kotlinx", "scala", "groovy");
@@ -591,7 +594,7 @@ public final class WeavingScope {
      * names, by their path from a class-path root ({@code com/acme/shop/Cart.class}): any class under its package's
      * folder, only those directly in it, or its one class. The installer looks for them in the applications on disk.
      */
-    public static java.util.function.Predicate<String> classFilesOf(String within) {
+    public static Predicate<String> classFilesOf(String within) {
         String resource = resourceOf(within);
         if (!within.endsWith(".*")) {
             return resource::equals;
@@ -613,7 +616,7 @@ public final class WeavingScope {
      */
     private static boolean hasClassesIn(ClassLoader loader, String folder) {
         try {
-            for (URL url : java.util.Collections.list(loader.getResources(folder))) {
+            for (URL url : Collections.list(loader.getResources(folder))) {
                 Boolean found = classesIn(url, folder);
                 if (found == null || found) {
                     return true;
@@ -648,7 +651,7 @@ public final class WeavingScope {
     }
 
     /** A jar entry's name that is a class directly in {@code folder}, not in a folder under it. */
-    private static java.util.function.Predicate<String> classDirectlyIn(String folder) {
+    private static Predicate<String> classDirectlyIn(String folder) {
         return name -> name.startsWith(folder) && name.endsWith(".class") && name.indexOf('/', folder.length()) < 0;
     }
 
@@ -668,7 +671,7 @@ public final class WeavingScope {
      * Whether a jar of {@code loader}'s URL class loaders, or of their parents', has an entry that {@code entry}
      * accepts: a jar built without directory entries has its classes but no resource for their package.
      */
-    private static boolean anyJarEntry(ClassLoader loader, java.util.function.Predicate<String> entry) {
+    private static boolean anyJarEntry(ClassLoader loader, Predicate<String> entry) {
         for (ClassLoader l = loader; l != null; l = l.getParent()) {
             if (l instanceof URLClassLoader urls) {
                 for (URL url : urls.getURLs()) {
@@ -683,9 +686,9 @@ public final class WeavingScope {
     }
 
     /** Whether the jar has an entry whose name {@code entry} accepts; null when it cannot be read. */
-    private static Boolean jarHas(Path jar, java.util.function.Predicate<String> entry) {
+    private static Boolean jarHas(Path jar, Predicate<String> entry) {
         try (JarFile file = new JarFile(jar.toFile())) {
-            return file.stream().map(java.util.zip.ZipEntry::getName).anyMatch(entry);
+            return file.stream().map(ZipEntry::getName).anyMatch(entry);
         } catch (IOException e) {
             return null;
         }

@@ -3,12 +3,18 @@ package io.fairslice.middleware.classify;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.middleware.FairsliceConfig;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
+import java.util.function.ToLongFunction;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -334,7 +340,7 @@ class RequestClassifierTest {
     void shouldNotFlapOnARouteOfHalfExpensiveHalfCheapRequests() {
         FairsliceConfig c = FairsliceConfig.parse(Map.of());
         Route r = new Route("/search");
-        java.util.Random random = new java.util.Random(42);
+        Random random = new Random(42);
         int changes = 0;
         for (int i = 0; i < 10_000; i++) {
             boolean decided = r.decided();
@@ -376,8 +382,8 @@ class RequestClassifierTest {
     }
 
     /** Thread CPU clocks for the classifier to read: set per thread by a test, counted as they are read. */
-    private static final class ThreadClocks implements java.util.function.ToLongFunction<Thread> {
-        final Map<Thread, Long> cpu = new java.util.HashMap<>();
+    private static final class ThreadClocks implements ToLongFunction<Thread> {
+        final Map<Thread, Long> cpu = new HashMap<>();
         int reads;
 
         @Override
@@ -398,7 +404,7 @@ class RequestClassifierTest {
          * on a thread (never started) whose clock reads 0 as it starts.
          */
         RequestClassifier.Watch following(RequestClassifier k, FairsliceConfig c, Route route, int requestClass,
-                                          long now, java.util.function.IntConsumer moveTo) {
+                                          long now, IntConsumer moveTo) {
             Thread t = new Thread(() -> { });
             cpu.put(t, 0L);
             return k.watch(c, route, t, requestClass, 0, now, moveTo);
@@ -412,7 +418,7 @@ class RequestClassifierTest {
         RequestClassifier k = new RequestClassifier(c, clocks);
         Route r = k.route("/export");
         long t0 = 1_000 * MS;
-        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        List<RequestClassifier.Watch> ws = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             ws.add(clocks.running(k, c, r, 100 * MS, t0));
         }
@@ -451,9 +457,9 @@ class RequestClassifierTest {
         ThreadClocks clocks = new ThreadClocks();
         RequestClassifier k = new RequestClassifier(c, clocks);
         long t0 = 1_000 * MS;
-        List<Route> held = new java.util.ArrayList<>();
-        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
-        List<Integer> moved = new java.util.ArrayList<>();
+        List<Route> held = new ArrayList<>();
+        List<RequestClassifier.Watch> ws = new ArrayList<>();
+        List<Integer> moved = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             Route r = k.route("/export/" + i);
             held.add(r);
@@ -519,8 +525,8 @@ class RequestClassifierTest {
         ThreadClocks clocks = new ThreadClocks();
         RequestClassifier k = new RequestClassifier(c, clocks);
         long t0 = 1_000 * MS;
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        List<Thread> queued = new java.util.ArrayList<>();
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> queued = new ArrayList<>();
         try {
             for (int i = 0; i < 100; i++) {
                 Thread t = new Thread(() -> {
@@ -647,8 +653,8 @@ class RequestClassifierTest {
         RequestClassifier k = new RequestClassifier(c, clocks);
         Route r = k.route("/catalog");
         long t0 = 1_000 * MS;
-        List<Integer> moved = new java.util.ArrayList<>();
-        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        List<Integer> moved = new ArrayList<>();
+        List<RequestClassifier.Watch> ws = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
             ws.add(clocks.following(k, c, r, 0, t0, moved::add));
         }
@@ -694,8 +700,8 @@ class RequestClassifierTest {
         RequestClassifier k = new RequestClassifier(c, clocks);
         Route r = k.route("/report");
         long t0 = 1_000 * MS;
-        List<Integer> moved = new java.util.ArrayList<>();
-        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        List<Integer> moved = new ArrayList<>();
+        List<RequestClassifier.Watch> ws = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             int request = i;
             ws.add(k.watch(c, r, new Thread(() -> { }), 0, 0, t0, cls -> moved.add(request * 10 + cls)));
@@ -740,10 +746,10 @@ class RequestClassifierTest {
         ThreadClocks clocks = new ThreadClocks();
         RequestClassifier k = new RequestClassifier(c, clocks);
         Route r = k.route("/report");
-        List<Boolean> monitorHeld = new java.util.ArrayList<>();
-        java.util.function.IntConsumer move = cls -> monitorHeld.add(Thread.holdsLock(r));
+        List<Boolean> monitorHeld = new ArrayList<>();
+        IntConsumer move = cls -> monitorHeld.add(Thread.holdsLock(r));
         long t0 = 1_000 * MS;
-        List<RequestClassifier.Watch> ws = new java.util.ArrayList<>();
+        List<RequestClassifier.Watch> ws = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             ws.add(clocks.following(k, c, r, 0, t0, move));
         }
@@ -760,7 +766,7 @@ class RequestClassifierTest {
         FairsliceConfig c = FairsliceConfig.parse(Map.of("adaptive.min-samples", "2"));
         RequestClassifier k = new RequestClassifier(c, new ThreadClocks());
         Route r = k.route("/report");
-        List<Integer> moved = new java.util.ArrayList<>();
+        List<Integer> moved = new ArrayList<>();
         k.watch(c, r, new Thread(() -> { }), 0, 0, 0, moved::add);
         k.learn(c, r, 30 * MS);
         assertThat(moved).isEmpty();

@@ -3,6 +3,7 @@ package io.fairslice.middleware.classify;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.middleware.metrics.MeterNames;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -71,7 +72,7 @@ class RouteFuzzTest {
         RouteTable table = new RouteTable(100, 10);
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
-            List<Future<Set<Route>>> seen = new java.util.ArrayList<>();
+            List<Future<Set<Route>>> seen = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 int thread = t;
                 seen.add(pool.submit(() -> {

@@ -9,12 +9,15 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 class RouteTableTest {
@@ -161,7 +164,7 @@ class RouteTableTest {
      */
     @Test
     void shouldGiveANewPageThePlaceOfTheRouteIdleLongestOnceItIsIdleForEvictAfter() {
-        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(-5_000_000_000L);
+        AtomicLong clock = new AtomicLong(-5_000_000_000L);
         RouteTable table = new RouteTable(4, 1, List.of(), null, TimeUnit.SECONDS.toNanos(60), clock::get);
         Route home = request(table, "/home", true); // the page tag's route
         Route a = request(table, "/a", true);
@@ -207,7 +210,7 @@ class RouteTableTest {
         try {
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
-                java.util.Random random = new java.util.Random(t);
+                Random random = new Random(t);
                 done.add(pool.submit(() -> {
                     for (int i = 0; i < 20_000; i++) {
                         String path = "/p/" + (char) ('a' + random.nextInt(26)) + (char) ('a' + random.nextInt(4));
@@ -234,7 +237,7 @@ class RouteTableTest {
     /** A route learnt heavy keeps its place, however long it has been idle: a rare report stays in its class. */
     @Test
     void shouldNotEvictARouteLearntHeavy() {
-        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong clock = new AtomicLong();
         RouteTable table = new RouteTable(3, 1, List.of(), null, TimeUnit.SECONDS.toNanos(60), clock::get);
         request(table, "/home", true);
         Route report = request(table, "/report", true);
@@ -255,7 +258,7 @@ class RouteTableTest {
     /** Without eviction (routes.evict-after=0, or every route page-tagged) a full table keeps its routes for good. */
     @Test
     void shouldNeverEvictWithoutEvictAfterOrBeyondThePageTags() {
-        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong clock = new AtomicLong();
         for (RouteTable table : List.of(new RouteTable(2, 1, List.of(), null, 0, clock::get),
                 new RouteTable(2, 2, List.of(), null, TimeUnit.SECONDS.toNanos(60), clock::get))) {
             request(table, "/a", true);
@@ -268,7 +271,7 @@ class RouteTableTest {
         }
     }
 
-    private static void seconds(java.util.concurrent.atomic.AtomicLong clock, long seconds) {
+    private static void seconds(AtomicLong clock, long seconds) {
         clock.addAndGet(TimeUnit.SECONDS.toNanos(seconds));
     }
 
@@ -285,7 +288,7 @@ class RouteTableTest {
             assertThat(request(table, "/items", true)).isSameAs(table.other());
             assertThat(log.lines()).singleElement().asString().startsWith("WARNING fairslice: the route table is full"
                     + " (routes.max=2): /cart, served, and every new page after it share page=\"other\"");
-            RouteTable full = new RouteTable(1, 1, java.util.List.of(), "/shop"); // which application, of several
+            RouteTable full = new RouteTable(1, 1, List.of(), "/shop"); // which application, of several
             request(full, "/a", true);
             log.clear();
             request(full, "/b", false);
@@ -302,7 +305,7 @@ class RouteTableTest {
     @Test
     void shouldKeyPathsByARouteWrittenAsASpringTemplate() {
         RouteTable table = new RouteTable(10, 10,
-                java.util.List.of(RoutePattern.parse("route.1", 1, "/api/items/{id}")));
+                List.of(RoutePattern.parse("route.1", 1, "/api/items/{id}")));
 
         Route item = request(table, "/api/items/blue-kettle", true);
 
@@ -522,9 +525,9 @@ class RouteTableTest {
         int threads = 4;
         int each = 50_000;
         long ms = 1_000_000L;
-        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.LongAdder counted = new java.util.concurrent.atomic.LongAdder();
-        java.util.concurrent.atomic.LongAdder measurements = new java.util.concurrent.atomic.LongAdder();
+        AtomicLong clock = new AtomicLong();
+        LongAdder counted = new LongAdder();
+        LongAdder measurements = new LongAdder();
         CyclicBarrier start = new CyclicBarrier(threads);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {

@@ -10,6 +10,7 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -91,9 +92,9 @@ class BootPropertyFilesTest {
                 "/WEB-INF/classes/myapplication.properties", "fairslice.policy=observe"));
 
         assertThat(BootPropertyFiles.fairsliceKeys(paths(files), open(files))).containsExactly(
-                Map.entry("/WEB-INF/classes/application-prod.yaml", java.util.List.of("fairslice.policy")),
-                Map.entry("/WEB-INF/classes/application.properties", java.util.List.of("fairslice.policy")),
-                Map.entry("/WEB-INF/classes/config/application-dev.properties", java.util.List.of("fairslice.jmx")));
+                Map.entry("/WEB-INF/classes/application-prod.yaml", List.of("fairslice.policy")),
+                Map.entry("/WEB-INF/classes/application.properties", List.of("fairslice.policy")),
+                Map.entry("/WEB-INF/classes/config/application-dev.properties", List.of("fairslice.jmx")));
         assertThat(BootPropertyFiles.fairsliceKeys(folder -> null, path -> null)).as("no WEB-INF/classes").isEmpty();
     }
 

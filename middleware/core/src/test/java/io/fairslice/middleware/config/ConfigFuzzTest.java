@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -152,7 +153,7 @@ class ConfigFuzzTest {
     }
 
     private static void assertNamesAGivenKey(FairsliceConfigException e, Map<String, String> keys) {
-        Set<String> trimmed = new java.util.HashSet<>();
+        Set<String> trimmed = new HashSet<>();
         keys.keySet().forEach(k -> trimmed.add(k == null ? null : k.trim()));
         assertThat(trimmed).as("the key named by: %s", e.getMessage()).contains(e.key());
         assertThat(e.getMessage()).startsWith("fairslice configuration: " + e.key() + " ");

@@ -12,6 +12,7 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -77,7 +78,7 @@ class ConfigSourcesTest {
      */
     @Test
     void shouldRefuseOneKeyGivenTwiceAsFilterParameters() {
-        Map<String, String> both = new java.util.LinkedHashMap<>();
+        Map<String, String> both = new LinkedHashMap<>();
         both.put("policy", "sleep");
         both.put("fairslice.policy", "observe");
         assertThatThrownBy(() -> ConfigSources.merge(k -> null, List.of(), both, path -> null, null, new Properties()))

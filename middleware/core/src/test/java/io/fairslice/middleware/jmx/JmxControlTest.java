@@ -11,11 +11,15 @@ import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.Clock;
 import io.fairslice.middleware.schedule.Scheduler;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -176,7 +180,7 @@ class JmxControlTest {
                 .as("the new rule classifies").isEqualTo(1);
         // a key with spaces around it, as a console's text field takes it: it was refused as "cannot change at runtime"
         server.invoke(name, "set", new Object[] {" adaptive.heavy-above ", "8ms"}, strings);
-        assertThat(scheduler.config().adaptiveHeavyAbove()).isEqualTo(java.time.Duration.ofMillis(8));
+        assertThat(scheduler.config().adaptiveHeavyAbove()).isEqualTo(Duration.ofMillis(8));
 
         FairsliceConfig before = scheduler.config();
         assertThatThrownBy(() -> server.invoke(name, "set", new Object[] {"rule.6", "reports path=/x"}, strings))
@@ -233,16 +237,16 @@ class JmxControlTest {
     @Test
     void shouldListRoutesWhoseCostsChangeWhileTheListingSortsThem() throws Exception {
         FairsliceConfig config = scheduler.config();
-        List<Route> routes = new java.util.ArrayList<>();
+        List<Route> routes = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
             String word = "" + (char) ('a' + i % 26) + (char) ('a' + i / 26 % 26) + (char) ('a' + i / 676);
             Route route = classifier.end(classifier.route("/page-" + word), "GET", 200);
             classifier.learn(config, route, 1_000_000L);
             routes.add(route);
         }
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean stop = new AtomicBoolean();
         Thread requests = new Thread(() -> {
-            java.util.Random random = new java.util.Random(7);
+            Random random = new Random(7);
             while (!stop.get()) { // alpha 1: each measurement is the route's cost, which jumps across the others'
                 routes.get(random.nextInt(routes.size())).record(random.nextInt(50_000_000), 1.0, 1, 5_000_000L,
                         2_000_000L);
@@ -303,9 +307,9 @@ class JmxControlTest {
      */
     @Test
     void shouldNameTheSetOperationsParametersKeyAndValue() throws Exception {
-        MBeanOperationInfo set = java.util.Arrays.stream(server.getMBeanInfo(name).getOperations())
+        MBeanOperationInfo set = Arrays.stream(server.getMBeanInfo(name).getOperations())
                 .filter(o -> o.getName().equals("set")).findFirst().orElseThrow();
-        assertThat(java.util.Arrays.stream(set.getSignature()).map(MBeanParameterInfo::getName))
+        assertThat(Arrays.stream(set.getSignature()).map(MBeanParameterInfo::getName))
                 .containsExactly("key", "value");
         assertThat(set.getDescription()).contains("docs/configuration.md");
         server.invoke(name, "set", new Object[] {"class.heavy.share", "25"},

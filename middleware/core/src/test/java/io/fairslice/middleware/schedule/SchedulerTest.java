@@ -14,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -23,8 +24,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -338,7 +345,7 @@ class SchedulerTest {
         measure(LIGHT, 3 * MS);
         Ticket heavy = detached(HEAVY); // async: its work goes on in a task
         Ticket light = running(LIGHT); // light takes the slot
-        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean ran = new AtomicBoolean();
         CompletableFuture<Void> task = NewThread.run(scheduler.task(heavy, () -> {
             ran.set(true);
             clock.advance(5 * MS, 5 * MS);
@@ -374,7 +381,7 @@ class SchedulerTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             TaskExecutor executor = new TaskExecutor(pool);
-            java.util.concurrent.atomic.AtomicInteger heavyRan = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger heavyRan = new AtomicInteger();
             for (int i = 0; i < 3; i++) { // a wrapper per task (Fairslice.executor(pool) per call): one hold
                 submit(new TaskExecutor(pool), heavy, heavyRan::incrementAndGet, 1);
             }
@@ -404,7 +411,7 @@ class SchedulerTest {
         ExecutorService pool = Executors.newFixedThreadPool(3);
         try {
             TaskExecutor executor = new TaskExecutor(pool);
-            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(4);
+            CyclicBarrier together = new CyclicBarrier(4);
             submit(executor, heavy, () -> {
                 try {
                     together.await(5, TimeUnit.SECONDS);
@@ -452,15 +459,15 @@ class SchedulerTest {
         scheduler();
         Ticket heavy = detached(HEAVY);
         Ticket light = lightsTurn();
-        java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
-                TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(),
-                new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0,
+                TimeUnit.SECONDS, new SynchronousQueue<>(),
+                new ThreadPoolExecutor.CallerRunsPolicy());
         try {
             TaskExecutor executor = new TaskExecutor(pool);
-            java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger inside = new AtomicInteger();
             List<String> ran = new CopyOnWriteArrayList<>();
             List<Integer> depths = new CopyOnWriteArrayList<>();
-            java.util.concurrent.atomic.AtomicBoolean extraRan = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicBoolean extraRan = new AtomicBoolean();
             for (int i = 0; i < 3; i++) {
                 String name = "task " + i;
                 boolean first = i == 0;
@@ -505,7 +512,7 @@ class SchedulerTest {
                 submitters.add(YieldGate.submitter()); // what Fairslice.task reads
                 pool.execute(command);
             });
-            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger ran = new AtomicInteger();
             submit(executor, first, ran::incrementAndGet, 1);
             submit(executor, second, ran::incrementAndGet, 1); // held: the first waits for heavy's turn
             awaitUntil(() -> scheduler.classState(HEAVY).waiting() == 1);
@@ -575,14 +582,14 @@ class SchedulerTest {
         Ticket light = lightsTurn();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            java.util.concurrent.atomic.AtomicBoolean dropped = new java.util.concurrent.atomic.AtomicBoolean();
+            AtomicBoolean dropped = new AtomicBoolean();
             TaskExecutor executor = new TaskExecutor(command -> {
                 if (dropped.compareAndSet(false, true)) {
                     return; // the first, dropped without a word
                 }
                 pool.execute(command);
             });
-            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger ran = new AtomicInteger();
             submit(executor, heavy, ran::incrementAndGet, 2); // the first dropped, the second held for its start
             assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isEqualTo(1);
             Thread.sleep(1_000); // past twice heavy's queue-timeout
@@ -607,7 +614,7 @@ class SchedulerTest {
     void shouldGiveUpTheDroppedTasksOfAClassThatHoldsNone() throws Exception {
         scheduler("class.heavy.queue-timeout", "50ms", "share.max-park", "10ms");
         Ticket heavy = running(HEAVY);
-        java.util.concurrent.atomic.AtomicInteger submitted = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger submitted = new AtomicInteger();
         TaskExecutor executor = new TaskExecutor(command -> {
             if (submitted.getAndIncrement() % 2 == 1) {
                 command.run(); // every other one runs; the rest are dropped without a word
@@ -682,7 +689,7 @@ class SchedulerTest {
                 }
                 pool.execute(command);
             });
-            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger ran = new AtomicInteger();
             submit(executor, heavy, ran::incrementAndGet, 3); // the first dropped, two held for its start
             assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isEqualTo(2);
             assertThat(TaskExecutor.lanes()).isEqualTo(lanes + 1);
@@ -712,7 +719,7 @@ class SchedulerTest {
         List<Runnable> queued = new CopyOnWriteArrayList<>();
         TaskExecutor executor = new TaskExecutor(command -> {
             if (refusing.get()) {
-                throw new java.util.concurrent.RejectedExecutionException("shut down");
+                throw new RejectedExecutionException("shut down");
             }
             queued.add(command); // in its queue, not started: every thread of the pool busy
         });
@@ -757,7 +764,7 @@ class SchedulerTest {
     }
 
     /** Submits {@code count} commands to the executor from the ticket's request. */
-    private static void submit(java.util.concurrent.Executor executor, Ticket request, Runnable command, int count) {
+    private static void submit(Executor executor, Ticket request, Runnable command, int count) {
         YieldGate.enter(request);
         try {
             for (int i = 0; i < count; i++) {
@@ -778,7 +785,7 @@ class SchedulerTest {
         scheduler(); // one run slot
         Ticket heavy = detached(HEAVY);
         Ticket light = running(LIGHT); // light holds the slot: a heavy task would wait
-        java.util.concurrent.FutureTask<Void> work = new java.util.concurrent.FutureTask<>(() -> null);
+        FutureTask<Void> work = new FutureTask<>(() -> null);
         work.cancel(true);
 
         NewThread.run(scheduler.task(heavy, work)).get(5, TimeUnit.SECONDS);
@@ -829,8 +836,8 @@ class SchedulerTest {
         Ticket light = running(LIGHT); // light holds the one slot, on this thread
         List<String> told = new CopyOnWriteArrayList<>();
         scheduler.onTaskThread(c -> told.add("enter " + c), c -> told.add("exit " + c));
-        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
-        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> { // on a thread of its own
+        AtomicBoolean ran = new AtomicBoolean();
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> { // on a thread of its own
             YieldGate.enter(light);
             try {
                 scheduler.task(heavy, () -> ran.set(true)).run();
@@ -859,7 +866,7 @@ class SchedulerTest {
         Ticket light = running(LIGHT); // light holds the one slot, on this thread
         Ticket light2 = queued(LIGHT); // light waits: further behind than heavy once heavy's task has run 2 ms
         double heavyBefore = scheduler.classState(HEAVY).vtime;
-        java.util.concurrent.atomic.AtomicBoolean parked = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicBoolean parked = new AtomicBoolean(true);
         YieldGate.enter(light);
         try {
             scheduler.task(heavy, () -> {
@@ -1027,7 +1034,7 @@ class SchedulerTest {
     void shouldRunWhatWaitsForARequestsTasksOnceAsTheLastOfThemEnds() {
         scheduler("share.cpus", "2");
         Ticket heavy = running(HEAVY);
-        java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger ran = new AtomicInteger();
         scheduler.task(heavy, () -> {
             scheduler.task(heavy, () -> { }).run(); // a task of the same request inside it: measured by this one
             heavy.whenTasksEnd(ran::incrementAndGet); // the request completes from its task's last line
@@ -1169,7 +1176,7 @@ class SchedulerTest {
         Ticket page = detached(LIGHT);
         Ticket host = running(LIGHT);
         AtomicReference<Ticket> taskTicket = new AtomicReference<>();
-        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
             YieldGate.enter(host);
             try {
                 scheduler.task(page, () -> {
@@ -1272,7 +1279,7 @@ class SchedulerTest {
 
         // 20 ms pass with the CPU elsewhere (the container, the JIT compiler): that is not light's cost
         clock.advance(20 * MS, 0);
-        java.util.List<Ticket> turn = new java.util.ArrayList<>(java.util.List.of(light));
+        List<Ticket> turn = new ArrayList<>(List.of(light));
         Ticket late = null;
         while (late == null && turn.size() < 100) {
             Ticket next = admitOrQueue(scheduler.newTicket(LIGHT, 0)); // not measured: the mean stays 2 ms
@@ -1386,7 +1393,7 @@ class SchedulerTest {
         Ticket rider = tickets.get(tickets.size() - 2);
         clock.advance(25 * MS, 0);
         assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION)).as("heavy's request gives up: 503").isFalse();
-        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(rider),
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> scheduler.yieldPoint(rider),
                 "no class further behind waits: the rider runs on");
         long looked = rider.burstStartWall;
         clock.advance(MS, MS);
@@ -1418,7 +1425,7 @@ class SchedulerTest {
             clock.advance(25 * MS, 0);
             assertThat(scheduler.await(heavy2, Scheduler.WHERE_ADMISSION))
                     .as("heavy's request gives up: 503").isFalse();
-            assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(running),
+            assertTimeoutPreemptively(Duration.ofSeconds(5), () -> scheduler.yieldPoint(running),
                     "the turn is open again: the request runs on");
             for (CompletableFuture<Void> f : stopped) {
                 f.get(5, TimeUnit.SECONDS);
@@ -1657,10 +1664,10 @@ class SchedulerTest {
         AtomicBoolean refusing = new AtomicBoolean();
         TaskExecutor executor = new TaskExecutor(command -> {
             if (refusing.get()) {
-                throw new java.util.concurrent.RejectedExecutionException("shut down");
+                throw new RejectedExecutionException("shut down");
             }
         });
-        java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger ran = new AtomicInteger();
         submit(executor, heavy, () -> {
             if (ran.incrementAndGet() == 1) {
                 throw new NoClassDefFoundError("com/example/Gone");
@@ -2219,7 +2226,7 @@ class SchedulerTest {
         measure(LIGHT, MS);
         measure(HEAVY, heavyNanos);
         Map<Integer, Long> wall = new HashMap<>(Map.of(LIGHT, 0L, HEAVY, 0L));
-        java.util.List<Ticket> tickets = new java.util.ArrayList<>();
+        List<Ticket> tickets = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             tickets.add(admitOrQueue(LIGHT));
         }
@@ -2228,7 +2235,7 @@ class SchedulerTest {
         }
         int steps = 20_000;
         for (int step = 0; step < steps; step++) {
-            java.util.List<Ticket> started = tickets.stream().filter(t -> t.granted).toList();
+            List<Ticket> started = tickets.stream().filter(t -> t.granted).toList();
             assertThat(started.stream().map(Ticket::classIndex).distinct().count())
                     .as("light and heavy never run together").isEqualTo(1);
             assertThat(started.stream().filter(t -> t.classIndex() == HEAVY).count()).isLessThanOrEqualTo(1);
@@ -2429,7 +2436,7 @@ class SchedulerTest {
         Ticket heavy = running(HEAVY);
         Ticket light = queued(LIGHT); // slot taken: waits, level with heavy
         clock.advance(2 * MS, 2 * MS);
-        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(heavy),
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> scheduler.yieldPoint(heavy),
                 "before a quantum the yield point returns at once");
         assertThat(scheduler.classState(HEAVY).waiting()).isZero();
         clock.advance(4 * MS, 4 * MS);
@@ -2543,7 +2550,7 @@ class SchedulerTest {
         Ticket heavy = running(HEAVY);
         Ticket light = queued(LIGHT);
         clock.advance(6 * MS, 6 * MS);
-        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
             YieldGate.monitorEntered(); // on the thread that runs this: the yield point's own
             try {
                 scheduler.yieldPoint(heavy);
@@ -2566,7 +2573,7 @@ class SchedulerTest {
         finish(light, 10 * MS); // heavy is granted after waiting 10 ms; light's virtual time 10 ms / 80
         assertThat(heavy.granted).isTrue();
         clock.advance(4 * MS, 4 * MS); // heavy's 4 ms / 20 put it past light, whose next request waits
-        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.yieldPoint(heavy),
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> scheduler.yieldPoint(heavy),
                 "4 ms into its slot, within its quantum: the yield point returns at once");
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
         assertThat(light2.granted).isFalse();
@@ -2686,7 +2693,7 @@ class SchedulerTest {
         assertThat(scheduler.classState(HEAVY).waiting()).isZero();
 
         clock.advance(30 * MS, 0); // past its park's bound
-        java.util.concurrent.locks.LockSupport.unpark(heavy.thread);
+        LockSupport.unpark(heavy.thread);
         parked.get(5, TimeUnit.SECONDS);
         assertThat(scheduler.classState(HEAVY).waiting()).as("no count below zero").isZero();
         assertThat(scheduler.classState(HEAVY).running()).as("no slot taken").isZero();
@@ -2703,7 +2710,7 @@ class SchedulerTest {
         Ticket page = detached(LIGHT);
         Ticket holder = running(HEAVY); // takes the slot: the task waits for it
         AtomicReference<Thread> taskThread = new AtomicReference<>();
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        ExecutorService pool = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "task");
             taskThread.set(t);
             return t;
@@ -2712,7 +2719,7 @@ class SchedulerTest {
             CompletableFuture<Void> task = CompletableFuture.runAsync(scheduler.task(page, () -> { }), pool);
             awaitUntil(() -> scheduler.classState(LIGHT).waiting() > 0);
             clock.overflowOn = taskThread.get();
-            java.util.concurrent.locks.LockSupport.unpark(taskThread.get()); // it looks again: its clock read fails
+            LockSupport.unpark(taskThread.get()); // it looks again: its clock read fails
             assertThatThrownBy(() -> task.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(StackOverflowError.class);
             assertThat(scheduler.classState(LIGHT).waiting()).as("out of the queue").isZero();
 
@@ -2910,7 +2917,7 @@ class SchedulerTest {
         Ticket light = detached(LIGHT); // active (it lingers), waiting for nothing: heavy's task is the only waiter
         AtomicReference<Ticket> holding = new AtomicReference<>();
         CountDownLatch submitted = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean ran = new AtomicBoolean();
         Thread dispatch = holder(holding, 0, () -> {
             Runnable work = scheduler.task(holding.get(), () -> ran.set(true));
             CompletableFuture<Void> task = NewThread.run(work);
@@ -2958,7 +2965,7 @@ class SchedulerTest {
         Ticket heavy = detached(HEAVY);
         AtomicReference<Ticket> outer = new AtomicReference<>();
         CountDownLatch submitted = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean ran = new AtomicBoolean();
         CompletableFuture<Void> first = NewThread.run(scheduler.task(heavy, () -> {
             outer.set(YieldGate.current()); // it took the one slot: nothing else waited
             Runnable inner = scheduler.task(YieldGate.current(), () -> ran.set(true)); // submitted by this task
@@ -3276,7 +3283,7 @@ class SchedulerTest {
         assertThat(page.className()).as("a move left for it").isEqualTo("light");
         scheduler.yieldPoint(page); // woven code inside the declared call
         // (it waited for a third slot there, on the fake clock for good)
-        assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> scheduler.blockingEnds(page));
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> scheduler.blockingEnds(page));
 
         assertThat(page.className()).isEqualTo("heavy");
         assertThat(scheduler.classState(HEAVY).running()).as("the two heavy requests, one slot each").isEqualTo(2);
