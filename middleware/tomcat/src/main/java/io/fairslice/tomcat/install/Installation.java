@@ -689,10 +689,7 @@ public final class Installation {
             return;
         }
         String text = Files.readString(file, SETENV_CHARSET);
-        String updated = marked.remove(text, block.path());
-        if (block.value().contains("no-final-newline") && updated.endsWith("\n")) {
-            updated = updated.substring(0, updated.length() - (updated.endsWith("\r\n") ? 2 : 1));
-        }
+        String updated = marked.remove(text, block.path(), block.value().contains("no-final-newline"));
         if (block.value().contains("created") && updated.isBlank()) {
             Files.delete(file);
             report.accept("removed    " + block.path());

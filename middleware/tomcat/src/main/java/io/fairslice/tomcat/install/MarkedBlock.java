@@ -72,15 +72,29 @@ public record MarkedBlock(String beginMarker, String endMarker, String defaultEo
 
     /**
      * {@code text} without the block. Where the block was the end of the file, the result ends with a newline:
-     * {@link #write} appended it after a complete last line (see {@link #endsWithNewline(String)} for files that had
-     * none: the caller knows from its install record). Returns {@code text} itself when the block is not there.
+     * {@link #write} appended it after a complete last line (see {@link #remove(String, String, boolean)} for files
+     * that had none). Returns {@code text} itself when the block is not there.
      */
     public String remove(String text, String where) {
+        return remove(text, where, false);
+    }
+
+    /**
+     * {@code text} without the block; {@code lastLineUnfinished}: the text's last line had no newline when
+     * {@link #write} appended the block (the caller knows from its install record), so the newline written before the
+     * block goes too while the block still ends the text. Lines added below the block keep the newline before them:
+     * without it the last line of the text as it was and the first of theirs would be one line.
+     */
+    public String remove(String text, String where, boolean lastLineUnfinished) {
         Span span = find(text, where);
         if (span == null) {
             return text;
         }
-        return text.substring(0, span.from) + text.substring(span.after);
+        String before = text.substring(0, span.from);
+        if (lastLineUnfinished && span.after == text.length() && endsWithNewline(before)) {
+            before = before.substring(0, before.length() - (before.endsWith("\r\n") ? 2 : 1));
+        }
+        return before + text.substring(span.after);
     }
 
     private Span find(String text, String where) {

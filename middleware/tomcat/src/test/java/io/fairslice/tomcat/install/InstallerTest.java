@@ -181,6 +181,21 @@ class InstallerTest {
         assertThat(TestTomcat.snapshot(base)).isEqualTo(before);
     }
 
+    /**
+     * A setenv.sh without a final newline gets one before the block, which the uninstall takes away again; it took the
+     * final newline of the lines the operator had added below the block instead.
+     */
+    @Test
+    void shouldKeepTheLinesAddedBelowTheBlockOfAFileWithoutFinalNewlineExactly() throws Exception {
+        Files.createDirectories(base.resolve("bin"));
+        Files.writeString(base.resolve("bin/setenv.sh"), "export UMASK=0027");
+        assertThat(install()).as(err).isZero();
+        Files.writeString(base.resolve("bin/setenv.sh"), read("bin/setenv.sh") + "export B=2\n");
+
+        assertThat(uninstall()).as(err).isZero();
+        assertThat(read("bin/setenv.sh")).isEqualTo("export UMASK=0027\nexport B=2\n");
+    }
+
     @Test
     void shouldKeepTheOperatorsChangesOnUninstall() throws Exception {
         Files.createDirectories(base.resolve("bin"));

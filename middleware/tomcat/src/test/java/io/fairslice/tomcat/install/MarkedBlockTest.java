@@ -54,6 +54,17 @@ class MarkedBlockTest {
     }
 
     @Test
+    void shouldTakeAwayTheNewlineAddedBeforeTheBlockOnlyWhileTheBlockEndsTheText() {
+        assertThat(SH.remove(SH.write("A=1", BODY, "setenv.sh"), "setenv.sh", true)).isEqualTo("A=1");
+        assertThat(MarkedBlock.BATCH.remove(MarkedBlock.BATCH.write("set A=1\r\nset B=2", BODY, "setenv.bat"),
+                "setenv.bat", true)).isEqualTo("set A=1\r\nset B=2");
+        // the operator's lines below the block, with and without their own final newline
+        String below = SH.write("A=1", BODY, "setenv.sh");
+        assertThat(SH.remove(below + "B=2\n", "setenv.sh", true)).isEqualTo("A=1\nB=2\n");
+        assertThat(SH.remove(below + "B=2", "setenv.sh", true)).isEqualTo("A=1\nB=2");
+    }
+
+    @Test
     void shouldRefuseABeginMarkerWithoutEnd() {
         assertThatThrownBy(() -> SH.write("A=1\n# >>> fairslice >>>\nB=2\n", BODY, "bin/setenv.sh"))
                 .isInstanceOf(IllegalStateException.class)
