@@ -180,6 +180,7 @@ public final class Installation {
     public InstallRecord install(InstallOptions options, Bundle bundle) throws IOException {
         InstallRecord previous = InstallRecord.read(base).orElse(new InstallRecord(version, List.of()));
         checkBlocks();
+        checkSetenvLinks();
         Writer w = new Writer(previous);
         try {
             return install(options, bundle, w, previous);
@@ -593,6 +594,23 @@ public final class Installation {
             Path file = base.resolve(rel);
             if (Files.isRegularFile(file)) {
                 markerOf(rel).isIn(Files.readString(file, SETENV_CHARSET), rel);
+            }
+        }
+    }
+
+    /**
+     * Refuses a setenv file that is a symbolic link to a file that does not exist, before anything is written: the
+     * install created the file it names, outside the base (a shared folder not mounted yet, a link left from a move),
+     * and the uninstall deleted the link and kept that file. Which of the two the operator means is theirs to say.
+     */
+    private void checkSetenvLinks() throws IOException {
+        for (String rel : List.of(SETENV_SH, SETENV_BAT)) {
+            Path file = base.resolve(rel);
+            if (Files.isSymbolicLink(file) && !Files.exists(file)) {
+                Path target = file.getParent().resolve(Files.readSymbolicLink(file)).normalize();
+                throw new InstallException(file + " is a symbolic link to " + target + ", which does not exist:"
+                        + " create that file (an empty one will do) or remove the link, then run the installer again;"
+                        + " nothing was changed");
             }
         }
     }

@@ -1068,6 +1068,30 @@ class InstallerTest {
     }
 
     /**
+     * A setenv.sh linking to a file that does not exist: the install created that file, outside the base, and the
+     * uninstall deleted the link and kept the file. Refused, naming the link and its target, before anything is
+     * written; with the target there, the install goes on.
+     */
+    @Test
+    void shouldRefuseASetenvLinkToAFileThatDoesNotExist() throws Exception {
+        Path shared = Files.createDirectories(tmp.resolve("shared")).resolve("setenv.sh");
+        Files.createDirectories(base.resolve("bin"));
+        Files.createSymbolicLink(base.resolve("bin/setenv.sh"), Path.of("../../shared/setenv.sh"));
+        Map<String, String> before = TestTomcat.snapshot(base);
+
+        assertThat(install()).isEqualTo(2);
+        assertThat(err).isEqualTo("fairslice install: " + base.resolve("bin/setenv.sh") + " is a symbolic link to "
+                + shared + ", which does not exist: create that file (an empty one will do) or remove the link, then"
+                + " run the installer again; nothing was changed\n");
+        assertThat(shared).doesNotExist();
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+
+        Files.writeString(shared, "");
+        assertThat(install()).as(err).isZero();
+        assertThat(Files.readString(shared)).contains("-Dfairslice.config=");
+    }
+
+    /**
      * New files got the installing user's umask and owner: installed as root with umask 077, the weaver jar was
      * unreadable to a Tomcat running as tomcat. They are now readable as conf/server.xml is.
      */

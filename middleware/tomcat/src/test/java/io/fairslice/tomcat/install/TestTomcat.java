@@ -52,12 +52,16 @@ final class TestTomcat {
         return dir;
     }
 
-    /** Every file below {@code dir} with its content, for before/after comparisons. */
+    /** Every file below {@code dir} with its content (a symbolic link: where it points), for before/after checks. */
     static Map<String, String> snapshot(Path dir) throws IOException {
         Map<String, String> files = new TreeMap<>();
         try (Stream<Path> paths = Files.walk(dir)) {
             for (Path p : paths.toList()) {
                 String rel = dir.relativize(p).toString();
+                if (Files.isSymbolicLink(p)) {
+                    files.put(rel, "-> " + Files.readSymbolicLink(p));
+                    continue;
+                }
                 files.put(rel + (Files.isDirectory(p) ? "/" : ""), Files.isDirectory(p) ? "" : Files.readString(p,
                         java.nio.charset.StandardCharsets.ISO_8859_1));
             }
