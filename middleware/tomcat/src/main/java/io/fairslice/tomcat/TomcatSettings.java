@@ -24,7 +24,12 @@ public record TomcatSettings(List<String> apps) {
 
     public static final String APPS = "apps";
     public static final String ALL = "*";
-    private static final Pattern APP = Pattern.compile("/|(/[A-Za-z0-9._~-]+)+");
+    /**
+     * {@code /}, or non-empty segments of what Tomcat takes from a folder's name ({@code /my+app}, {@code /my app},
+     * {@code /café}), but for what this file cannot carry: the list's comma, the properties escape {@code \},
+     * control characters (a line break ends the line) and {@code *}, its word for every application.
+     */
+    private static final Pattern APP = Pattern.compile("/|(/[^/,*\\\\\\p{Cntrl}]+)+");
 
     public TomcatSettings {
         apps = List.copyOf(apps);
@@ -63,7 +68,7 @@ public record TomcatSettings(List<String> apps) {
             if (app.isEmpty()) {
                 continue;
             }
-            if (!app.equals(ALL) && !APP.matcher(app).matches()) {
+            if (!app.equals(ALL) && !isContextPath(app)) {
                 throw new IllegalArgumentException(file + ": " + APPS + " must list context paths such as /shop (/ for"
                         + " ROOT) or *, got '" + app + "'");
             }
@@ -76,6 +81,11 @@ public record TomcatSettings(List<String> apps) {
             throw new IllegalArgumentException(file + ": " + APPS + " is empty; name context paths, or *");
         }
         return new TomcatSettings(apps);
+    }
+
+    /** Whether {@code app} is a context path this file can list ({@code /} for ROOT; not {@code *}). */
+    public static boolean isContextPath(String app) {
+        return APP.matcher(app).matches();
     }
 
     /**

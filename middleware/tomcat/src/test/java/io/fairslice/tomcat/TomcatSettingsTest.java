@@ -35,6 +35,24 @@ class TomcatSettingsTest {
         assertThat(settings.selects("/manager")).isFalse();
     }
 
+    /** Tomcat deploys webapps/my+app at /my+app, and takes any character of a folder's name into the path. */
+    @Test
+    void shouldSelectAContextPathOfAnyCharactersTomcatTakesFromAFolderName() throws Exception {
+        TomcatSettings settings = load("apps=/my+app,/my app,/caf\u00e9,/a/b\n");
+        assertThat(settings.apps()).containsExactly("/my+app", "/my app", "/caf\u00e9", "/a/b");
+        assertThat(settings.selects("/my+app")).isTrue();
+        assertThat(settings.selects("/my")).isFalse();
+    }
+
+    /** What the file cannot carry: its escape character, its word for every application, an empty segment. */
+    @Test
+    void shouldRejectAPathThisFileCannotCarry() {
+        for (String app : new String[] {"/my\\\\app", "/*", "/shop/", "//shop"}) {
+            assertThatThrownBy(() -> load("apps=" + app + "\n")).as(app)
+                    .hasMessageContaining("apps must list context paths");
+        }
+    }
+
     @Test
     void shouldRejectAnUnknownKey() {
         assertThatThrownBy(() -> load("app=/shop\n")).hasMessageContaining("unknown key 'app'");

@@ -1,6 +1,7 @@
 package io.fairslice.tomcat.install;
 
 import io.fairslice.middleware.weaving.WeavingScope;
+import io.fairslice.tomcat.TomcatSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,8 +33,6 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
     private static final String IDENTIFIER = "[\\p{javaJavaIdentifierStart}][\\p{javaJavaIdentifierPart}]*";
     /** A package and its subpackages ({@code com.acme..*}), one package ({@code com.acme.*}) or one class. */
     static final Pattern WEAVE = Pattern.compile(IDENTIFIER + "(\\." + IDENTIFIER + ")*(\\.\\.\\*|\\.\\*)?");
-    /** A context path as Tomcat writes it, or {@code *}. */
-    static final Pattern APP = Pattern.compile("\\*|/|(/[A-Za-z0-9._~-]+)+");
 
     public InstallOptions {
         // each once, in the order first given: an application listed twice (--apps /shop,/shop, or --apps repeated)
@@ -64,9 +63,10 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
             throw new InstallException("--apps needs at least one context path (such as /shop), or *");
         }
         for (String a : apps) {
-            if (!APP.matcher(a).matches()) {
+            if (!a.equals(TomcatSettings.ALL) && !TomcatSettings.isContextPath(a)) {
                 throw new InstallException("--apps " + a + " is not a context path: use /shop, / for the ROOT"
-                        + " application, or * for every application");
+                        + " application, or * for every application (a path cannot hold a comma, a backslash, a *"
+                        + " or a control character)");
             }
             if (a.equals("/ROOT")) {
                 // Tomcat's own tools name the ROOT application so (the manager's path=/ROOT), but its context path is

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.tomcat.IpLiterals;
+import io.fairslice.tomcat.TomcatSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -67,6 +68,14 @@ class InstallerTest {
      */
     private Process standInTomcat() throws IOException {
         return new ProcessBuilder("sh", "-c", "sleep 60; :", "-Dcatalina.base=" + base + "/").start();
+    }
+
+    /** Installs with {@code extra}, which must be refused with {@code message} alone, leaving the base as it was. */
+    private void assertRefusedWithNothingWritten(String message, String... extra) throws IOException {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        assertThat(install(extra)).isEqualTo(2);
+        assertThat(err).isEqualTo("fairslice install: " + message + "\n");
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
     }
 
     private String read(String rel) throws Exception {
@@ -608,13 +617,27 @@ class InstallerTest {
     @Test
     void shouldRefuseTheRootApplicationWrittenAsTomcatsManagerNamesIt() throws Exception {
         Files.createDirectories(base.resolve("webapps/ROOT"));
-        Map<String, String> before = TestTomcat.snapshot(base);
-        assertThat(install("--apps", "/shop,/ROOT")).isEqualTo(2);
-        assertThat(err).isEqualTo("fairslice install: --apps /ROOT: the ROOT application's context path is /; write"
-                + " --apps /\n");
-        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+        assertRefusedWithNothingWritten("--apps /ROOT: the ROOT application's context path is /; write --apps /",
+                "--apps", "/shop,/ROOT");
         assertThat(install("--apps", "/shop,/")).as(err).isZero();
         assertThat(read("conf/fairslice-tomcat.properties")).contains("\napps=/shop,/\n");
+    }
+
+    /**
+     * A webapps folder my+app is deployed at /my+app: the check took only letters, digits and ._~- and refused it.
+     * What the settings file cannot carry is still refused, with nothing written.
+     */
+    @Test
+    void shouldTakeAContextPathTomcatDeploysAFolderWithAPlusAt() throws Exception {
+        Files.createDirectories(base.resolve("webapps/my+app"));
+        assertRefusedWithNothingWritten("--apps /my\\app is not a context path: use /shop, / for the ROOT"
+                + " application, or * for every application (a path cannot hold a comma, a backslash, a * or a control"
+                + " character)", "--apps", "/my\\app");
+
+        assertThat(install("--apps", "/my+app")).as(err).isZero();
+        assertThat(read("conf/fairslice-tomcat.properties")).contains("\napps=/my+app\n");
+        assertThat(out).doesNotContain("no such application");
+        assertThat(TomcatSettings.load(base).selects("/my+app")).isTrue();
     }
 
     /**
@@ -1077,14 +1100,11 @@ class InstallerTest {
         Path shared = Files.createDirectories(tmp.resolve("shared")).resolve("setenv.sh");
         Files.createDirectories(base.resolve("bin"));
         Files.createSymbolicLink(base.resolve("bin/setenv.sh"), Path.of("../../shared/setenv.sh"));
-        Map<String, String> before = TestTomcat.snapshot(base);
 
-        assertThat(install()).isEqualTo(2);
-        assertThat(err).isEqualTo("fairslice install: " + base.resolve("bin/setenv.sh") + " is a symbolic link to "
-                + shared + ", which does not exist: create that file (an empty one will do) or remove the link, then"
-                + " run the installer again; nothing was changed\n");
+        assertRefusedWithNothingWritten(base.resolve("bin/setenv.sh") + " is a symbolic link to " + shared + ", which"
+                + " does not exist: create that file (an empty one will do) or remove the link, then run the installer"
+                + " again; nothing was changed");
         assertThat(shared).doesNotExist();
-        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
 
         Files.writeString(shared, "");
         assertThat(install()).as(err).isZero();
