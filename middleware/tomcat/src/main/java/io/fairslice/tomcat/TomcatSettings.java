@@ -25,6 +25,11 @@ public record TomcatSettings(List<String> apps) {
     public static final String APPS = "apps";
     public static final String ALL = "*";
     /**
+     * The ROOT application as Tomcat's own tools name it (the manager's {@code path=/ROOT}); its context path is
+     * {@code /}, so listed, it selected no application at all.
+     */
+    public static final String ROOT_BY_NAME = "/ROOT";
+    /**
      * {@code /}, or non-empty segments of what Tomcat takes from a folder's name ({@code /my+app}, {@code /my app},
      * {@code /café}), but for what this file cannot carry: the list's comma, the properties escape {@code \},
      * control characters (a line break ends the line) and {@code *}, its word for every application.
@@ -71,6 +76,10 @@ public record TomcatSettings(List<String> apps) {
             if (!app.equals(ALL) && !isContextPath(app)) {
                 throw new IllegalArgumentException(file + ": " + APPS + " must list context paths such as /shop (/ for"
                         + " ROOT) or *, got '" + app + "'");
+            }
+            if (app.equals(ROOT_BY_NAME)) {
+                throw new IllegalArgumentException(file + ": " + APPS + " lists " + ROOT_BY_NAME + ", but the ROOT"
+                        + " application's context path is /; write / (" + APPS + "=" + value + ")");
             }
             apps.add(app);
         }

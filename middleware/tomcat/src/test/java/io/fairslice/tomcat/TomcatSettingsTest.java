@@ -53,6 +53,17 @@ class TomcatSettingsTest {
         }
     }
 
+    /**
+     * The installer refuses --apps /ROOT, naming /, but a hand-edited apps=/ROOT was taken and selected no application,
+     * ROOT included: refused where it is read, naming the file, the key and /.
+     */
+    @Test
+    void shouldRejectTheRootApplicationWrittenAsTomcatsManagerNamesIt() {
+        assertThatThrownBy(() -> load("apps=/shop, /ROOT\n")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(base.resolve(TomcatLayout.TOMCAT_SETTINGS) + ": apps lists /ROOT, but the ROOT"
+                        + " application's context path is /; write / (apps=/shop, /ROOT)");
+    }
+
     @Test
     void shouldRejectAnUnknownKey() {
         assertThatThrownBy(() -> load("app=/shop\n")).hasMessageContaining("unknown key 'app'");

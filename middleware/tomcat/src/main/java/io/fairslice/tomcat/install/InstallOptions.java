@@ -68,9 +68,8 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                         + " application, or * for every application (a path cannot hold a comma, a backslash, a *"
                         + " or a control character)");
             }
-            if (a.equals("/ROOT")) {
-                // Tomcat's own tools name the ROOT application so (the manager's path=/ROOT), but its context path is
-                // /: apps=/ROOT selected no application, ROOT included, and the note said it might be deployed later
+            if (a.equals(TomcatSettings.ROOT_BY_NAME)) {
+                // apps=/ROOT selected no application, ROOT included, and the note said it might be deployed later
                 throw new InstallException("--apps /ROOT: the ROOT application's context path is /; write --apps /");
             }
         }
