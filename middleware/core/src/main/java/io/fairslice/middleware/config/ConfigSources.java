@@ -134,9 +134,13 @@ public final class ConfigSources {
             named = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
         }
         if (named != null && !named.isBlank()) {
-            Path p = Path.of(named.trim());
+            // as given: a blank at an end is part of the name (/srv/tomcat /conf/x.properties ); read without it, the
+            // value named another file
+            Path p = Path.of(named);
             if (!Files.isRegularFile(p)) {
-                throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file", named);
+                throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file"
+                        + (named.strip().equals(named) ? "" : " (it starts or ends with a blank, which is part of the"
+                                + " file's name)"), named);
             }
             try (InputStream in = Files.newInputStream(p)) {
                 load(in, keys, named, null, origins);
@@ -149,7 +153,7 @@ public final class ConfigSources {
             if (parameter != null && !parameter.isBlank() && !sameFile(p, parameter)) {
                 // the system property (the installer's) wins: an application's own file, named in its descriptor,
                 // was passed over without a word
-                passedOver.add(parameter.trim() + " (named by context parameter " + ConfigKeys.CONFIG_FILE_PROPERTY
+                passedOver.add(parameter + " (named by context parameter " + ConfigKeys.CONFIG_FILE_PROPERTY
                         + ")");
             }
             if (present(webInfFile.apply(WEB_INF_FILE))) {
@@ -249,7 +253,7 @@ public final class ConfigSources {
     /** Whether {@code other} names the file {@code read} (spelt another way: relative, with {@code ./}). */
     private static boolean sameFile(Path read, String other) {
         try {
-            return read.toAbsolutePath().normalize().equals(Path.of(other.trim()).toAbsolutePath().normalize());
+            return read.toAbsolutePath().normalize().equals(Path.of(other).toAbsolutePath().normalize());
         } catch (InvalidPathException e) {
             return false;
         }

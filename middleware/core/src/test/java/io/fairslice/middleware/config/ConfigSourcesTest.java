@@ -271,6 +271,24 @@ class ConfigSourcesTest {
         }
     }
 
+    /**
+     * The file's path was read without blanks at its ends: a fairslice.config ending in a space read the file of that
+     * name without it, another file, or was refused naming the value as given, a file that does not exist.
+     */
+    @Test
+    void shouldReadTheFileNamedWithABlankAtItsEndAsNamed(@TempDir Path dir) throws IOException {
+        Files.writeString(dir.resolve("fairslice.properties"), "policy=observe\n");
+        Path spaced = dir.resolve("fairslice.properties ");
+        Files.writeString(spaced, "policy=share\n");
+        assertThat(fileOnly(naming(spaced)).keys()).containsEntry("policy", "share");
+
+        Files.writeString(dir.resolve("shop.properties"), "policy=observe\n");
+        Path missing = dir.resolve("shop.properties ");
+        assertThatThrownBy(() -> fileOnly(naming(missing))).isInstanceOf(FairsliceConfigException.class)
+                .hasMessageContaining("fairslice.config must name a readable file (it starts or ends with a blank,"
+                        + " which is part of the file's name), got '" + missing + "'");
+    }
+
     /** The properties format keeps a repeated key's last value without a word: a second rule.1 replaced the first. */
     @Test
     void shouldRefuseAKeyTheFileGivesTwice(@TempDir Path dir) throws IOException {
