@@ -28,6 +28,11 @@ final class Fragments {
      * by them when its record does not say so (a kill between the write and the record).
      */
     static final String CREATED_MARK = "created by the installer";
+    /**
+     * Words of the metrics descriptor's first comment: the installer recognises a descriptor it wrote by them when its
+     * record does not list it (an install record deleted by hand), and does not take it for the operator's.
+     */
+    static final String METRICS_DESCRIPTOR_MARK = "Written by `fairslice install`: deploys fairslice's metrics";
 
     private Fragments() {
     }
@@ -302,7 +307,7 @@ final class Fragments {
         String list = ports.stream().map(String::valueOf).collect(Collectors.joining(","));
         return Installation.utf8("""
                 <?xml version="1.0" encoding="UTF-8"?>
-                <!-- Written by `fairslice install`: deploys fairslice's metrics at %s (Prometheus text format).
+                <!-- %s at %s (Prometheus text format).
                      By default only clients on this host, connecting to a loopback address, get an answer; every
                      other request gets 404. metrics.ports lists connector ports where any client may read them
                      (a connector bound to an internal network, for a remote Prometheus). Change it with the
@@ -311,6 +316,6 @@ final class Fragments {
                 <Context docBase="${catalina.base}/%s" reloadable="false" failCtxIfServletStartFails="true">
                   <Parameter name="metrics.ports" value="%s" override="false"/>
                 </Context>
-                """.formatted(TomcatLayout.METRICS_PATH, TomcatLayout.METRICS_WEBAPP, list));
+                """.formatted(METRICS_DESCRIPTOR_MARK, TomcatLayout.METRICS_PATH, TomcatLayout.METRICS_WEBAPP, list));
     }
 }

@@ -181,6 +181,9 @@ public final class Installation {
         InstallRecord previous = InstallRecord.read(base).orElse(new InstallRecord(version, List.of()));
         checkBlocks();
         checkSetenvLinks();
+        if (options.metrics()) {
+            checkMetricsContextFree(previous);
+        }
         Writer w = new Writer(previous);
         try {
             return install(options, bundle, w, previous);
@@ -612,6 +615,27 @@ public final class Installation {
                         + " create that file (an empty one will do) or remove the link, then run the installer again;"
                         + " nothing was changed");
             }
+        }
+    }
+
+    /**
+     * Refuses, before anything is written, to deploy the metrics application at {@value TomcatLayout#METRICS_CONTEXT}
+     * over an application there that is not fairslice's: Tomcat deploys a context descriptor before a folder or WAR
+     * of that name, so the operator's {@code webapps/fairslice} was out of reach until the uninstall (and their own
+     * descriptor replaced by fairslice's). A descriptor is fairslice's when the record lists it or it says so.
+     */
+    private void checkMetricsContextFree(InstallRecord previous) throws IOException {
+        for (Path deployed : base.deploying(TomcatLayout.METRICS_CONTEXT)) {
+            boolean descriptor = deployed.getParent().equals(base.contextDescriptorDir());
+            if (descriptor && (previous.find(Kind.FILE, base.relative(deployed)).isPresent()
+                    || Files.readString(deployed, StandardCharsets.ISO_8859_1) // any encoding; the mark is ASCII
+                            .contains(Fragments.METRICS_DESCRIPTOR_MARK))) {
+                continue;
+            }
+            throw new InstallException(deployed + " deploys an application at " + TomcatLayout.METRICS_CONTEXT
+                    + " that is not fairslice's: fairslice's metrics application (" + TomcatLayout.METRICS_PATH
+                    + ") would take its place until an uninstall. Move that application to another context path, or"
+                    + " install with --no-metrics; nothing was changed");
         }
     }
 

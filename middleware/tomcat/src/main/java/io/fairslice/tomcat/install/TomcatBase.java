@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -394,20 +395,39 @@ public final class TomcatBase {
      */
     public SortedSet<String> applications() {
         SortedSet<String> paths = new TreeSet<>();
-        deployed(appBase, ".war", true, paths);
-        deployed(contextDescriptorDir(), ".xml", false, paths);
+        deployed((file, contextPath) -> paths.add(contextPath));
         return paths;
     }
 
-    /** Adds the context paths of {@code dir}'s files ending in {@code suffix} (and folders, if {@code folders}). */
-    private static void deployed(Path dir, String suffix, boolean folders, SortedSet<String> to) {
+    /**
+     * The folders, WARs and context descriptors of {@link #applications()} that deploy an application at
+     * {@code contextPath}, in any version ({@code fairslice##2.war} for {@code /fairslice}).
+     */
+    public List<Path> deploying(String contextPath) {
+        List<Path> files = new ArrayList<>();
+        deployed((file, path) -> {
+            if (path.equals(contextPath)) {
+                files.add(file);
+            }
+        });
+        return files;
+    }
+
+    /** Gives each folder and WAR of the appBase and each context descriptor with the context path it deploys. */
+    private void deployed(BiConsumer<Path, String> to) {
+        deployed(appBase, ".war", true, to);
+        deployed(contextDescriptorDir(), ".xml", false, to);
+    }
+
+    /** Gives {@code dir}'s files ending in {@code suffix} (and folders, if {@code folders}) with their context path. */
+    private static void deployed(Path dir, String suffix, boolean folders, BiConsumer<Path, String> to) {
         try (Stream<Path> entries = Files.list(dir)) {
-            entries.forEach(p -> {
+            entries.sorted().forEach(p -> {
                 String name = p.getFileName().toString();
                 if (name.endsWith(suffix) && Files.isRegularFile(p)) {
-                    to.add(contextPathOf(name.substring(0, name.length() - suffix.length())));
+                    to.accept(p, contextPathOf(name.substring(0, name.length() - suffix.length())));
                 } else if (folders && Files.isDirectory(p)) {
-                    to.add(contextPathOf(name));
+                    to.accept(p, contextPathOf(name));
                 }
             });
         } catch (IOException | UncheckedIOException e) {

@@ -287,16 +287,18 @@ class InstallerTest {
     }
 
     /**
-     * The operator's own /fairslice descriptor, which the install backed up and replaced: when the installed one was
+     * The operator's own /fairslice descriptor, which an install before 2026-12-07 backed up and replaced (one now
+     * refuses: shouldRefuseToDeployTheMetricsApplicationOverAnApplicationNotItsOwn): when the installed one was
      * changed too, uninstall kept that one renamed and left the original in its backup, unnamed (its application gone).
      */
     @Test
     void shouldPutTheOperatorsOwnDescriptorBackWhenTheInstalledOneWasChanged() throws Exception {
         Path descriptor = base.resolve("conf/Catalina/localhost/fairslice.xml");
-        Files.createDirectories(descriptor.getParent());
-        String own = "<Context docBase=\"/srv/my-fairslice\"/>\n";
-        Files.writeString(descriptor, own);
         assertThat(install()).as(err).isZero();
+        String own = "<Context docBase=\"/srv/my-fairslice\"/>\n";
+        Files.writeString(descriptor.resolveSibling("fairslice.xml.before-fairslice"), own);
+        Files.writeString(base.resolve(InstallRecord.FILE), "backup\tconf/Catalina/localhost/fairslice.xml\t"
+                + "conf/Catalina/localhost/fairslice.xml.before-fairslice\n", StandardOpenOption.APPEND);
         Files.writeString(descriptor, Files.readString(descriptor).replace("</Context>", "<!-- x --></Context>"));
 
         assertThat(uninstall()).as(err).isZero();
@@ -304,6 +306,40 @@ class InstallerTest {
         assertThat(descriptor).hasContent(own);
         assertThat(base.resolve("conf/Catalina/localhost/fairslice.xml.kept")).content().contains("<!-- x -->");
         assertThat(out).contains("restored   conf/Catalina/localhost/fairslice.xml from");
+    }
+
+    /**
+     * Tomcat deploys a context descriptor before a folder or WAR of its name: the operator's own application at
+     * /fairslice was out of reach behind the metrics application until the uninstall (their own descriptor replaced).
+     * Refused, naming it, before anything is written; with --no-metrics, or once it is fairslice's, the install goes
+     * on.
+     */
+    @Test
+    void shouldRefuseToDeployTheMetricsApplicationOverAnApplicationNotItsOwn() throws Exception {
+        Path descriptor = base.resolve("conf/Catalina/localhost/fairslice.xml");
+        Files.createDirectories(descriptor.getParent());
+        for (String own : List.of("webapps/fairslice", "webapps/fairslice##2.war", "conf/Catalina/localhost/"
+                + "fairslice.xml")) {
+            Path app = base.resolve(own);
+            if (own.endsWith("fairslice")) {
+                Files.createDirectories(app);
+            } else {
+                Files.createDirectories(app.getParent());
+                Files.writeString(app, "<Context docBase=\"/srv/my-fairslice\"/>\n");
+            }
+            assertRefusedWithNothingWritten(app + " deploys an application at /fairslice that is not fairslice's:"
+                    + " fairslice's metrics application (/fairslice/metrics) would take its place until an uninstall."
+                    + " Move that application to another context path, or install with --no-metrics; nothing was"
+                    + " changed");
+            Files.delete(app);
+        }
+        Files.createDirectories(base.resolve("webapps/fairslice"));
+        assertThat(install("--no-metrics")).as(err).isZero();
+        Files.delete(base.resolve("webapps/fairslice"));
+        assertThat(install()).as(err).isZero();
+        assertThat(install()).as("its own descriptor, listed in the record").isZero();
+        Files.delete(base.resolve(InstallRecord.FILE));
+        assertThat(install()).as("its own descriptor, by its words (the record deleted by hand): " + err).isZero();
     }
 
     /** A failure part way (here: setenv.bat is a folder), then the rerun the error asks for, then an uninstall. */
