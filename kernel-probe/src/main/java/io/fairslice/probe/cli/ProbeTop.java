@@ -145,6 +145,7 @@ public final class ProbeTop {
                         + "without hidepid");
                 return 1;
             }
+            top.sayUnreadable(err);
             int tables = 0;
             while (o.count < 0 || tables < o.count) {
                 Thread.sleep(o.intervalNanos / 1_000_000L, (int) (o.intervalNanos % 1_000_000L));
@@ -158,6 +159,7 @@ public final class ProbeTop {
                     return tables > 0 ? 0 : 1; // a live view ends with its process
                 }
                 List<Row> rows = top.sample();
+                top.sayUnreadable(err);
                 if (live) {
                     out.print("\033[H\033[2J");
                 } else if (tables > 0) {
@@ -337,6 +339,10 @@ public final class ProbeTop {
         final Map<Long, ThreadHandle> handles = new HashMap<>();
         /** Why the last thread that could not be opened could not, or null. */
         String unreadable;
+        /** The threads the process had at the last sample, and how many of them could not be opened then. */
+        int threads;
+        int unreadableThreads;
+        private boolean unreadableSaid;
         private final Map<Long, ThreadStats> last = new HashMap<>();
         final Map<Long, String> names = new HashMap<>();
         private final SystemStats system = new SystemStats();
@@ -369,6 +375,8 @@ public final class ProbeTop {
                 return false;
             });
             List<Row> rows = new ArrayList<>();
+            threads = present.size();
+            unreadableThreads = 0;
             for (long tid : present) {
                 ThreadHandle h = handles.get(tid);
                 if (h == null) {
@@ -376,6 +384,7 @@ public final class ProbeTop {
                         h = probe.openThreadOf(pid, tid);
                     } catch (IOException e) {
                         unreadable = e.getMessage();
+                        unreadableThreads++;
                         continue;
                     }
                     handles.put(tid, h);
@@ -421,10 +430,25 @@ public final class ProbeTop {
             return rows;
         }
 
+        /**
+         * Says once, on {@code err}, that threads of the process could not be opened (another user's threads among its
+         * own, a thread gone between the listing and the open) and are left out of the tables: they were left out
+         * without a word, and the header counted the rows as the process's threads.
+         */
+        void sayUnreadable(PrintStream err) {
+            if (unreadableThreads > 0 && !unreadableSaid) {
+                unreadableSaid = true;
+                err.println("fairslice probe: " + unreadableThreads + " of the " + threads + " threads of process "
+                        + pid + " cannot be read (" + unreadable + "), so they are left out of the tables; the header"
+                        + " counts them while they last");
+            }
+        }
+
         void print(List<Row> rows, Options o, PrintStream out) {
             double cpu = rows.stream().mapToDouble(r -> r.cpuShare).sum();
-            out.printf(Locale.ROOT, "fairslice probe  pid %d (%s)  %d threads  interval %s  process CPU %.0f%%  "
-                    + "load %s  cpu pressure %s  rr quantum %s%n", pid, comm(-1), rows.size(),
+            String left = unreadableThreads == 0 ? "" : ", " + unreadableThreads + " unreadable (left out)";
+            out.printf(Locale.ROOT, "fairslice probe  pid %d (%s)  %d threads%s  interval %s  process CPU %.0f%%  "
+                    + "load %s  cpu pressure %s  rr quantum %s%n", pid, comm(-1), threads, left,
                     Durations.format(o.intervalNanos), cpu * 100, fmt(system.load1(), 2),
                     Double.isNaN(system.cpuPressureSomeAvg10()) ? "-"
                             : fmt(system.cpuPressureSomeAvg10() * 100, 1) + "%",

@@ -274,18 +274,41 @@ class ProbeTopTest {
     }
 
     /**
+     * A process some of whose threads cannot be opened while others can (another user's threads among its own): they
+     * were left out without a word, and the header counted the rows as the process's threads. The header counts every
+     * thread and those left out, and one warning says why. The process is a /proc tree of this test's thread and a
+     * thread without scheduler statistics.
+     */
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void shouldCountAndSayTheThreadsItCannotRead(@TempDir Path proc) throws Exception {
+        LinuxKernelProbe probe = processOfThisThread(proc);
+        String tid = String.valueOf(probe.currentThreadId());
+        probe.close();
+        Files.writeString(Files.createDirectories(proc.resolve("2147483000/task/2147483001")).resolve("comm"),
+                "hidden\n");
+
+        int code = runOver(proc, "--pid", "2147483000", "--count", "2", "--interval", "100ms");
+
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(text.split("\\R")).filteredOn(l -> l.startsWith("fairslice probe  pid 2147483000")).hasSize(2)
+                .allMatch(l -> l.contains("  2 threads, 1 unreadable (left out)  interval 100ms"), text);
+        assertThat(text).containsPattern("(?m)^\\s*" + tid + " ");
+        assertThat(err.toString(StandardCharsets.UTF_8)).containsOnlyOnce("fairslice probe: 1 of the 2 threads of"
+                + " process 2147483000 cannot be read (").contains("2147483001/schedstat");
+    }
+
+    /**
      * A thread of the watched process ends: the table forgets it, its name too (a server's threads come and go for
      * days under a live view). The process is a /proc tree whose one thread is this test's.
      */
     @Test
     @EnabledOnOs(OS.LINUX)
     void shouldForgetAThreadThatEndedNameAndAll(@TempDir Path proc) throws Exception {
-        String self = String.valueOf(ProcessHandle.current().pid());
-        Files.createSymbolicLink(proc.resolve(self), Path.of("/proc", self));
-        LinuxKernelProbe probe = LinuxKernelProbe.create(proc);
+        LinuxKernelProbe probe = processOfThisThread(proc);
         String tid = String.valueOf(probe.currentThreadId());
-        Path task = Files.createSymbolicLink(Files.createDirectories(proc.resolve("2147483000/task")).resolve(tid),
-                Path.of("/proc", self, "task", tid));
+        Path task = proc.resolve("2147483000/task/" + tid);
         ProbeTop.Top top = new ProbeTop.Top(probe, 2147483000L, proc.resolve("2147483000"));
         try {
             top.sample();
@@ -451,6 +474,20 @@ class ProbeTopTest {
             throw e;
         }
         return child;
+    }
+
+    /**
+     * A /proc tree under {@code proc} holding this JVM (the probe's self-check reads it) and a process 2147483000 whose
+     * one thread is the calling thread (a link to its task folder); returns the probe over that tree.
+     */
+    private static LinuxKernelProbe processOfThisThread(Path proc) throws Exception {
+        String self = String.valueOf(ProcessHandle.current().pid());
+        Files.createSymbolicLink(proc.resolve(self), Path.of("/proc", self));
+        LinuxKernelProbe probe = LinuxKernelProbe.create(proc);
+        String tid = String.valueOf(probe.currentThreadId());
+        Files.createSymbolicLink(Files.createDirectories(proc.resolve("2147483000/task")).resolve(tid),
+                Path.of("/proc", self, "task", tid));
+        return probe;
     }
 
     private static String[] lastRow(String text, String name) {
