@@ -70,13 +70,7 @@ public final class Sampler {
         lastDispatches = new long[classes];
         lastVoluntary = new long[classes];
         lastInvoluntary = new long[classes];
-        double[] nan = new double[classes];
-        Arrays.fill(nan, Double.NaN);
-        effectiveSliceSeconds = nan;
-        waitPerDispatchSeconds = nan;
-        waitPerSecond = nan;
-        voluntaryPerSecond = nan;
-        involuntaryPerSecond = nan;
+        publishNoRates();
         // a first system reading so that the binder knows which signals this machine has
         probe.readSystem(system);
         publishSystem();
@@ -122,8 +116,39 @@ public final class Sampler {
                 tick();
             }
         } catch (RuntimeException | LinkageError e) { // the first tick's too: a sampler never ends unsaid
-            warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: " + e);
+            publishStopped();
+            warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: " + e
+                    + "; its rate, pressure, load and cost gauges read NaN (no value) from now on, and its counters"
+                    + " go on with the requests' own readings only");
         }
+    }
+
+    /** Every class's interval gauges: NaN, no interval seen (yet, or any longer). */
+    private void publishNoRates() {
+        double[] nan = new double[classes];
+        Arrays.fill(nan, Double.NaN);
+        publish(nan, nan, nan, nan, nan);
+    }
+
+    /** Publishes each class's interval gauges, per class: slice, wait per dispatch and per second, switch rates. */
+    private void publish(double[] eff, double[] wpd, double[] wps, double[] vps, double[] ips) {
+        effectiveSliceSeconds = eff;
+        waitPerDispatchSeconds = wpd;
+        waitPerSecond = wps;
+        voluntaryPerSecond = vps;
+        involuntaryPerSecond = ips;
+    }
+
+    /**
+     * After the sampler failed: the gauges of a rate or level over its interval read NaN (a gap in a panel; dropped by
+     * a comparison), where they kept the last interval's values as if current (one warning said it had stopped). The
+     * cumulative system counters keep their last readings: a counter that fell would read as a restart.
+     */
+    private void publishStopped() {
+        publishNoRates();
+        publishedSystem = system.copy().setPressure(Double.NaN, ThreadStats.UNSUPPORTED)
+                .setLoad(Double.NaN, ThreadStats.UNSUPPORTED);
+        costRatio = Double.NaN;
     }
 
     /** One sample: visible for tests, which drive it directly instead of waiting for the thread. */
@@ -179,14 +204,9 @@ public final class Sampler {
             lastVoluntary[i] = voluntaryTotal;
             lastInvoluntary[i] = involuntaryTotal;
         }
-        if (Double.isNaN(seconds)) {
-            return;
+        if (!Double.isNaN(seconds)) {
+            publish(eff, wpd, wps, vps, ips);
         }
-        effectiveSliceSeconds = eff;
-        waitPerDispatchSeconds = wpd;
-        waitPerSecond = wps;
-        voluntaryPerSecond = vps;
-        involuntaryPerSecond = ips;
     }
 
     private void publishSystem() {

@@ -7,9 +7,9 @@ import io.fairslice.probe.KernelProbeMetrics;
 import io.fairslice.probe.SystemStats;
 import io.fairslice.probe.ThreadStats;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class SamplerTest {
 
     private final AttributionTest.ScriptedProbe probe = new AttributionTest.ScriptedProbe();
-    private final List<String> warnings = new ArrayList<>();
+    private final List<String> warnings = new CopyOnWriteArrayList<>(); // the sampler's thread adds to it too
     private final Attribution attribution = new Attribution(probe, List.of("light", "heavy"), "none", Map.of(),
             Map.of(), warnings::add);
 
@@ -39,6 +39,20 @@ class SamplerTest {
         return sampler;
     }
 
+    /**
+     * A heavy request entered on this thread from zero counters (the sampler's baseline tick), whose counters read
+     * {@code counters} ({@link AttributionTest.ScriptedProbe#set}'s) at the tick {@code nanos} later.
+     */
+    private void heavyInterval(Sampler sampler, long nanos, long... counters) {
+        probe.set(0, 0, 0, 0, 0);
+        attribution.enter("heavy");
+        sampler.tick();
+        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).as("no interval seen yet").isNaN();
+        probe.set(counters[0], counters[1], counters[2], counters[3], counters[4]);
+        clock.addAndGet(nanos);
+        sampler.tick();
+    }
+
     private double gauge(String name, String cls) {
         return registry.get(name).tag(TAG_CLASS, cls).gauge().value();
     }
@@ -51,14 +65,8 @@ class SamplerTest {
     @Test
     void shouldPublishEachClassRatesOverTheLastInterval() {
         Sampler sampler = boundSampler();
-        probe.set(0, 0, 0, 0, 0);
-        attribution.enter("heavy");
-        sampler.tick(); // the baseline
-        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).as("no interval seen yet").isNaN();
-
-        probe.set(8_000_000, 2_000_000, 4, 6, 2); // 8 ms on a CPU in 4 dispatches, 2 ms waiting for one
-        clock.addAndGet(2_000_000_000L);
-        sampler.tick();
+        // 8 ms on a CPU in 4 dispatches, 2 ms waiting for one, over 2 s
+        heavyInterval(sampler, 2_000_000_000L, 8_000_000, 2_000_000, 4, 6, 2);
 
         assertThat(gauge(EFFECTIVE_SLICE, "heavy")).isEqualTo(0.002);
         assertThat(gauge(RUN_QUEUE_WAIT_PER_DISPATCH, "heavy")).isEqualTo(0.0005);
@@ -118,13 +126,7 @@ class SamplerTest {
     void shouldPublishRatesWhenTheClockReadsNegative() {
         clock.set(-7_000_000_000L);
         Sampler sampler = boundSampler();
-        probe.set(0, 0, 0, 0, 0);
-        attribution.enter("heavy");
-        sampler.tick();
-
-        probe.set(3_000_000, 0, 3, 0, 0);
-        clock.addAndGet(1_000_000_000L);
-        sampler.tick();
+        heavyInterval(sampler, 1_000_000_000L, 3_000_000, 0, 3, 0, 0);
 
         assertThat(gauge(EFFECTIVE_SLICE, "heavy")).isEqualTo(0.001);
     }
@@ -141,19 +143,51 @@ class SamplerTest {
         assertThat(ThreadStats.isSupported(system.cgroupPeriods())).isFalse();
     }
 
-    @Test
-    void shouldWarnWhenItsFirstTickFailsAndStops() throws Exception {
-        List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Sampler sampler = new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, seen::add);
+    /** Starts {@code sampler} with its probe failing at the next system reading, and waits for its warning. */
+    private void failOnItsThread(Sampler sampler, List<String> warned) throws InterruptedException {
         probe.readSystemFailure = new IllegalStateException("no /proc");
         sampler.start();
         long deadline = System.nanoTime() + 5_000_000_000L;
-        while (seen.isEmpty() && System.nanoTime() < deadline) {
+        while (warned.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
         sampler.stop();
+    }
+
+    @Test
+    void shouldWarnWhenItsFirstTickFailsAndStops() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Sampler sampler = new Sampler(attribution, probe, 1_000_000_000L, 60_000_000_000L, seen::add);
+        failOnItsThread(sampler, seen);
 
         assertThat(seen).singleElement().asString().contains("the sampler failed and stopped").contains("no /proc");
+    }
+
+    /**
+     * A sampler that failed left its gauges at the last interval's values, read as current rates for as long as the
+     * application ran (one warning said it had stopped): they read NaN, no value in Prometheus, and the counters stay.
+     */
+    @Test
+    void shouldStopClaimingRatesWhenItFails() throws Exception {
+        probe.load = 1.5;
+        Sampler sampler = boundSampler();
+        heavyInterval(sampler, 2_000_000_000L, 8_000_000, 2_000_000, 4, 6, 2);
+        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).isEqualTo(0.002);
+
+        failOnItsThread(sampler, warnings);
+
+        assertThat(warnings).singleElement().asString().contains("the sampler failed and stopped")
+                .contains("gauges read NaN");
+        assertThat(gauge(EFFECTIVE_SLICE, "heavy")).isNaN();
+        assertThat(gauge(RUN_QUEUE_WAIT_PER_DISPATCH, "heavy")).isNaN();
+        assertThat(gauge(RUN_QUEUE_WAIT_RATE, "heavy")).isNaN();
+        assertThat(gauge(SWITCH_RATE, "heavy", KIND_VOLUNTARY)).isNaN();
+        assertThat(gauge(SWITCH_RATE, "heavy", KIND_INVOLUNTARY)).isNaN();
+        assertThat(registry.get(LOAD).gauge().value()).isNaN();
+        assertThat(registry.get(RUNNABLE).gauge().value()).isNaN();
+        assertThat(registry.get(SAMPLER_COST).gauge().value()).isNaN();
+        assertThat(registry.get(RUN_TIME).tag(TAG_CLASS, "heavy").functionCounter().count()).as("a counter stays")
+                .isEqualTo(0.008);
     }
 
     @Test
