@@ -7,8 +7,10 @@ import io.fairslice.probe.ThreadHandle;
 import io.fairslice.probe.ThreadStats;
 import io.fairslice.probe.internal.Durations;
 import io.fairslice.probe.linux.LinuxKernelProbe;
+import java.io.Console;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -135,7 +137,7 @@ public final class ProbeTop {
             err.println("fairslice probe: the kernel probe cannot run here: " + e.getMessage());
             return 1;
         }
-        boolean live = o.count < 0 && System.console() != null;
+        boolean live = o.count < 0 && isTerminal(System.console(), Console.class);
         Top top = new Top(probe, o.pid, procDir);
         try {
             top.sample();
@@ -182,6 +184,30 @@ public final class ProbeTop {
             return 0;
         } finally {
             top.close();
+        }
+    }
+
+    /**
+     * Whether {@code console} ({@code System.console()}, null when there is none) writes to a terminal, so that the
+     * live view may redraw with control codes. On JDK 22 to 24 {@code System.console()} is not null when the output is
+     * redirected (its JLine console), and the codes went into the file; {@code isTerminal()} (JDK 22+) says, looked up
+     * on {@code type} ({@code Console}) by reflection, as this module is built for Java 17. Without that method (JDK 17
+     * to 21) there is a console only on a terminal. Tests give a stand-in type.
+     */
+    static boolean isTerminal(Object console, Class<?> type) {
+        if (console == null) {
+            return false;
+        }
+        Method isTerminal;
+        try {
+            isTerminal = type.getMethod("isTerminal");
+        } catch (NoSuchMethodException e) {
+            return true;
+        }
+        try {
+            return Boolean.TRUE.equals(isTerminal.invoke(console));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false; // plain tables: no control codes into what may be a file
         }
     }
 

@@ -6,6 +6,7 @@ import io.fairslice.probe.ForkedJvm;
 import io.fairslice.probe.linux.LinuxKernelProbe;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
+import java.io.Console;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -297,6 +298,33 @@ class ProbeTopTest {
         assertThat(text).containsPattern("(?m)^\\s*" + tid + " ");
         assertThat(err.toString(StandardCharsets.UTF_8)).containsOnlyOnce("fairslice probe: 1 of the 2 threads of"
                 + " process 2147483000 cannot be read (").contains("2147483001/schedstat");
+    }
+
+    /**
+     * On JDK 22 to 24 System.console() is not null when the output is redirected, and the live view wrote its
+     * screen-clearing codes into the file: Console.isTerminal() (JDK 22+) decides where it exists. Neither JDK here
+     * (17, 25) has a console with the output redirected, so stand-ins for Console show it: one of JDK 22+ with
+     * isTerminal(), and one of JDK 17 to 21 without.
+     */
+    @Test
+    void shouldRedrawOnlyOnAConsoleThatIsATerminal() {
+        assertThat(ProbeTop.isTerminal(null, Console.class)).as("no console").isFalse();
+        assertThat(ProbeTop.isTerminal(new NewConsole(false), NewConsole.class)).as("JDK 22-24, redirected").isFalse();
+        assertThat(ProbeTop.isTerminal(new NewConsole(true), NewConsole.class)).as("JDK 22+, a terminal").isTrue();
+        assertThat(ProbeTop.isTerminal(new Object(), Object.class)).as("JDK 17-21: only a terminal has one").isTrue();
+    }
+
+    /** A stand-in for JDK 22's java.io.Console. */
+    public static final class NewConsole {
+        private final boolean terminal;
+
+        NewConsole(boolean terminal) {
+            this.terminal = terminal;
+        }
+
+        public boolean isTerminal() {
+            return terminal;
+        }
     }
 
     /**
