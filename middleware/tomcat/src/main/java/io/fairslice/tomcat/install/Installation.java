@@ -312,14 +312,14 @@ public final class Installation {
         // to look into, that check was skipped without a word
         String appBase = base.relative(base.appBase()) + "/";
         String weaveUnchecked = options.weave().isEmpty() ? "" : "; --weave was not checked against it (once it"
-                + " runs, the fairslice weaving line of its log names a pattern that matches none of its classes)";
+                + " runs, the weaving line of its log names a pattern that matches none of its classes)";
         Set<String> deployed = base.applications();
         Set<String> inAppBase = applications.stream().map(ApplicationClasses::contextPath).collect(Collectors.toSet());
         for (String app : options.apps()) {
             if (app.equals("*")) {
                 if (!options.weave().isEmpty() && applications.isEmpty()) {
                     report.accept("note: no application in " + appBase + " now, so --weave was not checked against"
-                            + " any (once they run, the fairslice weaving line of each one's log names a pattern that"
+                            + " any (once they run, the weaving line of each one's log names a pattern that"
                             + " matches none of its classes)");
                 }
             } else if (!deployed.contains(app)) {

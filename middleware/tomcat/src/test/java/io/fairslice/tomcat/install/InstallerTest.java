@@ -794,7 +794,7 @@ class InstallerTest {
         Files.createDirectories(base.resolve("webapps/ROOT"));
         Files.createDirectories(base.resolve("conf/Catalina/localhost"));
         Files.writeString(base.resolve("conf/Catalina/localhost/a#b.xml"), "<Context docBase=\"/srv/ab\"/>");
-        String unchecked = "; --weave was not checked against it (once it runs, the fairslice weaving line of its log"
+        String unchecked = "; --weave was not checked against it (once it runs, the weaving line of its log"
                 + " names a pattern that matches none of its classes)";
 
         assertThat(install("--apps", "/shopp", "--weave", "com.acme..*")).as(err).isZero();
@@ -821,7 +821,7 @@ class InstallerTest {
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
 
         assertThat(out).contains("note: no application in webapps/ now, so --weave was not checked against any (once"
-                + " they run, the fairslice weaving line of each one's log names a pattern that matches none of its"
+                + " they run, the weaving line of each one's log names a pattern that matches none of its"
                 + " classes)\n");
         Files.createDirectories(base.resolve("webapps/shop"));
         assertThat(install("--weave", "com.acme..*")).as(err).isZero();
