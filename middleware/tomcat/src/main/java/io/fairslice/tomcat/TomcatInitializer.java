@@ -1,6 +1,7 @@
 package io.fairslice.tomcat;
 
 import io.fairslice.middleware.FairsliceInitializer;
+import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.tomcat.metrics.BundleMetrics;
 import jakarta.servlet.ServletContainerInitializer;
@@ -61,12 +62,12 @@ public final class TomcatInitializer implements ServletContainerInitializer {
         } catch (IllegalArgumentException e) {
             // Tomcat's own line says only "Error during ServletContainerInitializer processing", the reason in the
             // stack trace under it: say it on one line, as the filter does for its configuration
-            LOG.severe(() -> "fairslice[" + name + "]: not started, so the application does not start: "
+            LOG.severe(() -> ApplicationNames.logPrefix(name) + "not started, so the application does not start: "
                     + e.getMessage());
-            throw new ServletException("fairslice: " + e.getMessage(), e);
+            throw new ServletException(ApplicationNames.logPrefix(name) + e.getMessage(), e);
         }
         if (!settings.selects(path)) {
-            context.log("fairslice: not enabled in " + name + " (apps=" + String.join(",", settings.apps())
+            context.log(ApplicationNames.logPrefix(name) + "not enabled (apps=" + String.join(",", settings.apps())
                     + " in " + TomcatLayout.TOMCAT_SETTINGS + ")");
             return;
         }

@@ -16,6 +16,8 @@ import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +25,22 @@ class TomcatInitializerTest {
 
     @TempDir
     Path base;
+    private String previousBase;
+
+    /** onStartup reads its settings under catalina.base: the temporary directory's. */
+    @BeforeEach
+    void setCatalinaBase() {
+        previousBase = System.setProperty("catalina.base", base.toString());
+    }
+
+    @AfterEach
+    void restoreCatalinaBase() {
+        if (previousBase == null) {
+            System.clearProperty("catalina.base");
+        } else {
+            System.setProperty("catalina.base", previousBase);
+        }
+    }
 
     /**
      * A Tomcat started without its scripts (a Windows service) runs fairslice from lib/ without the options of the
@@ -73,20 +91,37 @@ class TomcatInitializerTest {
         };
         Logger logger = Logger.getLogger(TomcatInitializer.class.getName());
         logger.addHandler(handler);
-        String previous = System.setProperty("catalina.base", base.toString());
         try {
             assertThatThrownBy(() -> new TomcatInitializer().onStartup(null, context))
                     .isInstanceOf(ServletException.class).hasMessageContaining("apps must list context paths");
         } finally {
             logger.removeHandler(handler);
-            if (previous == null) {
-                System.clearProperty("catalina.base");
-            } else {
-                System.setProperty("catalina.base", previous);
-            }
         }
         assertThat(records).filteredOn(r -> r.getLevel() == Level.SEVERE).singleElement()
                 .satisfies(r -> assertThat(r.getMessage()).startsWith("fairslice[/shop]: not started")
                         .contains(TomcatLayout.TOMCAT_SETTINGS, "apps must list context paths", "got 'shop'"));
+    }
+
+    /**
+     * The line for an application left out by apps= names it as the middleware's lines do ({@code fairslice[/]: }
+     * for ROOT), so one search of the log finds every line of an application.
+     */
+    @Test
+    void shouldNameTheApplicationItIsNotEnabledInAsTheMiddlewareDoes() throws Exception {
+        Files.createDirectories(base.resolve("conf"));
+        Files.writeString(base.resolve(TomcatLayout.TOMCAT_SETTINGS), "apps=/shop\n");
+        List<String> logged = new CopyOnWriteArrayList<>();
+        for (String path : List.of("", "/manager")) {
+            ServletContext context = (ServletContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {ServletContext.class}, (proxy, method, args) -> switch (method.getName()) {
+                        case "getContextPath" -> path;
+                        case "log" -> logged.add((String) args[0]);
+                        default -> throw new UnsupportedOperationException(method.getName());
+                    });
+            new TomcatInitializer().onStartup(null, context);
+        }
+        assertThat(logged).containsExactly(
+                "fairslice[/]: not enabled (apps=/shop in " + TomcatLayout.TOMCAT_SETTINGS + ")",
+                "fairslice[/manager]: not enabled (apps=/shop in " + TomcatLayout.TOMCAT_SETTINGS + ")");
     }
 }

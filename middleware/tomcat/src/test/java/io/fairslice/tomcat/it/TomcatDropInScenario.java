@@ -171,7 +171,7 @@ abstract class TomcatDropInScenario {
         // the weaver's messages ("[AppClassLoader@...] error The specified aspect ... cannot be found" while the
         // optional aspects were declared in the JVM-wide scope file, which the JVM's own loaders read too)
         assertThat(tomcat.logLines("] error ")).as("the weaver's errors at startup").isEmpty();
-        assertThat(tomcat.logLines("fairslice: not enabled in /manager")).as("applications not named by --apps")
+        assertThat(tomcat.logLines("fairslice[/manager]: not enabled (apps=")).as("applications not named by --apps")
                 .isNotEmpty();
     }
 
