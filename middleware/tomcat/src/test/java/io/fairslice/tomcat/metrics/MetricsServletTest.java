@@ -28,8 +28,19 @@ class MetricsServletTest {
     @Test
     void shouldRejectAPortListWithSomethingElse() {
         assertThatThrownBy(() -> MetricsServlet.parsePorts("9404,http"))
-                .hasMessageContaining("metrics.ports must list TCP ports (1..65535), got 'http'");
+                .hasMessageContaining("metrics.ports must list TCP ports (1..65535) in digits 0-9, got 'http'");
         assertThatThrownBy(() -> MetricsServlet.parsePorts("70000")).hasMessageContaining("got '70000'");
+    }
+
+    /** Integer.parseInt read '+9404' and Arabic-Indic '٩٤٠٤' as 9404: a port is written in ASCII digits. */
+    @Test
+    void shouldRejectASignedPortAndDigitsOfAnotherScript() {
+        assertThatThrownBy(() -> MetricsServlet.parsePorts("9405,+9404"))
+                .hasMessageContaining("metrics.ports must list TCP ports (1..65535) in digits 0-9, got '+9404'"
+                        + " in '9405,+9404'");
+        assertThatThrownBy(() -> MetricsServlet.parsePorts("\u0669\u0664\u0660\u0664"))
+                .hasMessageContaining("metrics.ports must list TCP ports (1..65535) in digits 0-9, got '"
+                        + "\u0669\u0664\u0660\u0664'");
     }
 
     @Test
