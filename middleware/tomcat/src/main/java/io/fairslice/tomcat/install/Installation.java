@@ -180,7 +180,7 @@ public final class Installation {
     public InstallRecord install(InstallOptions options, Bundle bundle) throws IOException {
         InstallRecord previous = InstallRecord.read(base).orElse(new InstallRecord(version, List.of()));
         checkBlocks();
-        checkSetenvLinks();
+        checkLinksToNothing(options, bundle);
         if (options.metrics()) {
             checkMetricsContextFree(previous);
         }
@@ -602,12 +602,13 @@ public final class Installation {
     }
 
     /**
-     * Refuses a setenv file that is a symbolic link to a file that does not exist, before anything is written: the
-     * install created the file it names, outside the base (a shared folder not mounted yet, a link left from a move),
-     * and the uninstall deleted the link and kept that file. Which of the two the operator means is theirs to say.
+     * Refuses a file the install writes that is a symbolic link to a file that does not exist, before anything is
+     * written: the install created the file it names, outside the base (a shared folder not mounted yet, a link left
+     * from a move), and the uninstall deleted the link and kept that file. Which of the two the operator means is
+     * theirs to say.
      */
-    private void checkSetenvLinks() throws IOException {
-        for (String rel : List.of(SETENV_SH, SETENV_BAT)) {
+    private void checkLinksToNothing(InstallOptions options, Bundle bundle) throws IOException {
+        for (String rel : writes(options, bundle)) {
             Path file = base.resolve(rel);
             if (Files.isSymbolicLink(file) && !Files.exists(file)) {
                 Path target = file.getParent().resolve(Files.readSymbolicLink(file)).normalize();
@@ -616,6 +617,23 @@ public final class Installation {
                         + " nothing was changed");
             }
         }
+    }
+
+    /** Every file an install with {@code options} writes, relative to the base, as {@link #install} writes them. */
+    private List<String> writes(InstallOptions options, Bundle bundle) {
+        List<String> rels = new ArrayList<>();
+        for (Path jar : bundle.libJars()) {
+            rels.add(libJarPath(jar));
+        }
+        if (!options.weave().isEmpty()) {
+            rels.addAll(List.of(weaverPath(bundle), TomcatLayout.AOP_XML));
+        }
+        rels.addAll(List.of(TomcatLayout.CONFIG, TomcatLayout.TOMCAT_SETTINGS));
+        if (options.metrics()) {
+            rels.addAll(List.of(TomcatLayout.METRICS_WEBAPP + "/WEB-INF/web.xml", base.relative(metricsDescriptor())));
+        }
+        rels.addAll(List.of(SETENV_SH, SETENV_BAT, InstallRecord.FILE));
+        return rels;
     }
 
     /**
@@ -815,9 +833,9 @@ public final class Installation {
      * Writes {@code content} to {@code file} by renaming a complete copy into place, so that a failure part way (a
      * full disk, a kill) leaves the old file or none, never a truncated one under its name: Tomcat would start without
      * its settings, or not at all, and the installer would take a truncated jar for the operator's. A symbolic link
-     * stays a link (its target is replaced); the old file's permissions and, for a root installer, its owner are
-     * kept. Where nothing can be created beside an existing file (a folder the installing user may not write into)
-     * it is written in place.
+     * stays a link (its target is replaced; one to nothing is refused); the old file's permissions and, for a root
+     * installer, its owner are kept. Where nothing can be created beside an existing file (a folder the installing
+     * user may not write into) it is written in place.
      */
     static void replace(Path file, byte[] content) throws IOException {
         replace(file, content, null);
@@ -825,9 +843,8 @@ public final class Installation {
 
     /** {@link #replace(Path, byte[])}; a new file gets the permissions of {@code like} ({@link #permitLike}). */
     static void replace(Path file, byte[] content, Path like) throws IOException {
-        if (!Files.exists(file) && Files.isSymbolicLink(file)) { // a link to nothing yet: its target is created
-            Files.write(file, content);
-            return;
+        if (!Files.exists(file) && Files.isSymbolicLink(file)) { // refused before anything is written (install)
+            throw new IOException(file + " is a symbolic link to a file that does not exist; not written");
         }
         if (!Files.exists(file)) {
             // created as Files.write creates a file (the umask's mode), not createTempFile's owner-only one

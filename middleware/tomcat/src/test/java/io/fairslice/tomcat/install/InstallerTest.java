@@ -1148,6 +1148,30 @@ class InstallerTest {
     }
 
     /**
+     * Any other file the install writes that links to a file that does not exist: its target was created, outside
+     * the base, and the uninstall left it. Refused as a setenv link is, before anything is written.
+     */
+    @Test
+    void shouldRefuseAnyFileItWritesThatLinksToAFileThatDoesNotExist() throws Exception {
+        Path missing = Files.createDirectories(tmp.resolve("shared")).resolve("missing");
+        for (String rel : List.of("lib/fairslice-tomcat-1.0.jar", "fairslice/aspectjweaver-1.9.24.jar",
+                "conf/fairslice-aop.xml", "conf/fairslice.properties", "conf/fairslice-tomcat.properties",
+                "fairslice/metrics-webapp/WEB-INF/web.xml", "conf/Catalina/localhost/fairslice.xml",
+                "fairslice/install-record.txt")) {
+            Path link = base.resolve(rel);
+            Files.createDirectories(link.getParent());
+            Files.createSymbolicLink(link, missing);
+
+            assertRefusedWithNothingWritten(link + " is a symbolic link to " + missing + ", which does not exist:"
+                    + " create that file (an empty one will do) or remove the link, then run the installer again;"
+                    + " nothing was changed", "--weave", "com.acme..*");
+            assertThat(missing).as(rel).doesNotExist();
+            Files.delete(link);
+        }
+        assertThat(install("--weave", "com.acme..*")).as(err).isZero();
+    }
+
+    /**
      * New files got the installing user's umask and owner: installed as root with umask 077, the weaver jar was
      * unreadable to a Tomcat running as tomcat. They are now readable as conf/server.xml is.
      */
