@@ -9,10 +9,12 @@ import io.fairslice.probe.linux.BusyBurstyMain;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,6 +23,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -96,17 +100,17 @@ class MiddlewareIntegrationTest {
 
     /** Hands 20 ms of CPU to an executor of its own as a task of the request, and answers the task's nice. */
     static final class TaskServlet extends HttpServlet {
-        final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        final ExecutorService pool = Executors.newSingleThreadExecutor();
 
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
-            jakarta.servlet.AsyncContext ac = req.startAsync();
+            AsyncContext ac = req.startAsync();
             pool.execute(io.fairslice.middleware.Fairslice.task(() -> {
                 try {
                     BusyBurstyMain.burnCpu(20_000_000L);
                     ac.getResponse().getWriter().print(niceOfThisThread());
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 } finally {
                     ac.complete();
                 }

@@ -1,6 +1,7 @@
 package io.fairslice.loadgen;
 
 import java.lang.reflect.RecordComponent;
+import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -404,7 +405,7 @@ final class Parameters {
             return ns / 1_000_000_000L + "s";
         }
         return ns % 1_000_000 == 0 ? ns / 1_000_000 + "ms"
-                : java.math.BigDecimal.valueOf(ns, 6).stripTrailingZeros().toPlainString() + "ms";
+                : BigDecimal.valueOf(ns, 6).stripTrailingZeros().toPlainString() + "ms";
     }
 
     /** The request name Gatling records for a page: the class, a colon, the path ({@code light:/light}). */

@@ -7,6 +7,8 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -123,10 +126,10 @@ class OverloadStudyRejectionTest {
     @Timeout(120)
     void shouldWaitTheDefaultPauseAfterARequestThatGotNoAnswer() throws Exception {
         List<Long> accepted = new CopyOnWriteArrayList<>();
-        try (java.net.ServerSocket dropping = new java.net.ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket dropping = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             Thread acceptor = new Thread(() -> {
                 while (!dropping.isClosed()) {
-                    try (java.net.Socket s = dropping.accept()) {
+                    try (Socket s = dropping.accept()) {
                         accepted.add(System.nanoTime()); // closed unanswered
                     } catch (IOException e) {
                         return; // the test closed the socket
@@ -257,7 +260,7 @@ class OverloadStudyRejectionTest {
         SimulationRun run = gatling(Map.of("lightPaths", "/light", "heavyPath", "/heavy", "lightUsers", "1",
                 "heavyUsers", "1", "warmUp", "0s", "duration", "2s", "thinkTime", "60s"));
 
-        long seconds = java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
         assertThat(run.status()).as(run.output()).isZero();
         assertThat(seconds).as("the run's length, the JVM's start included\n" + run.output()).isLessThan(40);
         assertThat(arrivals.get("/light")).as("one request, then thinking to the end").hasSize(1);

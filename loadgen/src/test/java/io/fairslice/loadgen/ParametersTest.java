@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -211,9 +212,9 @@ class ParametersTest {
     @Test
     void shouldListEverySimulationsParametersOnce() {
         assertThat(Parameters.STUDY).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(
-                java.util.Arrays.stream(StudyParameters.class.getRecordComponents()).map(c -> c.getName()).toList());
+                Arrays.stream(StudyParameters.class.getRecordComponents()).map(c -> c.getName()).toList());
         assertThat(Parameters.SPIKE).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(
-                java.util.Arrays.stream(SpikeParameters.class.getRecordComponents()).map(c -> c.getName()).toList());
+                Arrays.stream(SpikeParameters.class.getRecordComponents()).map(c -> c.getName()).toList());
     }
 
     /** -DbaseUrl=$URL with the variable unset loaded the default port's server, its line not even marked default. */

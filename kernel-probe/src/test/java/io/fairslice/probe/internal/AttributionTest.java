@@ -12,8 +12,10 @@ import io.fairslice.probe.ThreadStats;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** The attribution arithmetic against a scripted probe: exact, platform-independent. */
@@ -33,7 +35,7 @@ class AttributionTest {
         /** Thrown by readCurrentThread (the thread's own reading) when set. */
         volatile RuntimeException readCurrentFailure;
         /** Handles opened and not yet closed. */
-        final java.util.concurrent.atomic.AtomicInteger openHandles = new java.util.concurrent.atomic.AtomicInteger();
+        final AtomicInteger openHandles = new AtomicInteger();
         /** What the actuator was told ("nice 10", "slice 1000000"); nice and slice supported when set. */
         volatile List<String> actuatorCalls;
         /** The thread runs under a policy without an EEVDF slice (real-time, idle). */
@@ -196,7 +198,7 @@ class AttributionTest {
 
     /** An attribution with these classes' nice values and slices, the probe's actuator calls recorded from here. */
     private Attribution withActuators(Map<String, Integer> nice, Map<String, Long> slice) {
-        probe.actuatorCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        probe.actuatorCalls = new CopyOnWriteArrayList<>();
         return new Attribution(probe, List.of("light", "heavy"), "none", nice, slice, warnings::add);
     }
 

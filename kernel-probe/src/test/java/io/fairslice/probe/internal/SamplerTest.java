@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -96,7 +97,7 @@ class SamplerTest {
         Sampler sampler = sampler(clock);
         ClassTotals heavy = attribution.totals(1);
         sampler.tick(); // the baseline
-        java.util.concurrent.atomic.AtomicBoolean adding = new java.util.concurrent.atomic.AtomicBoolean(true);
+        AtomicBoolean adding = new AtomicBoolean(true);
         long[] added = new long[1];
         Thread requests = new Thread(() -> {
             while (adding.get()) {

@@ -2,6 +2,8 @@ package io.fairslice.probe.linux;
 
 import io.fairslice.probe.ThreadHandle;
 import io.fairslice.probe.ThreadStats;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -98,7 +100,7 @@ public final class BusyBurstyMain {
 
     /** Computes until this thread has used {@code nanos} of CPU time (however long that takes on a busy machine). */
     public static long burnCpu(long nanos) {
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long end = mx.getCurrentThreadCpuTime() + nanos;
         long x = 0;
         while (mx.getCurrentThreadCpuTime() < end) {

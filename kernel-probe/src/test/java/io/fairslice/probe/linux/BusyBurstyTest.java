@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairslice.probe.ForkedJvm;
 import io.fairslice.probe.ProcSys;
+import java.io.File;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +95,7 @@ class BusyBurstyTest {
     }
 
     private static boolean canWrite() {
-        return new java.io.File(RR_TIMESLICE).canWrite();
+        return new File(RR_TIMESLICE).canWrite();
     }
 
     private static void writeRrTimeslice(String value) throws IOException {

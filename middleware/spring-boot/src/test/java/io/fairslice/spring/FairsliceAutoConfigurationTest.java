@@ -15,11 +15,14 @@ import io.fairslice.spring.shop.Reports;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,7 +32,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Logger;
 import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -60,12 +69,10 @@ import org.springframework.web.filter.OncePerRequestFilter;
 class FairsliceAutoConfigurationTest {
 
     /** Tasks the application's own decorator ran ({@code test.own-decorator}). */
-    static final java.util.concurrent.atomic.AtomicInteger OWN_DECORATOR_RUNS =
-            new java.util.concurrent.atomic.AtomicInteger();
+    static final AtomicInteger OWN_DECORATOR_RUNS = new AtomicInteger();
 
     /** The auto-configuration's logger; held here, so that the handlers the tests add stay on it. */
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(
-            FairsliceAutoConfiguration.class.getName());
+    private static final Logger LOG = Logger.getLogger(FairsliceAutoConfiguration.class.getName());
 
     /**
      * The applications' Tomcat base folder ({@code server.tomcat.basedir}): by default Boot makes a tomcat.PORT.*
@@ -444,15 +451,15 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldReadEnvironmentVariablesByBootsNamesAndSkipEmptyOnes() {
-        StandardEnvironment environment = withVariables(java.util.Map.of(
+        StandardEnvironment environment = withVariables(Map.of(
                 "FAIRSLICE_POLICY", "", "FAIRSLICE_CLASS_BATCHJOBS_SHARE", "30", "FAIRSLICE_SHARE_QUANTUM", "2ms"),
-                java.util.Map.of("fairslice.policy", "observe", "fairslice.class.batchjobs.share", "50",
+                Map.of("fairslice.policy", "observe", "fairslice.class.batchjobs.share", "50",
                         "fairslice.share.quantum", "", "fairslice.sleep.quantum", " "));
 
         assertThat(FairsliceAutoConfiguration.settings(environment)).containsOnly(
-                java.util.Map.entry("fairslice.policy", "observe"),
-                java.util.Map.entry("fairslice.class.batchjobs.share", "30"),
-                java.util.Map.entry("fairslice.share.quantum", "2ms"));
+                Map.entry("fairslice.policy", "observe"),
+                Map.entry("fairslice.class.batchjobs.share", "30"),
+                Map.entry("fairslice.share.quantum", "2ms"));
     }
 
     /**
@@ -463,22 +470,22 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldReadAKeyAnEnvironmentVariableAloneSets() {
-        StandardEnvironment environment = withVariables(java.util.Map.of(
+        StandardEnvironment environment = withVariables(Map.of(
                 "FAIRSLICE_POLICY", "observe", "FAIRSLICE_SHARE_MAXPARK", "100ms",
                 "FAIRSLICE_CLASSES", "interactive,batch-jobs", "FAIRSLICE_CLASS_BATCHJOBS_SHARE", "5",
                 "FAIRSLICE_CLASS_INTERACTIVE_QUEUE_SIZE", "10", "FAIRSLICE_RULE_12", "batch-jobs path=/export/*",
                 "FAIRSLICE_ROUTE_3", "/orders/*", "FAIRSLICE_POLCY", "sleep", "FAIRSLICE_JAVA_OPTS", "-Xmx1g"),
-                java.util.Map.of("fairslice.share.quantum", "2ms"));
+                Map.of("fairslice.share.quantum", "2ms"));
 
         assertThat(FairsliceAutoConfiguration.settings(environment)).containsOnly(
-                java.util.Map.entry("fairslice.policy", "observe"),
-                java.util.Map.entry("fairslice.share.max-park", "100ms"),
-                java.util.Map.entry("fairslice.classes", "interactive,batch-jobs"),
-                java.util.Map.entry("fairslice.class.batch-jobs.share", "5"),
-                java.util.Map.entry("fairslice.class.interactive.queue-size", "10"),
-                java.util.Map.entry("fairslice.rule.12", "batch-jobs path=/export/*"),
-                java.util.Map.entry("fairslice.route.3", "/orders/*"),
-                java.util.Map.entry("fairslice.share.quantum", "2ms"));
+                Map.entry("fairslice.policy", "observe"),
+                Map.entry("fairslice.share.max-park", "100ms"),
+                Map.entry("fairslice.classes", "interactive,batch-jobs"),
+                Map.entry("fairslice.class.batch-jobs.share", "5"),
+                Map.entry("fairslice.class.interactive.queue-size", "10"),
+                Map.entry("fairslice.rule.12", "batch-jobs path=/export/*"),
+                Map.entry("fairslice.route.3", "/orders/*"),
+                Map.entry("fairslice.share.quantum", "2ms"));
     }
 
     /**
@@ -489,10 +496,10 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldLookAListenersPerClassSettingUpForEachClass() {
-        java.util.Map<String, java.util.Set<String>> declared = java.util.Map.of("kernel-probe",
-                java.util.Set.of("enabled", "nice.*"));
-        StandardEnvironment environment = withVariables(java.util.Map.of("FAIRSLICE_LIMIT_MAX", "7"),
-                java.util.Map.of());
+        Map<String, Set<String>> declared = Map.of("kernel-probe",
+                Set.of("enabled", "nice.*"));
+        StandardEnvironment environment = withVariables(Map.of("FAIRSLICE_LIMIT_MAX", "7"),
+                Map.of());
 
         assertThat(FairsliceAutoConfiguration.classKeys("light, batch-jobs", declared)).contains(
                 "fairslice.class.light.share", "fairslice.class.batch-jobs.queue-timeout",
@@ -507,8 +514,8 @@ class FairsliceAutoConfigurationTest {
      * An environment of these environment variables and, below them, an application's properties (no system
      * properties), with Boot's relaxed view attached as an application has it.
      */
-    private static StandardEnvironment withVariables(java.util.Map<String, Object> variables,
-                                                     java.util.Map<String, Object> application) {
+    private static StandardEnvironment withVariables(Map<String, Object> variables,
+                                                     Map<String, Object> application) {
         StandardEnvironment environment = new StandardEnvironment();
         MutablePropertySources sources = environment.getPropertySources();
         sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
@@ -531,20 +538,20 @@ class FairsliceAutoConfigurationTest {
         MutablePropertySources sources = environment.getPropertySources();
         sources.remove(StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME);
         String name = StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME;
-        sources.replace(name, new PrefixedVariables(name, java.util.Map.of("MYAPP_FAIRSLICE_POLICY", "observe",
+        sources.replace(name, new PrefixedVariables(name, Map.of("MYAPP_FAIRSLICE_POLICY", "observe",
                 "MYAPP_FAIRSLICE_RULE_1", "heavy path=/reports/**", "FAIRSLICE_POLICY", "sleep")));
         org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
 
         assertThat(environment.getProperty("fairslice.policy")).as("Boot's own binding").isEqualTo("observe");
         assertThat(FairsliceAutoConfiguration.settings(environment)).containsOnly(
-                java.util.Map.entry("fairslice.policy", "observe"),
-                java.util.Map.entry("fairslice.rule.1", "heavy path=/reports/**"));
+                Map.entry("fairslice.policy", "observe"),
+                Map.entry("fairslice.rule.1", "heavy path=/reports/**"));
     }
 
     /** The variables as Boot's environment post-processor leaves them under a prefix. */
     private static final class PrefixedVariables extends SystemEnvironmentPropertySource
             implements org.springframework.boot.env.PropertySourceInfo {
-        PrefixedVariables(String name, java.util.Map<String, Object> variables) {
+        PrefixedVariables(String name, Map<String, Object> variables) {
             super(name, variables);
         }
 
@@ -577,15 +584,15 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldHandEnabledAndTheConfigFileFromTheirEnvironmentVariablesAndCheckThem() {
-        StandardEnvironment off = withVariables(java.util.Map.of("FAIRSLICE_ENABLED", "False", "FAIRSLICE_POLICY",
-                "observe", "FAIRSLICE_CONFIG", "/etc/fairslice.properties"), java.util.Map.of());
-        StandardEnvironment no = withVariables(java.util.Map.of("FAIRSLICE_ENABLED", "no"), java.util.Map.of());
+        StandardEnvironment off = withVariables(Map.of("FAIRSLICE_ENABLED", "False", "FAIRSLICE_POLICY",
+                "observe", "FAIRSLICE_CONFIG", "/etc/fairslice.properties"), Map.of());
+        StandardEnvironment no = withVariables(Map.of("FAIRSLICE_ENABLED", "no"), Map.of());
 
         assertThat(FairsliceAutoConfiguration.settings(off)).containsOnly(
-                java.util.Map.entry("fairslice.enabled", "False"), java.util.Map.entry("fairslice.policy", "observe"),
-                java.util.Map.entry("fairslice.config", "/etc/fairslice.properties"));
+                Map.entry("fairslice.enabled", "False"), Map.entry("fairslice.policy", "observe"),
+                Map.entry("fairslice.config", "/etc/fairslice.properties"));
         assertThat(FairsliceAutoConfiguration.settings(no))
-                .containsOnly(java.util.Map.entry("fairslice.enabled", "no"));
+                .containsOnly(Map.entry("fairslice.enabled", "no"));
         Map<String, String> settings = FairsliceAutoConfiguration.settings(no);
         assertThat(catchThrowable(() -> FairsliceAutoConfiguration.validate(no, settings)))
                 .hasMessageContaining("enabled must be true or false, got 'no'")
@@ -615,8 +622,8 @@ class FairsliceAutoConfigurationTest {
      */
     @Test
     void shouldSayWhenSeveralMeterRegistriesLeaveTheMetersToTheGlobalOne() throws Exception {
-        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = logTo(LOG, lines);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler handler = logTo(LOG, lines);
         try {
             start("test.second-registry=true");
         } finally {
@@ -676,8 +683,8 @@ class FairsliceAutoConfigurationTest {
     /** An executor of the application's own replaces Boot's, which the decorator reaches: said at startup. */
     @Test
     void shouldSayWhenBootsTaskExecutorIsNotInUse() {
-        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = logTo(LOG, lines);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler handler = logTo(LOG, lines);
         try {
             start("test.own-executor=true");
 
@@ -771,8 +778,8 @@ class FairsliceAutoConfigurationTest {
         /** The same, typed by the filter interface: Boot's bean conditions, which match the declared type, miss it. */
         @Bean
         @ConditionalOnProperty("test.own-untyped-registration")
-        FilterRegistrationBean<jakarta.servlet.Filter> myUntypedFairslice() {
-            FilterRegistrationBean<jakarta.servlet.Filter> registration =
+        FilterRegistrationBean<Filter> myUntypedFairslice() {
+            FilterRegistrationBean<Filter> registration =
                     new FilterRegistrationBean<>(new FairsliceFilter());
             registration.setAsyncSupported(true);
             registration.addInitParameter("fairslice.policy", "observe");
@@ -790,7 +797,7 @@ class FairsliceAutoConfigurationTest {
 
         @Bean
         @ConditionalOnProperty("test.own-executor")
-        java.util.concurrent.Executor ownExecutor() {
+        Executor ownExecutor() {
             return Runnable::run;
         }
 
@@ -839,7 +846,7 @@ class FairsliceAutoConfigurationTest {
         @GetMapping("/archive")
         Callable<String> archive() {
             return () -> {
-                java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+                ThreadMXBean threads = ManagementFactory.getThreadMXBean();
                 long end = threads.getCurrentThreadCpuTime() + 30_000_000L;
                 long spins = 0;
                 while (threads.getCurrentThreadCpuTime() < end) {

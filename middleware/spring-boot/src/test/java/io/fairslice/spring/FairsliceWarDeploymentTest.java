@@ -22,6 +22,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Logger;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleState;
 import org.apache.catalina.startup.Tomcat;
@@ -48,8 +51,7 @@ import org.springframework.web.bind.annotation.RestController;
 class FairsliceWarDeploymentTest {
 
     /** The filter's logger; held here, so that the handlers the tests add stay on it. */
-    private static final java.util.logging.Logger FILTER_LOG = java.util.logging.Logger.getLogger(
-            FairsliceFilter.class.getName());
+    private static final Logger FILTER_LOG = Logger.getLogger(FairsliceFilter.class.getName());
 
     @TempDir
     Path dir;
@@ -105,8 +107,8 @@ class FairsliceWarDeploymentTest {
      */
     @Test
     void shouldNotWarnOfTheWarsPropertiesWhenItCarriesTheModuleThatHandsThemOver() throws Exception {
-        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = logTo(FILTER_LOG, lines);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler handler = logTo(FILTER_LOG, lines);
         try {
             deploy(Map.of(), true, "fairslice.policy=observe");
         } finally {

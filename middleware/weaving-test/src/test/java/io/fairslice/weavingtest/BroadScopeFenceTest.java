@@ -8,6 +8,7 @@ import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.middleware.weaving.WovenClasses;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import jakarta.servlet.http.HttpServlet;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class BroadScopeFenceTest {
                 org.apache.catalina.startup.Tomcat.class, org.apache.coyote.Request.class,
                 org.apache.tomcat.util.buf.MessageBytes.class, org.apache.juli.logging.LogFactory.class,
                 org.apache.naming.NamingContext.class, SimpleMeterRegistry.class,
-                jakarta.servlet.http.HttpServlet.class, Fairslice.class, FairsliceFilter.class, WovenClasses.class,
+                HttpServlet.class, Fairslice.class, FairsliceFilter.class, WovenClasses.class,
                 // Jasper compiles JSPs inside synchronized blocks: a yield point there would park its lock's holder
                 org.apache.jasper.servlet.JspServlet.class, org.apache.jasper.compiler.Compiler.class,
                 org.apache.el.ExpressionFactoryImpl.class, org.eclipse.jdt.internal.compiler.Compiler.class);

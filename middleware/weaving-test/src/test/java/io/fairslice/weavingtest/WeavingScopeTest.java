@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import org.apache.catalina.Context;
 import org.apache.catalina.startup.Tomcat;
 import org.junit.jupiter.api.Test;
@@ -336,10 +338,10 @@ class WeavingScopeTest {
     @Test
     void shouldFindAPackageInAJarWithoutDirectoryEntries() throws IOException {
         Path jar = dir.resolve("report.jar");
-        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
-            out.putNextEntry(new java.util.jar.JarEntry("META-INF/aop.xml"));
+        try (var out = new JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new JarEntry("META-INF/aop.xml"));
             out.write("<aspectj><weaver><include within=\"com.acme..*\"/></weaver></aspectj>".getBytes());
-            out.putNextEntry(new java.util.jar.JarEntry("com/acme/report/Report.class"));
+            out.putNextEntry(new JarEntry("com/acme/report/Report.class"));
             out.write(new byte[] {(byte) 0xca, (byte) 0xfe});
         }
         // an entry of another scheme before it, as a Spring Boot jar's loader has (jar:...!/BOOT-INF/classes/): its

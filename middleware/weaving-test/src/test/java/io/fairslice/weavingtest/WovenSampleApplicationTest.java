@@ -18,8 +18,13 @@ import java.lang.reflect.Member;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,7 +73,7 @@ class WovenSampleApplicationTest {
 
         products.sort(null); // compareTo
         products.sort(Product.BY_NAME_LENGTH); // a comparator's compare
-        java.util.Set<Product> distinct = new java.util.HashSet<>(products); // hashCode
+        Set<Product> distinct = new HashSet<>(products); // hashCode
         boolean found = distinct.contains(new Product(products.get(7).getName())); // hashCode, equals
         for (Product p : products) {
             p.setActive(!p.isActive());
@@ -115,8 +120,8 @@ class WovenSampleApplicationTest {
      */
     @Test
     void shouldWeaveNothingOutsideTheSampleScope(@TempDir Path base) throws Exception {
-        List<Class<?>> untouched = List.of(String.class, ArrayList.class, java.util.concurrent.ConcurrentHashMap.class,
-                javax.xml.parsers.DocumentBuilderFactory.class,
+        List<Class<?>> untouched = List.of(String.class, ArrayList.class, ConcurrentHashMap.class,
+                DocumentBuilderFactory.class,
                 Class.forName("com.sun.org.apache.xerces.internal.dom.ParentNode"),
                 org.apache.catalina.core.StandardContext.class, org.apache.catalina.startup.Tomcat.class,
                 org.apache.coyote.Request.class, org.apache.tomcat.util.buf.MessageBytes.class,
@@ -127,7 +132,7 @@ class WovenSampleApplicationTest {
 
         long before = YieldPointCounter.count();
         EmbeddedTomcats.host(base);
-        String.join(",", List.of("a", "b")).toUpperCase(java.util.Locale.ROOT);
+        String.join(",", List.of("a", "b")).toUpperCase(Locale.ROOT);
         Fairslice.yieldPoint();
         assertThat(YieldPointCounter.count() - before).as("yield points reached outside the sample app").isZero();
     }

@@ -8,6 +8,7 @@ import io.fairslice.tomcat.TomcatSettings;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -598,7 +599,7 @@ class InstallerTest {
     void shouldLeaveASetenvFileThatIsNotUtf8ByteForByte() throws Exception {
         Files.createDirectories(base.resolve("bin"));
         byte[] cp1252 = "rem Gr\u00f6\u00dfe\r\nset JAVA_OPTS=-Xmx1g\r\n"
-                .getBytes(java.nio.charset.Charset.forName("windows-1252"));
+                .getBytes(Charset.forName("windows-1252"));
         Files.write(base.resolve("bin/setenv.bat"), cp1252);
         assertThat(install()).as(err).isZero();
         assertThat(uninstall()).as(err).isZero();
@@ -1106,7 +1107,7 @@ class InstallerTest {
     void shouldKeepASetenvLinkAndItsModeWhenItReplacesTheFile() throws Exception {
         Path shared = Files.createDirectories(tmp.resolve("shared")).resolve("setenv.sh");
         Files.writeString(shared, "CATALINA_OPTS=\"-Xmx3g\"\n");
-        var mode = java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---");
+        var mode = PosixFilePermissions.fromString("rwxr-x---");
         Files.setPosixFilePermissions(shared, mode);
         Files.createDirectories(base.resolve("bin"));
         Files.createSymbolicLink(base.resolve("bin/setenv.sh"), shared);

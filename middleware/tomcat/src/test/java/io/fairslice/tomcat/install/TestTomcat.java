@@ -1,6 +1,7 @@
 package io.fairslice.tomcat.install;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -63,7 +64,7 @@ final class TestTomcat {
                     continue;
                 }
                 files.put(rel + (Files.isDirectory(p) ? "/" : ""), Files.isDirectory(p) ? "" : Files.readString(p,
-                        java.nio.charset.StandardCharsets.ISO_8859_1));
+                        StandardCharsets.ISO_8859_1));
             }
         }
         return files;

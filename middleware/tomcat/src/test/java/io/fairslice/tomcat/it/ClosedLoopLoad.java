@@ -1,5 +1,6 @@
 package io.fairslice.tomcat.it;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,7 +50,7 @@ final class ClosedLoopLoad implements AutoCloseable {
                 try {
                     HttpResponse<Void> r = http.send(request, HttpResponse.BodyHandlers.discarding());
                     (r.statusCode() == 200 ? counts.ok : counts.failed).increment();
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     if (running.get()) {
                         counts.failed.increment();
                     }

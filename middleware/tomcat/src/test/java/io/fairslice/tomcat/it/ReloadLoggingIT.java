@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
+import java.util.Map;
 import javax.management.Attribute;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
@@ -54,7 +55,7 @@ class ReloadLoggingIT {
             // a changed web.xml is a watched resource: Tomcat reloads the application
             Files.setLastModifiedTime(webXml, FileTime.fromMillis(System.currentTimeMillis() + 2000));
             awaitConsoleLines(tomcat, "Reloading Context with name [/shop] is completed", 1);
-            assertThat(tomcat.get("/shop/", java.util.Map.of()).status()).isEqualTo(200);
+            assertThat(tomcat.get("/shop/", Map.of()).status()).isEqualTo(200);
             change(tomcat, "share");
 
             assertThat(awaitConsoleLines(tomcat, STARTED, 2)).as("the reloaded application's start").hasSize(2);

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import javax.management.Attribute;
 import javax.management.MBeanServerConnection;
@@ -477,7 +478,7 @@ abstract class TomcatDropInScenario {
                 Long.toString(tomcat.pid())));
         cmd.addAll(List.of(command));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
         }
     }
@@ -488,7 +489,7 @@ abstract class TomcatDropInScenario {
     }
 
     /** Scrapes until {@code done} holds (at most {@code seconds}), and returns the last scrape. */
-    private PrometheusText awaitMetrics(java.util.function.Predicate<PrometheusText> done, int seconds)
+    private PrometheusText awaitMetrics(Predicate<PrometheusText> done, int seconds)
             throws Exception {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         PrometheusText metrics;
