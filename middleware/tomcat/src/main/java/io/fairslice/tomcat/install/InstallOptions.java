@@ -167,11 +167,12 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                                 + given + "' (leave --metrics-ports out for this host only)");
                     }
                     for (String p : listed) {
-                        try {
-                            ports.add(Integer.parseInt(p));
-                        } catch (NumberFormatException e) {
-                            throw new InstallException("--metrics-ports " + p + " is not a port number");
+                        // digits 0-9 only, as the metrics application reads them: Integer.parseInt also takes a
+                        // sign and other scripts' digits ('+9404', Arabic-Indic), which the settings file then held
+                        if (!p.matches("[0-9]{1,9}")) {
+                            throw new InstallException("--metrics-ports " + p + " is not a port number (digits 0-9)");
                         }
+                        ports.add(Integer.parseInt(p));
                     }
                 }
                 default -> throw InstallException.ofUsage("unknown option '" + arg + "'" + valueHint(arg));

@@ -738,6 +738,20 @@ class InstallerTest {
     }
 
     /**
+     * A port the metrics application would refuse at Tomcat's start: Integer.parseInt took a sign and other scripts'
+     * digits, and the install wrote them down as 9404.
+     */
+    @Test
+    void shouldRefuseAMetricsPortNotInDigitsZeroToNine() throws Exception {
+        Map<String, String> before = TestTomcat.snapshot(base);
+        for (String port : List.of("+9404", "\u0669\u0664\u0660\u0664", "9404x")) {
+            assertThat(install("--metrics-ports", "8080," + port)).as(port).isEqualTo(2);
+            assertThat(err).contains("--metrics-ports " + port + " is not a port number (digits 0-9)");
+        }
+        assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
+    }
+
+    /**
      * --metrics-ports beside --no-metrics was dropped in silence: no endpoint was installed to open. Options that
      * exclude each other are a command line of the wrong form, refused with the usage, as serve, study and probe refuse
      * theirs; install's were refused without it.
