@@ -31,10 +31,16 @@ final class ClosedLoopLoad implements AutoCloseable {
     private final List<String> pages = new ArrayList<>();
     /**
      * How many examples of errors are kept ({@link #errors}); every error is counted ({@link #errorCount}). A client
-     * whose server is gone fails a connection every few microseconds, and every one was kept: the list grew by the
+     * whose server is gone fails a connection as often as it tries, and every one was kept: the list grew by the
      * hundred thousand a second for as long as the load ran.
      */
     static final int ERROR_EXAMPLES = 20;
+    /**
+     * How long a client waits after a connection that served no response (refused, or closed before its answer)
+     * before it connects again. It tried again at once: a client whose server was gone kept a core busy failing
+     * connections every few microseconds, on the machine the server's next run shares.
+     */
+    static final long RECONNECT_PAUSE_MILLIS = 10;
     private final AtomicLong errorCount = new AtomicLong();
     private final List<String> errors = new ArrayList<>(); // guarded by itself
 
@@ -60,6 +66,7 @@ final class ClosedLoopLoad implements AutoCloseable {
         byte[] request = ("GET " + page + " HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: fairslice-test\r\n\r\n")
                 .getBytes(StandardCharsets.US_ASCII);
         while (!stop.get()) {
+            boolean served = false;
             try (Socket s = new Socket()) {
                 s.setTcpNoDelay(true);
                 s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
@@ -71,6 +78,7 @@ final class ClosedLoopLoad implements AutoCloseable {
                     out.write(request);
                     out.flush();
                     Response response = readResponse(in);
+                    served = true;
                     if (counting) {
                         count[response.status() == 200 ? 0 : 1].incrementAndGet();
                     }
@@ -87,6 +95,14 @@ final class ClosedLoopLoad implements AutoCloseable {
                         count[1].incrementAndGet();
                     }
                     error(page + " -> " + e);
+                }
+            }
+            if (!served && !stop.get()) {
+                try {
+                    Thread.sleep(RECONNECT_PAUSE_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return; // a daemon interrupted: it ends, as it would at stop
                 }
             }
         }

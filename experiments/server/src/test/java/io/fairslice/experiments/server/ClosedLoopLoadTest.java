@@ -3,6 +3,7 @@ package io.fairslice.experiments.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -42,16 +43,12 @@ class ClosedLoopLoadTest {
     }
 
     /**
-     * Clients whose server is gone fail a connection every few microseconds for as long as the load runs: each error
-     * is counted, and only the first few are kept (every one was, without bound).
+     * Clients whose server is gone fail a connection every {@link ClosedLoopLoad#RECONNECT_PAUSE_MILLIS} for as long
+     * as the load runs: each error is counted, and only the first few are kept (every one was, without bound).
      */
     @Test
     void shouldCountEveryErrorButKeepOnlyTheFirstFewWhileTheServerIsGone() throws Exception {
-        int port;
-        try (ServerSocket gone = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = gone.getLocalPort();
-        }
-        try (ClosedLoopLoad load = new ClosedLoopLoad(port)) {
+        try (ClosedLoopLoad load = new ClosedLoopLoad(closedPort())) {
             load.clients("/page", 2);
             long deadline = System.currentTimeMillis() + 10_000;
             while (load.errorCount() <= 10L * ClosedLoopLoad.ERROR_EXAMPLES && System.currentTimeMillis() < deadline) {
@@ -62,6 +59,30 @@ class ClosedLoopLoadTest {
             assertThat(load.errorCount()).as("errors counted").isGreaterThan(10L * ClosedLoopLoad.ERROR_EXAMPLES);
             assertThat(load.errors()).hasSize(ClosedLoopLoad.ERROR_EXAMPLES)
                     .allMatch(e -> e.startsWith("/page -> java.net.ConnectException"));
+        }
+    }
+
+    /**
+     * A client whose server is gone pauses after each failed connection: it tried again at once, some tens of
+     * thousands of times a second, and kept a core busy. One client for one second makes at most 1000 /
+     * RECONNECT_PAUSE_MILLIS attempts (100); the bound leaves room for a slow machine's timer, none for the old loop.
+     */
+    @Test
+    void shouldPauseBetweenConnectionsWhileTheServerIsGone() throws Exception {
+        try (ClosedLoopLoad load = new ClosedLoopLoad(closedPort())) {
+            load.clients("/page", 1);
+            Thread.sleep(1_000);
+            load.stop();
+
+            assertThat(load.errorCount()).as("connections tried in one second").isBetween(1L,
+                    2 * 1_000 / ClosedLoopLoad.RECONNECT_PAUSE_MILLIS);
+        }
+    }
+
+    /** A loopback port nothing listens on (one just closed): a connection to it is refused. */
+    static int closedPort() throws IOException {
+        try (ServerSocket gone = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return gone.getLocalPort();
         }
     }
 }
