@@ -66,7 +66,7 @@ public final class ResultsFiles {
         replace(dir.resolve(RUN_PROPERTIES), w -> {
             w.write("# fairslice study run: settings and machine facts (read back by ./fairslice study --report)\n");
             for (Map.Entry<String, String> e : flat.entrySet()) {
-                w.write(escapeKey(e.getKey()) + "=" + escapeValue(e.getValue()) + "\n");
+                w.write(escape(e.getKey(), true) + "=" + escape(e.getValue(), false) + "\n");
             }
         });
         writeDerived(result, dir);
@@ -467,19 +467,28 @@ public final class ResultsFiles {
         return rows;
     }
 
-    private static String escapeKey(String key) {
-        return key.replace(" ", "\\ ").replace(":", "\\:").replace("=", "\\=");
-    }
-
-    private static String escapeValue(String value) {
+    /**
+     * A key or value of run.properties, escaped by the rules {@link Properties#store} follows, so that {@link #read}
+     * (Properties.load) gets back exactly what was written: a backslash, tab, line feed, carriage return and form feed
+     * as {@code \\ \t \n \r \f}; {@code = : # !} and the blanks of a key, or a value's leading blank, after a
+     * backslash; any other character below a space or beyond {@code ~} as a Unicode escape. A value's leading blank
+     * went out as it was, and load drops the blanks that start a value (a setting of " x" read back as "x"); a key's
+     * backslash, tab or {@code #} went out as they were too.
+     */
+    private static String escape(String s, boolean key) {
         StringBuilder sb = new StringBuilder();
-        for (char c : value.toCharArray()) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
             switch (c) {
                 case '\\' -> sb.append("\\\\");
+                case '\t' -> sb.append("\\t");
                 case '\n' -> sb.append("\\n");
                 case '\r' -> sb.append("\\r"); // a line's end in the properties format too
+                case '\f' -> sb.append("\\f");
+                case '=', ':', '#', '!' -> sb.append('\\').append(c);
+                case ' ' -> sb.append(key || i == 0 ? "\\ " : " ");
                 default -> {
-                    if (c > 0x7e) {
+                    if (c < 0x20 || c > 0x7e) {
                         sb.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         sb.append(c);

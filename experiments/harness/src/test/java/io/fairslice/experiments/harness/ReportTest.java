@@ -643,6 +643,35 @@ class ReportTest {
         assertThat(read.machine()).containsEntry("cpu", "one\rtwo");
     }
 
+    /**
+     * run.properties is read with Properties.load: a value's leading blank went out as it was, and load drops the
+     * blanks that start a value (a machine fact of " 2.4 GHz" read back as "2.4 GHz"); a key's backslash or tab too.
+     * Every key and value now reads back exactly as it was written.
+     */
+    @Test
+    void shouldReadBackAwkwardSettingsAndMachineFactsExactly() throws Exception {
+        StudyResult f = fixture();
+        Map<String, String> machine = new LinkedHashMap<>();
+        List<String> values = List.of(" leading blank", "  two leading blanks", "\tleading tab", "\fleading form feed",
+                "trailing blank ", "", " ", "back\\slash\\", "#hash", "!bang", "=equals", ":colon", "a = b : c",
+                "controls \u0000\u0001\u001b\u007f", "line\nfeed\r\nand\rreturn", "é ü \u2713 \ud83d\ude00");
+        for (int i = 0; i < values.size(); i++) {
+            machine.put("fact" + i, values.get(i));
+        }
+        machine.put("a key with blanks = : # ! \\ \t end", "x");
+        machine.put(" leading blank key", "y");
+        Map<String, String> settings = new LinkedHashMap<>(f.settings());
+        settings.put("note", " a setting with a leading blank");
+        StudyResult awkward = new StudyResult(f.runId(), settings, machine, f.points(), f.outcomes(),
+                f.startEpochMillis(), f.endEpochMillis(), f.heaviest());
+
+        ResultsFiles.write(awkward, dir);
+        StudyResult read = ResultsFiles.read(dir);
+
+        assertThat(read.machine()).isEqualTo(machine);
+        assertThat(read.settings()).isEqualTo(settings);
+    }
+
     @Test
     void shouldReadBackWhatItWrote() throws Exception {
         StudyResult original = fixture();
