@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
 
 /**
  * The study application's settings, read once at startup from a system property or, failing that, the context
@@ -32,6 +33,8 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
             "study.heavy.bytes", "study.heavy.seed", "study.heavy.dir");
     static final long MIN_DOCUMENT_BYTES = 1024;
     static final long MAX_DOCUMENT_BYTES = 1L << 30;
+    /** A whole number as the experiments' settings take it: ASCII digits, an optional sign. */
+    private static final Pattern WHOLE = Pattern.compile("[-+]?[0-9]+");
 
     public StudySettings {
         require(fibonacciN >= 1 && fibonacciN <= 40, "study.light.fibonacci", "must be 1..40", fibonacciN);
@@ -88,10 +91,23 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
             return fallback;
         }
         try {
-            return Long.parseLong(value.trim());
+            return whole(value.trim());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(name + " must be a whole number, got '" + value + "'");
         }
+    }
+
+    /**
+     * {@code s} as a whole number by the rule of the server module's {@code Numbers} (this module sits below it, and
+     * the rule is one line): Long.parseLong alone also took non-ASCII digits, {@code ٢٥} as 25.
+     *
+     * @throws NumberFormatException when it is not one, or beyond a long
+     */
+    private static long whole(String s) {
+        if (!WHOLE.matcher(s).matches()) {
+            throw new NumberFormatException("not ASCII digits: '" + s + "'");
+        }
+        return Long.parseLong(s);
     }
 
     /**
@@ -122,7 +138,7 @@ public record StudySettings(int fibonacciN, int primeLimit, long documentBytes, 
         }
         String digits = unit == 1 ? v : v.substring(0, v.length() - 2).trim();
         try {
-            return Math.multiplyExact(Long.parseLong(digits), unit);
+            return Math.multiplyExact(whole(digits), unit);
         } catch (NumberFormatException | ArithmeticException e) {
             throw new IllegalArgumentException(
                     name + " must be a size such as 2097152, 512KB or 2MB, got '" + value + "'");

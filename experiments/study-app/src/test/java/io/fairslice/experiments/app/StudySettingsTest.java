@@ -51,6 +51,27 @@ class StudySettingsTest {
     }
 
     /**
+     * Long.parseLong took non-ASCII digits: {@code ٢٥} (Arabic-Indic) ran /light as fib(25). Whole numbers and sizes
+     * are ASCII digits, as the server module's Numbers reads the experiments' other settings.
+     */
+    @Test
+    void shouldRefuseNonAsciiDigitsNamingTheSetting() {
+        for (String name : List.of("study.light.fibonacci", "study.light2.primes", "study.heavy.seed")) {
+            assertThatThrownBy(() -> StudySettings.from(Map.of(name, "٢٥")::get)).as(name)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(name + " must be a whole number, got '٢٥'");
+        }
+        for (String size : List.of("٢٠٤٨", "٢MB")) {
+            assertThatThrownBy(() -> StudySettings.from(Map.of("study.heavy.bytes", size)::get)).as(size)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("study.heavy.bytes must be a size such as 2097152, 512KB or 2MB, got '" + size + "'");
+        }
+        assertThatThrownBy(() -> StudySettings.checkDocumentSize("documentSize", "٢MB"))
+                .hasMessage("documentSize must be a size such as 2097152, 512KB or 2MB, got '٢MB'");
+        assertThat(StudySettings.from(Map.of("study.heavy.seed", "-7")::get).seed()).isEqualTo(-7);
+    }
+
+    /**
      * A setting given empty ({@code -Dstudy.heavy.bytes=$SIZE} with the variable unset) was taken for its default, and
      * as a system property it hid the context parameter of the same name: the run measured another page than asked.
      */
