@@ -34,19 +34,78 @@ public final class SoakLoad {
                    double scan, int maxOutstanding) {
     }
 
+    /** The options and their defaults; any other is refused. */
+    private static final Map<String, String> DEFAULTS = Map.of("--url", "http://127.0.0.1:8080", "--pid", "0",
+            "--seconds", "1800", "--sample", "10", "--csv", "soak.csv", "--light", "300", "--heavy", "60", "--scan",
+            "20", "--max-outstanding", "3000");
+    /**
+     * Numbers as io.fairslice.experiments.server.Numbers reads the experiments' others (this file runs alone in the
+     * source launcher, without the module): ASCII digits, an optional sign and, in a decimal, one point.
+     * Double.parseDouble took {@code 1d}, {@code 0x1p3} and {@code NaN}, and Long.parseLong non-ASCII digits.
+     */
+    private static final Pattern WHOLE = Pattern.compile("[-+]?[0-9]+");
+    private static final Pattern DECIMAL = Pattern.compile("[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
+
     public static void main(String[] args) throws Exception {
-        Map<String, String> a = new TreeMap<>();
-        for (int i = 0; i + 1 < args.length; i += 2) {
+        Options o;
+        try {
+            o = options(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("soak: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        new SoakLoad(o).run();
+    }
+
+    /** Reads the options; a bad one is an IllegalArgumentException naming it and the value. */
+    static Options options(String[] args) {
+        Map<String, String> a = new TreeMap<>(DEFAULTS);
+        for (int i = 0; i < args.length; i += 2) {
+            if (!DEFAULTS.containsKey(args[i])) {
+                throw new IllegalArgumentException("unknown option '" + args[i] + "' (the options: "
+                        + String.join(", ", a.keySet()) + ")");
+            }
+            if (i + 1 == args.length) {
+                throw new IllegalArgumentException(args[i] + " needs a value");
+            }
             a.put(args[i], args[i + 1]);
         }
-        Options o = new Options(a.getOrDefault("--url", "http://127.0.0.1:8080"),
-                Long.parseLong(a.getOrDefault("--pid", "0")), Long.parseLong(a.getOrDefault("--seconds", "1800")),
-                Long.parseLong(a.getOrDefault("--sample", "10")), Path.of(a.getOrDefault("--csv", "soak.csv")),
-                Double.parseDouble(a.getOrDefault("--light", "300")),
-                Double.parseDouble(a.getOrDefault("--heavy", "60")),
-                Double.parseDouble(a.getOrDefault("--scan", "20")),
-                Integer.parseInt(a.getOrDefault("--max-outstanding", "3000")));
-        new SoakLoad(o).run();
+        double light = rate(a, "--light");
+        double heavy = rate(a, "--heavy");
+        double scan = rate(a, "--scan");
+        if (light + heavy + scan <= 0) {
+            throw new IllegalArgumentException("--light, --heavy and --scan are all 0: no request would be sent");
+        }
+        return new Options(a.get("--url"), whole(a, "--pid", 0, Long.MAX_VALUE), whole(a, "--seconds", 1,
+                Long.MAX_VALUE), whole(a, "--sample", 1, Long.MAX_VALUE), Path.of(a.get("--csv")), light, heavy, scan,
+                (int) whole(a, "--max-outstanding", 1, Integer.MAX_VALUE));
+    }
+
+    private static long whole(Map<String, String> a, String option, long min, long max) {
+        String value = a.get(option);
+        if (WHOLE.matcher(value).matches()) {
+            try {
+                long n = Long.parseLong(value);
+                if (n >= min && n <= max) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // beyond a long: refused below
+            }
+        }
+        throw new IllegalArgumentException(option + " must be a whole number "
+                + (max == Long.MAX_VALUE ? ">= " + min : min + ".." + max) + ", got '" + value + "'");
+    }
+
+    /** Requests per second: a decimal, 0 or more. */
+    private static double rate(Map<String, String> a, String option) {
+        String value = a.get(option);
+        if (!DECIMAL.matcher(value).matches() || Double.parseDouble(value) < 0) {
+            throw new IllegalArgumentException(option + " must be a rate (requests/s) such as 300 or 12.5, got '"
+                    + value + "'");
+        }
+        return Double.parseDouble(value);
     }
 
     private final Options o;

@@ -1,0 +1,77 @@
+package io.fairslice.experiments.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The soak benchmark's load (experiments/soak/SoakLoad.java, run by soak.sh in the JDK's source launcher) reads its
+ * options as the experiments' other settings are read, and a refusal names the option. Each run is one second
+ * against a closed port, so that a bad option taken (as before) ends too.
+ */
+class SoakLoadOptionsTest {
+
+    private static final Path SOAK_LOAD = Path.of(System.getProperty("user.dir")).resolve("../soak/SoakLoad.java")
+            .normalize();
+    private static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
+
+    @TempDir
+    Path dir;
+
+    record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    private Result run(String... options) throws IOException, InterruptedException {
+        List<String> command = Stream.concat(Stream.of(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--url",
+                "http://127.0.0.1:" + ClosedLoopLoadTest.closedPort(), "--seconds", "1", "--sample", "1", "--csv",
+                dir.resolve("soak.csv").toString()), Stream.of(options)).toList();
+        Path stdout = dir.resolve("stdout.txt");
+        Path stderr = dir.resolve("stderr.txt");
+        Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile())
+                .start();
+        process.getOutputStream().close();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(); // a value taken for 0 or NaN: the load never reaches its end
+            throw new AssertionError("SoakLoad " + List.of(options) + " did not finish within 60 s");
+        }
+        return new Result(process.exitValue(), Files.readString(stdout), Files.readString(stderr));
+    }
+
+    /**
+     * Double.parseDouble read {@code --light 1d} as 1 and {@code --scan NaN} as a rate (the load never ended); 0
+     * outstanding sent nothing; an unknown option was left out unnoticed; a refusal was a NumberFormatException's stack
+     * trace naming no option.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "--light|1d|--light must be a rate (requests/s) such as 300 or 12.5, got '1d'",
+        "--scan|NaN|--scan must be a rate (requests/s) such as 300 or 12.5, got 'NaN'",
+        "--seconds|1e3|--seconds must be a whole number >= 1, got '1e3'",
+        "--max-outstanding|0|--max-outstanding must be a whole number 1..2147483647, got '0'",
+        "--ligth|5|unknown option '--ligth' (the options: --csv, --heavy, --light, --max-outstanding, --pid, --sample,"
+                + " --scan, --seconds, --url)"})
+    void shouldRefuseABadOptionNamingIt(String option, String value, String message) throws Exception {
+        Result result = run(option, value);
+
+        assertThat(result.stderr()).isEqualTo("soak: " + message + "\n");
+        assertThat(result.exitCode()).isEqualTo(2);
+        assertThat(result.stdout()).isEmpty();
+    }
+
+    @Test
+    void shouldRunWithPlainNumbers() throws Exception {
+        Result result = run("--light", "0.5", "--heavy", "0", "--scan", ".5", "--max-outstanding", "10");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stdout()).startsWith("soak: ").contains(" every 1 s over 1 s ");
+    }
+}
