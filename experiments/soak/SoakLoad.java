@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -119,7 +120,7 @@ public final class SoakLoad {
     private final LongAdder failed = new LongAdder();
     private final LongAdder skipped = new LongAdder();
     private final AtomicInteger outstanding = new AtomicInteger();
-    private final List<String> firstErrors = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<String> firstErrors = Collections.synchronizedList(new ArrayList<>());
 
     private SoakLoad(Options o) {
         this.o = o;

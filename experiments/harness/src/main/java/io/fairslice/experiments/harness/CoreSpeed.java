@@ -5,6 +5,7 @@ import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.SplittableRandom;
 
 /**
  * How steadily the host runs the server's core: a fixed unit of work, timed by the thread's own CPU clock, sampled a
@@ -112,7 +113,7 @@ final class CoreSpeed {
         for (int i = 0; i < CYCLE; i++) {
             order[i] = i;
         }
-        java.util.SplittableRandom random = new java.util.SplittableRandom(2026);
+        SplittableRandom random = new SplittableRandom(2026);
         for (int i = CYCLE - 1; i > 0; i--) {
             int j = random.nextInt(i + 1);
             int t = order[i];

@@ -4,6 +4,7 @@ import io.fairslice.experiments.server.ProcCpu;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * Samples, every 200 ms, the server process's CPU time and its core's times from /proc, so that the share of the
@@ -128,7 +129,7 @@ final class CpuSampler implements AutoCloseable {
      * The first sample at or after {@code from} and the last at or before {@code to} (epoch ms) of a list kept in time
      * order and guarded by its own lock; empty when either is missing. Both samplers measure a window between these.
      */
-    static <S> List<S> ends(List<S> samples, java.util.function.ToLongFunction<S> epochMillis, long from, long to) {
+    static <S> List<S> ends(List<S> samples, ToLongFunction<S> epochMillis, long from, long to) {
         S first = null;
         S last = null;
         synchronized (samples) {

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.DoubleStream;
 import javax.imageio.ImageIO;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.AnnotationText;
@@ -167,7 +168,7 @@ public final class Figures {
     static double retentionAxisTop(Summary summary, List<String> configurations, int heaviest) {
         double highest = configurations.stream().map(c -> retentionPercent(summary, c, heaviest))
                 .filter(v -> v != null).mapToDouble(Double::doubleValue).max().orElse(0);
-        return highest <= 100 ? 100 : niceCeiling(java.util.stream.DoubleStream.of(highest));
+        return highest <= 100 ? 100 : niceCeiling(DoubleStream.of(highest));
     }
 
     /** The fair-share line's label: to a tenth, as the report's table gives the bound (42.9 %, where it said 43 %). */
@@ -238,7 +239,7 @@ public final class Figures {
      * A round axis top at or above the largest finite value: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of
      * ten, so that the highest point uses most of the panel.
      */
-    static double niceCeiling(java.util.stream.DoubleStream values) {
+    static double niceCeiling(DoubleStream values) {
         double max = values.filter(Double::isFinite).max().orElse(0);
         if (max <= 0) {
             return 1;

@@ -5,6 +5,8 @@ import io.fairslice.experiments.server.Taskset;
 import io.fairslice.experiments.server.TemporaryFolder;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 
 /**
  * The machine the study runs on: what it can do (pinning with taskset, SCHED_RR with chrt and a writable
@@ -120,7 +123,7 @@ final class Host implements AutoCloseable {
         try {
             return ProcFs.allowedCores(ProcFs.read(Path.of("/proc/self/status")));
         } catch (IOException e) {
-            return java.util.stream.IntStream.range(0, CORES).boxed().toList();
+            return IntStream.range(0, CORES).boxed().toList();
         }
     }
 
@@ -338,7 +341,7 @@ final class Host implements AutoCloseable {
         String classes;
         try {
             classes = Path.of(CoreSpeed.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        } catch (java.net.URISyntaxException | RuntimeException e) {
+        } catch (URISyntaxException | RuntimeException e) {
             throw new IOException("cannot tell where the harness's classes are: " + e, e);
         }
         command.addAll(List.of(StudyServerProcess.javaExecutable(), "-Xmx64m", "-XX:+UseSerialGC", "-cp", classes,
@@ -361,8 +364,8 @@ final class Host implements AutoCloseable {
         } finally {
             stop(p, 0);
         }
-        String output = Files.readString(log, java.nio.charset.StandardCharsets.UTF_8);
-        String stderr = Files.readString(errors, java.nio.charset.StandardCharsets.UTF_8);
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        String stderr = Files.readString(errors, StandardCharsets.UTF_8);
         if (stderr.isBlank()) {
             Files.deleteIfExists(errors);
         }

@@ -55,7 +55,7 @@ final class ProcFs {
      * The cores a process may run on, in ascending order, from the {@code Cpus_allowed_list} line of its
      * /proc/PID/status text ("0-1", "2,5-7"): what taskset or a cpuset gave the harness, where it pins its children.
      */
-    static java.util.List<Integer> allowedCores(String procStatus) throws IOException {
+    static List<Integer> allowedCores(String procStatus) throws IOException {
         for (String line : procStatus.split("\n")) {
             if (line.startsWith("Cpus_allowed_list:")) {
                 String list = line.substring("Cpus_allowed_list:".length());

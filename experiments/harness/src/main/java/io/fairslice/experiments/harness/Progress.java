@@ -1,6 +1,7 @@
 package io.fairslice.experiments.harness;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -63,7 +64,7 @@ final class Progress {
     static String planLine(StudyConfig config) {
         return String.format(Locale.ROOT, "fairslice study: %d configuration(s) x %d point(s) x %d repetition(s); "
                         + "planned %s", config.configurations().size(), config.heavyUsers().size(),
-                config.repetitions(), clock(java.time.Duration.ofSeconds(Math.round(plannedSeconds(config)))));
+                config.repetitions(), clock(Duration.ofSeconds(Math.round(plannedSeconds(config)))));
     }
 
     /** A server of the configuration has started and warmed its JIT up. */
@@ -100,8 +101,8 @@ final class Progress {
         double elapsed = (System.currentTimeMillis() - started) / 1000.0;
         double pace = plannedDone > 0 ? elapsed / plannedDone : 1.0;
         console.printf(Locale.ROOT, "[%s elapsed, ETA %s] %s: %s%n",
-                clock(java.time.Duration.ofSeconds(Math.round(elapsed))),
-                clock(java.time.Duration.ofSeconds(Math.round(plannedRemaining * pace))), configuration, what);
+                clock(Duration.ofSeconds(Math.round(elapsed))),
+                clock(Duration.ofSeconds(Math.round(plannedRemaining * pace))), configuration, what);
     }
 
     void report(PointResult r) {
@@ -114,7 +115,7 @@ final class Progress {
     }
 
     /** For progress lines and the report: {@code 4m05s}, {@code 1h05m}. */
-    static String clock(java.time.Duration d) {
+    static String clock(Duration d) {
         long s = Math.max(0, d.toSeconds());
         return s >= 3600 ? String.format(Locale.ROOT, "%dh%02dm", s / 3600, (s % 3600) / 60)
                 : String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60);
@@ -123,6 +124,6 @@ final class Progress {
     void done() {
         double elapsed = (System.currentTimeMillis() - started) / 1000.0;
         console.printf(Locale.ROOT, "fairslice study: measured in %s%n",
-                clock(java.time.Duration.ofSeconds(Math.round(elapsed))));
+                clock(Duration.ofSeconds(Math.round(elapsed))));
     }
 }

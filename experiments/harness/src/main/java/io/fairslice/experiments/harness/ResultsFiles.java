@@ -15,12 +15,16 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * A run's data files: points.csv and points.json (every window, with the run's settings and machine facts in the
@@ -93,8 +97,7 @@ public final class ResultsFiles {
     }
 
     /** Numbers this process's temporary files ({@link #replaceBytes}). */
-    private static final java.util.concurrent.atomic.AtomicLong TEMPORARY_FILES =
-            new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong TEMPORARY_FILES = new AtomicLong();
 
     /**
      * Writes {@code file} whole or not at all: into a temporary file of its own beside it
@@ -147,7 +150,7 @@ public final class ResultsFiles {
         }
         Map<String, String> settings = new LinkedHashMap<>();
         Map<String, String> machine = new LinkedHashMap<>();
-        for (String key : new java.util.TreeSet<>(p.stringPropertyNames())) {
+        for (String key : new TreeSet<>(p.stringPropertyNames())) {
             if (key.startsWith("settings.")) {
                 settings.put(key.substring(9), p.getProperty(key));
             } else if (key.startsWith("machine.")) {
@@ -211,7 +214,7 @@ public final class ResultsFiles {
             }
             if (status == null) {
                 throw new IOException(file + " line " + (i + 1) + ": status must be one of "
-                        + java.util.Arrays.toString(ConfigurationOutcome.Status.values()) + ", got '" + r.get(1) + "'");
+                        + Arrays.toString(ConfigurationOutcome.Status.values()) + ", got '" + r.get(1) + "'");
             }
             outcomes.add(new ConfigurationOutcome(r.get(0), status, r.get(2)));
         }
@@ -262,7 +265,7 @@ public final class ResultsFiles {
                 throw new IOException(file + " line " + (i + 1) + " has " + r.size() + " fields, expected "
                         + header.size());
             }
-            java.util.function.Function<String, String> f = c -> header.contains(c) ? r.get(header.indexOf(c)) : "NaN";
+            Function<String, String> f = c -> header.contains(c) ? r.get(header.indexOf(c)) : "NaN";
             try {
                 points.add(new PointResult(f.apply("configuration"), Integer.parseInt(f.apply("heavy_users")),
                         Integer.parseInt(f.apply("light_users")), Integer.parseInt(f.apply("repetition")),

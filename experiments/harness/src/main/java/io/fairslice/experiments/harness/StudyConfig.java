@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -342,7 +343,7 @@ public record StudyConfig(String preset, List<Configuration> configurations, Lis
      * measured, 0.05-0.6 % in two measured last (2026-11-26, docs/study.md).
      */
     public List<Integer> measurementOrder() {
-        return heavyUsers.stream().sorted(java.util.Comparator.reverseOrder()).toList();
+        return heavyUsers.stream().sorted(Comparator.reverseOrder()).toList();
     }
 
     /** The heaviest point: where the headline retention is read. */

@@ -15,8 +15,10 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 
 /** {@code ./fairslice study}: parses the command line, runs the study, writes the results and the report. */
 public final class StudyMain {
@@ -44,7 +46,7 @@ public final class StudyMain {
               --weaving-jvm-option O  an option that weaves yield points (the AspectJ agent), for fairslice's
                                     configurations only (repeatable; the launcher passes them)
               --help                this text
-            """.formatted(indented(String.join(", ", new java.util.TreeSet<>(StudyConfig.KEYS)), 24, 116));
+            """.formatted(indented(String.join(", ", new TreeSet<>(StudyConfig.KEYS)), 24, 116));
 
     private StudyMain() {
     }
@@ -337,7 +339,7 @@ public final class StudyMain {
             default -> throw new IllegalArgumentException("cannot resume " + previous.runId() + ": unknown preset '"
                     + preset + "' in its " + ResultsFiles.RUN_PROPERTIES);
         };
-        Map<String, String> recorded = new java.util.LinkedHashMap<>(previous.settings());
+        Map<String, String> recorded = new LinkedHashMap<>(previous.settings());
         recorded.keySet().retainAll(StudyConfig.KEYS);
         return base.with(recorded);
     }

@@ -1,5 +1,7 @@
 package io.fairslice.experiments.harness;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -10,8 +12,8 @@ public record StudyResult(String runId, Map<String, String> settings, Map<String
 
     public StudyResult {
         // insertion order is the order the report lists them in
-        settings = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(settings));
-        machine = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(machine));
+        settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
+        machine = Collections.unmodifiableMap(new LinkedHashMap<>(machine));
         points = List.copyOf(points);
         outcomes = List.copyOf(outcomes);
     }

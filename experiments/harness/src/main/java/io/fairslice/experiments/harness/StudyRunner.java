@@ -4,14 +4,18 @@ import io.fairslice.experiments.server.ProcCpu;
 import io.fairslice.loadgen.StudyParameters;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Runs the study: for every configuration, start the server, warm its JIT up, then measure every point (heavy
@@ -108,7 +112,7 @@ public final class StudyRunner {
                             + "removed: it is made again when this run ends, or by --report " + out);
                 }
                 settings.put("resumed", (previous.settings().containsKey("resumed")
-                        ? previous.settings().get("resumed") + ", " : "") + java.time.Instant.now());
+                        ? previous.settings().get("resumed") + ", " : "") + Instant.now());
                 resumeCoreSpeed(host, machine);
             }
             for (Scheduler s : config.configurations().stream().map(Configuration::scheduler).distinct().toList()) {
@@ -276,14 +280,14 @@ public final class StudyRunner {
      */
     private final Map<String, CoreSpeed.Samples> speeds = new LinkedHashMap<>();
     /** Per configuration, the latest end of the load's first heavy requests warned of ({@link #warmUpShort}). */
-    private final Map<String, Long> warmUpWarned = new java.util.HashMap<>();
+    private final Map<String, Long> warmUpWarned = new HashMap<>();
     private static final int CORE_SPEED_SAMPLES = 6;
 
     /**
      * Facts that may differ when a run goes on later: the realtime settings found at start (the harness restores them)
      * and how fast the host ran the server's core.
      */
-    private static final java.util.Set<String> VOLATILE_FACTS = java.util.Set.of("sched_rr_timeslice_ms_at_start",
+    private static final Set<String> VOLATILE_FACTS = Set.of("sched_rr_timeslice_ms_at_start",
             "sched_rt_runtime_us_at_start", CORE_SPEED_AT_START, CORE_SPEED_AT_RESUME, CORE_SPEED_AT_END,
             CORE_SPEED_CHANGE);
 
@@ -421,7 +425,7 @@ public final class StudyRunner {
         } catch (IOException | RuntimeException e) {
             stopped(host, e);
             progress.skipConfiguration(id);
-            String why = e instanceof java.nio.file.FileSystemException || e.getMessage() == null ? e.toString()
+            String why = e instanceof FileSystemException || e.getMessage() == null ? e.toString()
                     : e.getMessage();
             console.println("fairslice study: " + id + " failed: " + why);
             return new ConfigurationOutcome(id, ConfigurationOutcome.Status.FAILED, why);

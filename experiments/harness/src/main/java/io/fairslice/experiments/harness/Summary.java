@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -221,7 +222,7 @@ public final class Summary {
     }
 
     /** Mean of a per-window number, ignoring windows where it is undefined (-1: no successful request). */
-    private static double mean(List<PointResult> used, java.util.function.ToDoubleFunction<PointResult> f) {
+    private static double mean(List<PointResult> used, ToDoubleFunction<PointResult> f) {
         return used.stream().mapToDouble(f).filter(v -> v >= 0 && !Double.isNaN(v)).average().orElse(Double.NaN);
     }
 

@@ -2,8 +2,10 @@ package io.fairslice.experiments.harness;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -95,7 +97,7 @@ public final class WindowAnalyzer {
          * of any request: one shed at once (a 503 in milliseconds) ends before every client's first has started.
          */
         private int earliestEnd = Integer.MAX_VALUE;
-        private final java.util.List<SimulationLog.Request> first = new java.util.ArrayList<>();
+        private final List<SimulationLog.Request> first = new ArrayList<>();
 
         void add(SimulationLog.Request r, long from, long to) {
             if (r.ok() && r.endMillis() < earliestEnd) {

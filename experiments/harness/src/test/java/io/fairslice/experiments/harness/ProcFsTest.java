@@ -3,9 +3,11 @@ package io.fairslice.experiments.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +43,7 @@ class ProcFsTest {
     @Test
     void shouldReadHowTheKernelAccountsInterruptsFromItsConfiguration(@TempDir Path dir) throws Exception {
         Path gz = dir.resolve("config.gz");
-        try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
             out.write("CONFIG_TICK_CPU_ACCOUNTING=y\n# CONFIG_IRQ_TIME_ACCOUNTING is not set\n".getBytes());
         }
         Path boot = Files.writeString(dir.resolve("config-6.8.0"), "CONFIG_TICK_CPU_ACCOUNTING=y\n"

@@ -5,12 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.stream.DoubleStream;
 import javax.imageio.ImageIO;
 import org.knowm.xchart.CategoryChart;
@@ -341,7 +349,7 @@ class ReportTest {
     }
 
     private static List<PointResult> replacing(String configuration, int heavy,
-                                               java.util.function.UnaryOperator<PointResult> by) {
+                                               UnaryOperator<PointResult> by) {
         return fixture().points().stream().map(p -> p.configuration().equals(configuration)
                 && p.heavyUsers() == heavy ? by.apply(p) : p).toList();
     }
@@ -462,7 +470,7 @@ class ReportTest {
         List<Path> files = List.of(dir.resolve("report.md"), dir.resolve("report.html"),
                 dir.resolve("figures/retention.png"), dir.resolve("figures/retention.svg"));
         Map<Path, byte[]> earlier = new LinkedHashMap<>();
-        Map<Path, java.io.InputStream> readers = new LinkedHashMap<>();
+        Map<Path, InputStream> readers = new LinkedHashMap<>();
         for (Path f : files) {
             earlier.put(f, Files.readAllBytes(f));
             readers.put(f, Files.newInputStream(f));
@@ -475,13 +483,13 @@ class ReportTest {
             Report.write(after, dir);
 
             for (Path f : files) {
-                assertThat(java.util.Arrays.equals(Files.readAllBytes(f), earlier.get(f))).as(f + " made again")
+                assertThat(Arrays.equals(Files.readAllBytes(f), earlier.get(f))).as(f + " made again")
                         .isFalse();
-                assertThat(java.util.Arrays.equals(readers.get(f).readAllBytes(), earlier.get(f)))
+                assertThat(Arrays.equals(readers.get(f).readAllBytes(), earlier.get(f)))
                         .as(f + " as its reader sees it: the whole earlier file").isTrue();
             }
         } finally {
-            for (java.io.InputStream r : readers.values()) {
+            for (InputStream r : readers.values()) {
                 r.close();
             }
         }
@@ -600,9 +608,9 @@ class ReportTest {
     void shouldRewriteOnlyTheDerivedFilesOnReport() throws Exception {
         ResultsFiles.write(fixture(), dir);
         Files.writeString(dir.resolve(ResultsFiles.RUN_PROPERTIES), "# a comment of mine\n",
-                java.nio.file.StandardOpenOption.APPEND);
-        var written = java.nio.file.attribute.FileTime.from(java.time.Instant.parse("2026-01-01T00:00:00Z"));
-        Map<String, String> before = new java.util.HashMap<>();
+                StandardOpenOption.APPEND);
+        var written = FileTime.from(Instant.parse("2026-01-01T00:00:00Z"));
+        Map<String, String> before = new HashMap<>();
         for (String file : List.of(ResultsFiles.POINTS_CSV, ResultsFiles.OUTCOMES_CSV, ResultsFiles.RUN_PROPERTIES)) {
             Files.setLastModifiedTime(dir.resolve(file), written);
             before.put(file, Files.readString(dir.resolve(file)));
@@ -717,23 +725,23 @@ class ReportTest {
 
         // a bad status said "No enum constant ..." (and the whole usage)
         Files.write(outcomes, List.of(good.get(0), good.get(1), "share@default,MEASURD,"));
-        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(IOException.class)
                 .hasMessage(outcomes + " line 3: status must be one of [MEASURED, NOT_AVAILABLE, FAILED], got "
                         + "'MEASURD'");
         // a short row was an uncaught IndexOutOfBoundsException
         Files.write(outcomes, List.of(good.get(0), "none@default,MEASURED"));
-        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(IOException.class)
                 .hasMessage(outcomes + " line 2 has 2 fields, expected 3 (configuration,status,message)");
         Files.write(outcomes, List.of());
-        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(IOException.class)
                 .hasMessage(outcomes + " does not start with the expected header configuration,status,message");
         Files.write(outcomes, good);
         Files.delete(dir.resolve(ResultsFiles.POINTS_CSV));
-        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(IOException.class)
                 .hasMessageStartingWith(dir.resolve(ResultsFiles.POINTS_CSV) + ": no such file");
         ResultsFiles.write(fixture(), dir);
         Files.writeString(dir.resolve(ResultsFiles.RUN_PROPERTIES), "run.heaviest=forty\n");
-        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> ResultsFiles.read(dir)).isInstanceOf(IOException.class)
                 .hasMessage(dir.resolve(ResultsFiles.RUN_PROPERTIES) + ": run.heaviest must be a whole number "
                         + "0..2147483647, got 'forty'");
     }

@@ -3,8 +3,12 @@ package io.fairslice.experiments.harness;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,11 +118,11 @@ class ResumeTest {
         Path startLog = Files.createDirectories(dir.resolve("logs")).resolve("core-speed-start.log");
         Files.writeString(startLog, "340\n345\n350\n350\n355\n360\n");
 
-        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
-        StudyResult resumed = new StudyRunner(RESUMED, CLASSPATHS, dir, new java.io.PrintStream(console, true,
-                java.nio.charset.StandardCharsets.UTF_8), previous).run();
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        StudyResult resumed = new StudyRunner(RESUMED, CLASSPATHS, dir,
+                new PrintStream(console, true, StandardCharsets.UTF_8), previous).run();
 
-        assertThat(console.toString(java.nio.charset.StandardCharsets.UTF_8)).contains("warning: the server's core"
+        assertThat(console.toString(StandardCharsets.UTF_8)).contains("warning: the server's core"
                 + " runs at another speed as the run goes on than at its start (median ");
         assertThat(Files.readString(startLog)).as("the start's samples").isEqualTo("340\n345\n350\n350\n355\n360\n");
         assertThat(resumed.machine().get(StudyRunner.CORE_SPEED_AT_START)).isEqualTo(start);
@@ -149,10 +153,10 @@ class ResumeTest {
 
     /** Goes on with {@code previous} in {@link #dir}; its console. */
     private String goOn(StudyResult previous) throws Exception {
-        java.io.ByteArrayOutputStream console = new java.io.ByteArrayOutputStream();
-        new StudyRunner(RESUMED, CLASSPATHS, dir, new java.io.PrintStream(console, true,
-                java.nio.charset.StandardCharsets.UTF_8), previous).run();
-        return console.toString(java.nio.charset.StandardCharsets.UTF_8);
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        new StudyRunner(RESUMED, CLASSPATHS, dir, new PrintStream(console, true, StandardCharsets.UTF_8),
+                previous).run();
+        return console.toString(StandardCharsets.UTF_8);
     }
 
     private static final StudyConfig RESUMED = StudyConfig.quick().with(Map.of("configurations", "none@default"));
@@ -166,7 +170,7 @@ class ResumeTest {
     void shouldRefuseANewRunInTheFolderOfAnotherRun() throws Exception {
         ResultsFiles.write(ReportTest.fixture(), dir);
         // one configuration whose server cannot start: were the run not refused, it would end in seconds
-        Path config = java.nio.file.Files.writeString(dir.resolve("one.properties"), "configurations = none@default\n");
+        Path config = Files.writeString(dir.resolve("one.properties"), "configurations = none@default\n");
 
         assertThatThrownBy(() -> StudyMain.run(new String[] {"--out", dir.toString(), "--config", config.toString(),
                 "--server-classpath", dir.resolve("no-such.jar").toString()}))
@@ -182,7 +186,7 @@ class ResumeTest {
 
     @Test
     void shouldNameADefaultFolderByTheTimeInUtc() {
-        assertThat(StudyMain.defaultOut("results", java.time.Instant.parse("2026-12-02T23:30:05Z")))
+        assertThat(StudyMain.defaultOut("results", Instant.parse("2026-12-02T23:30:05Z")))
                 .isEqualTo(Path.of("results", "20261202-233005"));
     }
 

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileSystemException;
@@ -12,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -65,7 +69,7 @@ class StudyConfigTest {
     @Test
     void shouldMeasureFairsliceWithoutTheKernelProbeAndItsPeersWithIt() {
         // the probe's per-request attribution would be counted as the policy's cost; the peers act through it
-        for (Middleware m : java.util.List.of(Middleware.OBSERVE, Middleware.SLEEP, Middleware.SHARE)) {
+        for (Middleware m : List.of(Middleware.OBSERVE, Middleware.SLEEP, Middleware.SHARE)) {
             assertThat(m.jvmOptions()).as(m.id()).contains("-Dfairslice.kernel-probe.enabled=false");
             assertThat(m.kernelProbe()).as(m.id()).isFalse();
         }
@@ -212,13 +216,13 @@ class StudyConfigTest {
 
     @Test
     void shouldPrintThePlanAndRunNothingOnPlan() throws Exception {
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         int status = run(bytes, "--quick", "--out", dir.resolve("run").toString(), "--plan");
 
         assertThat(status).isZero();
         // quick: 4 x (4 s start + 4 + 15 + 1.5 s JIT warm-up + 2 x (4 + 10 + 1.5 s settling + 4 + 5 + 12 + 1.5 s))
         // = 402 s
-        assertThat(bytes.toString(java.nio.charset.StandardCharsets.UTF_8))
+        assertThat(bytes.toString(StandardCharsets.UTF_8))
                 .contains("4 configuration(s) x 2 point(s) x 1 repetition(s); planned 6m42s")
                 .contains("  share@rr-100ms: fairslice, share policy, scheduler rr-100ms");
         assertThat(dir.resolve("run")).doesNotExist();
@@ -226,14 +230,14 @@ class StudyConfigTest {
 
     /** {@link StudyMain#run} with what it prints to standard output thrown away; its status. */
     static int runQuietly(String... args) throws Exception {
-        return run(java.io.OutputStream.nullOutputStream(), args);
+        return run(OutputStream.nullOutputStream(), args);
     }
 
     /** {@link StudyMain#run} with what it prints to standard output in {@code out}; its status. */
-    private static int run(java.io.OutputStream out, String... args) throws Exception {
-        java.io.PrintStream saved = System.out;
+    private static int run(OutputStream out, String... args) throws Exception {
+        PrintStream saved = System.out;
         try {
-            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
             return StudyMain.run(args);
         } finally {
             System.setOut(saved);
@@ -449,7 +453,7 @@ class StudyConfigTest {
                 """);
         Path out = dir.resolve("out");
         String java = "the load generator's JVM (" + StudyServerProcess.javaExecutable() + ")";
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
 
         assertThat(refused("--config", bogus.toString(), "--out", out.toString())).isEqualTo("fairslice study:"
                 + " gatlingJvmOptions = -Xmx512m -Xbogus: " + java + " does not start with them: Unrecognized option:"
@@ -505,16 +509,16 @@ class StudyConfigTest {
 
     /** What StudyMain says on standard error when it refuses {@code args}, which must be with exit status 2. */
     private static String refused(String... args) {
-        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
         assertThat(execute(err, args)).as("exit status").isEqualTo(2);
-        return err.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return err.toString(StandardCharsets.UTF_8);
     }
 
-    private static int execute(java.io.OutputStream err, String... args) {
-        java.io.PrintStream saved = System.out;
+    private static int execute(OutputStream err, String... args) {
+        PrintStream saved = System.out;
         try {
-            System.setOut(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
-            return StudyMain.execute(args, new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+            System.setOut(new PrintStream(OutputStream.nullOutputStream()));
+            return StudyMain.execute(args, new PrintStream(err, true, StandardCharsets.UTF_8));
         } finally {
             System.setOut(saved);
         }
@@ -558,7 +562,7 @@ class StudyConfigTest {
         // what describe() writes, --report reads back through the same parser
         assertThat(StudyConfig.quick().with(config.describe().entrySet().stream()
                 .filter(e -> StudyConfig.KEYS.contains(e.getKey()))
-                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))))
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue))))
                 .isEqualTo(config);
         assertThatThrownBy(() -> StudyConfig.quick().with(Map.of("warmUp", "-5s")))
                 .hasMessage("warmUp must be a duration such as 500ms, 20s or 2m, got '-5s'");

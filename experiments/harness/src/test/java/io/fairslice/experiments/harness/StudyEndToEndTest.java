@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -157,7 +158,7 @@ class StudyEndToEndTest {
 
     /** The previous run's settings as the runner records them (the config's plus the class path's). */
     private static StudyResult withRunSettings(StudyResult r, StudyRunner.Classpaths classpaths) {
-        Map<String, String> settings = new java.util.LinkedHashMap<>(r.settings());
+        Map<String, String> settings = new LinkedHashMap<>(r.settings());
         settings.put("source", StudyRunner.source());
         settings.put("components", Components.describe(classpaths));
         settings.put("extraServerJvmOptions", String.join(" ", classpaths.serverJvmOptions()));

@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,11 +63,11 @@ class WindowAnalyzerTest {
         WindowAnalyzer.Window window = WindowAnalyzer.analyze(log, 5000, 17000);
 
         assertThat(window.firstHeavyEndMillis()).isEqualTo(7400);
-        assertThat(StudyRunner.warmUpShort("share@rr-100ms", 3, java.time.Duration.ofSeconds(5),
+        assertThat(StudyRunner.warmUpShort("share@rr-100ms", 3, Duration.ofSeconds(5),
                 window.firstHeavyEndMillis())).isEqualTo("share@rr-100ms H=3: the load's first heavy requests ran "
                 + "until 7.4 s into it, past the 5s warm-up, so its window holds the load's start; set warmUp above "
                 + "that (8s or more)");
-        assertThat(StudyRunner.warmUpShort("share@rr-100ms", 3, java.time.Duration.ofMillis(7401), 7400)).isNull();
+        assertThat(StudyRunner.warmUpShort("share@rr-100ms", 3, Duration.ofMillis(7401), 7400)).isNull();
         Path lightOnly = new SimulationLogWriter(0L, List.of("light"))
                 .request("light:/light", 0, 40, true, "")
                 .writeTo(dir.resolve("light-only.log"));
@@ -96,9 +101,9 @@ class WindowAnalyzerTest {
     @Test
     void shouldTakeNearestRankPercentilesOverTheWindowsLatencies() throws Exception {
         SimulationLogWriter w = new SimulationLogWriter(10_000L, List.of("light", "heavy"));
-        List<Integer> latencies = new java.util.ArrayList<>(java.util.stream.IntStream.rangeClosed(1, 1000).boxed()
+        List<Integer> latencies = new ArrayList<>(IntStream.rangeClosed(1, 1000).boxed()
                 .toList());
-        java.util.Collections.shuffle(latencies, new java.util.Random(7));
+        Collections.shuffle(latencies, new Random(7));
         for (int latency : latencies) {
             w.request("light:/light", 1000, 1000 + latency, true, "");
         }

@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -124,7 +125,7 @@ final class ClosedLoopLoad implements AutoCloseable {
         boolean closes = false;
         String h;
         while ((h = line(in)) != null && !h.isEmpty()) {
-            String lower = h.toLowerCase(java.util.Locale.ROOT);
+            String lower = h.toLowerCase(Locale.ROOT);
             if (lower.startsWith("content-length:")) {
                 length = Long.parseLong(lower.substring(15).trim());
             } else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked")) {

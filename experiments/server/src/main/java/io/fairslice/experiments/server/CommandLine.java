@@ -1,5 +1,7 @@
 package io.fairslice.experiments.server;
 
+import java.util.function.Function;
+
 /**
  * The checks the benchmark commands ({@link QuickCompare}, {@link OverheadCompare}) share for their options'
  * values, and how they refuse a command line: each refusal names the option and what it got, in one line. The study
@@ -14,7 +16,7 @@ final class CommandLine {
      * {@code args} read by {@code parse}; a refusal is said in one line, {@code command: what is wrong}, with the
      * usage, and the JVM exits with status 2.
      */
-    static <T> T parseOrExit(String command, String usage, java.util.function.Function<String[], T> parse,
+    static <T> T parseOrExit(String command, String usage, Function<String[], T> parse,
                              String[] args) {
         try {
             return parse.apply(args);

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -111,7 +112,7 @@ final class ForkedServer implements AutoCloseable {
             temporary.close();
             throw e;
         }
-        List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> lines = Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<Integer> port = new CompletableFuture<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(

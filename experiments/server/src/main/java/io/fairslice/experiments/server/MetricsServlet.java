@@ -8,6 +8,8 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.Set;
 
 /**
  * Serves the registry in the format the scraper asks for (Prometheus text, OpenMetrics or protobuf). Like Prometheus's
@@ -31,7 +33,7 @@ final class MetricsServlet extends HttpServlet {
         response.setContentType(writer.getContentType());
         response.setHeader("Cache-Control", "no-store");
         String[] names = request.getParameterValues("name[]");
-        java.util.Set<String> included = names == null ? null : java.util.Set.copyOf(java.util.Arrays.asList(names));
+        Set<String> included = names == null ? null : Set.copyOf(Arrays.asList(names));
         try (OutputStream out = response.getOutputStream()) {
             writer.write(out, included == null ? registry.getPrometheusRegistry().scrape()
                     : registry.getPrometheusRegistry().scrape(included::contains));

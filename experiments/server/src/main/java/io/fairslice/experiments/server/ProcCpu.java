@@ -1,6 +1,7 @@
 package io.fairslice.experiments.server;
 
 import java.io.IOException;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -120,7 +121,7 @@ public final class ProcCpu {
                     listed.put(tid, now);
                     sum += now;
                 }
-            } catch (java.nio.file.DirectoryIteratorException e) {
+            } catch (DirectoryIteratorException e) {
                 throw e.getCause(); // the process ended while listed
             }
             for (Map.Entry<String, Long> e : known.entrySet()) {

@@ -5,9 +5,16 @@ import static io.fairslice.experiments.server.CommandLine.parseOrExit;
 import static io.fairslice.experiments.server.CommandLine.policyName;
 import static io.fairslice.experiments.server.CommandLine.value;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * A quick side-by-side of policies at one overloaded point, for the middleware's own check (the study harness does
@@ -106,7 +113,7 @@ public final class QuickCompare {
                 load.clients("/heavy", heavy);
             }
             long[] cpuBefore = new long[2];
-            java.util.Map<String, Double> metricsBefore = new java.util.TreeMap<>();
+            Map<String, Double> metricsBefore = new TreeMap<>();
             List<ClosedLoopLoad.Count> counts = load.measure(o.warmup(), o.window(), () -> {
                 cpuBefore[0] = server.cpuTicks();
                 cpuBefore[1] = System.nanoTime();
@@ -114,7 +121,7 @@ public final class QuickCompare {
             });
             long cpuTicks = server.cpuTicks() - cpuBefore[0];
             double busy = cpuTicks / (ForkedServer.CLOCK_TICKS * (System.nanoTime() - cpuBefore[1]) / 1e9);
-            java.util.Map<String, Double> metricsAfter = scrape(server.port());
+            Map<String, Double> metricsAfter = scrape(server.port());
             StringBuilder where = new StringBuilder();
             for (var e : metricsAfter.entrySet()) {
                 double used = e.getValue() - metricsBefore.getOrDefault(e.getKey(), 0.0);
@@ -135,20 +142,19 @@ public final class QuickCompare {
      * CPU seconds by kind from the server's /metrics: fairslice's request CPU per class ("cpu:CLASS", request
      * threads inside the filter) and the JVM's GC pause time ("gc"). Empty when the server exports neither.
      */
-    private static java.util.Map<String, Double> scrape(int port) {
-        java.util.Map<String, Double> sums = new java.util.TreeMap<>();
+    private static Map<String, Double> scrape(int port) {
+        Map<String, Double> sums = new TreeMap<>();
         try {
-            var client = java.net.http.HttpClient.newHttpClient();
-            String body = client.send(java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            var client = HttpClient.newHttpClient();
+            String body = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .build(), HttpResponse.BodyHandlers.ofString()).body();
             RequestCpu.byClass(body).forEach((cls, seconds) -> sums.put("cpu:" + cls, seconds));
             for (String line : body.split("\n")) {
                 if (line.startsWith("jvm_gc_pause_seconds_sum{")) {
                     sums.merge("gc", Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
                 }
             }
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return sums;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

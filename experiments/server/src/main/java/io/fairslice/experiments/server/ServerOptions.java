@@ -44,9 +44,9 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
      * share 25-35 s after start (perf: clear_page_erms): a start-up cost a long-running server does not have, and one
      * that fell on the configurations that allocate slowly (heavy pages held back) for longest.
      */
-    public static final java.util.List<String> JVM_OPTIONS = java.util.List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g",
+    public static final List<String> JVM_OPTIONS = List.of("-XX:+UseSerialGC", "-Xms4g", "-Xmx4g",
             "-Xmn3g", "-XX:+AlwaysPreTouch");
-    static final java.util.List<String> POLICIES = java.util.List.of(POLICY_NONE, "observe", "sleep", "share");
+    static final List<String> POLICIES = List.of(POLICY_NONE, "observe", "sleep", "share");
 
     public static final String USAGE = """
             usage: ./fairslice serve [options]

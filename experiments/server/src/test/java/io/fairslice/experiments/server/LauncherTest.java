@@ -9,14 +9,20 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -493,7 +499,7 @@ class LauncherTest {
         String launcher = Files.readString(LAUNCHER);
         int at = launcher.indexOf("-Dtest='");
         assertThat(at).as("the launcher's rerun list").isPositive();
-        List<String> listed = new java.util.ArrayList<>(List.of(
+        List<String> listed = new ArrayList<>(List.of(
                 launcher.substring(at + 8, launcher.indexOf('\'', at + 8)).split(",")));
         int it = launcher.indexOf("-Dit.test=");
         listed.addAll(List.of(launcher.substring(it + 10, launcher.indexOf(' ', it)).split(",")));
@@ -507,7 +513,7 @@ class LauncherTest {
                             // spelt in two parts, or this file would count itself
                             return Files.readString(f).contains("@EnabledForJreRange(min = JRE." + "JAVA_21)");
                         } catch (IOException e) {
-                            throw new java.io.UncheckedIOException(e);
+                            throw new UncheckedIOException(e);
                         }
                     })
                     .map(f -> f.getFileName().toString().replace(".java", "")).sorted().toList();
@@ -677,9 +683,8 @@ class LauncherTest {
     /** The HTTP status of a GET, -1 when nothing answers. */
     private static int status(String url) throws InterruptedException {
         try {
-            return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(url)).timeout(java.time.Duration.ofSeconds(5)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
             return -1;
         }

@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -57,7 +58,7 @@ class NoRequestLostTest {
             String base = "http://127.0.0.1:" + server.port();
             HttpClient client = newClient();
             Map<String, Counts> byPage = pages();
-            List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<String> errors = Collections.synchronizedList(new ArrayList<>());
             servePagesOnce(client, base, byPage, errors);
             AtomicInteger outstanding = new AtomicInteger();
             AtomicInteger peak = new AtomicInteger();
@@ -109,7 +110,7 @@ class NoRequestLostTest {
             String base = "http://127.0.0.1:" + server.port();
             HttpClient client = newClient();
             Map<String, Counts> byPage = pages();
-            List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<String> errors = Collections.synchronizedList(new ArrayList<>());
             servePagesOnce(client, base, byPage, errors);
             long start = System.nanoTime();
             long end = start + TimeUnit.MILLISECONDS.toNanos(LOAD_MS / 2);

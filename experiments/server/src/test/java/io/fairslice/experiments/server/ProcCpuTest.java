@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,8 +39,8 @@ class ProcCpuTest {
         assumeTrue(Files.isDirectory(Path.of("/proc/self/task")), "needs Linux's /proc");
         // HotSpot stops idle compiler threads; a thread of this JVM with such a name stands in for one (HotSpot gives
         // a Java thread its name in /proc too, cut to 15 characters)
-        java.util.concurrent.CountDownLatch burnt = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch end = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch burnt = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
         Thread compiler = new Thread(() -> {
             // 0.4 s of the thread's own CPU, not of wall time: beside other work a wall-time spin of 0.4 s got 8 ticks
             // of CPU (a 30 s bound keeps a machine that gives it none from hanging the test)

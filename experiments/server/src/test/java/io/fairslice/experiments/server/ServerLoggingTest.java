@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -39,7 +40,7 @@ class ServerLoggingTest {
                 List.of("--port", "0"));
         server.close(); // SIGTERM, and wait for the JVM to end
 
-        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (server.output().stream().noneMatch(line -> line.contains("Stopping ProtocolHandler"))
                 && System.nanoTime() < deadline) {
             Thread.sleep(20); // the output's reader may still be reading the last lines

@@ -3,6 +3,7 @@ package io.fairslice.experiments.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Field;
 import java.net.InetAddress;
@@ -201,7 +202,7 @@ class StudyServerTest {
     }
 
     /** How many Tomcat bases of study servers ({@code fairslice-tomcat-*}) {@code dir} holds. */
-    static long tomcatFolders(Path dir) throws java.io.IOException {
+    static long tomcatFolders(Path dir) throws IOException {
         try (Stream<Path> all = Files.list(dir)) {
             return all.filter(p -> p.getFileName().toString().startsWith("fairslice-tomcat-")).count();
         }

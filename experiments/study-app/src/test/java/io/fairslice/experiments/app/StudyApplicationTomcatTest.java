@@ -2,6 +2,7 @@ package io.fairslice.experiments.app;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import jakarta.servlet.ServletContext;
 import java.io.File;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -138,7 +139,7 @@ class StudyApplicationTomcatTest {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(field(response.body(), "elements")).as("elements of the document /heavy parsed")
                 .isGreaterThan(10);
-        File privateDir = (File) context.getServletContext().getAttribute(jakarta.servlet.ServletContext.TEMPDIR);
+        File privateDir = (File) context.getServletContext().getAttribute(ServletContext.TEMPDIR);
         Path document = privateDir.toPath().resolve("catalogue-seed11-4096.xml");
         assertThat(document).isRegularFile();
         assertThat(field(response.body(), "elements")).isEqualTo(Documents.countElements(document));
