@@ -47,21 +47,23 @@ public final class Fairslice {
      * (waiting for it as at a yield point: for at most {@code share.max-park}, or its class's {@code queue-timeout} if
      * longer for a task or a request that moved class) when the handle is closed. Without the
      * declaration, fairslice finds a request blocked only after looking at its thread twice, 2 ms apart (and, for a
-     * socket read, only where the OS can be asked: Linux). Declarations may nest: only the outermost acts. In a
-     * {@link #task} it declares the task's call, and the task gives its run slot up the same way. Outside a request
-     * served through the filter (or a task of one) it does nothing; under the other policies it only tells fairslice
-     * that the call's time is no CPU (which matters where the JVM cannot measure the thread's CPU: a virtual thread).
-     * The handle must be closed on the thread that opened it; closing it again does nothing. Without code changes, JDBC
-     * calls are declared this way by a data source wrapped in {@link io.fairslice.middleware.jdbc.BlockingDataSource},
-     * or, in woven code, by the optional {@code BlockingCallAspect} (docs/weaving.md).
+     * socket read, only where the OS can be asked: Linux). Declarations may nest, and close in any order: the request
+     * takes a run slot again as the last open one closes. In a {@link #task} it declares the task's call, and the task
+     * gives its run slot up the same way. Outside a request served through the filter (or a task of one) it does
+     * nothing; under the other policies it only tells fairslice that the call's time is no CPU (which matters where the
+     * JVM cannot measure the thread's CPU: a virtual thread). The handle must be closed on the thread that opened it;
+     * closing it again does nothing. A handle left open ends with its request's dispatch (or its task): closed later,
+     * in another dispatch or after the request ended, it ends nothing, so it never cuts short a declaration of that
+     * later dispatch. Without code changes, JDBC calls are declared this way by a data source wrapped in
+     * {@link io.fairslice.middleware.jdbc.BlockingDataSource}, or, in woven code, by the optional
+     * {@code BlockingCallAspect} (docs/weaving.md).
      */
     public static Blocking blocking() {
         Ticket ticket = YieldGate.current();
         if (ticket == null) {
             return Blocking.OUTSIDE;
         }
-        ticket.scheduler().blockingBegins(ticket);
-        return new Blocking(ticket, Thread.currentThread());
+        return new Blocking(ticket, Thread.currentThread(), ticket.scheduler().blockingBegins(ticket));
     }
 
     /**
@@ -145,15 +147,18 @@ public final class Fairslice {
     public static final class Blocking implements AutoCloseable {
 
         /** The handle of a declaration made outside any request: nothing to end. */
-        static final Blocking OUTSIDE = new Blocking(null, null);
+        static final Blocking OUTSIDE = new Blocking(null, null, 0);
 
         private final Ticket ticket;
         private final Thread thread;
+        /** The dispatch of its request that declared it (Scheduler#blockingBegins): it ends nothing in a later one. */
+        private final int epoch;
         private boolean closed;
 
-        private Blocking(Ticket ticket, Thread thread) {
+        private Blocking(Ticket ticket, Thread thread, int epoch) {
             this.ticket = ticket;
             this.thread = thread;
+            this.epoch = epoch;
         }
 
         /**
@@ -171,7 +176,7 @@ public final class Fairslice {
                         + "' and must be closed there, not on '" + Thread.currentThread().getName() + "'");
             }
             closed = true;
-            ticket.scheduler().blockingEnds(ticket);
+            ticket.scheduler().blockingEnds(ticket, epoch);
         }
     }
 }

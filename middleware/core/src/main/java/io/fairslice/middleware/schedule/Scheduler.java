@@ -405,7 +405,8 @@ public final class Scheduler {
         if (!t.holdsPermit && t.cpuWeight > 0) {
             t.waitMark = t.cpuDispatchStart; // read already: a sample's wait for its slot counts from here
         }
-        t.blockingDepth = 0; // a declaration the last dispatch left open ends with it
+        t.blockingDepth = 0; // a declaration the last dispatch left open ends with it, and its handle ends nothing
+        t.blockingEpoch++;
         if (t.holdsPermit) {
             lock.lock();
             try {
@@ -1769,13 +1770,21 @@ public final class Scheduler {
      * A slot given up is counted for its class ({@link ClassState#slotsLentDeclared}). Nested declarations count; only
      * the outermost acts. A request with a move left for it keeps its slot (the move needs a yield point); one whose
      * route's class changes during the call moves at once ({@link #reclassify}: it holds no slot) and takes its next
-     * slot in its new class. Pair with {@link #blockingEnds}, on the same thread.
+     * slot in its new class. Pair with {@link #blockingEnds}, on the same thread, passing it what this returns.
+     *
+     * @return the declaration's epoch: a declaration ends only in the dispatch that made it, before its request ends
      */
-    public void blockingBegins(Ticket t) {
-        if (t.blockingDepth++ > 0) {
-            return;
+    public int blockingBegins(Ticket t) {
+        int epoch = t.blockingEpoch;
+        if (t.blockingDepth++ == 0) {
+            t.blockingSince = clock.nanoTime();
+            giveUpForBlocking(t);
         }
-        t.blockingSince = clock.nanoTime();
+        return epoch;
+    }
+
+    /** The outermost declaration of {@link #blockingBegins}: the run slot or turn given up where the policy says. */
+    private void giveUpForBlocking(Ticket t) {
         if (!t.dispatching || !t.admitted() || t.moveTo >= 0 || config.policy() != Policy.SHARE) {
             return; // under the other policies without the lock: a declaration changes nothing there
         }
@@ -1807,10 +1816,11 @@ public final class Scheduler {
      * point, for at most {@code share.max-park} (a task or a moved request: its class's queue timeout if longer).
      * Inside a woven synchronized method it takes a slot at once (beyond the run slots if need be): it must not wait
      * holding a lock that others may need. A request that moved to another class during the call tells
-     * {@link #onMove}'s listener, as at a yield point.
+     * {@link #onMove}'s listener, as at a yield point. A declaration of an earlier {@code epoch} (left open in an
+     * earlier dispatch, or closed after its request or task ended) ends nothing: the depth counts this dispatch's.
      */
-    public void blockingEnds(Ticket t) {
-        if (t.blockingDepth == 0 || --t.blockingDepth > 0) {
+    public void blockingEnds(Ticket t, int epoch) {
+        if (epoch != t.blockingEpoch || t.blockingDepth == 0 || --t.blockingDepth > 0) {
             return;
         }
         clock.offCpu(clock.nanoTime() - t.blockingSince);
@@ -2068,6 +2078,7 @@ public final class Scheduler {
                 ClassState c = k.cls;
                 k.completed = true;
                 k.awayFrom = null;
+                k.blockingEpoch++; // a handle left open ends nothing of it now
                 leaveQueueIfWaiting(k);
                 k.request.taskEnded(k);
                 if (k.moveTo >= 0) { // a move of its request it reached no yield point for: it ends in its class
@@ -2140,6 +2151,7 @@ public final class Scheduler {
             }
             t.completed = true;
             t.awayFrom = null;
+            t.blockingEpoch++; // a handle left open ends nothing of it now
             ClassState c = t.cls;
             leaveQueueIfWaiting(t);
             if (t.moveTo >= 0) { // a move its request reached no yield point for: it ends in its class

@@ -88,6 +88,12 @@ public final class Ticket {
     int blockingDepth;
     ClassState awayFrom;
     /**
+     * Which declarations {@link Scheduler#blockingEnds} still ends: changes as a dispatch begins and as the request or
+     * task ends, so that a {@code Fairslice.blocking()} handle left open before (a leak) ends nothing when it is closed
+     * after. Written by the request's thread, or as it ends under the scheduler's lock; read by the handle's thread.
+     */
+    volatile int blockingEpoch;
+    /**
      * When the outermost declared blocking call began (scheduler clock): its length is the thread's time off the CPU.
      */
     long blockingSince;

@@ -1746,9 +1746,9 @@ class SchedulerTest {
         Ticket page = admitOrQueue(scheduler.newTicket(LIGHT, 1)); // joins the turn, charged the 1 ms mean
         assertThat(page.riding).isTrue();
         page.cpuDispatchStart = clock.cpu - 3 * MS / 10; // it has used 0.3 ms
-        scheduler.blockingBegins(page);
+        int call = scheduler.blockingBegins(page);
         assertThat(page.riding).as("off the CPU in its call: out of the turn").isFalse();
-        scheduler.blockingEnds(page);
+        scheduler.blockingEnds(page, call);
         assertThat(page.riding).as("the turn goes on: it joins it again").isTrue();
         double before = scheduler.classState(LIGHT).vtime;
         page.cpuDispatchStart = clock.cpu - 13 * MS / 10; // 1 ms more since the call
@@ -3257,11 +3257,11 @@ class SchedulerTest {
         scheduler.onMove((from, to) -> moves.add(from + " -> " + to));
         Ticket page = running(LIGHT);
         running(HEAVY);
-        scheduler.blockingBegins(page);
+        int call = scheduler.blockingBegins(page);
 
         assertThat(scheduler.declare(page, "heavy")).isTrue();
         assertThat(moves).isEmpty();
-        scheduler.blockingEnds(page);
+        scheduler.blockingEnds(page, call);
         assertThat(page.className()).isEqualTo("heavy");
         assertThat(moves).containsExactly("light -> heavy");
     }
@@ -3279,11 +3279,11 @@ class SchedulerTest {
         running(HEAVY);
         clock.atNextCpuRead = () -> scheduler.reclassify(page, HEAVY);
 
-        scheduler.blockingBegins(page);
+        int call = scheduler.blockingBegins(page);
         assertThat(page.className()).as("a move left for it").isEqualTo("light");
         scheduler.yieldPoint(page); // woven code inside the declared call
         // (it waited for a third slot there, on the fake clock for good)
-        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> scheduler.blockingEnds(page));
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> scheduler.blockingEnds(page, call));
 
         assertThat(page.className()).isEqualTo("heavy");
         assertThat(scheduler.classState(HEAVY).running()).as("the two heavy requests, one slot each").isEqualTo(2);
@@ -3303,14 +3303,14 @@ class SchedulerTest {
         scheduler.onMove((from, to) -> moves.add(from + " -> " + to + " on " + Thread.currentThread().getName()));
         Ticket page = running(LIGHT);
         running(HEAVY); // heavy competes, in the second slot: share gates
-        scheduler.blockingBegins(page);
+        int call = scheduler.blockingBegins(page);
 
         scheduler.reclassify(page, HEAVY);
         assertThat(page.className()).isEqualTo("heavy");
         assertThat(scheduler.classState(LIGHT).inflight()).isZero();
         assertThat(moves).as("told on the request's thread, not the classifier's").isEmpty();
 
-        scheduler.blockingEnds(page);
+        scheduler.blockingEnds(page, call);
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(2);
         assertThat(moves).containsExactly("light -> heavy on " + Thread.currentThread().getName());
     }
@@ -3335,21 +3335,83 @@ class SchedulerTest {
         assertThat(scheduler.blockingEnded(big)).as("back from its call: heavy's slot now").isTrue();
     }
 
-    /** Only the outermost of nested declarations (an aspect around a call inside the application's own) acts. */
+    /**
+     * Only the outermost of nested declarations (an aspect around a call inside the application's own) acts, and the
+     * request takes its slot again as the last open one ends, whichever that is.
+     */
     @Test
     void shouldActOnlyOnTheOutermostOfNestedBlockingDeclarations() {
         scheduler();
         Ticket heavy = running(HEAVY);
-        scheduler.blockingBegins(heavy);
-        scheduler.blockingBegins(heavy);
+        int outer = scheduler.blockingBegins(heavy);
+        int inner = scheduler.blockingBegins(heavy);
         assertThat(scheduler.classState(HEAVY).slotsLentDeclared()).isEqualTo(1);
 
-        scheduler.blockingEnds(heavy);
-        assertThat(scheduler.classState(HEAVY).running()).as("the outer call still waits").isZero();
-        scheduler.blockingEnds(heavy);
+        scheduler.blockingEnds(heavy, outer);
+        assertThat(scheduler.classState(HEAVY).running()).as("the inner call still waits").isZero();
+        scheduler.blockingEnds(heavy, inner);
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
-        scheduler.blockingEnds(heavy); // unbalanced: nothing to end
+        scheduler.blockingEnds(heavy, inner); // unbalanced: nothing to end
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+    }
+
+    /**
+     * A {@code Fairslice.blocking()} handle that a dispatch left open (a leak) and that its thread closes in the async
+     * request's next dispatch ends nothing there: the query that dispatch declared still waits, until its own handle
+     * closes; closed twice, that handle ends nothing more.
+     */
+    @Test
+    void shouldLetABlockingHandleEndOnlyItsOwnDeclaration() {
+        scheduler();
+        Ticket heavy = running(HEAVY);
+        YieldGate.enter(heavy);
+        try {
+            Fairslice.Blocking leaked = Fairslice.blocking();
+            scheduler.endDispatch(heavy);
+            scheduler.detach(heavy);
+            scheduler.beginDispatch(heavy); // its next dispatch, on the same thread
+            Fairslice.Blocking query = Fairslice.blocking();
+            assertThat(scheduler.classState(HEAVY).running()).as("its slot given up for the query").isZero();
+
+            leaked.close();
+            assertThat(scheduler.classState(HEAVY).running()).as("the query still waits").isZero();
+            query.close();
+            assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+            Fairslice.Blocking next = Fairslice.blocking();
+            query.close(); // again: nothing
+            assertThat(scheduler.classState(HEAVY).running()).as("the next query still waits").isZero();
+            next.close();
+            assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
+        } finally {
+            YieldGate.exit();
+        }
+        scheduler.complete(heavy);
+    }
+
+    /**
+     * A handle left open until after its request ended ends nothing as it closes: in particular it reports no time off
+     * the CPU, which would be taken off what its thread serves by then where wall time stands in for CPU time.
+     */
+    @Test
+    void shouldEndNothingWhenABlockingHandleClosesAfterItsRequestEnded() {
+        scheduler();
+        Ticket page = running(LIGHT);
+        YieldGate.enter(page);
+        Fairslice.Blocking leaked;
+        try {
+            leaked = Fairslice.blocking();
+        } finally {
+            YieldGate.exit();
+        }
+        scheduler.endDispatch(page);
+        scheduler.complete(page);
+        clock.advance(10 * MS, 0);
+        long offCpu = clock.offCpu;
+
+        leaked.close();
+
+        assertThat(clock.offCpu).isEqualTo(offCpu);
+        assertThat(scheduler.classState(LIGHT).running()).isZero();
     }
 
     /** Inside a woven synchronized method the returning request takes a slot beyond the run slots: it holds a lock. */
@@ -3378,11 +3440,11 @@ class SchedulerTest {
         Ticket heavy = running(HEAVY);
         running(LIGHT);
 
-        scheduler.blockingBegins(heavy);
+        int call = scheduler.blockingBegins(heavy);
 
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
         assertThat(scheduler.classState(HEAVY).slotsLentDeclared()).isZero();
-        scheduler.blockingEnds(heavy);
+        scheduler.blockingEnds(heavy, call);
         assertThat(scheduler.classState(HEAVY).running()).isEqualTo(1);
     }
 
