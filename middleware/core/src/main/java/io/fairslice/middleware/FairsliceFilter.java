@@ -84,6 +84,8 @@ public final class FairsliceFilter implements Filter {
     private final AtomicBoolean saidNoAsync = new AtomicBoolean();
     /** Whether a FORWARD of a request the filter never admitted came and was said (once). */
     private final AtomicBoolean saidUnadmittedForward = new AtomicBoolean();
+    /** Whether an ASYNC dispatch of a request the filter never admitted came committed and was said (once). */
+    private final AtomicBoolean saidCommittedAsync = new AtomicBoolean();
 
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
@@ -430,18 +432,20 @@ public final class FairsliceFilter implements Filter {
     }
 
     /**
-     * Said once: a forward of a request this filter never admitted runs unscheduled. Expected for a login page or a
-     * denied page; where a filter mapped before fairslice forwards every request (URL rewriting), nothing is
-     * scheduled or counted, and this line is the only sign.
+     * Said once per {@code said}: a dispatch ({@code which}: "a FORWARD", "an ASYNC") of a request this filter never
+     * admitted runs unscheduled and uncounted, {@code why}. A forward is expected for a login page or a denied page;
+     * where a filter mapped before fairslice forwards every request (URL rewriting), nothing is scheduled or counted,
+     * and this line is the only sign. An ASYNC dispatch whose response is committed cannot be answered 503.
      */
-    private void sayUnadmittedForward(HttpServletRequest request) {
+    private void sayUnadmitted(AtomicBoolean said, String which, HttpServletRequest request, String why) {
+        if (said.get() || !said.compareAndSet(false, true)) {
+            return;
+        }
         // the client's path where a rewriting filter forwards it: a decoded %0A would start a forged log line
         String to = RouteTable.printable(request.getServletPath()
                 + (request.getPathInfo() == null ? "" : request.getPathInfo()));
-        LOG.info(() -> "fairslice[" + application + "]: a FORWARD dispatch (to " + to + ") of a request fairslice"
-                + " did not admit runs unscheduled and uncounted (said once): a login or denied page is expected; if a"
-                + " filter mapped before fairslice forwards requests (URL rewriting), map fairslice before it"
-                + " (docs/configuration.md)");
+        LOG.info(() -> "fairslice[" + application + "]: " + which + " dispatch (to " + to + ") of a request fairslice"
+                + " did not admit " + why + " (docs/configuration.md)");
     }
 
     @Override
@@ -469,10 +473,21 @@ public final class FairsliceFilter implements Filter {
             // or forward to its login or denied page), its REQUEST dispatch is outside the filter's mapping, or its
             // admission failed (counted already). Admitted here, an error page, a fragment or a page the application
             // chose to answer with would count as a request of its own, and could be queued or replaced by a 503
-            if (type == DispatcherType.FORWARD && !saidUnadmittedForward.get()
-                    && saidUnadmittedForward.compareAndSet(false, true)) {
-                sayUnadmittedForward(request);
+            if (type == DispatcherType.FORWARD) {
+                sayUnadmitted(saidUnadmittedForward, "a FORWARD", request, "runs unscheduled and uncounted (said once):"
+                        + " a login or denied page is expected; if a filter mapped before fairslice forwards requests"
+                        + " (URL rewriting), map fairslice before it");
             }
+            chain.doFilter(req, res);
+            return;
+        }
+        if (type == DispatcherType.ASYNC && response.isCommitted()) {
+            // the page that started the async cycle, outside the filter's mapping, has sent part of its answer: a 503
+            // would no longer reach the client (its text would end the page, under the status sent), yet count as a
+            // rejection. It goes on as it began, unscheduled
+            sayUnadmitted(saidCommittedAsync, "an ASYNC", request, "came with its response committed, where a 503"
+                    + " cannot be sent: it runs unscheduled and uncounted (said once); map fairslice over the page that"
+                    + " starts the async cycle to schedule such requests");
             chain.doFilter(req, res);
             return;
         }

@@ -703,6 +703,32 @@ class FairsliceFilterTest {
     }
 
     /**
+     * An application whose filter "guard", before fairslice, answers /outer outside it: it starts the async cycle,
+     * writes {@code head} first (flushed: the response committed with 200) unless it is empty, and dispatches the
+     * request to /inner, where fairslice sees it first. Light, /inner's class, runs one request (/block), queues none.
+     */
+    private static EmbeddedTomcat dispatchingOutside(String contextPath, String head, Blocking blocking,
+            SimpleMeterRegistry registry) throws Exception {
+        Filter guard = (req, res, chain) -> {
+            if (((HttpServletRequest) req).getServletPath().equals("/outer")) {
+                AsyncContext async = req.startAsync();
+                if (!head.isEmpty()) {
+                    res.getWriter().write(head);
+                    res.flushBuffer();
+                }
+                async.dispatch("/inner");
+            } else {
+                chain.doFilter(req, res);
+            }
+        };
+        return new EmbeddedTomcat(contextPath, Map.of("fairslice.class.light.max-concurrency", "1",
+                "fairslice.class.light.queue-size", "0"), registry)
+                .applicationFilter("guard", guard).declaredFilter(true)
+                .servlet("/", new Text("hello"), true) // /outer, answered by the guard: the mapper needs a servlet
+                .servlet("/block", blocking, true).servlet("/inner", new Text("inner"), true);
+    }
+
+    /**
      * An ASYNC dispatch of a request fairslice never admitted (a filter before it started the async cycle and
      * dispatched it on) is admitted then, as a request of its own: served and counted once while its class has room,
      * answered 503 with a Retry-After and counted as rejected while its class is full.
@@ -711,18 +737,7 @@ class FairsliceFilterTest {
     void shouldAdmitAnAsyncDispatchOfARequestItNeverAdmitted() throws Exception {
         Blocking blocking = new Blocking();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        Filter guard = (req, res, chain) -> {
-            if (((HttpServletRequest) req).getServletPath().equals("/outer")) {
-                req.startAsync().dispatch("/inner");
-            } else {
-                chain.doFilter(req, res);
-            }
-        };
-        try (EmbeddedTomcat t = new EmbeddedTomcat("/async-dispatch", Map.of("fairslice.class.light.max-concurrency",
-                "1", "fairslice.class.light.queue-size", "0"), registry)
-                .applicationFilter("guard", guard).declaredFilter(true)
-                .servlet("/", new Text("hello"), true) // /outer, answered by the guard: the mapper needs a servlet
-                .servlet("/block", blocking, true).servlet("/inner", new Text("inner"), true)) {
+        try (EmbeddedTomcat t = dispatchingOutside("/async-dispatch", "", blocking, registry)) {
             t.start();
             HttpResponse<String> served = t.get("/outer");
             assertThat(served.statusCode()).isEqualTo(200);
@@ -742,6 +757,37 @@ class FairsliceFilterTest {
                     io.fairslice.middleware.schedule.Scheduler.REJECTED_QUEUE_FULL)).isEqualTo(1);
             eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
                     .mapToLong(Timer::count).sum()).as("served, held, refused").isEqualTo(3));
+        }
+    }
+
+    /**
+     * The same when the page that started the async cycle had sent part of its answer (the response committed with 200)
+     * before it dispatched: a 503 can no longer reach the client. While the class was full the dispatch was counted as
+     * rejected and its 503 text ended the page the client had under 200. It goes on unscheduled and uncounted, said
+     * once.
+     */
+    @Test
+    void shouldPassThroughAnAsyncDispatchOfARequestItNeverAdmittedWhoseResponseIsCommitted() throws Exception {
+        Blocking blocking = new Blocking();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (LogCapture log = LogCapture.of(FairsliceFilter.class);
+             EmbeddedTomcat t = dispatchingOutside("/async-committed", "head ", blocking, registry)) {
+            t.start();
+            CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/block"));
+            assertThat(blocking.entered.await(10, TimeUnit.SECONDS)).as("light's one permit held").isTrue();
+            HttpResponse<String> passed = t.get("/outer");
+            assertThat(passed.statusCode()).isEqualTo(200);
+            assertThat(passed.body()).isEqualTo("head inner");
+            assertThat(t.get("/outer").body()).as("and again").isEqualTo("head inner");
+            blocking.release.countDown();
+            assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+
+            assertThat(t.filter().scheduler().classState(0).rejections(
+                    io.fairslice.middleware.schedule.Scheduler.REJECTED_QUEUE_FULL)).isZero();
+            eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
+                    .mapToLong(Timer::count).sum()).as("the held one only").isEqualTo(1));
+            assertThat(log.lines()).filteredOn(l -> l.contains("ASYNC dispatch")).singleElement()
+                    .satisfies(l -> assertThat(l).contains("(to /inner)").contains("response committed"));
         }
     }
 
