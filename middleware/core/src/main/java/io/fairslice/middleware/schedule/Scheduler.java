@@ -436,6 +436,10 @@ public final class Scheduler {
             }
             t.dispatching = false;
         }
+        // a declaration the dispatch left open ends with it: its handle, closed between dispatches (the thread serves
+        // another request by then) or in the next one, ends nothing
+        t.blockingDepth = 0;
+        t.blockingEpoch++;
     }
 
     /**

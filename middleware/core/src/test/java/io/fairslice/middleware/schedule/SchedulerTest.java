@@ -3389,29 +3389,42 @@ class SchedulerTest {
     }
 
     /**
-     * A handle left open until after its request ended ends nothing as it closes: in particular it reports no time off
-     * the CPU, which would be taken off what its thread serves by then where wall time stands in for CPU time.
+     * A handle its dispatch left open ends nothing as it closes outside that dispatch: while the async request waits
+     * for its next dispatch (its thread serves another request by then; it gave the waiting request a run slot no
+     * thread uses, or parked the thread), or after the request ended. In particular it reports no time off the CPU,
+     * which would be taken off what its thread serves then where wall time stands in for CPU time.
      */
     @Test
-    void shouldEndNothingWhenABlockingHandleClosesAfterItsRequestEnded() {
+    void shouldEndNothingWhenABlockingHandleClosesOutsideItsDispatch() {
         scheduler();
+        Ticket heavy = running(HEAVY);
+        Fairslice.Blocking between = declaredBlocking(heavy);
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
         Ticket page = running(LIGHT);
-        YieldGate.enter(page);
-        Fairslice.Blocking leaked;
-        try {
-            leaked = Fairslice.blocking();
-        } finally {
-            YieldGate.exit();
-        }
+        Fairslice.Blocking after = declaredBlocking(page);
         scheduler.endDispatch(page);
         scheduler.complete(page);
         clock.advance(10 * MS, 0);
         long offCpu = clock.offCpu;
 
-        leaked.close();
+        between.close();
+        after.close();
 
         assertThat(clock.offCpu).isEqualTo(offCpu);
+        assertThat(scheduler.classState(HEAVY).running()).as("no slot for a request no thread runs").isZero();
         assertThat(scheduler.classState(LIGHT).running()).isZero();
+        scheduler.complete(heavy);
+    }
+
+    /** A {@code Fairslice.blocking()} declaration made in {@code t}'s dispatch, its handle left open. */
+    private static Fairslice.Blocking declaredBlocking(Ticket t) {
+        YieldGate.enter(t);
+        try {
+            return Fairslice.blocking();
+        } finally {
+            YieldGate.exit();
+        }
     }
 
     /** Inside a woven synchronized method the returning request takes a slot beyond the run slots: it holds a lock. */
