@@ -409,6 +409,10 @@ public final class ProbeTop {
                     try {
                         h = probe.openThreadOf(pid, tid);
                     } catch (IOException e) {
+                        if (!Files.isDirectory(procDir.resolve("task").resolve(Long.toString(tid)))) {
+                            threads--; // it ended since the listing (a pool's churn): gone, not unreadable
+                            continue;
+                        }
                         unreadable = e.getMessage();
                         unreadableThreads++;
                         continue;

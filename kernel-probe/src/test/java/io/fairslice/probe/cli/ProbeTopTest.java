@@ -301,6 +301,27 @@ class ProbeTopTest {
     }
 
     /**
+     * A thread that ends between the listing of task/ and the opening of its files (a pool's churn) is gone, not
+     * unreadable: it was counted as "1 unreadable" and named on stderr as if permissions hid it. A task/ entry that
+     * is a link to nothing stands for it: listed, and gone when its files are opened.
+     */
+    @Test
+    void shouldCountAThreadThatEndedSinceTheListingAsGoneNotUnreadable(@TempDir Path proc) throws Exception {
+        LinuxKernelProbe probe = processOfThisThread(proc);
+        probe.close();
+        Files.createSymbolicLink(Files.createDirectories(proc.resolve("2147483000/task")).resolve("2147483001"),
+                proc.resolve("ended-thread"));
+
+        int code = runOver(proc, "--pid", "2147483000", "--count", "2", "--interval", "100ms");
+
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        assertThat(text.split("\\R")).filteredOn(l -> l.startsWith("fairslice probe  pid 2147483000")).hasSize(2)
+                .allMatch(l -> l.contains("  1 threads  interval 100ms"), text);
+        assertThat(err.toString(StandardCharsets.UTF_8)).doesNotContain("cannot be read");
+    }
+
+    /**
      * On JDK 22 to 24 System.console() is not null when the output is redirected, and the live view wrote its
      * screen-clearing codes into the file: Console.isTerminal() (JDK 22+) decides where it exists. Neither JDK here
      * (17, 25) has a console with the output redirected, so stand-ins for Console show it: one of JDK 22+ with
