@@ -32,9 +32,14 @@ public record TomcatSettings(List<String> apps) {
     /**
      * {@code /}, or non-empty segments of what Tomcat takes from a folder's name ({@code /my+app}, {@code /my app},
      * {@code /café}), but for what this file cannot carry: the list's comma, the properties escape {@code \},
-     * control characters (a line break ends the line) and {@code *}, its word for every application.
+     * control characters (a line break ends the line) and {@code *}, its word for every application; and {@code #},
+     * which no context path holds: it is how a folder's name spells a {@code /} ({@code shop#admin} serves
+     * {@code /shop/admin}) and, doubled, a version ({@code shop##2} serves {@code /shop}).
      */
-    private static final Pattern APP = Pattern.compile("/|(/[^/,*\\\\\\p{Cntrl}]+)+");
+    private static final Pattern APP = Pattern.compile("/|(/[^/,*#\\\\\\p{Cntrl}]+)+");
+    /** What {@link #isContextPath} refuses, for the messages that refuse it. */
+    public static final String PATH_RULE = "a path cannot hold a comma, a backslash, a *, a # or a control character;"
+            + " webapps/shop#admin serves /shop/admin, and shop##2 serves /shop";
 
     public TomcatSettings {
         apps = List.copyOf(apps);
@@ -75,7 +80,7 @@ public record TomcatSettings(List<String> apps) {
             }
             if (!app.equals(ALL) && !isContextPath(app)) {
                 throw new IllegalArgumentException(file + ": " + APPS + " must list context paths such as /shop (/ for"
-                        + " ROOT) or *, got '" + app + "'");
+                        + " ROOT) or *, got '" + app + "' (" + PATH_RULE + ")");
             }
             if (app.equals(ROOT_BY_NAME)) {
                 throw new IllegalArgumentException(file + ": " + APPS + " lists " + ROOT_BY_NAME + ", but the ROOT"

@@ -44,12 +44,16 @@ class TomcatSettingsTest {
         assertThat(settings.selects("/my")).isFalse();
     }
 
-    /** What the file cannot carry: its escape character, its word for every application, an empty segment. */
+    /**
+     * What the file cannot carry: its escape character, its word for every application, an empty segment; and a #,
+     * which no context path holds (a folder's spelling of / or of a version) and which selected nothing.
+     */
     @Test
     void shouldRejectAPathThisFileCannotCarry() {
-        for (String app : new String[] {"/my\\\\app", "/*", "/shop/", "//shop"}) {
+        for (String app : new String[] {"/my\\\\app", "/*", "/shop/", "//shop", "/shop#admin", "/shop##2"}) {
             assertThatThrownBy(() -> load("apps=" + app + "\n")).as(app)
-                    .hasMessageContaining("apps must list context paths");
+                    .hasMessageContaining("apps must list context paths")
+                    .hasMessageContaining("webapps/shop#admin serves /shop/admin, and shop##2 serves /shop");
         }
     }
 

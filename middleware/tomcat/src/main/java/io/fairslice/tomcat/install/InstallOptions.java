@@ -65,8 +65,7 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
         for (String a : apps) {
             if (!a.equals(TomcatSettings.ALL) && !TomcatSettings.isContextPath(a)) {
                 throw new InstallException("--apps " + a + " is not a context path: use /shop, / for the ROOT"
-                        + " application, or * for every application (a path cannot hold a comma, a backslash, a *"
-                        + " or a control character)");
+                        + " application, or * for every application (" + TomcatSettings.PATH_RULE + ")");
             }
             if (a.equals(TomcatSettings.ROOT_BY_NAME)) {
                 // apps=/ROOT selected no application, ROOT included, and the note said it might be deployed later

@@ -77,7 +77,8 @@ public final class Installation {
 
     /**
      * The applications of the settings file an earlier install wrote, read as Tomcat reads them
-     * ({@link TomcatSettings#load}); null without one, or when it is not readable as such (it is written anew anyway).
+     * ({@link TomcatSettings#load}); null without one, or when it is not readable as such (it is written anew anyway),
+     * which a note says: a hand-edited {@code apps=/shop,/ROOT} was replaced by the default {@code *} without a word.
      */
     private List<String> lastApps() {
         if (!Files.isRegularFile(base.resolve(TomcatLayout.TOMCAT_SETTINGS))) {
@@ -86,6 +87,8 @@ public final class Installation {
         try {
             return TomcatSettings.load(base.dir()).apps();
         } catch (IllegalArgumentException e) {
+            report.accept("note: the last install's settings are refused (" + e.getMessage() + "), so --apps is not"
+                    + " compared with them; the file is written anew");
             return null;
         }
     }

@@ -668,8 +668,13 @@ class InstallerTest {
     void shouldTakeAContextPathTomcatDeploysAFolderWithAPlusAt() throws Exception {
         Files.createDirectories(base.resolve("webapps/my+app"));
         assertRefusedWithNothingWritten("--apps /my\\app is not a context path: use /shop, / for the ROOT"
-                + " application, or * for every application (a path cannot hold a comma, a backslash, a * or a control"
-                + " character)", "--apps", "/my\\app");
+                + " application, or * for every application (a path cannot hold a comma, a backslash, a *, a # or a"
+                + " control character; webapps/shop#admin serves /shop/admin, and shop##2 serves /shop)", "--apps",
+                "/my\\app");
+        Files.createDirectories(base.resolve("webapps/shop#admin"));
+        assertRefusedWithNothingWritten("--apps /shop#admin is not a context path: use /shop, / for the ROOT"
+                + " application, or * for every application (" + TomcatSettings.PATH_RULE + ")", "--apps",
+                "/shop#admin");
 
         assertThat(install("--apps", "/my+app")).as(err).isZero();
         assertThat(read("conf/fairslice-tomcat.properties")).contains("\napps=/my+app\n");
@@ -973,6 +978,25 @@ class InstallerTest {
         install("--weave", "com.acme..*", "--apps", "/shop");
         assertThat(out).contains("note: the weaving scope is now com.acme..*; give --weave com.shop..*,com.acme..* to"
                 + " keep the last install's\n");
+    }
+
+    /**
+     * Settings the last install wrote and an operator then edited into ones Tomcat refuses (apps=/shop,/ROOT) were
+     * taken for none, and the rerun wrote apps=* over them without a word: fairslice went on every application.
+     */
+    @Test
+    void shouldSayThatTheLastInstallsSettingsAreRefusedWhenItWritesThemAnew() throws Exception {
+        Files.createDirectories(base.resolve("webapps/shop"));
+        assertThat(install("--apps", "/shop")).as(err).isZero();
+        Path settings = base.resolve("conf/fairslice-tomcat.properties");
+        Files.writeString(settings, Files.readString(settings).replace("apps=/shop", "apps=/shop,/ROOT"));
+
+        assertThat(install()).as(err).isZero();
+
+        assertThat(out).contains("note: the last install's settings are refused (" + settings + ": apps lists /ROOT,"
+                + " but the ROOT application's context path is /; write / (apps=/shop,/ROOT)), so --apps is not"
+                + " compared with them; the file is written anew\n");
+        assertThat(read("conf/fairslice-tomcat.properties")).contains("\napps=*\n");
     }
 
     /**
