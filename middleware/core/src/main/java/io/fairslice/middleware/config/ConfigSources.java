@@ -134,10 +134,15 @@ public final class ConfigSources {
             named = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
         }
         if (named != null && !named.isBlank()) {
-            // as given: a blank at an end is part of the name (/srv/tomcat /conf/x.properties ); read without it, the
-            // value named another file
-            Path p = Path.of(named);
-            if (!Files.isRegularFile(p)) {
+            // as given: a blank at an end can be part of the name (/srv/tomcat /conf/x.properties ); read without it
+            // first, the value named another file. Only where no file has that name is it a blank typed by mistake
+            // (a properties file keeps a value's trailing blanks), and the file without it is read
+            Path p = asGiven(named);
+            Path stripped = Path.of(named.strip());
+            if ((p == null || !Files.isRegularFile(p)) && Files.isRegularFile(stripped)) {
+                p = stripped;
+            }
+            if (p == null || !Files.isRegularFile(p)) {
                 throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file"
                         + (named.strip().equals(named) ? "" : " (it starts or ends with a blank, which is part of the"
                                 + " file's name)"), named);
@@ -248,6 +253,15 @@ public final class ConfigSources {
         int dot = name.indexOf('.');
         String head = (dot < 0 ? name : name.substring(0, dot)).toLowerCase(Locale.ROOT);
         return head.startsWith(bare) || dot > 0 && ConfigParser.edits(head, bare) <= 2;
+    }
+
+    /** {@code named} as a path, or null where the file system takes no such name (Windows: a blank at its end). */
+    private static Path asGiven(String named) {
+        try {
+            return Path.of(named);
+        } catch (InvalidPathException e) {
+            return null;
+        }
     }
 
     /** Whether {@code other} names the file {@code read} (spelt another way: relative, with {@code ./}). */

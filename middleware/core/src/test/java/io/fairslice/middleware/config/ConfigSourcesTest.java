@@ -273,7 +273,9 @@ class ConfigSourcesTest {
 
     /**
      * The file's path was read without blanks at its ends: a fairslice.config ending in a space read the file of that
-     * name without it, another file, or was refused naming the value as given, a file that does not exist.
+     * name without it, another file. A file of the name as given is read; where there is none, the blank is taken for
+     * a typing slip (a properties file keeps a value's trailing blanks, and such a value worked before) and the file
+     * without it is read; with neither, the refusal names the blank.
      */
     @Test
     void shouldReadTheFileNamedWithABlankAtItsEndAsNamed(@TempDir Path dir) throws IOException {
@@ -283,7 +285,9 @@ class ConfigSourcesTest {
         assertThat(fileOnly(naming(spaced)).keys()).containsEntry("policy", "share");
 
         Files.writeString(dir.resolve("shop.properties"), "policy=observe\n");
-        Path missing = dir.resolve("shop.properties ");
+        assertThat(fileOnly(naming(dir.resolve("shop.properties "))).keys()).containsEntry("policy", "observe");
+
+        Path missing = dir.resolve("none.properties ");
         assertThatThrownBy(() -> fileOnly(naming(missing))).isInstanceOf(FairsliceConfigException.class)
                 .hasMessageContaining("fairslice.config must name a readable file (it starts or ends with a blank,"
                         + " which is part of the file's name), got '" + missing + "'");
