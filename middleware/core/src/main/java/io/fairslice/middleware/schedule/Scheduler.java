@@ -405,8 +405,6 @@ public final class Scheduler {
         if (!t.holdsPermit && t.cpuWeight > 0) {
             t.waitMark = t.cpuDispatchStart; // read already: a sample's wait for its slot counts from here
         }
-        t.blockingDepth = 0; // a declaration the last dispatch left open ends with it, and its handle ends nothing
-        t.blockingEpoch++;
         if (t.holdsPermit) {
             lock.lock();
             try {
@@ -437,7 +435,8 @@ public final class Scheduler {
             t.dispatching = false;
         }
         // a declaration the dispatch left open ends with it: its handle, closed between dispatches (the thread serves
-        // another request by then) or in the next one, ends nothing
+        // another request by then), in the next one or after the request ended, ends nothing. The one place a
+        // request's declarations end; a task's end with it (endTask)
         t.blockingDepth = 0;
         t.blockingEpoch++;
     }
@@ -2155,7 +2154,6 @@ public final class Scheduler {
             }
             t.completed = true;
             t.awayFrom = null;
-            t.blockingEpoch++; // a handle left open ends nothing of it now
             ClassState c = t.cls;
             leaveQueueIfWaiting(t);
             if (t.moveTo >= 0) { // a move its request reached no yield point for: it ends in its class

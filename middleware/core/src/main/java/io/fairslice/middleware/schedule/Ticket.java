@@ -88,9 +88,9 @@ public final class Ticket {
     int blockingDepth;
     ClassState awayFrom;
     /**
-     * Which declarations {@link Scheduler#blockingEnds} still ends: changes as a dispatch begins and as the request or
-     * task ends, so that a {@code Fairslice.blocking()} handle left open before (a leak) ends nothing when it is closed
-     * after. Written by the request's thread, or as it ends under the scheduler's lock; read by the handle's thread.
+     * Which declarations {@link Scheduler#blockingEnds} still ends: changes as a dispatch ends and as a task ends, so
+     * that a {@code Fairslice.blocking()} handle left open before (a leak) ends nothing when it is closed after. Written
+     * by the request's thread, or as a task ends under the scheduler's lock; read by the handle's thread.
      */
     volatile int blockingEpoch;
     /**
