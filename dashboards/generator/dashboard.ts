@@ -528,7 +528,8 @@ export function buildDashboard(): dashboard.Dashboard {
         description:
           "Share of wall time in which at least one task of the host waited for a CPU (PSI 'some', " +
           "/proc/pressure/cpu: in a container, the whole host's, not the container's own). Near 100% means the " +
-          "host's CPU is overcommitted, whatever the middleware does.",
+          "host's CPU is overcommitted, whatever the middleware does. No data: the kernel probe is off, or its " +
+          "sampler stopped (one warning in the server log), whose stall counter then goes rather than read as 0.",
         unit: "percentunit",
         min: 0,
         queries: [{ expr: `max by (instance) (rate(${p.cpuPressureStall}{${TARGET}}[$__rate_interval]))`, legend: "{{instance}}" }],

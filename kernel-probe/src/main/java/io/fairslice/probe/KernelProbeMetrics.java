@@ -22,7 +22,9 @@ import java.util.function.ToLongFunction;
  * request classes or {@code none}; {@code application} is the web application's context path on every meter, so that
  * the probes of several applications can share one registry (a standalone Tomcat's). Signals the platform does not
  * give (a NaN or unsupported first reading) are not registered. Gauges read values the sampler published and never
- * throw. {@link #unbind} removes every meter this binder registered (web application undeploy), and only those.
+ * throw. {@link #unbind} removes every meter this binder registered (web application undeploy), and only those. A
+ * sampler that fails takes the system counters with it (PSI stall, cgroup): kept at their last readings, their rates
+ * read 0, no pressure, where nothing is measured; removed, their series end, and a rate of them shows no data.
  */
 public final class KernelProbeMetrics implements MeterBinder {
 
@@ -30,6 +32,8 @@ public final class KernelProbeMetrics implements MeterBinder {
     private final Sampler sampler;
     private final Tags application;
     private final List<Meter> meters = new ArrayList<>();
+    /** The counters of the sampler's system readings, among {@link #meters}: removed as the sampler fails. */
+    private final List<Meter> systemCounters = new ArrayList<>();
     private MeterRegistry registry;
 
     /** @param application the {@link ProbeMeterNames#TAG_APPLICATION} value: the context path, / for the root */
@@ -50,6 +54,7 @@ public final class KernelProbeMetrics implements MeterBinder {
         this.registry = registry;
         try {
             registerAll();
+            sampler.whenFailed(this::removeSystemCounters);
         } catch (RuntimeException | Error e) {
             unbind(); // nobody else holds this binder to unbind it
             throw e;
@@ -151,12 +156,23 @@ public final class KernelProbeMetrics implements MeterBinder {
     /** Removes every meter {@link #bindTo} registered. */
     public synchronized void unbind() {
         attribution.setRequestSink(null);
+        sampler.whenFailed(null);
         if (registry != null) {
             for (Meter m : meters) {
                 registry.remove(m);
             }
         }
         meters.clear();
+        systemCounters.clear();
+    }
+
+    /** The sampler failed: nothing reads the system counters any more (a counter must not fall, so they go). */
+    private synchronized void removeSystemCounters() {
+        for (Meter m : systemCounters) {
+            registry.remove(m);
+            meters.remove(m);
+        }
+        systemCounters.clear();
     }
 
     private void gauge(String name, String cls, String kind, String unit, String description,
@@ -184,7 +200,7 @@ public final class KernelProbeMetrics implements MeterBinder {
         if (unit != null) {
             b.baseUnit(unit);
         }
-        add(b.register(registry));
+        systemCounters.add(add(b.register(registry)));
     }
 
     private <M extends Meter> M add(M meter) {

@@ -39,6 +39,8 @@ public final class Sampler {
     private boolean ticked;
     private Thread thread;
     private volatile boolean running;
+    /** Run on the sampler's thread once it has failed, after its warning; null: nothing to do. */
+    private volatile Runnable whenFailed;
 
     // published for gauges (NaN until two ticks have been seen)
     private volatile double[] effectiveSliceSeconds;
@@ -88,6 +90,14 @@ public final class Sampler {
         thread.start();
     }
 
+    /**
+     * What to do once the sampler has failed and stopped (after its warning, on its thread): the meter binder removes
+     * the system counters, which nothing reads any more. Set it before {@link #start}; one action, the last set.
+     */
+    public void whenFailed(Runnable action) {
+        whenFailed = action;
+    }
+
     /** Ends the thread and waits (bounded) for it. */
     public synchronized void stop() {
         running = false;
@@ -118,8 +128,13 @@ public final class Sampler {
         } catch (RuntimeException | LinkageError e) { // the first tick's too: a sampler never ends unsaid
             publishStopped();
             warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: " + e
-                    + "; its rate, pressure, load and cost gauges read NaN (no value) from now on, and its counters"
-                    + " go on with the requests' own readings only");
+                    + "; its rate, pressure, load and cost gauges read NaN (no value) from now on, its system counters"
+                    + " (PSI stall, cgroup) are removed, and the per-class counters go on with the requests' own"
+                    + " readings only");
+            Runnable action = whenFailed;
+            if (action != null) {
+                action.run();
+            }
         }
     }
 
@@ -142,7 +157,8 @@ public final class Sampler {
     /**
      * After the sampler failed: the gauges of a rate or level over its interval read NaN (a gap in a panel; dropped by
      * a comparison), where they kept the last interval's values as if current (one warning said it had stopped). The
-     * cumulative system counters keep their last readings: a counter that fell would read as a restart.
+     * cumulative system counters keep their last readings here (a counter that fell would read as a restart): their
+     * meters go ({@link #whenFailed}).
      */
     private void publishStopped() {
         publishNoRates();

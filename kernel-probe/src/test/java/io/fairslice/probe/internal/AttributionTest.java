@@ -28,6 +28,8 @@ class AttributionTest {
         volatile boolean canOpen = true;
         /** The load average readSystem reports; NaN: the read fails. */
         volatile double load = Double.NaN;
+        /** PSI's stall total and the cgroup's three counters readSystem reports with the load; UNSUPPORTED: none. */
+        volatile long systemTotal = ThreadStats.UNSUPPORTED;
         /** The sampler's reads of a thread fail while set (the thread's own reads still work). */
         volatile boolean samplerReadFails;
         /** Thrown by readSystem when set. */
@@ -133,6 +135,7 @@ class AttributionTest {
                 return false;
             }
             into.setLoad(load, 3);
+            into.setPressure(Double.NaN, systemTotal).setCgroup(systemTotal, systemTotal, systemTotal);
             return true;
         }
 

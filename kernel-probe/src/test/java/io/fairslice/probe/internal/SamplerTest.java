@@ -17,6 +17,10 @@ import org.junit.jupiter.api.Test;
 /** What the sampler publishes for the gauges, driven tick by tick against a scripted probe and a fake clock. */
 class SamplerTest {
 
+    /** The counters of the sampler's system readings. */
+    private static final List<String> SYSTEM_COUNTERS = List.of(CPU_PRESSURE_STALL, CGROUP_PERIODS,
+            CGROUP_THROTTLED_PERIODS, CGROUP_THROTTLED_TIME);
+
     private final AttributionTest.ScriptedProbe probe = new AttributionTest.ScriptedProbe();
     private final List<String> warnings = new CopyOnWriteArrayList<>(); // the sampler's thread adds to it too
     private final Attribution attribution = new Attribution(probe, List.of("light", "heavy"), "none", Map.of(),
@@ -166,12 +170,19 @@ class SamplerTest {
 
     /**
      * A sampler that failed left its gauges at the last interval's values, read as current rates for as long as the
-     * application ran (one warning said it had stopped): they read NaN, no value in Prometheus, and the counters stay.
+     * application ran (one warning said it had stopped): they read NaN, no value in Prometheus, and the per-class
+     * counters stay. Its system counters stayed at their last readings, so the dashboard's rate of them read 0 (no CPU
+     * pressure) with nothing measured: they are removed, and a rate of them has no data.
      */
     @Test
     void shouldStopClaimingRatesWhenItFails() throws Exception {
         probe.load = 1.5;
+        probe.systemTotal = 2_000_000;
         Sampler sampler = boundSampler();
+        for (String counter : SYSTEM_COUNTERS) {
+            assertThat(registry.find(counter).functionCounter()).as(counter).isNotNull();
+        }
+        assertThat(registry.get(CPU_PRESSURE_STALL).functionCounter().count()).isEqualTo(2.0);
         heavyInterval(sampler, 2_000_000_000L, 8_000_000, 2_000_000, 4, 6, 2);
         assertThat(gauge(EFFECTIVE_SLICE, "heavy")).isEqualTo(0.002);
 
@@ -189,6 +200,9 @@ class SamplerTest {
         assertThat(registry.get(SAMPLER_COST).gauge().value()).isNaN();
         assertThat(registry.get(RUN_TIME).tag(TAG_CLASS, "heavy").functionCounter().count()).as("a counter stays")
                 .isEqualTo(0.008);
+        for (String counter : SYSTEM_COUNTERS) {
+            assertThat(registry.find(counter).meters()).as(counter + ", which nothing reads any more").isEmpty();
+        }
     }
 
     @Test
