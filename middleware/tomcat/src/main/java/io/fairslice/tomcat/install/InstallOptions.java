@@ -1,6 +1,7 @@
 package io.fairslice.tomcat.install;
 
 import io.fairslice.middleware.weaving.WeavingScope;
+import io.fairslice.tomcat.TcpPorts;
 import io.fairslice.tomcat.TomcatSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -77,8 +78,9 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                     + String.join(",", apps) + ")");
         }
         for (int port : metricsPorts) {
-            if (port < 1 || port > 65535) {
-                throw new InstallException("--metrics-ports " + port + " is not a TCP port (1..65535)");
+            if (!TcpPorts.isPort(port)) {
+                throw new InstallException("--metrics-ports " + port + " is not a TCP port (" + TcpPorts.MIN + ".."
+                        + TcpPorts.MAX + ")");
             }
         }
     }
@@ -166,12 +168,12 @@ public record InstallOptions(Path catalinaBase, Path catalinaHome, Path dist, bo
                                 + given + "' (leave --metrics-ports out for this host only)");
                     }
                     for (String p : listed) {
-                        // digits 0-9 only, as the metrics application reads them: Integer.parseInt also takes a
-                        // sign and other scripts' digits ('+9404', Arabic-Indic), which the settings file then held
-                        if (!p.matches("[0-9]{1,9}")) {
+                        // as the metrics application reads them; the range is the record's check
+                        int port = TcpPorts.number(p);
+                        if (port < 0) {
                             throw new InstallException("--metrics-ports " + p + " is not a port number (digits 0-9)");
                         }
-                        ports.add(Integer.parseInt(p));
+                        ports.add(port);
                     }
                 }
                 default -> throw InstallException.ofUsage("unknown option '" + arg + "'" + valueHint(arg));

@@ -1,6 +1,7 @@
 package io.fairslice.tomcat.metrics;
 
 import io.fairslice.tomcat.IpLiterals;
+import io.fairslice.tomcat.TcpPorts;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.ExpositionFormats;
 import jakarta.servlet.ServletException;
@@ -13,7 +14,6 @@ import java.net.InetAddress;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Serves {@link BundleMetrics} in the format the scraper's Accept header asks for: Prometheus text (the default),
@@ -34,8 +34,6 @@ public final class MetricsServlet extends HttpServlet {
 
     /** The context parameter with the connector ports open to any client. */
     public static final String PORTS = "metrics.ports";
-
-    private static final Pattern PORT = Pattern.compile("[0-9]{1,5}");
 
     private transient Set<Integer> ports = Set.of();
     private transient ExpositionFormats formats;
@@ -66,11 +64,10 @@ public final class MetricsServlet extends HttpServlet {
             if (p.isEmpty()) {
                 continue;
             }
-            // digits 0-9 only: Integer.parseInt also takes a sign and other scripts' digits ('+9404', Arabic-Indic)
-            int port = PORT.matcher(p).matches() ? Integer.parseInt(p) : -1;
-            if (port < 1 || port > 65535) {
-                throw new ServletException("fairslice metrics: " + PORTS + " must list TCP ports (1..65535) in digits"
-                        + " 0-9, got '" + p + "' in '" + value + "'");
+            int port = TcpPorts.parse(p);
+            if (port < 0) {
+                throw new ServletException("fairslice metrics: " + PORTS + " must list TCP ports (" + TcpPorts.MIN
+                        + ".." + TcpPorts.MAX + ") in digits 0-9, got '" + p + "' in '" + value + "'");
             }
             out.add(port);
         }

@@ -753,6 +753,10 @@ class InstallerTest {
             assertThat(install("--metrics-ports", "8080," + port)).as(port).isEqualTo(2);
             assertThat(err).contains("--metrics-ports " + port + " is not a port number (digits 0-9)");
         }
+        for (String port : List.of("0", "65536")) { // digits, but no TCP port
+            assertThat(install("--metrics-ports", port)).as(port).isEqualTo(2);
+            assertThat(err).contains("--metrics-ports " + port + " is not a TCP port (1..65535)");
+        }
         assertThat(TestTomcat.snapshot(base)).as("nothing written").isEqualTo(before);
     }
 

@@ -48,4 +48,11 @@ class MetricsServletTest {
         assertThat(MetricsServlet.parsePorts(" 9404 , 9405")).containsExactlyInAnyOrder(9404, 9405);
         assertThat(MetricsServlet.parsePorts("")).isEmpty();
     }
+
+    /** The installer's --metrics-ports rule (TcpPorts): up to nine digits, where this took five and refused 009404. */
+    @Test
+    void shouldReadAPortWithLeadingZerosAsTheInstallerDoes() throws Exception {
+        assertThat(MetricsServlet.parsePorts("009404,000000080")).containsExactlyInAnyOrder(9404, 80);
+        assertThatThrownBy(() -> MetricsServlet.parsePorts("0000009404")).hasMessageContaining("got '0000009404'");
+    }
 }
