@@ -451,7 +451,7 @@ class LauncherTest {
         Result result = sandbox.run(Map.of(), "serve", "--policy", "share");
 
         assertThat(result.exitCode()).as(result.stderr()).isZero();
-        assertThat(result.stderr()).contains("fairslice weaving: scope [" + HeavyServlet.class.getName() + "]");
+        assertThat(result.stderr()).contains("fairslice: weaving scope [" + HeavyServlet.class.getName() + "]");
         String option = "-D" + WeavingScope.CONFIGURATION_PROPERTY + "=" + WeavingScope.DEFAULT_CONFIGURATION
                 + ";file:" + dir.resolve("target/weaving/aop-");
         assertThat(sandbox.serverCommand())

@@ -1,5 +1,6 @@
 package io.fairslice.middleware.weaving;
 
+import io.fairslice.middleware.internal.ApplicationNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
@@ -754,12 +755,13 @@ public final class WeavingScope {
         List<String> all = new ArrayList<>(scope.problems());
         all.addAll(scope.warnings());
         all.addAll(scope.notes());
+        String prefix = ApplicationNames.logPrefix(null); // it checks the JVM's configuration, no application's
         if (!all.isEmpty()) {
-            System.err.println("fairslice weaving: the weaving configuration is not usable (docs/weaving.md):");
+            System.err.println(prefix + "the weaving configuration is not usable (docs/weaving.md):");
             all.forEach(problem -> System.err.println("  " + problem));
             System.exit(2);
         }
-        String line = "fairslice weaving: scope " + scope.includes() + " from " + scope.sources();
+        String line = prefix + "weaving scope " + scope.includes() + " from " + scope.sources();
         if (option) {
             System.err.println(line);
             System.out.println("-D" + CONFIGURATION_PROPERTY + "=" + configuration);
