@@ -106,9 +106,8 @@ public final class FairsliceFilter implements Filter {
         } catch (IllegalArgumentException e) {
             String origin = null;
             if (e instanceof FairsliceConfigException c) {
-                // the file is read before anything is merged: a file that cannot be read names where it was named
-                origin = merged != null ? merged.originOf(c.key()) : ConfigKeys.CONFIG_FILE_PROPERTY.equals(c.key())
-                        ? ConfigSources.configFileOrigin(context::getInitParameter, System.getProperties()) : null;
+                // a refusal of the file, read before anything is merged, says itself where the file was named
+                origin = merged != null ? merged.originOf(c.key()) : c.origin();
             }
             throw notStarted(path, e.getMessage() + (origin == null ? "" : " (set " + origin + ")"), e);
         }

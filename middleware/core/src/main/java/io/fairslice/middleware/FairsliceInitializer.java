@@ -1,6 +1,7 @@
 package io.fairslice.middleware;
 
 import io.fairslice.middleware.config.ConfigKeys;
+import io.fairslice.middleware.config.ConfigSources;
 import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import jakarta.servlet.DispatcherType;
@@ -23,17 +24,13 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
 
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
-        String enabled = System.getProperty("fairslice.enabled");
-        String source = "system property -Dfairslice.enabled";
-        if (enabled == null || enabled.isBlank()) { // blank sets nothing, as in ConfigSources
-            enabled = context.getInitParameter("fairslice.enabled");
-            source = "context parameter fairslice.enabled";
-        }
+        ConfigSources.Named enabled = ConfigSources.systemPropertyOrContextParameter(
+                ConfigKeys.PREFIX + ConfigKeys.ENABLED, context::getInitParameter, System.getProperties());
         // the ROOT application's context path is "": named "/", as the filter and the meters name it
         String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
-        if (ConfigKeys.turnsOff(enabled)) {
-            String by = source;
-            LOG.info(() -> ApplicationNames.logPrefix(path) + "not registered (enabled=false, set by " + by + ")");
+        if (enabled != null && ConfigKeys.turnsOff(enabled.value())) {
+            LOG.info(() -> ApplicationNames.logPrefix(path) + "not registered (enabled=false, set " + enabled.origin()
+                    + ")");
             return;
         }
         for (FilterRegistration r : context.getFilterRegistrations().values()) {

@@ -50,12 +50,7 @@ class FairsliceInitializerTest {
      */
     @Test
     void shouldNameTheRootApplicationSlashWhenItIsNotRegistered() {
-        ServletContext context = (ServletContext) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {ServletContext.class}, (proxy, method, args) -> switch (method.getName()) {
-                    case "getInitParameter" -> "fairslice.enabled".equals(args[0]) ? "false" : null;
-                    case "getContextPath" -> "";
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
+        ServletContext context = context("", "false");
 
         try (LogCapture log = LogCapture.of(FairsliceInitializer.class)) {
             new FairsliceInitializer().onStartup(null, context);
@@ -63,5 +58,36 @@ class FairsliceInitializerTest {
             assertThat(log.lines()).containsExactly("INFO fairslice[/]: not registered (enabled=false, set by context"
                     + " parameter fairslice.enabled)");
         }
+    }
+
+    /**
+     * A {@code -Dfairslice.enabled} that is not blank wins over the context parameter, and the line names it (the
+     * choice is ConfigSources', as for the file {@code fairslice.config} names).
+     */
+    @Test
+    void shouldNameTheSystemPropertyThatSwitchedItOff() {
+        ServletContext context = context("/shop", "true");
+        System.setProperty("fairslice.enabled", "False");
+        try (LogCapture log = LogCapture.of(FairsliceInitializer.class)) {
+            new FairsliceInitializer().onStartup(null, context);
+
+            assertThat(log.lines()).containsExactly("INFO fairslice[/shop]: not registered (enabled=false, set by"
+                    + " system property -Dfairslice.enabled)");
+        } finally {
+            System.clearProperty("fairslice.enabled");
+        }
+    }
+
+    /**
+     * A context at {@code path} whose only context parameter is {@code fairslice.enabled}: one that registers no
+     * filter, anything beyond reading them refused.
+     */
+    private ServletContext context(String path, String enabled) {
+        return (ServletContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ServletContext.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getInitParameter" -> "fairslice.enabled".equals(args[0]) ? enabled : null;
+                    case "getContextPath" -> path;
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
     }
 }

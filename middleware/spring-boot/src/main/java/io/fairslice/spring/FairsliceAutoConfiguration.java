@@ -189,11 +189,11 @@ public class FairsliceAutoConfiguration {
                 if (settings.containsKey(property) && (origin + property).equals(where)) {
                     where = "by " + property + " in " + sourceOf(environment, property);
                 }
-            } else if (CONFIG_FILE.equals(key)) {
-                // the file is read before anything is merged: name the source that named it (it went unnamed)
-                String system = System.getProperty(CONFIG_FILE);
-                where = system != null && !system.isBlank() ? "by system property -D" + CONFIG_FILE
-                        : "by " + CONFIG_FILE + " in " + sourceOf(environment, CONFIG_FILE);
+            } else if (e instanceof FairsliceConfigException c && c.origin() != null) {
+                // the file, read before anything is merged, as the refusal says it was named: the context parameter
+                // is the environment's (embedded, configFile; in a WAR, handed over), named by its property source
+                where = (ConfigSources.CONTEXT_PARAMETER_ORIGIN + CONFIG_FILE).equals(c.origin())
+                        ? "by " + CONFIG_FILE + " in " + sourceOf(environment, CONFIG_FILE) : c.origin();
             }
             throw new IllegalStateException(e.getMessage() + (where == null ? "" : " (set " + where + ")")
                     + indexHint(key), e);
@@ -559,8 +559,8 @@ public class FairsliceAutoConfiguration {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             String name = PREFIX + ConfigKeys.ENABLED;
-            String system = System.getProperty(name);
-            Setting setting = system != null && !system.isBlank() ? new Setting(system, "a system property")
+            ConfigSources.Named system = ConfigSources.systemProperty(System.getProperties(), name);
+            Setting setting = system != null ? new Setting(system.value(), "a system property")
                     : context.getEnvironment() instanceof ConfigurableEnvironment environment
                             ? setting(environment, name)
                             : null;

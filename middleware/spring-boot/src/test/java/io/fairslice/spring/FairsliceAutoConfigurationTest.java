@@ -650,13 +650,27 @@ class FairsliceAutoConfigurationTest {
                 .anyMatch(m -> m.contains("fairsliceFilter"));
     }
 
-    /** A properties file that cannot be read is refused naming where it was named (it was refused unnamed). */
+    /**
+     * A properties file that cannot be read is refused naming where it was named (it was refused unnamed): the
+     * property source that set {@code fairslice.config}, or the {@code -D} system property, which the filter reads
+     * over the other sources.
+     */
     @Test
     void shouldSayWhereAnUnreadableConfigFileWasNamed(@TempDir Path dir) {
         Path missing = dir.resolve("missing.properties");
         assertThat(refusal(() -> start("fairslice.config=" + missing)))
                 .anyMatch(m -> m.contains("fairslice.config must name a readable file")
                         && m.contains(missing.toString()) && m.contains("(set by fairslice.config in "));
+        Path system = dir.resolve("system.properties");
+        System.setProperty("fairslice.config", system.toString());
+        try {
+            assertThat(refusal(() -> app().run("--fairslice.config=" + missing)))
+                    .anyMatch(m -> m.contains("fairslice.config must name a readable file, got '" + system
+                            + "' (set by system property -Dfairslice.config)"))
+                    .noneMatch(m -> m.contains(missing.toString()));
+        } finally {
+            System.clearProperty("fairslice.config");
+        }
     }
 
     /** Not a silent off switch: anything but false is checked as the filter checks it. */

@@ -129,29 +129,14 @@ public final class ConfigSources {
         URL classPathFile = loader == null ? null : loader.getResource(CLASS_PATH_FILE);
         boolean onClassPath = classPathFile != null;
         String file = null;
-        String named = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
-        if (named == null || named.isBlank()) { // a blank value sets nothing, as for every key
-            named = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
-        }
-        if (named != null && !named.isBlank()) {
-            // as given: a blank at an end can be part of the name (/srv/tomcat /conf/x.properties ); read without it
-            // first, the value named another file. Only where no file has that name is it a blank typed by mistake
-            // (a properties file keeps a value's trailing blanks), and the file without it is read
-            Path p = asGiven(named);
-            Path stripped = Path.of(named.strip());
-            if ((p == null || !Files.isRegularFile(p)) && Files.isRegularFile(stripped)) {
-                p = stripped;
-            }
-            if (p == null || !Files.isRegularFile(p)) {
-                throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file"
-                        + (named.strip().equals(named) ? "" : " (it starts or ends with a blank, which is part of the"
-                                + " file's name)"), named);
-            }
-            try (InputStream in = Files.newInputStream(p)) {
-                load(in, keys, named, null, origins);
-            } catch (IOException e) {
-                throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file ("
-                        + e.getMessage() + ")", named);
+        Named named = systemPropertyOrContextParameter(ConfigKeys.CONFIG_FILE_PROPERTY, contextParams, system);
+        if (named != null) {
+            Path p;
+            try {
+                p = readNamed(named.value(), keys, origins);
+            } catch (FairsliceConfigException e) {
+                // read before anything is merged, so no Merged.originOf can say where the file was named: this does
+                throw ConfigKeys.CONFIG_FILE_PROPERTY.equals(e.key()) ? e.withOrigin(named.origin()) : e;
             }
             file = p.toAbsolutePath().toString();
             String parameter = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
@@ -223,20 +208,60 @@ public final class ConfigSources {
         return new Merged(keys, file, Map.copyOf(origins), List.copyOf(passedOver), fileKeys, List.copyOf(misspelt));
     }
 
+    /** A value that is not blank and where it came from, worded as {@link Merged#originOf} words it. */
+    public record Named(String value, String origin) {
+    }
+
     /**
-     * Where {@code fairslice.config} names the file to read ({@code by system property -Dfairslice.config}, or
-     * {@code by context parameter fairslice.config}), the system property first; null when neither does (a blank
-     * value sets nothing, as for every key). The file is read before anything is merged, so a refusal of it has no
-     * {@link Merged#originOf}: this says where it was named.
+     * The {@code -D} system property {@code name} if it is not blank (a blank value sets nothing, as for every key),
+     * with its origin ({@code by system property -Dfairslice.enabled}); null otherwise. System properties are merged
+     * last: where it is set, no other source's value of {@code name} counts.
      */
-    public static String configFileOrigin(Function<String, String> contextParams, Properties system) {
-        String property = system.getProperty(ConfigKeys.CONFIG_FILE_PROPERTY);
-        if (property != null && !property.isBlank()) {
-            return SYSTEM_PROPERTY_ORIGIN + ConfigKeys.CONFIG_FILE_PROPERTY;
+    public static Named systemProperty(Properties system, String name) {
+        String value = system.getProperty(name);
+        return value == null || value.isBlank() ? null : new Named(value, SYSTEM_PROPERTY_ORIGIN + name);
+    }
+
+    /**
+     * Where a key read before anything is merged takes its value: {@code fairslice.config}, which names the file to
+     * merge, and {@code fairslice.enabled}, by which the initializer registers the filter or not. The system property
+     * ({@link #systemProperty}) if it is set, else the context parameter if it is not blank
+     * ({@code by context parameter fairslice.config}); null when neither sets it.
+     */
+    public static Named systemPropertyOrContextParameter(String name, Function<String, String> contextParams,
+                                                         Properties system) {
+        Named property = systemProperty(system, name);
+        if (property != null) {
+            return property;
         }
-        String parameter = contextParams.apply(ConfigKeys.CONFIG_FILE_PROPERTY);
-        return parameter == null || parameter.isBlank() ? null
-                : CONTEXT_PARAMETER_ORIGIN + ConfigKeys.CONFIG_FILE_PROPERTY;
+        String parameter = contextParams.apply(name);
+        return parameter == null || parameter.isBlank() ? null : new Named(parameter, CONTEXT_PARAMETER_ORIGIN + name);
+    }
+
+    /**
+     * Reads the file {@code fairslice.config} names into {@code keys}, returning its path. As given: a blank at an end
+     * can be part of the name (/srv/tomcat /conf/x.properties ); read without it first, the value named another file.
+     * Only where no file has that name is it a blank typed by mistake (a properties file keeps a value's trailing
+     * blanks), and the file without it is read.
+     */
+    private static Path readNamed(String named, Map<String, String> keys, Map<String, String> origins) {
+        Path p = asGiven(named);
+        Path stripped = Path.of(named.strip());
+        if ((p == null || !Files.isRegularFile(p)) && Files.isRegularFile(stripped)) {
+            p = stripped;
+        }
+        if (p == null || !Files.isRegularFile(p)) {
+            throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file"
+                    + (named.strip().equals(named) ? "" : " (it starts or ends with a blank, which is part of the"
+                            + " file's name)"), named);
+        }
+        try (InputStream in = Files.newInputStream(p)) {
+            load(in, keys, named, null, origins);
+        } catch (IOException e) {
+            throw FairsliceConfigException.of(ConfigKeys.CONFIG_FILE_PROPERTY, "must name a readable file ("
+                    + e.getMessage() + ")", named);
+        }
+        return p;
     }
 
     /**

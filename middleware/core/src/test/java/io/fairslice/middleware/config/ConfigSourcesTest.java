@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -239,6 +240,33 @@ class ConfigSourcesTest {
         assertThatThrownBy(() -> fileOnly(system))
                 .hasMessageContaining("fairslice.config must name a readable file")
                 .hasMessageContaining("/no/such/fairslice.properties");
+    }
+
+    /**
+     * The file is read before anything is merged, so no {@link ConfigSources.Merged#originOf} can say where it was
+     * named: its refusal does, as merge chose it (the system property unless blank, else the context parameter), so
+     * that the filter and Spring Boot need not choose again. A key the file gives twice is the file's, not the name's.
+     */
+    @Test
+    void shouldSayInTheRefusalOfTheNamedFileWhichSourceNamedIt(@TempDir Path dir) throws IOException {
+        String missing = dir.resolve("missing.properties").toString();
+        Function<String, String> parameter = Map.of("fairslice.config", missing)::get;
+        Properties blank = new Properties();
+        blank.setProperty("fairslice.config", " ");
+        for (Properties system : List.of(new Properties(), blank)) {
+            assertThatThrownBy(() -> ConfigSources.merge(parameter, List.of("fairslice.config"), Map.of(), p -> null,
+                    null, system)).isInstanceOfSatisfying(FairsliceConfigException.class, e -> assertThat(e.origin())
+                    .isEqualTo("by context parameter fairslice.config"));
+        }
+        Path invalid = Files.writeString(dir.resolve("invalid.properties"), "policy=\\uZZZZ\n");
+        for (Path named : List.of(Path.of(missing), invalid)) {
+            assertThatThrownBy(() -> ConfigSources.merge(parameter, List.of("fairslice.config"), Map.of(), p -> null,
+                    null, naming(named))).isInstanceOfSatisfying(FairsliceConfigException.class, e -> assertThat(
+                    e.origin()).isEqualTo("by system property -Dfairslice.config"));
+        }
+        Path twice = Files.writeString(dir.resolve("twice.properties"), "policy=share\npolicy=observe\n");
+        assertThatThrownBy(() -> fileOnly(naming(twice))).isInstanceOfSatisfying(FairsliceConfigException.class,
+                e -> assertThat(e.origin()).isNull());
     }
 
     /**
