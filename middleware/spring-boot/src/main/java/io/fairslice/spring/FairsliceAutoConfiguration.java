@@ -13,12 +13,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -314,6 +316,16 @@ public class FairsliceAutoConfiguration {
     static Map<String, String> settings(ConfigurableEnvironment environment) {
         Map<String, String> settings = new TreeMap<>();
         Set<String> seen = new HashSet<>();
+        // about a hundred names are looked up: the environment variables' relaxed views are found once for them all
+        Map<PropertySource<?>, ConfigurationPropertySource> views = relaxedViews(environment);
+        Consumer<String> read = name -> {
+            if (seen.add(name)) {
+                Setting setting = setting(environment, name, views);
+                if (setting != null) {
+                    settings.put(name, setting.value());
+                }
+            }
+        };
         for (PropertySource<?> source : environment.getPropertySources()) {
             if (source instanceof EnumerablePropertySource<?> enumerable) {
                 for (String name : enumerable.getPropertyNames()) {
@@ -321,25 +333,16 @@ public class FairsliceAutoConfiguration {
                     if (!key.equals(name) && enumerable.containsProperty(key)) {
                         throw new IllegalArgumentException(twoSpellings(key, name, enumerable));
                     }
-                    if (key.startsWith(PREFIX) && seen.add(key)) {
-                        put(settings, environment, key);
+                    if (key.startsWith(PREFIX)) {
+                        read.accept(key);
                     }
                 }
             }
         }
         Map<String, Set<String>> listenerSettings = listenerSettings();
-        for (String name : variableKeys(environment, listenerSettings)) {
-            if (seen.add(name)) {
-                put(settings, environment, name);
-            }
-        }
+        variableKeys(environment, listenerSettings).forEach(read);
         // the per-class keys of the classes now known (FAIRSLICE_CLASSES may have named them)
-        for (String name : classKeys(settings.getOrDefault(PREFIX + ConfigKeys.CLASSES, DEFAULT_CLASSES),
-                listenerSettings)) {
-            if (seen.add(name)) {
-                put(settings, environment, name);
-            }
-        }
+        classKeys(settings.getOrDefault(PREFIX + ConfigKeys.CLASSES, DEFAULT_CLASSES), listenerSettings).forEach(read);
         return settings;
     }
 
@@ -478,13 +481,6 @@ public class FairsliceAutoConfiguration {
         }
     }
 
-    private static void put(Map<String, String> settings, ConfigurableEnvironment environment, String name) {
-        Setting setting = setting(environment, name);
-        if (setting != null) {
-            settings.put(name, setting.value());
-        }
-    }
-
     /**
      * Boot's relaxed view of {@code source} as the application's binding sees it: with the application's environment
      * prefix ({@code SpringApplication.setEnvironmentPrefix("myapp")}: {@code MYAPP_FAIRSLICE_POLICY}), which
@@ -501,6 +497,18 @@ public class FairsliceAutoConfiguration {
         return ConfigurationPropertySource.from(source);
     }
 
+    /** The {@link #relaxedView} of each environment variables' source of {@code environment}, by identity. */
+    private static Map<PropertySource<?>, ConfigurationPropertySource> relaxedViews(
+            ConfigurableEnvironment environment) {
+        Map<PropertySource<?>, ConfigurationPropertySource> views = new IdentityHashMap<>();
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            if (source instanceof SystemEnvironmentPropertySource) {
+                views.put(source, relaxedView(environment, source));
+            }
+        }
+        return views;
+    }
+
     /** A setting's value and the name of the property source that gave it. */
     record Setting(String value, String source) {
     }
@@ -512,6 +520,12 @@ public class FairsliceAutoConfiguration {
      * {@code FAIRSLICE_CLASS_BATCH_JOBS_SHARE} for {@code fairslice.class.batch-jobs.share}).
      */
     static Setting setting(ConfigurableEnvironment environment, String name) {
+        return setting(environment, name, relaxedViews(environment));
+    }
+
+    /** {@link #setting(ConfigurableEnvironment, String)}, the environment variables read through {@code views}. */
+    private static Setting setting(ConfigurableEnvironment environment, String name,
+                                   Map<PropertySource<?>, ConfigurationPropertySource> views) {
         ConfigurationPropertyName relaxed = ConfigurationPropertyName.ofIfValid(name);
         for (PropertySource<?> source : environment.getPropertySources()) {
             if (ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)) {
@@ -519,7 +533,7 @@ public class FairsliceAutoConfiguration {
             }
             Object raw;
             if (source instanceof SystemEnvironmentPropertySource && relaxed != null) {
-                ConfigurationPropertySource variables = relaxedView(environment, source);
+                ConfigurationPropertySource variables = views.get(source);
                 ConfigurationProperty property = variables == null ? null
                         : variables.getConfigurationProperty(relaxed);
                 raw = property == null ? null : property.getValue();
