@@ -156,7 +156,7 @@ public class FairsliceAutoConfiguration {
         if (file != null) {
             contextParams.put(CONFIG_FILE, file);
         }
-        validate(environment, settings, ConfigSources.FILTER_PARAMETER_ORIGIN, loader,
+        validate(environment, settings, ConfigSources.FILTER_PARAMETER_ORIGIN, file, loader,
                 () -> ConfigSources.merge(contextParams::get, List.copyOf(contextParams.keySet()), settings,
                         name -> null, loader, System.getProperties()));
     }
@@ -167,11 +167,12 @@ public class FairsliceAutoConfiguration {
     /**
      * Checks the sources as {@code merge} merges them, where {@code settings} are the environment's properties that
      * the filter reads as parameters of {@code origin} ({@link ConfigSources#FILTER_PARAMETER_ORIGIN}; in a WAR
-     * {@link ConfigSources#CONTEXT_PARAMETER_ORIGIN}): a bad value one of them gives is blamed on the property source
-     * that set it, not on the parameter.
+     * {@link ConfigSources#CONTEXT_PARAMETER_ORIGIN}), and {@code file} is the environment's {@code fairslice.config}
+     * that it reads as a context parameter (null: none, or a WAR's context has its own): a bad value one of them gives
+     * is blamed on the property source that set it, not on the parameter.
      */
     static void validate(ConfigurableEnvironment environment, Map<String, String> settings, String origin,
-                         ClassLoader loader, Supplier<ConfigSources.Merged> merge) {
+                         String file, ClassLoader loader, Supplier<ConfigSources.Merged> merge) {
         ConfigSources.Merged merged = null;
         FairsliceConfig config = null;
         try {
@@ -192,10 +193,12 @@ public class FairsliceAutoConfiguration {
                     where = "by " + property + " in " + sourceOf(environment, property);
                 }
             } else if (e instanceof FairsliceConfigException c && c.origin() != null) {
-                // the file, read before anything is merged, as the refusal says it was named: the context parameter
-                // is the environment's (embedded, configFile; in a WAR, handed over), named by its property source
+                // the file, read before anything is merged, as the refusal says it was named; the context parameter
+                // the environment gave named by its property source (a WAR's context's own, which wins, was named
+                // by Boot's source of it, servletContextInitParams, where any other key's own is a context parameter)
                 where = (ConfigSources.CONTEXT_PARAMETER_ORIGIN + CONFIG_FILE).equals(c.origin())
-                        ? "by " + CONFIG_FILE + " in " + sourceOf(environment, CONFIG_FILE) : c.origin();
+                        && c.value().equals(file) ? "by " + CONFIG_FILE + " in " + sourceOf(environment, CONFIG_FILE)
+                        : c.origin();
             }
             throw new IllegalStateException(e.getMessage() + (where == null ? "" : " (set " + where + ")")
                     + indexHint(key), e);

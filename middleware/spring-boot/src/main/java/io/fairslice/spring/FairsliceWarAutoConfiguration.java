@@ -1,6 +1,7 @@
 package io.fairslice.spring;
 
 import io.fairslice.middleware.FairsliceFilter;
+import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.ConfigSources;
 import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContext;
@@ -60,7 +61,7 @@ public class FairsliceWarAutoConfiguration {
         names.addAll(handed.keySet());
         Map<String, String> filterParams = filterParameters(context);
         FairsliceAutoConfiguration.validate(environment, handed, ConfigSources.CONTEXT_PARAMETER_ORIGIN,
-                context.getClassLoader(), () -> ConfigSources.merge(
+                handed.get(ConfigKeys.CONFIG_FILE_PROPERTY), context.getClassLoader(), () -> ConfigSources.merge(
                         name -> context.getInitParameter(name) != null ? context.getInitParameter(name)
                                 : handed.get(name),
                         names, filterParams, context::getResourceAsStream, context.getClassLoader(),

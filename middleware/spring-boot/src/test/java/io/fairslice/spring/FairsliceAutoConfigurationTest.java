@@ -653,7 +653,8 @@ class FairsliceAutoConfigurationTest {
     /**
      * A properties file that cannot be read is refused naming where it was named (it was refused unnamed): the
      * property source that set {@code fairslice.config}, or the {@code -D} system property, which the filter reads
-     * over the other sources.
+     * over the other sources; Boot's {@code server.servlet.context-parameters.fairslice.config} is a context parameter,
+     * as for any other key (it was "set by fairslice.config in the environment", a property nothing set).
      */
     @Test
     void shouldSayWhereAnUnreadableConfigFileWasNamed(@TempDir Path dir) {
@@ -661,6 +662,9 @@ class FairsliceAutoConfigurationTest {
         assertThat(refusal(() -> start("fairslice.config=" + missing)))
                 .anyMatch(m -> m.contains("fairslice.config must name a readable file")
                         && m.contains(missing.toString()) && m.contains("(set by fairslice.config in "));
+        assertThat(refusal(() -> start("server.servlet.context-parameters.fairslice.config=" + missing)))
+                .anyMatch(m -> m.contains("fairslice.config must name a readable file, got '" + missing
+                        + "' (set by context parameter fairslice.config)"));
         Path system = dir.resolve("system.properties");
         System.setProperty("fairslice.config", system.toString());
         try {

@@ -132,6 +132,25 @@ class FairsliceWarDeploymentTest {
     }
 
     /**
+     * A file the context's own parameter names (its descriptor's {@code <Parameter>}, which wins over the application's
+     * {@code fairslice.config}) is refused naming that parameter, as a bad value of the context's own is for any other
+     * key: the refusal named Boot's property source of it, {@code servletContextInitParams}.
+     */
+    @ParameterizedTest(name = "application.properties names another file: {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldBlameAnUnreadableFileTheContextsOwnParameterNamesOnThatParameter(boolean propertiesNameOne)
+            throws Exception {
+        String missing = dir.resolve("missing.properties").toString();
+        deploy(Map.of("fairslice.config", missing), true, propertiesNameOne
+                ? new String[] {"fairslice.config=" + dir.resolve("other.properties")} : new String[0]);
+
+        assertThat(context.getState()).isNotEqualTo(LifecycleState.STARTED);
+        assertThat(failures).singleElement().satisfies(e -> assertThat(messages(e)).anyMatch(m -> m.contains(
+                "fairslice.config must name a readable file, got '" + missing
+                        + "' (set by context parameter fairslice.config)")));
+    }
+
+    /**
      * Starts Tomcat with the context {@code /shop}, its own context parameters {@code parameters}, the application's
      * {@code application.properties} (in its WEB-INF/classes) holding {@code lines}; fairslice's initializer first
      * ({@code bundleFirst}, as Tomcat runs its lib/'s) or after the application's. Returns the properties file.
