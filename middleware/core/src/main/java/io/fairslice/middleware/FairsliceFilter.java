@@ -134,8 +134,8 @@ public final class FairsliceFilter implements Filter {
                         .isEmpty() || FairsliceControl.isRegistered(name));
         this.application = application;
         if (!application.equals(path)) {
-            LOG.warning(() -> "fairslice[" + path + "]: another running application (on another host, or a parallel"
-                    + " deployment) has this name already; this one's meters and JMX control are named "
+            LOG.warning(() -> ApplicationNames.logPrefix(path) + "another running application (on another host, or a"
+                    + " parallel deployment) has this name already; this one's meters and JMX control are named "
                     + application);
         }
         // every line from here names the application as its meters and the started line do: /shop#2 beside /shop
@@ -177,7 +177,7 @@ public final class FairsliceFilter implements Filter {
             throw e;
         }
         String sources = merged.sources();
-        LOG.info(() -> "fairslice[" + application + "]: started (settings: " + sources + "), " + config);
+        LOG.info(() -> ApplicationNames.logPrefix(application) + "started (settings: " + sources + "), " + config);
     }
 
     /** The rest of {@link #init} once the application's name is claimed: every part that {@link #destroy} stops. */
@@ -187,7 +187,7 @@ public final class FairsliceFilter implements Filter {
         scheduler = new Scheduler(config, clock, application);
         collector = CollectorPauses.watch(scheduler::collectorPaused);
         if (config.shareChargeGc() && !collector.watching()) {
-            LOG.warning(() -> "fairslice[" + application + "]: this JVM's collectors report no pauses; "
+            LOG.warning(() -> ApplicationNames.logPrefix(application) + "this JVM's collectors report no pauses; "
                     + "share.charge-gc charges nothing");
         }
         classifier = new RequestClassifier(config, clock::threadCpuNanos, application);
@@ -230,7 +230,7 @@ public final class FairsliceFilter implements Filter {
             try {
                 control.register();
             } catch (JMException e) {
-                LOG.log(Level.WARNING, "fairslice[" + application + "]: JMX control not registered", e);
+                LOG.log(Level.WARNING, ApplicationNames.logPrefix(application) + "JMX control not registered", e);
                 control = null;
             }
         }
@@ -307,14 +307,15 @@ public final class FairsliceFilter implements Filter {
             String glob = rule.pathGlob();
             String inside = contextPath.equals("/") ? null : insideContextPath(glob, contextPath);
             if (inside != null) {
-                LOG.warning(() -> "fairslice[" + application + "]: " + rule + ": path=" + glob + " starts with this"
-                        + " application's context path " + contextPath + ", but rules match the path inside the"
+                LOG.warning(() -> ApplicationNames.logPrefix(application) + rule + ": path=" + glob + " starts with"
+                        + " this application's context path " + contextPath + ", but rules match the path inside the"
                         + " application, so it matches " + contextPath + glob + " only; did you mean path=" + inside
                         + "?");
             }
             SortedSet<String> unknown = rule.unknownMethods();
             if (!unknown.isEmpty()) {
-                LOG.warning(() -> "fairslice[" + application + "]: " + rule + ": method " + String.join(", ", unknown)
+                LOG.warning(() -> ApplicationNames.logPrefix(application) + rule + ": method "
+                        + String.join(", ", unknown)
                         + (unknown.size() == 1 ? " is" : " are") + " no HTTP method this filter knows, so the rule"
                         + " matches no request of " + (unknown.size() == 1 ? "it" : "them") + " unless the"
                         + " application serves such a method; a typo of GET, POST, PUT, DELETE or PATCH?");
@@ -335,7 +336,7 @@ public final class FairsliceFilter implements Filter {
             String glob = route.glob();
             String inside = insideContextPath(glob, contextPath);
             if (inside != null) {
-                LOG.warning(() -> "fairslice[" + application + "]: " + route + " starts with this application's"
+                LOG.warning(() -> ApplicationNames.logPrefix(application) + route + " starts with this application's"
                         + " context path " + contextPath + ", but routes match the path inside the application, so"
                         + " it matches " + contextPath + glob + " only; did you mean route." + route.order() + "="
                         + inside + "?");
@@ -377,9 +378,9 @@ public final class FairsliceFilter implements Filter {
     static void warnAdaptiveIntoDefault(FairsliceConfig config, String application) {
         if (adaptiveIntoDefault(config)) {
             String name = config.classes().get(config.defaultClass()).name();
-            LOG.warning(() -> "fairslice[" + application + "]: adaptive.class and default-class are both '" + name
-                    + "', so the adaptive mode moves no page: set adaptive.class to the class expensive pages go to,"
-                    + " or adaptive=false");
+            LOG.warning(() -> ApplicationNames.logPrefix(application) + "adaptive.class and default-class are both '"
+                    + name + "', so the adaptive mode moves no page: set adaptive.class to the class expensive pages"
+                    + " go to, or adaptive=false");
         }
     }
 
@@ -414,7 +415,8 @@ public final class FairsliceFilter implements Filter {
      * catalina.out, where an operator looks first.
      */
     private static ServletException notStarted(String path, String message, Exception cause) {
-        LOG.severe(() -> "fairslice[" + path + "]: not started, so the application does not start: " + message);
+        LOG.severe(() -> ApplicationNames.logPrefix(path) + "not started, so the application does not start: "
+                + message);
         return new ServletException(message, cause);
     }
 
@@ -424,8 +426,8 @@ public final class FairsliceFilter implements Filter {
      * {@code DeferredResult}, server-sent events) fails. Tomcat says that only as such a request fails.
      */
     private void sayNoAsync() {
-        LOG.warning(() -> "fairslice[" + application + "]: a request reached the fairslice filter without async"
-                + " support: its web.xml declaration, or a filter before it, lacks <async-supported>true"
+        LOG.warning(() -> ApplicationNames.logPrefix(application) + "a request reached the fairslice filter without"
+                + " async support: its web.xml declaration, or a filter before it, lacks <async-supported>true"
                 + "</async-supported>, so a servlet that starts an async request fails (IllegalStateException);"
                 + " declare it with that and the REQUEST and ASYNC dispatchers (docs/configuration.md)");
     }
@@ -443,8 +445,8 @@ public final class FairsliceFilter implements Filter {
         // the client's path where a rewriting filter forwards it: a decoded %0A would start a forged log line
         String to = RouteTable.printable(request.getServletPath()
                 + (request.getPathInfo() == null ? "" : request.getPathInfo()));
-        LOG.info(() -> "fairslice[" + application + "]: " + which + " dispatch (to " + to + ") of a request fairslice"
-                + " did not admit " + why + " (docs/configuration.md)");
+        LOG.info(() -> ApplicationNames.logPrefix(application) + which + " dispatch (to " + to + ") of a request"
+                + " fairslice did not admit " + why + " (docs/configuration.md)");
     }
 
     @Override
@@ -797,8 +799,8 @@ public final class FairsliceFilter implements Filter {
         if (scheduler != null) {
             int refused = scheduler.close();
             if (refused > 0) { // the rejections meter goes with the application's meters, next
-                LOG.warning(() -> "fairslice[" + application + "]: stopped with " + refused + " request(s) waiting"
-                        + " for admission; each is answered 503 with Retry-After");
+                LOG.warning(() -> ApplicationNames.logPrefix(application) + "stopped with " + refused + " request(s)"
+                        + " waiting for admission; each is answered 503 with Retry-After");
             }
         }
         if (metrics != null) {

@@ -3,6 +3,7 @@ package io.fairslice.spring;
 import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.ConfigSources;
+import io.fairslice.middleware.internal.ApplicationNames;
 import jakarta.servlet.FilterRegistration;
 import jakarta.servlet.ServletContext;
 import java.util.ArrayList;
@@ -68,7 +69,9 @@ public class FairsliceWarAutoConfiguration {
                         System.getProperties()));
         handed.forEach(context::setInitParameter);
         if (!handed.isEmpty() || !kept.isEmpty()) {
-            LOG.info(() -> "fairslice[" + context.getContextPath() + "]: the application's properties "
+            // ROOT's context path is "": named "/", as the filter and the meters name it
+            String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+            LOG.info(() -> ApplicationNames.logPrefix(path) + "the application's properties "
                     + handed.keySet() + " handed to the filter as context parameters"
                     + (kept.isEmpty() ? "" : "; " + kept + " left to the context's own parameters of those names,"
                     + " which win"));

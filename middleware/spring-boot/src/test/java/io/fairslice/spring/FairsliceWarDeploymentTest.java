@@ -52,6 +52,8 @@ class FairsliceWarDeploymentTest {
 
     /** The filter's logger; held here, so that the handlers the tests add stay on it. */
     private static final Logger FILTER_LOG = Logger.getLogger(FairsliceFilter.class.getName());
+    /** The hand-over's logger, held likewise. */
+    private static final Logger WAR_LOG = Logger.getLogger(FairsliceWarAutoConfiguration.class.getName());
 
     @TempDir
     Path dir;
@@ -62,6 +64,8 @@ class FairsliceWarDeploymentTest {
     /** What the application's initializer threw, as Tomcat got it. */
     private final List<Throwable> failures = new ArrayList<>();
     private Context context;
+    /** Where {@link #deploy} deploys the WAR; ROOT is "". */
+    private String contextPath = "/shop";
 
     @AfterEach
     void stop() throws Exception {
@@ -120,6 +124,21 @@ class FairsliceWarDeploymentTest {
                 .noneMatch(line -> line.contains("application.properties"));
     }
 
+    /** The hand-over's line names ROOT "/", as the filter's lines and the meters do: it read "fairslice[]:". */
+    @Test
+    void shouldNameTheRootApplicationSlashInTheHandOversLine() throws Exception {
+        contextPath = "";
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Handler handler = logTo(WAR_LOG, lines);
+        try {
+            deploy(Map.of(), true, "fairslice.policy=observe");
+        } finally {
+            WAR_LOG.removeHandler(handler);
+        }
+
+        assertThat(lines).anyMatch(line -> line.startsWith("fairslice[/]: the application's properties"));
+    }
+
     /** A typo in the WAR's application.properties stops the deployment naming the key, the rule and the file. */
     @Test
     void shouldStopTheDeploymentOnABadSettingInTheWarsPropertiesNamingItAndItsFile() throws Exception {
@@ -163,7 +182,7 @@ class FairsliceWarDeploymentTest {
         tomcat.setBaseDir(base.toString());
         tomcat.setPort(0);
         tomcat.getConnector().setProperty("address", "127.0.0.1");
-        context = tomcat.addContext("/shop", docBase.toString());
+        context = tomcat.addContext(contextPath, docBase.toString());
         parameters.forEach(context::addParameter);
         context.getServletContext().setAttribute(FairsliceFilter.METER_REGISTRY_ATTRIBUTE, registry);
         ServletContainerInitializer application = (classes, servletContext) -> {

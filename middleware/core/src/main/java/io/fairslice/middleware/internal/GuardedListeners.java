@@ -181,12 +181,12 @@ public final class GuardedListeners implements AutoCloseable {
                 throw e;
             }
             if (works) {
-                LOG.info(() -> "fairslice[" + application + "]: request listener '" + l.name() + "' started ("
+                LOG.info(() -> ApplicationNames.logPrefix(application) + "request listener '" + l.name() + "' started ("
                         + l.getClass().getName() + ")");
             } else if (!g.disabled[i]) {
                 g.disabled[i] = true; // not a failure: nothing to count, nothing to call
-                LOG.info(() -> "fairslice[" + application + "]: request listener '" + l.name() + "' is off (its"
-                        + " settings, or it cannot work here)");
+                LOG.info(() -> ApplicationNames.logPrefix(application) + "request listener '" + l.name() + "' is off"
+                        + " (its settings, or it cannot work here)");
             }
         }
         return g;
@@ -241,7 +241,7 @@ public final class GuardedListeners implements AutoCloseable {
         if (!disabled[i]) {
             disabled[i] = true;
             failures[i].incrementAndGet();
-            LOG.log(Level.WARNING, "fairslice[" + application + "]: request listener '" + listeners[i].name()
+            LOG.log(Level.WARNING, ApplicationNames.logPrefix(application) + "request listener '" + listeners[i].name()
                     + "' threw in " + where + " and is disabled from now on", e);
         }
     }
@@ -263,7 +263,7 @@ public final class GuardedListeners implements AutoCloseable {
             try {
                 l.stop(); // also after a failed start: it may have started part of what it holds
             } catch (Throwable e) { // whatever it is, the others are stopped and the counters removed
-                LOG.log(Level.WARNING, "fairslice[" + application + "]: request listener '" + l.name()
+                LOG.log(Level.WARNING, ApplicationNames.logPrefix(application) + "request listener '" + l.name()
                         + "' failed to stop", e);
                 if (e instanceof VirtualMachineError jvm && fatal == null) {
                     fatal = jvm;

@@ -8,6 +8,7 @@ import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.classify.RouteTable;
 import io.fairslice.middleware.config.ConfigKeys;
 import io.fairslice.middleware.config.Durations;
+import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
@@ -67,8 +68,8 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     public ObjectName register() throws JMException {
         String exposure = remoteExposure(System.getProperties());
         if (exposure != null) {
-            LOG.warning(() -> "fairslice[" + application + "]: the JMX control can change scheduling and is " + exposure
-                    + " (docs/reliability.md)");
+            LOG.warning(() -> ApplicationNames.logPrefix(application) + "the JMX control can change scheduling and is "
+                    + exposure + " (docs/reliability.md)");
         }
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName n = nameOf(application);
@@ -222,17 +223,18 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
             }
             next = before.with(changes);
         } catch (FairsliceConfigException e) {
-            LOG.warning(() -> "fairslice[" + application + "]: JMX change refused, nothing changed: " + e.getMessage());
+            LOG.warning(() -> ApplicationNames.logPrefix(application) + "JMX change refused, nothing changed: "
+                    + e.getMessage());
             throw e;
         }
         scheduler.reconfigure(next);
         StringJoiner what = new StringJoiner(", ");
         changes.forEach((k, v) -> what.add(k + " " + before.source().getOrDefault(k, "(default)") + " -> " + v));
-        LOG.info(() -> "fairslice[" + application + "]: configuration changed through JMX: " + what);
+        LOG.info(() -> ApplicationNames.logPrefix(application) + "configuration changed through JMX: " + what);
         try {
             changed.accept(before, next);
         } catch (RuntimeException e) { // the change is in force: a failure to say more must not report it refused
-            LOG.log(Level.WARNING, "fairslice[" + application + "]: the change's warnings failed", e);
+            LOG.log(Level.WARNING, ApplicationNames.logPrefix(application) + "the change's warnings failed", e);
         }
     }
 
@@ -297,7 +299,8 @@ public final class FairsliceControl implements FairsliceControlMBean, AutoClosea
     }
 
     private void refuse(FairsliceConfigException e) {
-        LOG.warning(() -> "fairslice[" + application + "]: JMX change refused, nothing changed: " + e.getMessage());
+        LOG.warning(() -> ApplicationNames.logPrefix(application) + "JMX change refused, nothing changed: "
+                + e.getMessage());
         throw new IllegalArgumentException(e.getMessage());
     }
 

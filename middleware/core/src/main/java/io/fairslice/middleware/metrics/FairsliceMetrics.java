@@ -6,6 +6,7 @@ import io.fairslice.middleware.Policy;
 import io.fairslice.middleware.classify.RequestClassifier;
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.classify.RouteTable;
+import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
@@ -242,8 +243,8 @@ public final class FairsliceMetrics implements AutoCloseable {
                     // a strict registry refused one (a meter of that name with other tags, registered since the
                     // start): the request goes on without page meters, and the page does not ask again; the page is
                     // a client's path, decoded: a %0A in it would start a forged log line
-                    LOG.log(Level.WARNING, "fairslice[" + applicationName + "]: the meter registry refused the meters"
-                            + " of page " + RouteTable.printable(route.page()) + " in class " + cls
+                    LOG.log(Level.WARNING, ApplicationNames.logPrefix(applicationName) + "the meter registry refused"
+                            + " the meters of page " + RouteTable.printable(route.page()) + " in class " + cls
                             + "; its requests go uncounted by page",
                             e);
                     fresh = REFUSED;
