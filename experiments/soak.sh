@@ -7,8 +7,8 @@
 #   experiments/soak.sh                      # 30 minutes, sample every 10 s, output under results/soak-<time>/
 #   experiments/soak.sh --minutes 2 --sample 5 --out docs/measurements/soak-trial
 #
-# Options: --minutes M (30), --sample S seconds (10), --out DIR, --policy P (share), --light R, --heavy R,
-# --scan R (requests/s of /light, /heavy and never-repeating scanner URLs: 300, 60, 20), --heap-gb N (1),
+# Options: --minutes M (30; at most a year), --sample S seconds (10), --out DIR, --policy P (share), --light R,
+# --heavy R, --scan R (requests/s of /light, /heavy and never-repeating scanner URLs: 300, 60, 20), --heap-gb N (1),
 # --pin (server on CPU 1, load on CPU 0 with taskset). Extra server options after --: passed to ./fairslice serve.
 set -euo pipefail
 
@@ -31,18 +31,21 @@ while [[ $# -gt 0 ]]; do
     *) echo "soak: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[[ "$minutes" =~ ^[0-9]+$ && "$minutes" -ge 1 ]] || { echo "soak: --minutes must be a whole number >= 1" >&2; exit 2; }
-[[ "$sample" =~ ^[0-9]+$ && "$sample" -ge 1 ]] || { echo "soak: --sample must be a whole number >= 1" >&2; exit 2; }
 [[ "$heap_gb" =~ ^[0-9]+$ && "$heap_gb" -ge 1 ]] || { echo "soak: --heap-gb must be a whole number >= 1" >&2; exit 2; }
-out="${out:-$root/results/soak-$(date -u +%Y%m%dT%H%M%SZ)}"
-mkdir -p "$out"
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+# The load's options are checked by the load's own rules before anything starts or is written: a bad rate was refused
+# only once the server ran (and bash read --minutes 010 as 8 minutes, and a huge one wrapped around)
+soak_load=("$java" -Xmx512m "$root/experiments/soak/SoakLoad.java")
+load_args=(--minutes "$minutes" --sample "$sample" --light "$light" --heavy "$heavy" --scan "$scan")
+"${soak_load[@]}" --check "${load_args[@]}" || exit 2
 
 server_pin=() load_pin=()
 if [[ "$pin" == true ]]; then
   command -v taskset >/dev/null || { echo "soak: --pin needs taskset (util-linux)" >&2; exit 2; }
   server_pin=(taskset -c 1) load_pin=(taskset -c 0)
 fi
+out="${out:-$root/results/soak-$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$out"
 
 # Small class caps and queues so that the overload ends in 503s rather than ever-growing queues: the soak is about
 # what the middleware keeps (memory, threads, series) while it sheds. The `ops` class for /metrics dates from when the
@@ -80,6 +83,5 @@ done
 [[ -n "$port" ]] || { echo "soak: the server did not start within 5 minutes; see $out/server.log" >&2; exit 1; }
 echo "soak: server pid $server on port $port"
 
-${load_pin[@]+"${load_pin[@]}"} "$java" -Xmx512m "$root/experiments/soak/SoakLoad.java" --url "http://127.0.0.1:$port" \
-  --pid "$server" --seconds $(( minutes * 60 )) --sample "$sample" --csv "$out/soak.csv" \
-  --light "$light" --heavy "$heavy" --scan "$scan" | tee "$out/summary.txt"
+${load_pin[@]+"${load_pin[@]}"} "${soak_load[@]}" --url "http://127.0.0.1:$port" --pid "$server" \
+  --csv "$out/soak.csv" "${load_args[@]}" | tee "$out/summary.txt"

@@ -8,12 +8,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -35,10 +39,16 @@ public final class SoakLoad {
                    double scan, int maxOutstanding) {
     }
 
-    /** The options and their defaults; any other is refused. */
+    /** The options and their defaults; any other is refused but {@code --minutes}, which replaces --seconds. */
     private static final Map<String, String> DEFAULTS = Map.of("--url", "http://127.0.0.1:8080", "--pid", "0",
             "--seconds", "1800", "--sample", "10", "--csv", "soak.csv", "--light", "300", "--heavy", "60", "--scan",
             "20", "--max-outstanding", "3000");
+    /**
+     * The longest run and sample period, in seconds: a year, far beyond any soak (hours) and far below where the run's
+     * end in nanoseconds ({@code start + toNanos(seconds)}) overflows a long, which it did unchecked: {@code --seconds
+     * 1000000000000} ended at once, after one sample, and reported a run of that many seconds.
+     */
+    private static final long MAX_SECONDS = TimeUnit.DAYS.toSeconds(365);
     /**
      * Numbers as io.fairslice.experiments.server.Numbers reads the experiments' others (this file runs alone in the
      * source launcher, without the module): ASCII digits, an optional sign and, in a decimal, one point.
@@ -47,30 +57,41 @@ public final class SoakLoad {
     private static final Pattern WHOLE = Pattern.compile("[-+]?[0-9]+");
     private static final Pattern DECIMAL = Pattern.compile("[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
 
+    /**
+     * Runs the load, or with {@code --check} first only reads the options: soak.sh asks so before it starts the server
+     * (a bad rate stopped the load only once the server ran).
+     */
     public static void main(String[] args) throws Exception {
+        boolean check = args.length > 0 && args[0].equals("--check");
         Options o;
         try {
-            o = options(args);
+            o = options(check ? Arrays.copyOfRange(args, 1, args.length) : args);
         } catch (IllegalArgumentException e) {
             System.err.println("soak: " + e.getMessage());
             System.exit(2);
             return;
         }
-        new SoakLoad(o).run();
+        if (!check) {
+            new SoakLoad(o).run();
+        }
     }
 
     /** Reads the options; a bad one is an IllegalArgumentException naming it and the value. */
     static Options options(String[] args) {
         Map<String, String> a = new TreeMap<>(DEFAULTS);
+        Set<String> names = new TreeSet<>(DEFAULTS.keySet());
+        names.add("--minutes");
+        Set<String> given = new HashSet<>();
         for (int i = 0; i < args.length; i += 2) {
-            if (!DEFAULTS.containsKey(args[i])) {
+            if (!names.contains(args[i])) {
                 throw new IllegalArgumentException("unknown option '" + args[i] + "' (the options: "
-                        + String.join(", ", a.keySet()) + ")");
+                        + String.join(", ", names) + ")");
             }
             if (i + 1 == args.length) {
                 throw new IllegalArgumentException(args[i] + " needs a value");
             }
             a.put(args[i], args[i + 1]);
+            given.add(args[i]);
         }
         double light = rate(a, "--light");
         double heavy = rate(a, "--heavy");
@@ -78,12 +99,28 @@ public final class SoakLoad {
         if (light + heavy + scan <= 0) {
             throw new IllegalArgumentException("--light, --heavy and --scan are all 0: no request would be sent");
         }
-        return new Options(a.get("--url"), whole(a, "--pid", 0, Long.MAX_VALUE), whole(a, "--seconds", 1,
-                Long.MAX_VALUE), whole(a, "--sample", 1, Long.MAX_VALUE), Path.of(a.get("--csv")), light, heavy, scan,
+        if (given.contains("--minutes") && given.contains("--seconds")) {
+            throw new IllegalArgumentException("--minutes and --seconds both given: give one");
+        }
+        long seconds = given.contains("--minutes")
+                ? TimeUnit.MINUTES.toSeconds(period(a, "--minutes", TimeUnit.MINUTES))
+                : period(a, "--seconds", TimeUnit.SECONDS);
+        return new Options(a.get("--url"), whole(a, "--pid", 0, Long.MAX_VALUE), seconds,
+                period(a, "--sample", TimeUnit.SECONDS), Path.of(a.get("--csv")), light, heavy, scan,
                 (int) whole(a, "--max-outstanding", 1, Integer.MAX_VALUE));
     }
 
+    /** A run's length or sample period in {@code unit}: 1 up to {@link #MAX_SECONDS}. */
+    private static long period(Map<String, String> a, String option, TimeUnit unit) {
+        long max = unit.convert(MAX_SECONDS, TimeUnit.SECONDS);
+        return whole(a, option, 1, max, "1.." + max + " (" + TimeUnit.SECONDS.toDays(MAX_SECONDS) + " days)");
+    }
+
     private static long whole(Map<String, String> a, String option, long min, long max) {
+        return whole(a, option, min, max, max == Long.MAX_VALUE ? ">= " + min : min + ".." + max);
+    }
+
+    private static long whole(Map<String, String> a, String option, long min, long max, String range) {
         String value = a.get(option);
         if (WHOLE.matcher(value).matches()) {
             try {
@@ -95,8 +132,7 @@ public final class SoakLoad {
                 // beyond a long: refused below
             }
         }
-        throw new IllegalArgumentException(option + " must be a whole number "
-                + (max == Long.MAX_VALUE ? ">= " + min : min + ".." + max) + ", got '" + value + "'");
+        throw new IllegalArgumentException(option + " must be a whole number " + range + ", got '" + value + "'");
     }
 
     /** Requests per second: a decimal, 0 or more. */

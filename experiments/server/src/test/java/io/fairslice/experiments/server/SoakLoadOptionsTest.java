@@ -31,9 +31,12 @@ class SoakLoadOptionsTest {
     }
 
     private Result run(String... options) throws IOException, InterruptedException {
-        List<String> command = Stream.concat(Stream.of(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--url",
+        return runCommand(Stream.concat(Stream.of(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--url",
                 "http://127.0.0.1:" + ClosedLoopLoadTest.closedPort(), "--seconds", "1", "--sample", "1", "--csv",
-                dir.resolve("soak.csv").toString()), Stream.of(options)).toList();
+                dir.resolve("soak.csv").toString()), Stream.of(options)).toArray(String[]::new));
+    }
+
+    private Result runCommand(String... command) throws IOException, InterruptedException {
         Path stdout = dir.resolve("stdout.txt");
         Path stderr = dir.resolve("stderr.txt");
         Process process = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile())
@@ -41,7 +44,7 @@ class SoakLoadOptionsTest {
         process.getOutputStream().close();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor(); // a value taken for 0 or NaN: the load never reaches its end
-            throw new AssertionError("SoakLoad " + List.of(options) + " did not finish within 60 s");
+            throw new AssertionError(List.of(command) + " did not finish within 60 s");
         }
         return new Result(process.exitValue(), Files.readString(stdout), Files.readString(stderr));
     }
@@ -49,22 +52,39 @@ class SoakLoadOptionsTest {
     /**
      * Double.parseDouble read {@code --light 1d} as 1 and {@code --scan NaN} as a rate (the load never ended); 0
      * outstanding sent nothing; an unknown option was left out unnoticed; a refusal was a NumberFormatException's stack
-     * trace naming no option.
+     * trace naming no option. {@code --seconds 1000000000000} overflowed the run's end in nanoseconds: the load ended
+     * at once and reported a run of that many seconds (exit 0).
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
         "--light|1d|--light must be a rate (requests/s) such as 300 or 12.5, got '1d'",
         "--scan|NaN|--scan must be a rate (requests/s) such as 300 or 12.5, got 'NaN'",
-        "--seconds|1e3|--seconds must be a whole number >= 1, got '1e3'",
+        "--seconds|1e3|--seconds must be a whole number 1..31536000 (365 days), got '1e3'",
         "--max-outstanding|0|--max-outstanding must be a whole number 1..2147483647, got '0'",
-        "--ligth|5|unknown option '--ligth' (the options: --csv, --heavy, --light, --max-outstanding, --pid, --sample,"
-                + " --scan, --seconds, --url)"})
+        "--seconds|1000000000000|--seconds must be a whole number 1..31536000 (365 days), got '1000000000000'",
+        "--sample|1000000000000|--sample must be a whole number 1..31536000 (365 days), got '1000000000000'",
+        "--minutes|1|--minutes and --seconds both given: give one",
+        "--ligth|5|unknown option '--ligth' (the options: --csv, --heavy, --light, --max-outstanding, --minutes, --pid,"
+                + " --sample, --scan, --seconds, --url)"})
     void shouldRefuseABadOptionNamingIt(String option, String value, String message) throws Exception {
         Result result = run(option, value);
 
         assertThat(result.stderr()).isEqualTo("soak: " + message + "\n");
         assertThat(result.exitCode()).isEqualTo(2);
         assertThat(result.stdout()).isEmpty();
+    }
+
+    /** {@code --check} first: the options read, nothing run (soak.sh asks so before it starts the server). */
+    @Test
+    void shouldOnlyReadTheOptionsWhenAskedToCheck() throws Exception {
+        Result good = runCommand(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--check", "--minutes", "2",
+                "--light", "12.5", "--csv", dir.resolve("soak.csv").toString());
+        Result bad = runCommand(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--check", "--minutes", "525601");
+
+        assertThat(good).isEqualTo(new Result(0, "", ""));
+        assertThat(dir.resolve("soak.csv")).doesNotExist();
+        assertThat(bad).isEqualTo(new Result(2, "",
+                "soak: --minutes must be a whole number 1..525600 (365 days), got '525601'\n"));
     }
 
     @Test

@@ -1,0 +1,86 @@
+package io.fairslice.experiments.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * experiments/soak.sh checks the load's options before it starts anything. Run from a copy of the checkout's soak
+ * files whose {@code ./fairslice} is a stand-in that only notes that it was started and exits: no real server.
+ */
+class SoakScriptTest {
+
+    private static final Path EXPERIMENTS = Path.of(System.getProperty("user.dir")).resolve("..").normalize();
+    private static final String JAVA_HOME = System.getProperty("java.home");
+
+    @TempDir
+    Path root;
+
+    record Result(int exitCode, String stdout, String stderr) {
+    }
+
+    @BeforeEach
+    void copyTheSoakFiles() throws IOException {
+        Files.createDirectories(root.resolve("experiments/soak"));
+        Files.copy(EXPERIMENTS.resolve("soak.sh"), root.resolve("experiments/soak.sh"));
+        Files.copy(EXPERIMENTS.resolve("soak/SoakLoad.java"), root.resolve("experiments/soak/SoakLoad.java"));
+        Path launcher = root.resolve("fairslice");
+        Files.writeString(launcher, "#!/usr/bin/env bash\necho \"$*\" >> '" + root.resolve("started")
+                + "'\nexit 1\n");
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private Result run(String... options) throws IOException, InterruptedException {
+        List<String> command = Stream.concat(Stream.of("bash", root.resolve("experiments/soak.sh").toString(),
+                "--out", root.resolve("out").toString()), Stream.of(options)).toList();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(root.resolve("stdout.txt").toFile())
+                .redirectError(root.resolve("stderr.txt").toFile());
+        builder.environment().put("JAVA_HOME", JAVA_HOME);
+        Process process = builder.start();
+        process.getOutputStream().close();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError("soak.sh " + List.of(options) + " did not finish within 60 s");
+        }
+        return new Result(process.exitValue(), Files.readString(root.resolve("stdout.txt")),
+                Files.readString(root.resolve("stderr.txt")));
+    }
+
+    /**
+     * A bad rate, period or length is refused by the load's own rules before the server starts or the output folder
+     * is made: the rates were checked only by the load, once the server ran, and bash read --minutes 010 as 8.
+     */
+    @Test
+    void shouldRefuseABadLoadOptionBeforeStartingTheServer() throws Exception {
+        for (List<String> bad : List.of(List.of("--light", "1d"), List.of("--minutes", "525601"),
+                List.of("--sample", "0"))) {
+            Result result = run(bad.toArray(String[]::new));
+
+            assertThat(result.exitCode()).as("%s: %s", bad, result.stderr()).isEqualTo(2);
+            assertThat(result.stderr()).as("%s", bad).startsWith("soak: " + bad.get(0) + " must be ")
+                    .endsWith(", got '" + bad.get(1) + "'\n").hasLineCount(1);
+            assertThat(root.resolve("started")).as("%s: the server started", bad).doesNotExist();
+            assertThat(root.resolve("out")).as("%s", bad).doesNotExist();
+        }
+    }
+
+    /** The stand-in notes a start: with good options the script gets that far (and says the server exited). */
+    @Test
+    void shouldStartTheServerWhenTheOptionsAreGood() throws Exception {
+        Result result = run("--minutes", "010", "--light", "12.5");
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(1);
+        assertThat(result.stderr()).startsWith("soak: the server exited; see ");
+        assertThat(root.resolve("started")).exists();
+        assertThat(result.stdout()).startsWith("soak: 010 min, sample every 10 s, policy share, light 12.5/s");
+    }
+}
