@@ -50,12 +50,14 @@ public final class SoakLoad {
      */
     private static final long MAX_SECONDS = TimeUnit.DAYS.toSeconds(365);
     /**
-     * Numbers as io.fairslice.experiments.server.Numbers reads the experiments' others (this file runs alone in the
-     * source launcher, without the module): ASCII digits, an optional sign and, in a decimal, one point.
-     * Double.parseDouble took {@code 1d}, {@code 0x1p3} and {@code NaN}, and Long.parseLong non-ASCII digits.
+     * Numbers as io.fairslice.experiments.server.Numbers reads the experiments' others, and the middleware its
+     * configuration (this file runs alone in the source launcher, without the modules): ASCII digits, an optional
+     * sign and, in a decimal, a point and an exponent ({@code 12.5}, {@code 5e-2}), finite. Double.parseDouble took
+     * {@code 1d}, {@code 0x1p3} and {@code NaN}, and Long.parseLong non-ASCII digits.
      */
     private static final Pattern WHOLE = Pattern.compile("[-+]?[0-9]+");
-    private static final Pattern DECIMAL = Pattern.compile("[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
+    private static final Pattern DECIMAL =
+            Pattern.compile("[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?");
 
     /**
      * Runs the load, or with {@code --check} first only reads the options: soak.sh asks so before it starts the server
@@ -135,14 +137,15 @@ public final class SoakLoad {
         throw new IllegalArgumentException(option + " must be a whole number " + range + ", got '" + value + "'");
     }
 
-    /** Requests per second: a decimal, 0 or more. */
+    /** Requests per second: a decimal, 0 or more and finite (400 digits were read as Infinity: a flood). */
     private static double rate(Map<String, String> a, String option) {
         String value = a.get(option);
-        if (!DECIMAL.matcher(value).matches() || Double.parseDouble(value) < 0) {
+        double rate = DECIMAL.matcher(value).matches() ? Double.parseDouble(value) : Double.NaN;
+        if (!(rate >= 0 && rate < Double.POSITIVE_INFINITY)) {
             throw new IllegalArgumentException(option + " must be a rate (requests/s) such as 300 or 12.5, got '"
                     + value + "'");
         }
-        return Double.parseDouble(value);
+        return rate;
     }
 
     private final Options o;

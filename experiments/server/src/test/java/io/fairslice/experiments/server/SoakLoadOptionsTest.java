@@ -78,13 +78,24 @@ class SoakLoadOptionsTest {
     @Test
     void shouldOnlyReadTheOptionsWhenAskedToCheck() throws Exception {
         Result good = runCommand(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--check", "--minutes", "2",
-                "--light", "12.5", "--csv", dir.resolve("soak.csv").toString());
+                "--light", "12.5", "--heavy", "5e-1", "--scan", "2E1", "--csv", dir.resolve("soak.csv").toString());
         Result bad = runCommand(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--check", "--minutes", "525601");
 
         assertThat(good).isEqualTo(new Result(0, "", ""));
         assertThat(dir.resolve("soak.csv")).doesNotExist();
         assertThat(bad).isEqualTo(new Result(2, "",
                 "soak: --minutes must be a whole number 1..525600 (365 days), got '525601'\n"));
+    }
+
+    /** A rate beyond a double was read as Infinity: every arrival at once, a flood of requests until the end. */
+    @Test
+    void shouldRefuseARateBeyondADouble() throws Exception {
+        String beyond = "1" + "0".repeat(400);
+
+        Result result = run("--light", beyond);
+
+        assertThat(result).isEqualTo(new Result(2, "", "soak: --light must be a rate (requests/s) such as 300 or 12.5,"
+                + " got '" + beyond + "'\n"));
     }
 
     @Test

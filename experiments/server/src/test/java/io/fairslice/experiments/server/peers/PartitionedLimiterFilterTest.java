@@ -116,6 +116,16 @@ class PartitionedLimiterFilterTest {
                 .hasMessage("fairslice.peer.netflix.max-limit must be a whole number, got 'lots'");
     }
 
+    /** A share with an exponent, as the middleware takes a decimal (adaptive.alpha=5e-2): it was refused here. */
+    @Test
+    void shouldReadAShareWithAnExponentAsTheMiddlewareDoes() {
+        PeerSettings s = PeerSettings.from(Map.of("fairslice.peer.netflix.light-share", "8e-1",
+                "fairslice.peer.netflix.heavy-share", "2E-1")::get);
+
+        assertThat(s.lightShare()).isEqualTo(0.8);
+        assertThat(s.heavyShare()).isEqualTo(0.2);
+    }
+
     /** Java's literal forms were read as numbers: light-share=0.5d ran as 0.5, heavy-share=0x1p-3 as 0.125. */
     @Test
     void shouldRefuseJavaLiteralFormsOfANumberNamingTheSettingAndTheValue() {
