@@ -27,7 +27,8 @@ public final class StudyMain {
             usage: ./fairslice study [--quick | --full] [--config FILE] [--out DIR] [--plan]
                    ./fairslice study --report DIR
                    ./fairslice study --resume DIR
-              --quick               the default (planned 6m42s; 8-13 minutes) none and share, H = 0 and 40, default, rr-100ms
+              --quick               the default (planned 6m42s; 8-13 minutes): none and share, H = 0 and 40,
+                                    under the default scheduler and rr-100ms
               --full                every middleware under every scheduler where it applies (17 configurations),
                                     H = 0,10,20,30,40, 3 repetitions (planned 3h26m; about 4 hours)
               --config FILE         properties overriding the preset's settings; keys:
