@@ -177,13 +177,15 @@ final class Parameters {
         } catch (URISyntaxException e) {
             uri = null;
         }
+        // the authority split once, for the host and the port: after any user info, the port after the last colon
+        String hostPort = uri == null || uri.getRawAuthority() == null ? ""
+                : uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1);
+        int colon = hostPort.lastIndexOf(':');
         if (uri == null || uri.getScheme() == null || !(uri.getScheme().equalsIgnoreCase("http")
-                || uri.getScheme().equalsIgnoreCase("https")) || host(uri).isEmpty()) {
+                || uri.getScheme().equalsIgnoreCase("https")) || host(uri, hostPort, colon).isEmpty()) {
             throw new ParameterException(name, "must be an absolute http:// or https:// URL with a host, such as "
                     + "http://127.0.0.1:8080 or http://your-host:8080/shop, got '" + value + "'");
         }
-        String hostPort = uri.getRawAuthority().substring(uri.getRawAuthority().lastIndexOf('@') + 1);
-        int colon = hostPort.lastIndexOf(':');
         if (colon > hostPort.lastIndexOf(']') && hostPort.substring(0, colon).contains(":")
                 && !hostPort.startsWith("[")) {
             // java.net.URI takes host:8080:9090 as a registry authority; Gatling could not parse it and every request
@@ -208,18 +210,15 @@ final class Parameters {
         return url;
     }
 
-    /** The URL's host, or "" when it has none (also read from the authority: a host_name is no host to URI). */
-    private static String host(URI uri) {
+    /**
+     * The URL's host, or "" when it has none: URI's, else what its authority's {@code hostPort} has before its last
+     * colon, at {@code colon} (a host_name is no host to URI).
+     */
+    private static String host(URI uri, String hostPort, int colon) {
         if (uri.getHost() != null) {
             return uri.getHost();
         }
-        String authority = uri.getRawAuthority();
-        if (authority == null) {
-            return "";
-        }
-        String host = authority.substring(authority.lastIndexOf('@') + 1);
-        int port = host.lastIndexOf(':');
-        return port < 0 ? host : host.substring(0, port);
+        return colon < 0 ? hostPort : hostPort.substring(0, colon);
     }
 
     /** A comma-separated list of paths, each starting with a slash. */
