@@ -41,6 +41,8 @@ public final class Sampler {
     private volatile boolean running;
     /** Run on the sampler's thread once it has failed, after its warning; null: nothing to do. */
     private volatile Runnable whenFailed;
+    /** Set as the sampler fails, before {@link #whenFailed} is read: an action set after that runs at once. */
+    private volatile boolean failed;
 
     // published for gauges (NaN until two ticks have been seen)
     private volatile double[] effectiveSliceSeconds;
@@ -92,10 +94,14 @@ public final class Sampler {
 
     /**
      * What to do once the sampler has failed and stopped (after its warning, on its thread): the meter binder removes
-     * the system counters, which nothing reads any more. Set it before {@link #start}; one action, the last set.
+     * the system counters, which nothing reads any more. One action, the last set; set after the sampler failed, it
+     * runs at once, on the caller's thread (it may then run twice: it must not mind).
      */
     public void whenFailed(Runnable action) {
         whenFailed = action;
+        if (failed && action != null) {
+            runFailedAction(action);
+        }
     }
 
     /** Ends the thread and waits (bounded) for it. */
@@ -127,14 +133,24 @@ public final class Sampler {
             }
         } catch (RuntimeException | LinkageError e) { // the first tick's too: a sampler never ends unsaid
             publishStopped();
-            warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: " + e
-                    + "; its rate, pressure, load and cost gauges read NaN (no value) from now on, its system counters"
-                    + " (PSI stall, cgroup) are removed, and the per-class counters go on with the requests' own"
-                    + " readings only");
+            failed = true;
             Runnable action = whenFailed;
+            warnings.accept("fairslice kernel probe: the sampler failed and stopped, requests are unaffected: " + e
+                    + "; its rate, pressure, load and cost gauges read NaN (no value) from now on, "
+                    + (action == null ? "" : "its system counters (PSI stall, cgroup) are removed, ")
+                    + "and the per-class counters go on with the requests' own readings only");
             if (action != null) {
-                action.run();
+                runFailedAction(action);
             }
+        }
+    }
+
+    /** Runs {@link #whenFailed}'s action; one that throws is said, not thrown (the sampler has stopped already). */
+    private void runFailedAction(Runnable action) {
+        try {
+            action.run();
+        } catch (RuntimeException e) {
+            warnings.accept("fairslice kernel probe: removing the stopped sampler's system counters failed: " + e);
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -203,6 +204,39 @@ class SamplerTest {
         for (String counter : SYSTEM_COUNTERS) {
             assertThat(registry.find(counter).meters()).as(counter + ", which nothing reads any more").isEmpty();
         }
+    }
+
+    /**
+     * An action set after the sampler failed (a binder bound late) was never run, and the counters it removes stayed
+     * at their last readings: it runs at once. Without one, the warning does not claim the counters are removed.
+     */
+    @Test
+    void shouldRunAnActionSetAfterItFailedAtOnce() throws Exception {
+        Sampler sampler = sampler();
+        failOnItsThread(sampler, warnings);
+        AtomicInteger runs = new AtomicInteger();
+
+        sampler.whenFailed(runs::incrementAndGet);
+
+        assertThat(runs).hasValue(1);
+        assertThat(warnings).singleElement().asString().contains("the sampler failed and stopped")
+                .doesNotContain("system counters");
+    }
+
+    /** An action that throws is said in a warning: it escaped the sampler's thread as an uncaught exception. */
+    @Test
+    void shouldSayAFailedActionRatherThanThrowIt() throws Exception {
+        Sampler sampler = sampler();
+        sampler.whenFailed(() -> {
+            throw new IllegalStateException("registry gone");
+        });
+
+        failOnItsThread(sampler, warnings);
+
+        assertThat(warnings).hasSize(2);
+        assertThat(warnings.get(0)).contains("its system counters (PSI stall, cgroup) are removed");
+        assertThat(warnings.get(1)).contains("removing the stopped sampler's system counters failed")
+                .contains("registry gone");
     }
 
     @Test
