@@ -955,7 +955,11 @@ class LauncherTest {
      * the Java side would refuse it after (a mistyped --quick on a fresh clone built the project for minutes to be
      * told so; serve, install and probe built first until 2026-12-05). The options come from each usage text. So are
      * prometheus's, which has no Java side: `prometheus --metrics-path` alone scraped /metrics, and its refusals were
-     * "fairslice: prometheus: ... (./fairslice prometheus --help)", without the usage the other commands give.
+     * "fairslice: prometheus: ... (./fairslice prometheus --help)", without the usage the other commands give. An
+     * option given an empty or blank value (an unset shell variable: {@code --out "$DIR"}) passed the check, and the
+     * Java side refused it only after the build (study's "--out needs a value, got an empty one", serve's "--port must
+     * be a whole number, got ''"), or `serve --prometheus --port ''` said it needs a fixed port. In {@code args},
+     * {@code <empty>} stands for an empty argument and {@code <blank>} for a blank one.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
@@ -1001,11 +1005,31 @@ class LauncherTest {
         "probe --pid 1 --once --pid 2                                                 | --pid given twice, '1' and"
                 + " '2'",
         "prometheus --target 127.0.0.1:8080 --target 127.0.0.1:8081                   | --target given twice,"
-                + " '127.0.0.1:8080' and '127.0.0.1:8081'"})
+                + " '127.0.0.1:8080' and '127.0.0.1:8081'",
+        // an empty or blank value, except where the command's own check names it (below)
+        "study --out <empty> --plan                                    | --out needs a value, got ''",
+        "study --quick --config <blank>                                | --config needs a value, got ' '",
+        "study --report <empty>                                        | --report needs a value, got ''",
+        "study --resume <blank>                                        | --resume needs a value, got ' '",
+        "study --server-classpath <empty> --plan                       | --server-classpath needs a value, got ''",
+        "study --loadgen-classpath <empty>                             | --loadgen-classpath needs a value, got ''",
+        "study --server-jvm-option <empty>                             | --server-jvm-option needs a value, got ''",
+        "study --weaving-jvm-option -Xint --weaving-jvm-option <blank> | --weaving-jvm-option needs a value, got ' '",
+        "serve --port <empty>                                          | --port needs a value, got ''",
+        "serve --prometheus --port <empty>                             | --port needs a value, got ''",
+        "serve --address <blank> --port 8080                           | --address needs a value, got ' '",
+        "serve --max-threads <empty>                                   | --max-threads needs a value, got ''",
+        "serve --document-size <empty>                                 | --document-size needs a value, got ''",
+        "serve --policy <empty>                                        | --policy needs a value, got ''",
+        "serve --fairslice class.heavy.share=10 --fairslice <empty>    | --fairslice needs a value, got ''",
+        "probe --pid <empty> --once                                    | --pid needs a value, got ''",
+        "probe --pid 1 --interval <blank>                              | --interval needs a value, got ' '",
+        "probe --pid 1 --count <empty>                                 | --count needs a value, got ''",
+        "probe --pid 1 --top <empty>                                   | --top needs a value, got ''"})
     void shouldRefuseAnArgumentACommandDoesNotTakeBeforeBuilding(String args, String message, @TempDir Path dir)
             throws Exception {
         Sandbox sandbox = new Sandbox(dir);
-        String[] argv = args.split(" ");
+        String[] argv = withEmptyValues(args);
 
         Result result = sandbox.run(Map.of(), argv);
 
@@ -1013,6 +1037,36 @@ class LauncherTest {
         assertThat(result.stderr()).startsWith("fairslice " + argv[0] + ": " + message + "\nusage: ")
                 .contains("fairslice " + argv[0]);
         sandbox.assertNothingBuiltOrStarted();
+    }
+
+    /**
+     * The commands whose own checks say what an empty value should have been keep their words: install's Java side
+     * ("--metrics-ports needs at least one port such as 9404; got ''"), to which the launcher passes it on, and
+     * prometheus's check, which answers before anything is built or started.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "install --catalina-base <empty>                   | cannot list the sources",
+        "install --catalina-base d --metrics-ports <empty> | cannot list the sources",
+        "install --catalina-base d --weave <blank>         | cannot list the sources",
+        "prometheus --target <empty>                       | fairslice prometheus: --target must be HOST:PORT, got ''",
+        "prometheus --scrape-interval <blank>              | fairslice prometheus: --scrape-interval must be a"
+                + " Prometheus duration such as 5s, got ' '"})
+    void shouldLeaveAnEmptyValueToACommandThatNamesItItself(String args, String message, @TempDir Path dir)
+            throws Exception {
+        Sandbox sandbox = new Sandbox(dir);
+
+        Result result = sandbox.run(Map.of(), withEmptyValues(args));
+
+        // install goes past the launcher's check to the build, which in this sandbox has no sources to list
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(2);
+        assertThat(result.stderr()).contains(message).doesNotContain("needs a value, got").doesNotContain("usage:");
+    }
+
+    /** {@code args} split at blanks, with {@code <empty>} as an empty argument and {@code <blank>} as a blank one. */
+    private static String[] withEmptyValues(String args) {
+        return Stream.of(args.split(" ")).map(arg -> arg.replace("<empty>", "").replace("<blank>", " "))
+                .toArray(String[]::new);
     }
 
     /**
