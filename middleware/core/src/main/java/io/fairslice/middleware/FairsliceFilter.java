@@ -90,7 +90,7 @@ public final class FairsliceFilter implements Filter {
     @Override
     public void init(FilterConfig filterConfig) throws ServletException {
         ServletContext context = filterConfig.getServletContext();
-        String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+        String path = ApplicationNames.ofContextPath(context.getContextPath());
         FairsliceConfig config;
         List<RequestListener> found;
         ConfigSources.Merged merged = null;

@@ -26,8 +26,7 @@ public final class FairsliceInitializer implements ServletContainerInitializer {
     public void onStartup(Set<Class<?>> classes, ServletContext context) {
         ConfigSources.Named enabled = ConfigSources.systemPropertyOrContextParameter(
                 ConfigKeys.PREFIX + ConfigKeys.ENABLED, context::getInitParameter, System.getProperties());
-        // the ROOT application's context path is "": named "/", as the filter and the meters name it
-        String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+        String path = ApplicationNames.ofContextPath(context.getContextPath());
         if (enabled != null && ConfigKeys.turnsOff(enabled.value())) {
             LOG.info(() -> ApplicationNames.logPrefix(path) + "not registered (enabled=false, set " + enabled.origin()
                     + ")");

@@ -576,7 +576,7 @@ public class FairsliceAutoConfiguration {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             String name = PREFIX + ConfigKeys.ENABLED;
-            ConfigSources.Named system = ConfigSources.systemProperty(System.getProperties(), name);
+            ConfigSources.Named system = ConfigSources.systemProperty(name, System.getProperties());
             Setting setting = system != null ? new Setting(system.value(), "a system property")
                     : context.getEnvironment() instanceof ConfigurableEnvironment environment
                             ? setting(environment, name)

@@ -69,8 +69,7 @@ public class FairsliceWarAutoConfiguration {
                         System.getProperties()));
         handed.forEach(context::setInitParameter);
         if (!handed.isEmpty() || !kept.isEmpty()) {
-            // ROOT's context path is "": named "/", as the filter and the meters name it
-            String path = context.getContextPath().isEmpty() ? "/" : context.getContextPath();
+            String path = ApplicationNames.ofContextPath(context.getContextPath());
             LOG.info(() -> ApplicationNames.logPrefix(path) + "the application's properties "
                     + handed.keySet() + " handed to the filter as context parameters"
                     + (kept.isEmpty() ? "" : "; " + kept + " left to the context's own parameters of those names,"

@@ -51,7 +51,7 @@ public final class TomcatInitializer implements ServletContainerInitializer {
     @Override
     public void onStartup(Set<Class<?>> classes, ServletContext context) throws ServletException {
         String path = context.getContextPath();
-        String name = path.isEmpty() ? "/" : path;
+        String name = ApplicationNames.ofContextPath(path);
         if (TomcatLayout.METRICS_CONTEXT.equals(path)) {
             return;
         }

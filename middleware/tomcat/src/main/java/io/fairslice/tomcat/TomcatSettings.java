@@ -1,5 +1,6 @@
 package io.fairslice.tomcat;
 
+import io.fairslice.middleware.internal.ApplicationNames;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -110,6 +111,6 @@ public record TomcatSettings(List<String> apps) {
         if (TomcatLayout.METRICS_CONTEXT.equals(contextPath)) {
             return false;
         }
-        return apps.contains(ALL) || apps.contains(contextPath.isEmpty() ? "/" : contextPath);
+        return apps.contains(ALL) || apps.contains(ApplicationNames.ofContextPath(contextPath));
     }
 }

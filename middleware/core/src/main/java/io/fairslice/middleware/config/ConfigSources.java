@@ -217,7 +217,7 @@ public final class ConfigSources {
      * with its origin ({@code by system property -Dfairslice.enabled}); null otherwise. System properties are merged
      * last: where it is set, no other source's value of {@code name} counts.
      */
-    public static Named systemProperty(Properties system, String name) {
+    public static Named systemProperty(String name, Properties system) {
         String value = system.getProperty(name);
         return value == null || value.isBlank() ? null : new Named(value, SYSTEM_PROPERTY_ORIGIN + name);
     }
@@ -230,7 +230,7 @@ public final class ConfigSources {
      */
     public static Named systemPropertyOrContextParameter(String name, Function<String, String> contextParams,
                                                          Properties system) {
-        Named property = systemProperty(system, name);
+        Named property = systemProperty(name, system);
         if (property != null) {
             return property;
         }

@@ -42,6 +42,14 @@ public final class ApplicationNames {
     }
 
     /**
+     * The path an application is named by, in log lines, meters and settings: its context path as the Servlet API gives
+     * it, but {@code /} for ROOT, whose context path is {@code ""}.
+     */
+    public static String ofContextPath(String contextPath) {
+        return contextPath.isEmpty() ? "/" : contextPath;
+    }
+
+    /**
      * How a log line names its application, {@code fairslice[/shop]: } ({@code /} for ROOT, {@code /shop#2} for a
      * second one, as {@link #claim} named it), or {@code fairslice: } when it has none (null: a part made without one).
      */
