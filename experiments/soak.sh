@@ -8,8 +8,9 @@
 #   experiments/soak.sh --minutes 2 --sample 5 --out docs/measurements/soak-trial
 #
 # Options: --minutes M (30; at most a year), --sample S seconds (10), --out DIR, --policy P (share), --light R,
-# --heavy R, --scan R (requests/s of /light, /heavy and never-repeating scanner URLs: 300, 60, 20), --heap-gb N (1),
-# --pin (server on CPU 1, load on CPU 0 with taskset). Extra server options after --: passed to ./fairslice serve.
+# --heavy R, --scan R (requests/s of /light, /heavy and never-repeating scanner URLs: 300, 60, 20), --heap-gb N (1;
+# at most the machine's memory), --pin (server on CPU 1, load on CPU 0 with taskset). Extra server options after --:
+# passed to ./fairslice serve.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,11 +28,25 @@ while [[ $# -gt 0 ]]; do
     --heap-gb) heap_gb="$2"; shift 2 ;;
     --pin) pin=true; shift ;;
     --) shift; server_extra=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "soak: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-[[ "$heap_gb" =~ ^[0-9]+$ && "$heap_gb" -ge 1 ]] || { echo "soak: --heap-gb must be a whole number >= 1" >&2; exit 2; }
+# --heap-gb is read in base 10 and bounded by this machine's memory, before anything starts: bash read 010 as octal 8
+# in -Xmn's arithmetic (beside -Xms010g, 10 GB), stopped at 08 with its own error, and wrapped a huge number around;
+# a heap the machine cannot hold swaps or gets the server killed, and the soak measures nothing
+pages="$(getconf _PHYS_PAGES 2>/dev/null)" && page_size="$(getconf PAGESIZE 2>/dev/null)" \
+  && [[ "$pages" =~ ^[0-9]+$ && "$page_size" =~ ^[0-9]+$ ]] \
+  || { echo "soak: cannot tell this machine's memory (getconf _PHYS_PAGES, PAGESIZE), which bounds --heap-gb" >&2
+       exit 2; }
+memory_gb=$(( pages * page_size / 1024 ** 3 ))
+heap_digits="${heap_gb#"${heap_gb%%[!0]*}"}" # without leading zeros; compared by length first, so nothing wraps
+if ! [[ "$heap_gb" =~ ^[0-9]+$ ]] \
+  || (( ${#heap_digits} > ${#memory_gb} || 10#${heap_digits:-0} < 1 || 10#${heap_digits:-0} > memory_gb )); then
+  echo "soak: --heap-gb must be a whole number of GB from 1 to $memory_gb (this machine's memory), got '$heap_gb'" >&2
+  exit 2
+fi
+heap_gb=$(( 10#$heap_digits ))
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 # The load's options are checked by the load's own rules before anything starts or is written: a bad rate was refused
 # only once the server ran (and bash read --minutes 010 as 8 minutes, and a huge one wrapped around)

@@ -15,12 +15,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * experiments/soak.sh checks the load's options before it starts anything. Run from a copy of the checkout's soak
- * files whose {@code ./fairslice} is a stand-in that only notes that it was started and exits: no real server.
+ * files whose {@code ./fairslice} is a stand-in that only notes that it was started (and its JVM options) and exits:
+ * no real server. A stand-in {@code getconf} on the PATH gives the machine {@link #MEMORY_GB} GB of memory.
  */
 class SoakScriptTest {
 
     private static final Path EXPERIMENTS = Path.of(System.getProperty("user.dir")).resolve("..").normalize();
     private static final String JAVA_HOME = System.getProperty("java.home");
+    /** The memory the stand-in getconf reports, which bounds --heap-gb. */
+    private static final int MEMORY_GB = 16;
+    private static final int PAGE_SIZE = 4096;
 
     @TempDir
     Path root;
@@ -35,8 +39,13 @@ class SoakScriptTest {
         Files.copy(EXPERIMENTS.resolve("soak/SoakLoad.java"), root.resolve("experiments/soak/SoakLoad.java"));
         Path launcher = root.resolve("fairslice");
         Files.writeString(launcher, "#!/usr/bin/env bash\necho \"$*\" >> '" + root.resolve("started")
-                + "'\nexit 1\n");
+                + "'\necho \"$FAIRSLICE_JAVA_OPTS\" > '" + root.resolve("java-opts") + "'\nexit 1\n");
         Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path getconf = Files.createDirectories(root.resolve("bin")).resolve("getconf");
+        long pages = (long) MEMORY_GB * 1024 * 1024 * 1024 / PAGE_SIZE;
+        Files.writeString(getconf, "#!/usr/bin/env bash\ncase \"$1\" in\n  _PHYS_PAGES) echo " + pages
+                + " ;;\n  PAGESIZE) echo " + PAGE_SIZE + " ;;\n  *) exit 1 ;;\nesac\n");
+        Files.setPosixFilePermissions(getconf, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
     private Result run(String... options) throws IOException, InterruptedException {
@@ -45,6 +54,7 @@ class SoakScriptTest {
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(root.resolve("stdout.txt").toFile())
                 .redirectError(root.resolve("stderr.txt").toFile());
         builder.environment().put("JAVA_HOME", JAVA_HOME);
+        builder.environment().put("PATH", root.resolve("bin") + ":" + System.getenv("PATH"));
         Process process = builder.start();
         process.getOutputStream().close();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
@@ -82,5 +92,41 @@ class SoakScriptTest {
         assertThat(result.stderr()).startsWith("soak: the server exited; see ");
         assertThat(root.resolve("started")).exists();
         assertThat(result.stdout()).startsWith("soak: 010 min, sample every 10 s, policy share, light 12.5/s");
+    }
+
+    /**
+     * --heap-gb is read in base 10: bash read 010 as octal 8 in -Xmn's arithmetic (-Xms010g -Xmx010g -Xmn5461m) and
+     * refused 08 with its own error ("value too great for base").
+     */
+    @Test
+    void shouldReadTheHeapInBaseTen() throws Exception {
+        for (String heap : List.of("010", "08")) {
+            Result result = run("--heap-gb", heap);
+
+            int gb = Integer.parseInt(heap, 10);
+            assertThat(result.exitCode()).as("%s: %s", heap, result.stderr()).isEqualTo(1);
+            assertThat(Files.readString(root.resolve("java-opts"))).as(heap)
+                    .startsWith("-Xms" + gb + "g -Xmx" + gb + "g -Xmn" + gb * 1024 * 2 / 3 + "m ");
+            assertThat(result.stdout()).as(heap).contains(", heap " + gb + " GB;");
+        }
+    }
+
+    /**
+     * A heap beyond the machine's memory, or one so large that bash wrapped it around, is refused naming --heap-gb and
+     * the value before the server starts: both were started; 0, 1.5 and an empty value were refused without the value.
+     */
+    @Test
+    void shouldRefuseAHeapOutsideOneGbToTheMachinesMemory() throws Exception {
+        for (String heap : List.of(String.valueOf(MEMORY_GB + 1), "0", "99999999999999999999", "1.5", "")) {
+            Result result = run("--heap-gb", heap);
+
+            assertThat(result.exitCode()).as("%s: %s", heap, result.stderr()).isEqualTo(2);
+            assertThat(result.stderr()).as(heap).isEqualTo("soak: --heap-gb must be a whole number of GB from 1 to "
+                    + MEMORY_GB + " (this machine's memory), got '" + heap + "'\n");
+            assertThat(root.resolve("started")).as("%s: the server started", heap).doesNotExist();
+            assertThat(root.resolve("out")).as(heap).doesNotExist();
+        }
+        assertThat(run("--heap-gb", String.valueOf(MEMORY_GB)).exitCode()).as("the whole memory").isEqualTo(1);
+        assertThat(Files.readString(root.resolve("java-opts"))).startsWith("-Xms" + MEMORY_GB + "g ");
     }
 }
