@@ -14,24 +14,26 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-minutes=30 sample=10 out="" policy=share light=300 heavy=60 scan=20 heap_gb=1 pin=false
+pin=false
 server_extra=()
+# An option's value, refused when missing or given twice, as every entry point of the project refuses them: bash
+# stopped at "$2: unbound variable", and the later of two values was taken without a word
+declare -A given=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --minutes) minutes="$2"; shift 2 ;;
-    --sample) sample="$2"; shift 2 ;;
-    --out) out="$2"; shift 2 ;;
-    --policy) policy="$2"; shift 2 ;;
-    --light) light="$2"; shift 2 ;;
-    --heavy) heavy="$2"; shift 2 ;;
-    --scan) scan="$2"; shift 2 ;;
-    --heap-gb) heap_gb="$2"; shift 2 ;;
+    --minutes|--sample|--out|--policy|--light|--heavy|--scan|--heap-gb)
+      [[ $# -ge 2 ]] || { echo "soak: $1 needs a value (see --help)" >&2; exit 2; }
+      [[ -z "${given[$1]+set}" ]] || { echo "soak: $1 given twice, '${given[$1]}' and '$2'" >&2; exit 2; }
+      given[$1]="$2"; shift 2 ;;
     --pin) pin=true; shift ;;
     --) shift; server_extra=("$@"); break ;;
     -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "soak: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+minutes="${given[--minutes]-30}" sample="${given[--sample]-10}" out="${given[--out]-}"
+policy="${given[--policy]-share}" light="${given[--light]-300}" heavy="${given[--heavy]-60}"
+scan="${given[--scan]-20}" heap_gb="${given[--heap-gb]-1}"
 # --heap-gb is read in base 10 and bounded by this machine's memory, before anything starts: bash read 010 as octal 8
 # in -Xmn's arithmetic (beside -Xms010g, 10 GB), stopped at 08 with its own error, and wrapped a huge number around;
 # a heap the machine cannot hold swaps or gets the server killed, and the soak measures nothing

@@ -78,7 +78,10 @@ public final class SoakLoad {
         }
     }
 
-    /** Reads the options; a bad one is an IllegalArgumentException naming it and the value. */
+    /**
+     * Reads the options; a bad one is an IllegalArgumentException naming it and the value, one given twice naming it
+     * and both values.
+     */
     static Options options(String[] args) {
         Map<String, String> a = new TreeMap<>(DEFAULTS);
         Set<String> names = new TreeSet<>(DEFAULTS.keySet());
@@ -92,8 +95,12 @@ public final class SoakLoad {
             if (i + 1 == args.length) {
                 throw new IllegalArgumentException(args[i] + " needs a value");
             }
+            if (!given.add(args[i])) {
+                // the later value was taken without a word; every other entry point of the project refuses it
+                throw new IllegalArgumentException(args[i] + " given twice, '" + a.get(args[i]) + "' and '"
+                        + args[i + 1] + "'");
+            }
             a.put(args[i], args[i + 1]);
-            given.add(args[i]);
         }
         double light = rate(a, "--light");
         double heavy = rate(a, "--heavy");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -30,10 +31,17 @@ class SoakLoadOptionsTest {
     record Result(int exitCode, String stdout, String stderr) {
     }
 
+    /** The load with {@code options}, and a run and sample period of one second where they give none. */
     private Result run(String... options) throws IOException, InterruptedException {
-        return runCommand(Stream.concat(Stream.of(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--url",
-                "http://127.0.0.1:" + ClosedLoopLoadTest.closedPort(), "--seconds", "1", "--sample", "1", "--csv",
-                dir.resolve("soak.csv").toString()), Stream.of(options)).toArray(String[]::new));
+        List<String> command = new ArrayList<>(List.of(JAVA.toString(), "-Xmx64m", SOAK_LOAD.toString(), "--url",
+                "http://127.0.0.1:" + ClosedLoopLoadTest.closedPort(), "--csv", dir.resolve("soak.csv").toString()));
+        for (String period : List.of("--seconds", "--sample")) {
+            if (!List.of(options).contains(period)) {
+                command.addAll(List.of(period, "1"));
+            }
+        }
+        command.addAll(List.of(options));
+        return runCommand(command.toArray(String[]::new));
     }
 
     private Result runCommand(String... command) throws IOException, InterruptedException {
@@ -64,6 +72,7 @@ class SoakLoadOptionsTest {
         "--seconds|1000000000000|--seconds must be a whole number 1..31536000 (365 days), got '1000000000000'",
         "--sample|1000000000000|--sample must be a whole number 1..31536000 (365 days), got '1000000000000'",
         "--minutes|1|--minutes and --seconds both given: give one",
+
         "--ligth|5|unknown option '--ligth' (the options: --csv, --heavy, --light, --max-outstanding, --minutes, --pid,"
                 + " --sample, --scan, --seconds, --url)"})
     void shouldRefuseABadOptionNamingIt(String option, String value, String message) throws Exception {
@@ -85,6 +94,19 @@ class SoakLoadOptionsTest {
         assertThat(dir.resolve("soak.csv")).doesNotExist();
         assertThat(bad).isEqualTo(new Result(2, "",
                 "soak: --minutes must be a whole number 1..525600 (365 days), got '525601'\n"));
+    }
+
+    /**
+     * An option given twice is refused naming both values, as every other entry point of the project refuses one that
+     * takes a single value: the later one was taken without a word (both ran, for 1 s, and exited 0).
+     */
+    @Test
+    void shouldRefuseAnOptionGivenTwice() throws Exception {
+        Result rate = run("--light", "12.5", "--light", "5");
+        Result period = run("--seconds", "1", "--sample", "1", "--seconds", "2");
+
+        assertThat(rate).isEqualTo(new Result(2, "", "soak: --light given twice, '12.5' and '5'\n"));
+        assertThat(period).isEqualTo(new Result(2, "", "soak: --seconds given twice, '1' and '2'\n"));
     }
 
     /** A rate beyond a double was read as Infinity: every arrival at once, a flood of requests until the end. */

@@ -83,6 +83,20 @@ class SoakScriptTest {
         }
     }
 
+    /**
+     * An option given twice, or left without its value, is refused naming it before the server starts: the later value
+     * was taken without a word, and bash stopped at "$2: unbound variable".
+     */
+    @Test
+    void shouldRefuseAnOptionGivenTwiceOrWithoutItsValue() throws Exception {
+        Result twice = run("--light", "300", "--heap-gb", "1", "--light", "30");
+        Result missing = run("--heavy");
+
+        assertThat(twice).isEqualTo(new Result(2, "", "soak: --light given twice, '300' and '30'\n"));
+        assertThat(missing).isEqualTo(new Result(2, "", "soak: --heavy needs a value (see --help)\n"));
+        assertThat(root.resolve("started")).doesNotExist();
+    }
+
     /** The stand-in notes a start: with good options the script gets that far (and says the server exited). */
     @Test
     void shouldStartTheServerWhenTheOptionsAreGood() throws Exception {
