@@ -29,12 +29,19 @@ import java.util.stream.Stream;
 final class Parameters {
 
     /**
-     * A decimal number as people write it: digits with an optional fraction ({@code 12}, {@code 12.5}, {@code 12.},
-     * {@code .5}), an optional sign (a minus is refused by the ranges); no exponent, type suffix or hex.
+     * A number as people write it: ASCII digits with an optional fraction ({@code 12}, {@code 12.5}, {@code 12.},
+     * {@code .5}), an optional sign (a minus is refused by the ranges); no exponent, type suffix or hex. A duration's
+     * number, as the middleware's durations read one ({@code 1e3s} is refused there too).
      */
     private static final String NUMBER = "[-+]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)";
-    private static final Pattern DECIMAL = Pattern.compile(NUMBER);
-    /** A decimal number and its unit, lower case. */
+    private static final Pattern PLAIN = Pattern.compile(NUMBER);
+    /**
+     * A decimal parameter (a rate): a number with an optional exponent ({@code 5e1}, {@code 2.5E-1}), as the
+     * middleware's configuration ({@code adaptive.alpha=5e-2}) and the experiments' settings read one, where
+     * {@code 1e3} was refused here alone. A value beyond a double reads as Infinity, which every range refuses.
+     */
+    private static final Pattern DECIMAL = Pattern.compile(NUMBER + "(?:[eE][-+]?[0-9]+)?");
+    /** A number and its unit, lower case. */
     private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)");
 
     /**
@@ -115,7 +122,7 @@ final class Parameters {
             return fallback;
         }
         if (!DECIMAL.matcher(value.trim()).matches()) {
-            // Double.parseDouble alone took 12d, 12f, 0x1p3, NaN and Infinity
+            // Double.parseDouble alone took 12d, 12f, 0x1p3, NaN and Infinity; Java's regex [0-9] is ASCII only
             throw new ParameterException(name, "must be a number such as 50 or 12.5, got '" + value + "'");
         }
         double parsed = Double.parseDouble(value.trim());
@@ -148,7 +155,7 @@ final class Parameters {
             parsed = parseDuration(value);
         } catch (IllegalArgumentException e) {
             String number = value.trim();
-            throw new ParameterException(name, DECIMAL.matcher(number).matches()
+            throw new ParameterException(name, PLAIN.matcher(number).matches()
                     ? "must name its unit (ms, s, m or h): " + number + "ms or " + number + "s, got '" + value + "'"
                     : "must be a duration such as 500ms, 30s or 2m, got '" + value + "'");
         }
