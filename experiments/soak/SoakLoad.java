@@ -50,6 +50,11 @@ public final class SoakLoad {
      */
     private static final long MAX_SECONDS = TimeUnit.DAYS.toSeconds(365);
     /**
+     * The highest rate an option may ask for, in requests per second: loadgen's bound too, far beyond what one client
+     * with --max-outstanding requests in flight sends to one server.
+     */
+    private static final double MAX_RATE = 100_000;
+    /**
      * Numbers as io.fairslice.experiments.server.Numbers reads the experiments' others, and the middleware its
      * configuration (this file runs alone in the source launcher, without the modules): ASCII digits, an optional
      * sign and, in a decimal, a point and an exponent ({@code 12.5}, {@code 5e-2}), finite. Double.parseDouble took
@@ -144,13 +149,16 @@ public final class SoakLoad {
         throw new IllegalArgumentException(option + " must be a whole number " + range + ", got '" + value + "'");
     }
 
-    /** Requests per second: a decimal, 0 or more and finite (400 digits were read as Infinity: a flood). */
+    /**
+     * Requests per second: a decimal from 0 to {@link #MAX_RATE}. 400 digits were read as Infinity, and any rate past
+     * about 10^9 made the arrivals' step round to 0 ns, so that the load never ended ({@code --light 1e12}).
+     */
     private static double rate(Map<String, String> a, String option) {
         String value = a.get(option);
         double rate = DECIMAL.matcher(value).matches() ? Double.parseDouble(value) : Double.NaN;
-        if (!(rate >= 0 && rate < Double.POSITIVE_INFINITY)) {
-            throw new IllegalArgumentException(option + " must be a rate (requests/s) such as 300 or 12.5, got '"
-                    + value + "'");
+        if (!(rate >= 0 && rate <= MAX_RATE)) {
+            throw new IllegalArgumentException(option + " must be a rate (requests/s) such as 300 or 12.5, at most "
+                    + (long) MAX_RATE + ", got '" + value + "'");
         }
         return rate;
     }

@@ -61,17 +61,20 @@ class SoakLoadOptionsTest {
      * Double.parseDouble read {@code --light 1d} as 1 and {@code --scan NaN} as a rate (the load never ended); 0
      * outstanding sent nothing; an unknown option was left out unnoticed; a refusal was a NumberFormatException's stack
      * trace naming no option. {@code --seconds 1000000000000} overflowed the run's end in nanoseconds: the load ended
-     * at once and reported a run of that many seconds (exit 0).
+     * at once and reported a run of that many seconds (exit 0). {@code --light 1e12} never ended: its arrivals' step
+     * rounded to 0 ns.
      */
     @ParameterizedTest
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "--light|1d|--light must be a rate (requests/s) such as 300 or 12.5, got '1d'",
-        "--scan|NaN|--scan must be a rate (requests/s) such as 300 or 12.5, got 'NaN'",
+        "--light|1d|--light must be a rate (requests/s) such as 300 or 12.5, at most 100000, got '1d'",
+        "--scan|NaN|--scan must be a rate (requests/s) such as 300 or 12.5, at most 100000, got 'NaN'",
         "--seconds|1e3|--seconds must be a whole number 1..31536000 (365 days), got '1e3'",
         "--max-outstanding|0|--max-outstanding must be a whole number 1..2147483647, got '0'",
         "--seconds|1000000000000|--seconds must be a whole number 1..31536000 (365 days), got '1000000000000'",
         "--sample|1000000000000|--sample must be a whole number 1..31536000 (365 days), got '1000000000000'",
         "--minutes|1|--minutes and --seconds both given: give one",
+        "--light|1e12|--light must be a rate (requests/s) such as 300 or 12.5, at most 100000, got '1e12'",
+        "--heavy|100000.5|--heavy must be a rate (requests/s) such as 300 or 12.5, at most 100000, got '100000.5'",
 
         "--ligth|5|unknown option '--ligth' (the options: --csv, --heavy, --light, --max-outstanding, --minutes, --pid,"
                 + " --sample, --scan, --seconds, --url)"})
@@ -117,7 +120,7 @@ class SoakLoadOptionsTest {
         Result result = run("--light", beyond);
 
         assertThat(result).isEqualTo(new Result(2, "", "soak: --light must be a rate (requests/s) such as 300 or 12.5,"
-                + " got '" + beyond + "'\n"));
+                + " at most 100000, got '" + beyond + "'\n"));
     }
 
     @Test
