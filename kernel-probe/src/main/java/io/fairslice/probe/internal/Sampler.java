@@ -86,6 +86,7 @@ public final class Sampler {
             return;
         }
         running = true;
+        failed = false; // started again (the listener never does): a whenFailed action waits for a new failure
         thread = new Thread(this::run, THREAD_NAME);
         thread.setDaemon(true);
         thread.setContextClassLoader(null); // keep no web application class loader alive through this thread
@@ -149,7 +150,7 @@ public final class Sampler {
     private void runFailedAction(Runnable action) {
         try {
             action.run();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             warnings.accept("fairslice kernel probe: removing the stopped sampler's system counters failed: " + e);
         }
     }
