@@ -41,6 +41,8 @@ final class Parameters {
      * {@code 1e3} was refused here alone. A value beyond a double reads as Infinity, which every range refuses.
      */
     private static final Pattern DECIMAL = Pattern.compile(NUMBER + "(?:[eE][-+]?[0-9]+)?");
+    /** A whole number: ASCII digits and an optional sign (Integer.parseInt alone read other scripts' digits). */
+    private static final Pattern WHOLE = Pattern.compile("[-+]?[0-9]+");
     /** A number and its unit, lower case. */
     private static final Pattern DURATION = Pattern.compile("(" + NUMBER + ")\\s*(ms|s|m|h)");
 
@@ -104,10 +106,15 @@ final class Parameters {
         if (value == null) {
             return fallback;
         }
-        int parsed;
-        try {
-            parsed = Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
+        Integer parsed = null;
+        if (WHOLE.matcher(value.trim()).matches()) {
+            try {
+                parsed = Integer.valueOf(value.trim());
+            } catch (NumberFormatException e) {
+                // beyond an int: refused below
+            }
+        }
+        if (parsed == null) {
             throw new ParameterException(name, "must be a whole number, got '" + value + "'");
         }
         if (parsed < min || parsed > max) {

@@ -107,6 +107,13 @@ class ParametersTest {
                 .hasMessage("lightUsers must be a whole number, got 'thirty'");
     }
 
+    /** Integer.parseInt read other scripts' digits: {@code ٥٠} (Arabic-Indic) ran 50 users. */
+    @Test
+    void shouldRejectAUserCountInDigitsOfAnotherScript() {
+        assertThatThrownBy(() -> StudyParameters.from(Map.of("lightUsers", "\u0665\u0660")::get))
+                .hasMessage("lightUsers must be a whole number, got '\u0665\u0660'");
+    }
+
     @Test
     void shouldRejectADurationWithoutAUnitItUnderstands() {
         assertThatThrownBy(() -> StudyParameters.from(Map.of("duration", "30 parsecs")::get))
