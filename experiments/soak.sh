@@ -9,20 +9,22 @@
 #
 # Options: --minutes M (30; at most a year), --sample S seconds (10), --out DIR, --policy P (share), --light R,
 # --heavy R, --scan R (requests/s of /light, /heavy and never-repeating scanner URLs: 300, 60, 20), --heap-gb N (1;
-# at most the machine's memory), --pin (server on CPU 1, load on CPU 0 with taskset). Extra server options after --:
-# passed to ./fairslice serve.
+# at most 3/4 of the machine's memory), --pin (server on CPU 1, load on CPU 0 with taskset). Extra server options
+# after --: passed to ./fairslice serve.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 pin=false
 server_extra=()
-# An option's value, refused when missing or given twice, as every entry point of the project refuses them: bash
-# stopped at "$2: unbound variable", and the later of two values was taken without a word
+# An option's value, refused when missing (or another option in its place), empty or given twice, as the launcher
+# refuses them: bash stopped at "$2: unbound variable", `--out ""` wrote to the default folder, `--out --pin` made a
+# folder named --pin, and the later of two values was taken without a word
 declare -A given=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --minutes|--sample|--out|--policy|--light|--heavy|--scan|--heap-gb)
-      [[ $# -ge 2 ]] || { echo "soak: $1 needs a value (see --help)" >&2; exit 2; }
+      [[ $# -ge 2 && "$2" != --* ]] || { echo "soak: $1 needs a value (see --help)" >&2; exit 2; }
+      [[ -n "${2//[[:space:]]/}" ]] || { echo "soak: $1 needs a value, got '$2'" >&2; exit 2; }
       [[ -z "${given[$1]+set}" ]] || { echo "soak: $1 given twice, '${given[$1]}' and '$2'" >&2; exit 2; }
       given[$1]="$2"; shift 2 ;;
     --pin) pin=true; shift ;;
@@ -34,18 +36,21 @@ done
 minutes="${given[--minutes]-30}" sample="${given[--sample]-10}" out="${given[--out]-}"
 policy="${given[--policy]-share}" light="${given[--light]-300}" heavy="${given[--heavy]-60}"
 scan="${given[--scan]-20}" heap_gb="${given[--heap-gb]-1}"
-# --heap-gb is read in base 10 and bounded by this machine's memory, before anything starts: bash read 010 as octal 8
-# in -Xmn's arithmetic (beside -Xms010g, 10 GB), stopped at 08 with its own error, and wrapped a huge number around;
-# a heap the machine cannot hold swaps or gets the server killed, and the soak measures nothing
+# --heap-gb is read in base 10 and bounded by three quarters of this machine's memory, before anything starts: bash
+# read 010 as octal 8 in -Xmn's arithmetic (beside -Xms010g, 10 GB), stopped at 08 with its own error, and wrapped a
+# huge number around; the server touches its whole heap at start (serve's -XX:+AlwaysPreTouch), and beside it the load's
+# JVM and the OS need room: a heap the machine cannot hold swaps or gets the server killed, and the soak measures
+# nothing (a container's memory limit is not read: getconf gives the host's)
 pages="$(getconf _PHYS_PAGES 2>/dev/null)" && page_size="$(getconf PAGESIZE 2>/dev/null)" \
   && [[ "$pages" =~ ^[0-9]+$ && "$page_size" =~ ^[0-9]+$ ]] \
   || { echo "soak: cannot tell this machine's memory (getconf _PHYS_PAGES, PAGESIZE), which bounds --heap-gb" >&2
        exit 2; }
-memory_gb=$(( pages * page_size / 1024 ** 3 ))
+memory_gb=$(( pages * page_size / 4 * 3 / 1024 ** 3 ))
 heap_digits="${heap_gb#"${heap_gb%%[!0]*}"}" # without leading zeros; compared by length first, so nothing wraps
 if ! [[ "$heap_gb" =~ ^[0-9]+$ ]] \
   || (( ${#heap_digits} > ${#memory_gb} || 10#${heap_digits:-0} < 1 || 10#${heap_digits:-0} > memory_gb )); then
-  echo "soak: --heap-gb must be a whole number of GB from 1 to $memory_gb (this machine's memory), got '$heap_gb'" >&2
+  echo "soak: --heap-gb must be a whole number of GB from 1 to $memory_gb (three quarters of this machine's memory)," \
+    "got '$heap_gb'" >&2
   exit 2
 fi
 heap_gb=$(( 10#$heap_digits ))
@@ -62,7 +67,7 @@ if [[ "$pin" == true ]]; then
   server_pin=(taskset -c 1) load_pin=(taskset -c 0)
 fi
 out="${out:-$root/results/soak-$(date -u +%Y%m%dT%H%M%SZ)}"
-mkdir -p "$out"
+mkdir -p -- "$out"
 
 # Small class caps and queues so that the overload ends in 503s rather than ever-growing queues: the soak is about
 # what the middleware keeps (memory, threads, series) while it sheds. The `ops` class for /metrics dates from when the

@@ -239,7 +239,9 @@ public final class SoakLoad {
             if (wait > 0) {
                 LockSupport.parkNanos(wait);
             }
-            next += (long) (-Math.log(1 - random.nextDouble()) / total * 1e9);
+            double step = -Math.log(1 - random.nextDouble()) / total * 1e9;
+            // a step past the run's end (a tiny rate) ends it: added as a long, it overflowed to a time long past
+            next = step >= end - next ? end : next + (long) step;
             double x = random.nextDouble() * total;
             // the scanner alternates: a fresh unmapped path (Tomcat answers 404 before any filter runs) and a mapped
             // page under a fresh query string and path parameter (through the filter: must not grow anything)

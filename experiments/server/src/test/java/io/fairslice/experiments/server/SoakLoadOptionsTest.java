@@ -123,6 +123,18 @@ class SoakLoadOptionsTest {
                 + " at most 100000, got '" + beyond + "'\n"));
     }
 
+    /**
+     * A rate so small that its first step lies beyond a long's nanoseconds ({@code --light 1e-12} alone): the next
+     * arrival overflowed to a time long past, and the load sent without a pause and never ended.
+     */
+    @Test
+    void shouldEndARunWhoseRateSendsNothingMoreInIt() throws Exception {
+        Result result = run("--light", "1e-12", "--heavy", "0", "--scan", "0", "--max-outstanding", "10");
+
+        assertThat(result.exitCode()).as(result.stderr()).isZero();
+        assertThat(result.stdout()).startsWith("soak: ").contains(" every 1 s over 1 s ");
+    }
+
     @Test
     void shouldRunWithPlainNumbers() throws Exception {
         Result result = run("--light", "0.5", "--heavy", "0", "--scan", ".5", "--max-outstanding", "10");

@@ -22,8 +22,10 @@ class SoakScriptTest {
 
     private static final Path EXPERIMENTS = Path.of(System.getProperty("user.dir")).resolve("..").normalize();
     private static final String JAVA_HOME = System.getProperty("java.home");
-    /** The memory the stand-in getconf reports, which bounds --heap-gb. */
+    /** The memory the stand-in getconf reports, three quarters of which bound --heap-gb. */
     private static final int MEMORY_GB = 16;
+    /** The largest heap the script takes on that machine. */
+    private static final int HEAP_BOUND_GB = MEMORY_GB * 3 / 4;
     private static final int PAGE_SIZE = 4096;
 
     @TempDir
@@ -84,17 +86,25 @@ class SoakScriptTest {
     }
 
     /**
-     * An option given twice, or left without its value, is refused naming it before the server starts: the later value
-     * was taken without a word, and bash stopped at "$2: unbound variable".
+     * An option given twice, or left without its value, or with an empty one, is refused naming it before the server
+     * starts: the later value was taken without a word, bash stopped at "$2: unbound variable", `--out --pin` made a
+     * folder named --pin and `--out ""` wrote to the default folder.
      */
     @Test
     void shouldRefuseAnOptionGivenTwiceOrWithoutItsValue() throws Exception {
         Result twice = run("--light", "300", "--heap-gb", "1", "--light", "30");
         Result missing = run("--heavy");
+        Result another = run("--out", "--pin");
+        Result empty = run("--out", "");
+        Result blank = run("--policy", " ");
 
         assertThat(twice).isEqualTo(new Result(2, "", "soak: --light given twice, '300' and '30'\n"));
         assertThat(missing).isEqualTo(new Result(2, "", "soak: --heavy needs a value (see --help)\n"));
+        assertThat(another).isEqualTo(new Result(2, "", "soak: --out needs a value (see --help)\n"));
+        assertThat(empty).isEqualTo(new Result(2, "", "soak: --out needs a value, got ''\n"));
+        assertThat(blank).isEqualTo(new Result(2, "", "soak: --policy needs a value, got ' '\n"));
         assertThat(root.resolve("started")).doesNotExist();
+        assertThat(root.resolve("--pin")).doesNotExist();
     }
 
     /** The stand-in notes a start: with good options the script gets that far (and says the server exited). */
@@ -126,21 +136,22 @@ class SoakScriptTest {
     }
 
     /**
-     * A heap beyond the machine's memory, or one so large that bash wrapped it around, is refused naming --heap-gb and
-     * the value before the server starts: both were started; 0, 1.5 and an empty value were refused without the value.
+     * A heap beyond three quarters of the machine's memory (the server touches all of it at start, beside the load and
+     * the OS), or one so large that bash wrapped it around, is refused naming --heap-gb and the value before the server
+     * starts: both were started; 0 and 1.5 were refused without the value.
      */
     @Test
-    void shouldRefuseAHeapOutsideOneGbToTheMachinesMemory() throws Exception {
-        for (String heap : List.of(String.valueOf(MEMORY_GB + 1), "0", "99999999999999999999", "1.5", "")) {
+    void shouldRefuseAHeapOutsideOneGbToThreeQuartersOfTheMachinesMemory() throws Exception {
+        for (String heap : List.of(String.valueOf(HEAP_BOUND_GB + 1), "0", "99999999999999999999", "1.5")) {
             Result result = run("--heap-gb", heap);
 
             assertThat(result.exitCode()).as("%s: %s", heap, result.stderr()).isEqualTo(2);
             assertThat(result.stderr()).as(heap).isEqualTo("soak: --heap-gb must be a whole number of GB from 1 to "
-                    + MEMORY_GB + " (this machine's memory), got '" + heap + "'\n");
+                    + HEAP_BOUND_GB + " (three quarters of this machine's memory), got '" + heap + "'\n");
             assertThat(root.resolve("started")).as("%s: the server started", heap).doesNotExist();
             assertThat(root.resolve("out")).as(heap).doesNotExist();
         }
-        assertThat(run("--heap-gb", String.valueOf(MEMORY_GB)).exitCode()).as("the whole memory").isEqualTo(1);
-        assertThat(Files.readString(root.resolve("java-opts"))).startsWith("-Xms" + MEMORY_GB + "g ");
+        assertThat(run("--heap-gb", String.valueOf(HEAP_BOUND_GB)).exitCode()).as("the bound").isEqualTo(1);
+        assertThat(Files.readString(root.resolve("java-opts"))).startsWith("-Xms" + HEAP_BOUND_GB + "g ");
     }
 }
