@@ -375,7 +375,7 @@ public final class StudyMain {
             throw new UsageException(option + " needs a value");
         }
         if (args[i].isBlank()) {
-            throw new UsageException(option + " needs a value, got an empty one");
+            throw new UsageException(option + " needs a value, got '" + args[i] + "'"); // as the launcher words it
         }
         return args[i];
     }

@@ -349,10 +349,10 @@ class StudyConfigTest {
             for (String empty : List.of("", " ")) {
                 assertThatThrownBy(() -> StudyMain.run(new String[] {option, empty, "--plan"})).as(option)
                         .isInstanceOf(StudyMain.UsageException.class)
-                        .hasMessage(option + " needs a value, got an empty one");
+                        .hasMessage(option + " needs a value, got '" + empty + "'");
             }
         }
-        assertThat(refused("--out", "", "--plan")).startsWith("fairslice study: --out needs a value, got an empty one\n"
+        assertThat(refused("--out", "", "--plan")).startsWith("fairslice study: --out needs a value, got ''\n"
                 + "usage: ./fairslice study");
     }
 

@@ -246,9 +246,16 @@ public record ServerOptions(int port, String address, int maxThreads, Map<String
         return value;
     }
 
+    /**
+     * The value after {@code option}; missing, another option in its place, or empty or blank (an unset shell variable:
+     * {@code --port "$PORT"}) is a command line of the wrong form, worded as the launcher words it.
+     */
     private static String value(String[] args, int i, String option) {
         if (i >= args.length || args[i].startsWith("--")) {
             throw new UsageException(option + " needs a value");
+        }
+        if (args[i].isBlank()) {
+            throw new UsageException(option + " needs a value, got '" + args[i] + "'");
         }
         return args[i];
     }

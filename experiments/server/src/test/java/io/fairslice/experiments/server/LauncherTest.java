@@ -958,8 +958,9 @@ class LauncherTest {
      * "fairslice: prometheus: ... (./fairslice prometheus --help)", without the usage the other commands give. An
      * option given an empty or blank value (an unset shell variable: {@code --out "$DIR"}) passed the check, and the
      * Java side refused it only after the build (study's "--out needs a value, got an empty one", serve's "--port must
-     * be a whole number, got ''"), or `serve --prometheus --port ''` said it needs a fixed port. In {@code args},
-     * {@code <empty>} stands for an empty argument and {@code <blank>} for a blank one.
+     * be a whole number, got ''"; both Java sides now word it as the launcher does), or `serve --prometheus --port ''`
+     * said it needs a fixed port. In {@code args}, {@code <empty>} stands for an empty argument and {@code <blank>} for
+     * a blank one.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
