@@ -3,6 +3,7 @@ package io.fairslice.probe;
 import static io.fairslice.probe.ProbeMeterNames.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairslice.middleware.Fairslice;
 import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.FairsliceInitializer;
 import io.fairslice.probe.linux.BusyBurstyMain;
@@ -105,7 +106,7 @@ class MiddlewareIntegrationTest {
         @Override
         protected void doGet(HttpServletRequest req, HttpServletResponse resp) {
             AsyncContext ac = req.startAsync();
-            pool.execute(io.fairslice.middleware.Fairslice.task(() -> {
+            pool.execute(Fairslice.task(() -> {
                 try {
                     BusyBurstyMain.burnCpu(20_000_000L);
                     ac.getResponse().getWriter().print(niceOfThisThread());

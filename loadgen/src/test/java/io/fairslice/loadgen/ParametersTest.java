@@ -148,7 +148,7 @@ class ParametersTest {
         assertThat(Parameters.format(Duration.ofNanos(1_500_000))).isEqualTo("1.5ms");
         assertThat(Parameters.format(Duration.ofMillis(2500))).isEqualTo("2500ms");
         assertThat(Parameters.format(Duration.ofHours(1))).isEqualTo("3600s");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Parameters.parseDuration("NaNms"))
+        assertThatThrownBy(() -> Parameters.parseDuration("NaNms"))
                 .hasMessage("not a duration: 'NaNms'");
     }
 

@@ -963,7 +963,7 @@ class SchedulerTest {
         Ticket heavy = detached(HEAVY);
         HeldTask task = new HeldTask(heavy, () -> { // heavy alone: it started at once, with the slot
             clock.advance(2 * MS, 2 * MS);
-            io.fairslice.middleware.Fairslice.yieldPoint(); // past its quantum with light owed: parks
+            Fairslice.yieldPoint(); // past its quantum with light owed: parks
             clock.advance(MS, MS);
         });
         assertThat(task.ticket().isTask()).as("the task's thread runs under a ticket of its own").isTrue();
@@ -992,8 +992,8 @@ class SchedulerTest {
         CountDownLatch callReturns = new CountDownLatch(1);
         AtomicReference<Boolean> declared = new AtomicReference<>();
         CompletableFuture<Void> task = NewThread.run(scheduler.task(heavy, () -> {
-            declared.set(io.fairslice.middleware.Fairslice.classify("light"));
-            try (io.fairslice.middleware.Fairslice.Blocking ignored = io.fairslice.middleware.Fairslice.blocking()) {
+            declared.set(Fairslice.classify("light"));
+            try (Fairslice.Blocking ignored = Fairslice.blocking()) {
                 inCall.countDown();
                 await(callReturns); // a query
             }
@@ -1071,7 +1071,7 @@ class SchedulerTest {
             taskThread.set(Thread.currentThread().getName());
             clock.advance(2 * MS, 2 * MS);
         }, () -> {
-            io.fairslice.middleware.Fairslice.yieldPoint();
+            Fairslice.yieldPoint();
             clock.advance(5 * MS, 5 * MS);
         });
 
@@ -1123,7 +1123,7 @@ class SchedulerTest {
         measure(LIGHT, 3 * MS);
         Ticket page = detached(LIGHT);
         HeldTask task = new HeldTask(page, () -> {
-            io.fairslice.middleware.Fairslice.yieldPoint();
+            Fairslice.yieldPoint();
             clock.advance(2 * MS, 2 * MS);
         });
         long lightCpu = scheduler.classState(LIGHT).cpuNanos();
@@ -1182,7 +1182,7 @@ class SchedulerTest {
                 scheduler.task(page, () -> {
                     taskTicket.set(YieldGate.current());
                     scheduler.reclassify(page, HEAVY); // decided on another thread meanwhile
-                    io.fairslice.middleware.Fairslice.yieldPoint();
+                    Fairslice.yieldPoint();
                     clock.advance(MS, MS);
                 }).run();
             } finally {
@@ -1241,7 +1241,7 @@ class SchedulerTest {
         CompletableFuture<Void> task = NewThread.run(scheduler.task(page, () -> {
             taskTicket.set(YieldGate.current());
             taskThread.set(Thread.currentThread().getName());
-            try (io.fairslice.middleware.Fairslice.Blocking ignored = io.fairslice.middleware.Fairslice.blocking()) {
+            try (Fairslice.Blocking ignored = Fairslice.blocking()) {
                 inCall.countDown();
                 await(callReturns); // a query
             }

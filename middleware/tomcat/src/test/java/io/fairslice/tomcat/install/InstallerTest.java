@@ -1,6 +1,7 @@
 package io.fairslice.tomcat.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.weaving.WeavingScope;
 import io.fairslice.tomcat.IpLiterals;
@@ -1112,7 +1113,7 @@ class InstallerTest {
 
     @Test
     void shouldRefuseCmdsSpecialCharactersInAWindowsPath() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(
+        assertThatThrownBy(
                 () -> TomcatBase.checkPathCharacters(Path.of("R&D", "tomcat"), true))
                 .hasMessageContaining("contains the character '&'");
         TomcatBase.checkPathCharacters(Path.of("R&D", "tomcat"), false); // fine for sh, inside the quotes
@@ -1122,11 +1123,11 @@ class InstallerTest {
     @Test
     void shouldNameALineBreakInTheBasePathInWords() {
         for (boolean windows : new boolean[] {false, true}) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(
+            assertThatThrownBy(
                     () -> TomcatBase.checkPathCharacters(Path.of("/srv/tom\ncat"), windows))
                     .hasMessageStartingWith("/srv/tom\\ncat contains a line break, which Tomcat's start scripts");
         }
-        org.assertj.core.api.Assertions.assertThatThrownBy(
+        assertThatThrownBy(
                 () -> TomcatBase.checkPathCharacters(Path.of("/srv/a\r$b"), false))
                 .hasMessageStartingWith("/srv/a\\r$b contains the character '$'");
     }
