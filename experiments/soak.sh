@@ -56,10 +56,18 @@ fi
 heap_gb=$(( 10#$heap_digits ))
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 # The load's options are checked by the load's own rules before anything starts or is written: a bad rate was refused
-# only once the server ran (and bash read --minutes 010 as 8 minutes, and a huge one wrapped around)
+# only once the server ran (and bash read --minutes 010 as 8 minutes, and a huge one wrapped around). The load exits 2
+# for a refused option, which it names; any other failure is the check's own JVM's (no java, a compile error).
 soak_load=("$java" -Xmx512m "$root/experiments/soak/SoakLoad.java")
 load_args=(--minutes "$minutes" --sample "$sample" --light "$light" --heavy "$heavy" --scan "$scan")
-"${soak_load[@]}" --check "${load_args[@]}" || exit 2
+check=0
+"${soak_load[@]}" --check "${load_args[@]}" || check=$?
+if (( check == 2 )); then
+  exit 2
+elif (( check != 0 )); then
+  echo "soak: could not check the load's options: $java -Xmx512m experiments/soak/SoakLoad.java exited with $check" >&2
+  exit 1
+fi
 
 server_pin=() load_pin=()
 if [[ "$pin" == true ]]; then

@@ -51,11 +51,15 @@ class SoakScriptTest {
     }
 
     private Result run(String... options) throws IOException, InterruptedException {
+        return runWith(JAVA_HOME, options);
+    }
+
+    private Result runWith(String javaHome, String... options) throws IOException, InterruptedException {
         List<String> command = Stream.concat(Stream.of("bash", root.resolve("experiments/soak.sh").toString(),
                 "--out", root.resolve("out").toString()), Stream.of(options)).toList();
         ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(root.resolve("stdout.txt").toFile())
                 .redirectError(root.resolve("stderr.txt").toFile());
-        builder.environment().put("JAVA_HOME", JAVA_HOME);
+        builder.environment().put("JAVA_HOME", javaHome);
         builder.environment().put("PATH", root.resolve("bin") + ":" + System.getenv("PATH"));
         Process process = builder.start();
         process.getOutputStream().close();
@@ -105,6 +109,27 @@ class SoakScriptTest {
         assertThat(blank).isEqualTo(new Result(2, "", "soak: --policy needs a value, got ' '\n"));
         assertThat(root.resolve("started")).doesNotExist();
         assertThat(root.resolve("--pin")).doesNotExist();
+    }
+
+    /**
+     * A check whose own JVM fails (here a java that cannot start) is said as such, exit 1, not as a refused option
+     * (exit 2, which the load's own refusals keep), and nothing starts.
+     */
+    @Test
+    void shouldSayWhenTheChecksOwnJvmFails() throws Exception {
+        Path java = Files.createDirectories(root.resolve("broken-jdk/bin")).resolve("java");
+        Files.writeString(java, "#!/usr/bin/env bash\necho 'Error: could not create the Java Virtual Machine.' >&2\n"
+                + "exit 1\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        Result result = runWith(root.resolve("broken-jdk").toString());
+
+        assertThat(result.exitCode()).as(result.stderr()).isEqualTo(1);
+        assertThat(result.stderr()).isEqualTo("Error: could not create the Java Virtual Machine.\n"
+                + "soak: could not check the load's options: " + java
+                + " -Xmx512m experiments/soak/SoakLoad.java exited with 1\n");
+        assertThat(root.resolve("started")).doesNotExist();
+        assertThat(root.resolve("out")).doesNotExist();
     }
 
     /** The stand-in notes a start: with good options the script gets that far (and says the server exited). */
