@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairslice.middleware.Fairslice;
 import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.FairsliceInitializer;
+import io.fairslice.probe.internal.Sampler;
 import io.fairslice.probe.linux.BusyBurstyMain;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
@@ -96,7 +97,7 @@ class MiddlewareIntegrationTest {
             tomcat.destroy();
         }
         assertThat(Thread.getAllStackTraces().keySet()).noneMatch(
-                t -> t.getName().equals(io.fairslice.probe.internal.Sampler.THREAD_NAME) && t.isAlive());
+                t -> t.getName().equals(Sampler.THREAD_NAME) && t.isAlive());
     }
 
     /** Hands 20 ms of CPU to an executor of its own as a task of the request, and answers the task's nice. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairslice.probe.ActuatorException;
+import io.fairslice.probe.SchedPolicy;
 import io.fairslice.probe.ThreadActuator;
 import io.fairslice.probe.ThreadStats;
 import java.nio.file.Files;
@@ -130,7 +131,7 @@ class LinuxActuatorTest {
         });
 
         assertThat(seen[0]).isEqualTo(false);
-        assertThat(seen[1]).isEqualTo(io.fairslice.probe.SchedPolicy.IDLE);
+        assertThat(seen[1]).isEqualTo(SchedPolicy.IDLE);
     }
 
     private void assumeSlices() {

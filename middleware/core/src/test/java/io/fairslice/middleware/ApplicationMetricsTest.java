@@ -3,7 +3,10 @@ package io.fairslice.middleware;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fairslice.middleware.jmx.FairsliceControl;
+import io.fairslice.middleware.metrics.FairsliceMetrics;
 import io.fairslice.middleware.metrics.MeterNames;
+import io.fairslice.middleware.schedule.Scheduler;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -81,14 +84,14 @@ class ApplicationMetricsTest {
         assertThat(served("/shop", "/cart")).isEqualTo(1);
         assertThat(served("/shop#2", "/cart")).isEqualTo(2);
         assertThat(meterIds("admin.example/")).as("ROOT of the second host").isNotEmpty();
-        assertThat(io.fairslice.middleware.jmx.FairsliceControl.isRegistered("/shop#2")).isTrue();
+        assertThat(FairsliceControl.isRegistered("/shop#2")).isTrue();
 
         first.destroy();
         others.remove(first);
         assertThat(meterIds("/shop#2")).as("the second's meters after the first stopped").isNotEmpty();
         assertThat(meterIds("/shop")).isEmpty();
-        assertThat(io.fairslice.middleware.jmx.FairsliceControl.isRegistered("/shop#2")).isTrue();
-        assertThat(io.fairslice.middleware.jmx.FairsliceControl.isRegistered("/shop")).isFalse();
+        assertThat(FairsliceControl.isRegistered("/shop#2")).isTrue();
+        assertThat(FairsliceControl.isRegistered("/shop")).isFalse();
         FairsliceFilter third = other("/shop", "localhost");
         assertThat(meterIds("/shop")).as("a name given back is free again").isNotEmpty();
         serve(third, "/cart");
@@ -105,7 +108,7 @@ class ApplicationMetricsTest {
         other("/shop", "localhost");
         List<String> logged = new ArrayList<>();
         try (LogCapture filterLog = LogCapture.of(FairsliceFilter.class);
-                LogCapture schedulerLog = LogCapture.of(io.fairslice.middleware.schedule.Scheduler.class)) {
+                LogCapture schedulerLog = LogCapture.of(Scheduler.class)) {
             FairsliceFilter second = other("/shop", "localhost", Map.of("classes", "interactive,batch",
                     "default-class", "batch", "rule.5", "batch path=/shop/export/**", "route.1", "/shop/products/*"));
             serve(second, "/cart", () -> Fairslice.classify("gold"));
@@ -387,7 +390,7 @@ class ApplicationMetricsTest {
         others.add(shop);
         Timer.builder(MeterNames.REQUESTS).tag("owner", "another library").register(strict);
 
-        try (LogCapture log = LogCapture.of(io.fairslice.middleware.metrics.FairsliceMetrics.class)) {
+        try (LogCapture log = LogCapture.of(FairsliceMetrics.class)) {
             serve(shop, "/cart\nWARNING forged");
             assertThat(log.lines()).filteredOn(l -> l.contains("refused the meters")).singleElement()
                     .satisfies(l -> assertThat(l).doesNotContain("\n").contains("page /cart%0AWARNING%20forged "));

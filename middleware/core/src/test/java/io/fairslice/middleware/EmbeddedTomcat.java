@@ -15,8 +15,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
+import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.ContextResource;
+import org.apache.tomcat.util.descriptor.web.FilterDef;
+import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /**
  * A real embedded Tomcat on a free loopback port with one context that registers the middleware via its initializer.
@@ -58,12 +61,12 @@ final class EmbeddedTomcat implements AutoCloseable {
 
     /** {@link #declaredFilter(boolean)} mapped for the {@code dispatchers} given (REQUEST, ASYNC, ERROR, ...). */
     EmbeddedTomcat declaredFilter(boolean asyncSupported, String... dispatchers) {
-        var def = new org.apache.tomcat.util.descriptor.web.FilterDef();
+        var def = new FilterDef();
         def.setFilterName("fairslice");
         def.setFilterClass(FairsliceFilter.class.getName());
         def.setAsyncSupported(Boolean.toString(asyncSupported));
         context.addFilterDef(def);
-        var map = new org.apache.tomcat.util.descriptor.web.FilterMap();
+        var map = new FilterMap();
         map.setFilterName("fairslice");
         map.addURLPattern("/*");
         for (String dispatcher : dispatchers) {
@@ -78,13 +81,13 @@ final class EmbeddedTomcat implements AutoCloseable {
      * before the filters declared after it.
      */
     EmbeddedTomcat applicationFilter(String name, Filter filter) {
-        var def = new org.apache.tomcat.util.descriptor.web.FilterDef();
+        var def = new FilterDef();
         def.setFilterName(name);
         def.setFilter(filter);
         def.setFilterClass(filter.getClass().getName());
         def.setAsyncSupported("true");
         context.addFilterDef(def);
-        var map = new org.apache.tomcat.util.descriptor.web.FilterMap();
+        var map = new FilterMap();
         map.setFilterName(name);
         map.addURLPattern("/*");
         context.addFilterMap(map);
@@ -147,7 +150,7 @@ final class EmbeddedTomcat implements AutoCloseable {
     /** The middleware's filter instance in this context. */
     FairsliceFilter filter() {
         try {
-            var config = ((org.apache.catalina.core.StandardContext) context)
+            var config = ((StandardContext) context)
                     .findFilterConfig(FairsliceInitializer.FILTER_NAME);
             var m = config.getClass().getDeclaredMethod("getFilter");
             m.setAccessible(true);

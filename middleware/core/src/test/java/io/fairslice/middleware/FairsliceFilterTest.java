@@ -1,10 +1,13 @@
 package io.fairslice.middleware;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairslice.middleware.classify.Route;
 import io.fairslice.middleware.schedule.ClassState;
+import io.fairslice.middleware.schedule.Scheduler;
+import io.fairslice.middleware.schedule.Ticket;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -44,7 +47,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.management.Attribute;
 import javax.management.ObjectName;
 import org.apache.catalina.LifecycleState;
+import org.apache.catalina.core.StandardContext;
 import org.apache.catalina.servlets.DefaultServlet;
+import org.apache.tomcat.util.descriptor.web.ErrorPage;
 import org.junit.jupiter.api.Test;
 
 /** The filter in a real embedded Tomcat, registered by its ServletContainerInitializer. */
@@ -219,18 +224,18 @@ class FairsliceFilterTest {
     /** A null task or executor is refused where it is given, inside a request or not (not later, on a pool thread). */
     @Test
     void shouldRefuseANullTaskOrExecutorAtOnce() {
-        org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> Fairslice.task(null))
+        assertThatNullPointerException().isThrownBy(() -> Fairslice.task(null))
                 .withMessage("Fairslice.task(work): work is null");
-        org.assertj.core.api.Assertions.assertThatNullPointerException().isThrownBy(() -> Fairslice.executor(null))
+        assertThatNullPointerException().isThrownBy(() -> Fairslice.executor(null))
                 .withMessage("Fairslice.executor(executor): executor is null");
-        org.assertj.core.api.Assertions.assertThatNullPointerException()
+        assertThatNullPointerException()
                 .isThrownBy(() -> Fairslice.holdingExecutor(null))
                 .withMessage("Fairslice.holdingExecutor(executor): executor is null");
         // the Executor API calls it command: "work" named a parameter the caller never saw
-        org.assertj.core.api.Assertions.assertThatNullPointerException()
+        assertThatNullPointerException()
                 .isThrownBy(() -> Fairslice.executor(Runnable::run).execute(null))
                 .withMessage("Fairslice.executor(...).execute(command): command is null");
-        org.assertj.core.api.Assertions.assertThatNullPointerException()
+        assertThatNullPointerException()
                 .isThrownBy(() -> Fairslice.holdingExecutor(Runnable::run).execute(null))
                 .withMessage("Fairslice.holdingExecutor(...).execute(command): command is null");
     }
@@ -434,7 +439,7 @@ class FairsliceFilterTest {
                     .as("declared heavy, counted under the page the client asked for").isEqualTo(5);
             assertThat(t.filter().classifier().route("/front").heavy())
                     .as("its route learnt only from the five cheap views").isFalse();
-            try (LogCapture log = LogCapture.of(io.fairslice.middleware.schedule.Scheduler.class)) {
+            try (LogCapture log = LogCapture.of(Scheduler.class)) {
                 assertThat(t.get("/front?view=unknown").body()).as("no such class: a hint, not a failure")
                         .isEqualTo("false");
                 assertThat(t.get("/front?view=unknown").statusCode()).isEqualTo(200);
@@ -630,11 +635,11 @@ class FairsliceFilterTest {
                 .servlet("/denied", new Text("denied page"), true)
                 .servlet("/not-found", new Text("not found page"), true)
                 .servlet("/login", new Text("login page"), true).servlet("/fragment", new Text("fragment"), true)) {
-            var forbidden = new org.apache.tomcat.util.descriptor.web.ErrorPage();
+            var forbidden = new ErrorPage();
             forbidden.setErrorCode(403);
             forbidden.setLocation("/denied");
             t.context.addErrorPage(forbidden);
-            var notFound = new org.apache.tomcat.util.descriptor.web.ErrorPage();
+            var notFound = new ErrorPage();
             notFound.setErrorCode(404);
             notFound.setLocation("/not-found");
             t.context.addErrorPage(notFound);
@@ -669,7 +674,7 @@ class FairsliceFilterTest {
                     .mapToLong(Timer::count).sum()).as("the two requests fairslice admitted, and nothing else")
                     .isEqualTo(2));
             assertThat(t.filter().scheduler().classState(0).rejections(
-                    io.fairslice.middleware.schedule.Scheduler.REJECTED_QUEUE_FULL)).isZero();
+                    Scheduler.REJECTED_QUEUE_FULL)).isZero();
         }
     }
 
@@ -754,7 +759,7 @@ class FairsliceFilterTest {
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 
             assertThat(t.filter().scheduler().classState(0).rejections(
-                    io.fairslice.middleware.schedule.Scheduler.REJECTED_QUEUE_FULL)).isEqualTo(1);
+                    Scheduler.REJECTED_QUEUE_FULL)).isEqualTo(1);
             eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
                     .mapToLong(Timer::count).sum()).as("served, held, refused").isEqualTo(3));
         }
@@ -783,7 +788,7 @@ class FairsliceFilterTest {
             assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 
             assertThat(t.filter().scheduler().classState(0).rejections(
-                    io.fairslice.middleware.schedule.Scheduler.REJECTED_QUEUE_FULL)).isZero();
+                    Scheduler.REJECTED_QUEUE_FULL)).isZero();
             eventually(() -> assertThat(registry.find("fairslice.requests").timers().stream()
                     .mapToLong(Timer::count).sum()).as("the held one only").isEqualTo(1));
             assertThat(log.lines()).filteredOn(l -> l.contains("ASYNC dispatch")).singleElement()
@@ -1282,7 +1287,7 @@ class FairsliceFilterTest {
             protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws IOException {
                 joining.doGet(req, resp);
                 // the request ends only once its task's wrapper has counted the task's CPU
-                var ticket = (io.fairslice.middleware.schedule.Ticket) req.getAttribute(
+                var ticket = (Ticket) req.getAttribute(
                         FairsliceFilter.TICKET_ATTRIBUTE);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (ticket.taskCpuNanos() == 0 && System.nanoTime() < deadline) {
@@ -1604,7 +1609,7 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/stop", Map.of("fairslice.rule.1", "heavy path=/slow",
                 "fairslice.class.heavy.max-concurrency", "1"), new SimpleMeterRegistry())
                 .servlet("/slow", slow, false).start()) {
-            ((org.apache.catalina.core.StandardContext) t.context).setUnloadDelay(200); // Tomcat's default: 2 s
+            ((StandardContext) t.context).setUnloadDelay(200); // Tomcat's default: 2 s
             ClassState heavy = t.filter().scheduler().classState(1);
             CompletableFuture<HttpResponse<String>> first = NewThread.supply(() -> get(t, "/slow"));
             assertThat(holding.await(10, TimeUnit.SECONDS)).as("the first holds the permit").isTrue();
@@ -1627,7 +1632,7 @@ class FairsliceFilterTest {
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
             assertThat(refused.body())
                     .startsWith("503 stopped: the application has stopped, this request was not admitted");
-            assertThat(heavy.rejections(io.fairslice.middleware.schedule.Scheduler.REJECTED_STOPPED)).isEqualTo(1);
+            assertThat(heavy.rejections(Scheduler.REJECTED_STOPPED)).isEqualTo(1);
             assertThat(heavy.waitingAdmission()).isZero();
 
             release.countDown();
@@ -2043,7 +2048,7 @@ class FairsliceFilterTest {
         try (EmbeddedTomcat t = new EmbeddedTomcat("/off", Map.of("fairslice.enabled", "false"), null)
                 .servlet("/x", new Text("hello"), false).start()) {
             assertThat(t.get("/x").statusCode()).isEqualTo(200);
-            assertThat(((org.apache.catalina.core.StandardContext) t.context)
+            assertThat(((StandardContext) t.context)
                     .findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
         }
     }
@@ -2056,7 +2061,7 @@ class FairsliceFilterTest {
         System.setProperty("fairslice.enabled", "");
         try (EmbeddedTomcat t = new EmbeddedTomcat("/off2", Map.of("fairslice.enabled", "false"), null)
                 .servlet("/x", new Text("hello"), false).start()) {
-            assertThat(((org.apache.catalina.core.StandardContext) t.context)
+            assertThat(((StandardContext) t.context)
                     .findFilterConfig(FairsliceInitializer.FILTER_NAME)).isNull();
         } finally {
             System.clearProperty("fairslice.enabled");

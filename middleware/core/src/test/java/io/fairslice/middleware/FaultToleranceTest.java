@@ -36,7 +36,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
+import org.apache.catalina.connector.Request;
+import org.apache.catalina.connector.Response;
 import org.apache.catalina.core.StandardHost;
+import org.apache.catalina.valves.ValveBase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -549,10 +552,9 @@ class FaultToleranceTest {
         EmbeddedTomcat server = new EmbeddedTomcat("/pending", Map.of("fairslice.rule.1", "heavy path=/h",
                 "fairslice.class.heavy.max-concurrency", "1", "fairslice.class.heavy.queue-size", "0"),
                 new SimpleMeterRegistry()).servlet("/h", holding, false);
-        server.context.getPipeline().addValve(new org.apache.catalina.valves.ValveBase() {
+        server.context.getPipeline().addValve(new ValveBase() {
             @Override
-            public void invoke(org.apache.catalina.connector.Request request,
-                               org.apache.catalina.connector.Response response) throws IOException, ServletException {
+            public void invoke(Request request, Response response) throws IOException, ServletException {
                 if ("interrupt".equals(request.getQueryString())) {
                     Thread.currentThread().interrupt();
                 }

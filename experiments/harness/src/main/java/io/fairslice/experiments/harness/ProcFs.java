@@ -1,5 +1,6 @@
 package io.fairslice.experiments.harness;
 
+import io.fairslice.experiments.server.Taskset;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -60,7 +61,7 @@ final class ProcFs {
             if (line.startsWith("Cpus_allowed_list:")) {
                 String list = line.substring("Cpus_allowed_list:".length());
                 try {
-                    return io.fairslice.experiments.server.Taskset.cpuList(list).stream().boxed().toList();
+                    return Taskset.cpuList(list).stream().boxed().toList();
                 } catch (IllegalArgumentException e) {
                     throw new IOException(e.getMessage(), e);
                 }

@@ -797,7 +797,7 @@ class ReportTest {
                     p.accepted(), p.note()));
         }
         Files.write(dir.resolve(ResultsFiles.POINTS_CSV), List.of("configuration,light_rps", "share@default,1"));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ResultsFiles.read(dir))
+        assertThatThrownBy(() -> ResultsFiles.read(dir))
                 .hasMessageContaining("does not start with the expected header");
     }
 }

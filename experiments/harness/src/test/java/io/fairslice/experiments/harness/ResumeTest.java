@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Going on with an interrupted run: its own settings come back, and a changed setting or machine is refused. */
@@ -88,7 +89,7 @@ class ResumeTest {
      * sampler's JVM, twice).
      */
     @Test
-    @org.junit.jupiter.api.Timeout(120)
+    @Timeout(120)
     void shouldRemoveTheEarlierReportWhenARunGoesOn() throws Exception {
         StudyResult previous = measuredRun(Map.of());
         ResultsFiles.write(previous, dir);
@@ -110,7 +111,7 @@ class ResumeTest {
      * start's, and the end was compared with them: no warning.
      */
     @Test
-    @org.junit.jupiter.api.Timeout(120)
+    @Timeout(120)
     void shouldKeepTheStartsCoreSpeedAndWarnOfAnotherSpeedWhenARunGoesOn() throws Exception {
         String start = "340-360 ms (median 350) over 6 samples of a fixed unit of work";
         StudyResult previous = measuredRun(Map.of(StudyRunner.CORE_SPEED_AT_START, start));

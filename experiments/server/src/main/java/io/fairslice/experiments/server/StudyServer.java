@@ -1,6 +1,8 @@
 package io.fairslice.experiments.server;
 
 import io.fairslice.experiments.app.StudyApplication;
+import io.fairslice.experiments.server.peers.Peers;
+import io.fairslice.middleware.FairsliceFilter;
 import io.fairslice.middleware.FairsliceInitializer;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -17,6 +19,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
+import org.apache.catalina.LifecycleState;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
@@ -30,8 +33,7 @@ import org.apache.catalina.valves.ValveBase;
 public final class StudyServer implements AutoCloseable {
 
     /** The context attribute under which the server hands its meter registry to the web application. */
-    public static final String METER_REGISTRY_ATTRIBUTE =
-            io.fairslice.middleware.FairsliceFilter.METER_REGISTRY_ATTRIBUTE;
+    public static final String METER_REGISTRY_ATTRIBUTE = FairsliceFilter.METER_REGISTRY_ATTRIBUTE;
     /** The longest a stop waits for the requests being served to end before it stops Tomcat ({@link #drain}). */
     public static final Duration STOP_AWAIT = Duration.ofSeconds(10);
     /**
@@ -127,12 +129,12 @@ public final class StudyServer implements AutoCloseable {
         Tomcat.addServlet(metrics, "metrics", new MetricsServlet(registry)).setAsyncSupported(true);
         metrics.addServletMapping("", "metrics");
         // a peer of the study's comparisons (-Dfairslice.peer), if one was selected; the harness looks for this line
-        String peer = io.fairslice.experiments.server.peers.Peers.install(context, registry);
+        String peer = Peers.install(context, registry);
         if (peer != null) {
             System.out.println(peer);
         }
         tomcat.start();
-        if (connector.getState() != org.apache.catalina.LifecycleState.STARTED || connector.getLocalPort() < 0) {
+        if (connector.getState() != LifecycleState.STARTED || connector.getLocalPort() < 0) {
             // Tomcat logs a connector that cannot bind and starts anyway, serving nothing
             throw new IllegalStateException("cannot listen on " + options.address() + ":" + options.port()
                     + ": the port is in use, or the address is not one of this machine's (see the log above)");

@@ -144,7 +144,7 @@ public final class GuardedListeners implements AutoCloseable {
                 }
 
                 @Override
-                public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+                public MeterRegistry meterRegistry() {
                     return registry;
                 }
 

@@ -10,6 +10,7 @@ import io.fairslice.middleware.internal.ApplicationNames;
 import io.fairslice.middleware.internal.Loggers;
 import io.fairslice.middleware.schedule.ClassState;
 import io.fairslice.middleware.schedule.Scheduler;
+import io.fairslice.middleware.schedule.TaskExecutor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -92,7 +93,7 @@ public final class FairsliceMetrics implements AutoCloseable {
                     .description("requests admitted and not parked").register(registry));
             add(Gauge.builder(REQUESTS_WAITING, c, ClassState::waiting).tags(cls)
                     .description("requests queued for admission or parked at a yield point").register(registry));
-            add(Gauge.builder(TASKS_HELD, c, io.fairslice.middleware.schedule.TaskExecutor::heldTasks).tags(cls)
+            add(Gauge.builder(TASKS_HELD, c, TaskExecutor::heldTasks).tags(cls)
                     .description("tasks a holding executor holds back from their pool for the class's turn")
                     .register(registry));
             add(Gauge.builder(CLASS_CPU_SHARE, scheduler, s -> s.cpuShare(i)).tags(cls)

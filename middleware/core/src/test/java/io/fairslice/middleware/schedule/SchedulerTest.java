@@ -1,12 +1,14 @@
 package io.fairslice.middleware.schedule;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fairslice.middleware.Fairslice;
 import io.fairslice.middleware.FairsliceConfig;
+import io.fairslice.middleware.LogCapture;
 import io.fairslice.middleware.NewThread;
 import io.fairslice.middleware.internal.YieldGate;
 import java.io.IOException;
@@ -729,7 +731,7 @@ class SchedulerTest {
         assertThat(TaskExecutor.heldTasks(scheduler.classState(HEAVY))).isEqualTo(2);
         refusing.set(true);
 
-        try (io.fairslice.middleware.LogCapture log = io.fairslice.middleware.LogCapture.of(TaskExecutor.class)) {
+        try (LogCapture log = LogCapture.of(TaskExecutor.class)) {
             scheduler.close();
             assertThat(ran).as("both held tasks, on the closing thread").containsExactly(
                     Thread.currentThread().getName(), Thread.currentThread().getName());
@@ -1675,7 +1677,7 @@ class SchedulerTest {
         }, 3);
         refusing.set(true);
         Scheduler s = scheduler;
-        org.assertj.core.api.Assertions.assertThatCode(s::close).doesNotThrowAnyException();
+        assertThatCode(s::close).doesNotThrowAnyException();
         assertThat(ran.get()).as("the held tasks ran, the one after the failed one too").isEqualTo(2);
     }
 
@@ -3221,7 +3223,7 @@ class SchedulerTest {
     void shouldNotLetADeclaredNameThatIsNoClassBreakItsLogLine() {
         scheduler();
         Ticket page = running(LIGHT);
-        try (io.fairslice.middleware.LogCapture log = io.fairslice.middleware.LogCapture.of(Scheduler.class)) {
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
             assertThat(scheduler.declare(page, "gold\nSEVERE forged")).isFalse();
             assertThat(log.lines()).singleElement().satisfies(l -> assertThat(l).doesNotContain("\n")
                     .startsWith("WARNING fairslice: Fairslice.classify(\"gold%0ASEVERE%20forged\") names no class"));
@@ -3237,7 +3239,7 @@ class SchedulerTest {
     void shouldSayANullDeclaredNameAsNullNotAsTheNameNull() {
         scheduler();
         Ticket page = running(LIGHT);
-        try (io.fairslice.middleware.LogCapture log = io.fairslice.middleware.LogCapture.of(Scheduler.class)) {
+        try (LogCapture log = LogCapture.of(Scheduler.class)) {
             assertThat(scheduler.declare(page, null)).isFalse();
             assertThat(scheduler.declare(page, null)).isFalse();
             assertThat(scheduler.declare(page, "null")).isFalse();
@@ -3489,7 +3491,7 @@ class SchedulerTest {
         assertThat(owed).isCloseTo((double) Scheduler.LAG_LIMIT_NANOS * 2, within(1e3));
         assertThat(l.balanceNanos()).isPositive();
         assertThat(l.balanceNanos() + h.balanceNanos()).as("balances of competing classes sum to zero")
-                .isCloseTo(0L, org.assertj.core.data.Offset.offset(10L));
+                .isCloseTo(0L, within(10L));
     }
 
     @Test
