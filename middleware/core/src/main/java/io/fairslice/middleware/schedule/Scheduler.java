@@ -452,6 +452,7 @@ public final class Scheduler {
             if (t.completed) {
                 return;
             }
+            leaveQueueIfWaiting(t);
             long now = clock.nanoTime();
             FairsliceConfig cfg = config;
             // what it used so far is its class's now: a move before its next dispatch (its page learnt meanwhile) put
@@ -1695,10 +1696,10 @@ public final class Scheduler {
     }
 
     /**
-     * Under the lock, as a request or task ends: one whose thread failed while it waited (an Error out of
-     * {@link #await}, such as a StackOverflowError at a deep yield point) leaves the queue it waited in. Left there, a
-     * later dispatch granted it a permit or a run slot that no thread gave back. The dispatch that follows wakes the
-     * waiter behind it.
+     * Under the lock, as a request or task ends or a request is detached (its async cycle goes on): one whose thread
+     * failed while it waited (an Error out of {@link #await}, such as a StackOverflowError at a deep yield point, caught
+     * by the application or not) leaves the queue it waited in. Left there, a later dispatch granted it a permit or a
+     * run slot that no thread gave back. The dispatch that follows wakes the waiter behind it.
      */
     private static void leaveQueueIfWaiting(Ticket t) {
         if (t.queuedForAdmission || t.parkedAtYield) {

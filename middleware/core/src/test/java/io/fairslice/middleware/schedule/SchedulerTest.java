@@ -2675,6 +2675,34 @@ class SchedulerTest {
     }
 
     /**
+     * The same for an async request: its thread fails at a yield point, the application catches the Error, and the
+     * dispatch returns with the async cycle started, so the filter detaches the request rather than completing it. Left
+     * in the yield queue, the detached ticket was granted a run slot no thread used, and its next dispatch took a
+     * second one, of which its completion gave back only one.
+     */
+    @Test
+    void shouldTakeADetachedRequestWhoseThreadFailedWhileParkedAtAYieldPointOutOfTheQueue() {
+        scheduler("share.quantum", "5ms");
+        PastQuantum past = heavyPastItsQuantum();
+        Ticket heavy = past.heavy();
+        Ticket light2 = past.light();
+        assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
+        // its thread fails before it parks (await), the application goes on to start an async cycle
+        scheduler.endDispatch(heavy);
+        scheduler.detach(heavy);
+        assertThat(scheduler.classState(HEAVY).waiting()).as("out of the yield queue").isZero();
+
+        finish(light2, MS);
+        assertThat(scheduler.totalRunning()).as("no run slot given to the detached request").isZero();
+        scheduler.beginDispatch(heavy); // its async cycle's next dispatch
+        assertThat(scheduler.classState(HEAVY).running()).as("one slot for its one thread").isEqualTo(1);
+        scheduler.endDispatch(heavy);
+        scheduler.complete(heavy);
+        assertThat(scheduler.totalRunning()).isZero();
+        assertThat(scheduler.classState(HEAVY).running()).isZero();
+    }
+
+    /**
      * A request completed on another thread while its dispatch is parked at a yield point (Tomcat defers that, but a
      * container need not): it leaves the queue as it completes, and the parked thread, at its deadline, takes no run
      * slot and leaves no count below zero.
