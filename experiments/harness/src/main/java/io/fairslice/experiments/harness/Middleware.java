@@ -62,6 +62,16 @@ public enum Middleware {
         return jvmOptions.stream().anyMatch(o -> o.startsWith("-Dfairslice.kernel-probe.") && !o.equals(PROBE_OFF));
     }
 
+    /**
+     * Whether the server runs fairslice's filter (any policy but the server's {@code --policy none}), whose meter gives
+     * the pages' CPU in a window; without it (the baseline, the Netflix peer) there is nothing to sample, and a scrape
+     * of /metrics under overload (the baseline under 100 ms slices) timed out and warned of CPU it could never read.
+     */
+    boolean fairsliceMeter() {
+        int policy = serverArguments.indexOf("--policy");
+        return policy < 0 || !"none".equals(serverArguments.get(policy + 1));
+    }
+
     /** Whether the server must confirm it installed a peer ("fairslice peer: ... installed"). */
     boolean peer() {
         return jvmOptions.stream().anyMatch(o -> o.startsWith("-Dfairslice.peer="));

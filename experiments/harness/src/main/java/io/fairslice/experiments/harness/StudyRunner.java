@@ -464,7 +464,8 @@ public final class StudyRunner {
                 classpaths.serverJvmOptions(), classpaths.weavingJvmOptions(), logs.resolve(name + "-server.log"));
              CpuSampler cpu = new CpuSampler(server.pid(), host.serverCore(), host.ticksPerSecond,
                      host.interruptAccounting);
-             MeterSampler meter = new MeterSampler(server.pid(), server.baseUrl, host.ticksPerSecond)) {
+             MeterSampler meter = configuration.middleware().fairsliceMeter()
+                     ? new MeterSampler(server.pid(), server.baseUrl, host.ticksPerSecond) : null) {
             StudyParameters pages = StudyParameters.from(parameters(server, 0, Duration.ZERO, config.measure())::get);
             List<String> paths = new ArrayList<>(pages.lightPaths());
             paths.add(pages.heavyPath());
@@ -567,7 +568,7 @@ public final class StudyRunner {
 
     /**
      * Measures one point, re-running a disturbed window or one whose simulation.log is truncated; every window
-     * measured goes to {@code points}.
+     * measured goes to {@code points}. {@code meter} is null for a server without fairslice's meter.
      */
     private void measure(Host host, LoadGenerator load, CpuSampler cpu, MeterSampler meter, StudyServerProcess server,
                          Configuration configuration, int heavy, int rep, List<PointResult> points)
@@ -611,8 +612,7 @@ public final class StudyRunner {
             PointResult result = new PointResult(id, heavy, config.lightUsers(), rep, attempt, window.fromEpochMillis(),
                     config.measure().toMillis() / 1000.0, window.light(), window.heavy(), share.server(),
                     share.others(), share.interrupts(), share.idle(),
-                    meter.part(window.fromEpochMillis(), window.toEpochMillis(), pages.lightPaths()),
-                    meter.part(window.fromEpochMillis(), window.toEpochMillis(), List.of(pages.heavyPath())),
+                    part(meter, window, pages.lightPaths()), part(meter, window, List.of(pages.heavyPath())),
                     share.jit(), verdict.accepted(), note);
             progress.report(result);
             points.add(result);
@@ -621,6 +621,11 @@ public final class StudyRunner {
                 return;
             }
         }
+    }
+
+    /** The pages' part of the server's CPU in the window; NaN without fairslice's meter ({@code meter} null). */
+    private static double part(MeterSampler meter, WindowAnalyzer.Window window, List<String> pages) {
+        return meter == null ? Double.NaN : meter.part(window.fromEpochMillis(), window.toEpochMillis(), pages);
     }
 
     /**

@@ -13,6 +13,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -76,6 +77,14 @@ class StudyConfigTest {
         assertThat(Middleware.NICE.kernelProbe()).isTrue();
         assertThat(Middleware.SLICE.kernelProbe()).isTrue();
         assertThat(Middleware.NONE.kernelProbe()).isFalse();
+    }
+
+    @Test
+    void shouldSampleFairslicesMeterOnlyWhereTheServerRunsFairslice() {
+        // the baseline and the Netflix peer run the server with --policy none: no meter, nothing to sample
+        assertThat(Arrays.stream(Middleware.values()).filter(Middleware::fairsliceMeter))
+                .containsExactlyInAnyOrder(Middleware.OBSERVE, Middleware.SLEEP, Middleware.SHARE, Middleware.NICE,
+                        Middleware.SLICE);
     }
 
     @Test
