@@ -192,7 +192,8 @@ public final class Report {
                 + "the heavy pages' part of the "
                 + "server's CPU time (their requests' threads inside fairslice's filter, as fairslice's own meter "
                 + "measures them; \"-\" without fairslice, or where its meter could not be read: the console said "
-                + "why), \"JIT\" the compiler threads', both in the window: the "
+                + "why; over several repetitions the mean of the windows that have it), \"JIT\" the compiler "
+                + "threads', both in the window: the "
                 + "rest went to the container around the requests, the collector and the JVM."));
         List<List<String>> rows = new ArrayList<>();
         for (Summary.Row r : summary.rows()) {
