@@ -1630,6 +1630,7 @@ public final class Scheduler {
         boolean interrupted = false;
         boolean ok = true;
         long yieldFor = NEVER; // the hold of a free slot its last look was asked to yield the CPU in (anticipating)
+        boolean returned = false;
         try {
             while (!t.granted) {
                 long now0 = clock.nanoTime();
@@ -1681,7 +1682,11 @@ public final class Scheduler {
                     unlock();
                 }
             }
+            returned = true;
         } finally {
+            if (!returned) {
+                leaveAfterFailure(t);
+            }
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -1696,9 +1701,29 @@ public final class Scheduler {
     }
 
     /**
+     * As an Error leaves {@link #await} (a StackOverflowError at a deep yield point, an OutOfMemoryError): the ticket
+     * leaves the queue it waited in at once. A synchronous request whose application catches the Error goes on in the
+     * same dispatch; left queued until it ended, it counted as waiting while it ran, and at the head of its queue held
+     * back its classmates' own looks. A request that failed at admission is completed by the filter, as before.
+     */
+    private void leaveAfterFailure(Ticket t) {
+        lock.lock();
+        try {
+            if (!t.completed) {
+                leaveQueueIfWaiting(t);
+                dispatch(clock.nanoTime());
+                updateArmed();
+            }
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
      * Under the lock, as a request or task ends or a request is detached (its async cycle goes on): one whose thread
-     * failed while it waited (an Error out of {@link #await}, such as a StackOverflowError at a deep yield point, caught
-     * by the application or not) leaves the queue it waited in. Left there, a later dispatch granted it a permit or a
+     * failed as it was to wait (an Error between parking at a yield point and {@link #await}, such as a
+     * StackOverflowError at a deep yield point, caught by the application or not; await itself leaves the queue as an
+     * Error leaves it, {@link #leaveAfterFailure}) leaves the queue it waited in. Left there, a later dispatch granted it a permit or a
      * run slot that no thread gave back. The dispatch that follows wakes the waiter behind it.
      */
     private static void leaveQueueIfWaiting(Ticket t) {
@@ -2785,19 +2810,26 @@ public final class Scheduler {
      * Releases the lock, then unparks the threads granted or woken under it. Unparked under the lock, a waiter
      * preempts the thread that granted it (Linux's default scheduler runs a thread that wakes at once), finds the lock
      * still held and blocks on it; at a turn's start, with its class's waiters granted together, that convoy cost the
-     * study server about 600 more parks (and as many wake-ups) a second.
+     * study server about 600 more parks (and as many wake-ups) a second. The lock is released whatever fails before
+     * (a StackOverflowError in noteCaps' clock read at a deep yield point, an OutOfMemoryError collecting the threads):
+     * left held, it blocked every other request of the application for good. Threads not yet taken out of
+     * {@link #toWake} then stay in it for the next release (a spurious unpark is harmless: every waiter looks again).
      */
     private void unlock() {
-        noteCaps();
-        if (toWake.isEmpty()) {
+        Thread[] threads = null;
+        try {
+            noteCaps();
+            if (!toWake.isEmpty()) {
+                threads = toWake.toArray(new Thread[0]);
+                toWake.clear();
+            }
+        } finally {
             lock.unlock();
-            return;
         }
-        Thread[] threads = toWake.toArray(new Thread[0]);
-        toWake.clear();
-        lock.unlock();
-        for (Thread thread : threads) {
-            LockSupport.unpark(thread);
+        if (threads != null) {
+            for (Thread thread : threads) {
+                LockSupport.unpark(thread);
+            }
         }
     }
 

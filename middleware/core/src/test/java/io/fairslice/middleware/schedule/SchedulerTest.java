@@ -2615,6 +2615,44 @@ class SchedulerTest {
         finish(running(HEAVY), MS); // admitted at once: the cap's permit is free
     }
 
+    /**
+     * An Error as the scheduler's lock is released (a StackOverflowError in the clock read that notes the capped
+     * queues, an OutOfMemoryError collecting the threads to wake) still releases it: thrown before the lock's own
+     * release, it left the lock held by that thread for good, and every other request of the application blocked on
+     * it. Here the holder's completion admits the capped waiter, so the release notes the cap's count change and reads
+     * the clock, which fails as a too-deep stack would.
+     */
+    @Test
+    void shouldReleaseTheLockWhenItsReleaseFails() throws Exception {
+        scheduler("class.heavy.max-concurrency", "1");
+        AtomicReference<Ticket> queued = new AtomicReference<>();
+        CompletableFuture<Throwable> completed = NewThread.supply(() -> { // the holder's own thread: its CPU is read
+            Ticket holder = scheduler.newTicket(HEAVY);
+            scheduler.beginDispatch(holder);
+            assertThat(scheduler.admit(holder)).isEqualTo(Scheduler.ADMITTED);
+            queued.set(queued(HEAVY));
+            scheduler.endDispatch(holder);
+            Thread self = Thread.currentThread();
+            clock.atNextCpuRead = () -> clock.overflowOn = self; // the next clock read after the holder's CPU is charged
+            try {
+                scheduler.complete(holder);
+                return null;
+            } catch (StackOverflowError e) {
+                return e;
+            }
+        });
+        assertThat(completed.get(5, TimeUnit.SECONDS)).as("the completion failed").isInstanceOf(StackOverflowError.class);
+        boolean held = scheduler.lock.isLocked();
+        if (held) {
+            scheduler = null; // its close would wait for the lock for ever
+        }
+        assertThat(held).as("the scheduler's lock after the failed release").isFalse();
+        Ticket waiter = queued.get();
+        assertThat(waiter.granted).as("the waiter was admitted as the holder completed").isTrue();
+        finish(waiter, MS);
+        finish(running(HEAVY), MS); // the cap's permit is free again
+    }
+
     /** Heavy's request holding the one run slot and light's request waiting for it. */
     private record PastQuantum(Ticket heavy, Ticket light) {
     }
@@ -2700,6 +2738,32 @@ class SchedulerTest {
         scheduler.complete(heavy);
         assertThat(scheduler.totalRunning()).isZero();
         assertThat(scheduler.classState(HEAVY).running()).isZero();
+    }
+
+    /**
+     * A synchronous request whose thread fails inside its wait at a yield point (an Error out of await), caught by the
+     * application, which goes on in the same dispatch: the ticket leaves the yield queue as the Error leaves the wait,
+     * not as the request ends. Left in it, the running request counted as waiting in its class, and at the head of the
+     * queue held back its classmates' own looks until it ended.
+     */
+    @Test
+    void shouldTakeARequestWhoseThreadFailedInsideItsWaitAtAYieldPointOutOfTheQueueAtOnce() {
+        scheduler("share.quantum", "5ms");
+        PastQuantum past = heavyPastItsQuantum();
+        Ticket heavy = past.heavy();
+        assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
+        clock.overflowOn = Thread.currentThread();
+        assertThatThrownBy(() -> scheduler.await(heavy, Scheduler.WHERE_YIELD)).isInstanceOf(StackOverflowError.class);
+        assertThat(scheduler.classState(HEAVY).waiting()).as("out of the yield queue while its request goes on")
+                .isZero();
+
+        finish(past.light(), MS);
+        assertThat(scheduler.classState(HEAVY).running()).as("no run slot granted to a thread that stopped waiting")
+                .isZero();
+        scheduler.endDispatch(heavy);
+        scheduler.complete(heavy);
+        assertThat(scheduler.totalRunning()).isZero();
+        assertThat(scheduler.classState(HEAVY).waiting()).isZero();
     }
 
     /**
