@@ -1,6 +1,7 @@
 package io.fairslice.experiments.harness;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -133,9 +134,11 @@ public final class Summary {
         List<Row> rows = new ArrayList<>();
         for (Row row : reduced) {
             Map<Integer, Map<Integer, Double>> byHeavy = lightByRepetition.get(row.configuration());
+            Map<Integer, Double> loaded = byHeavy.get(row.heavyUsers());
+            Map<Integer, Double> alone = byHeavy.get(0);
+            boolean shared = alone != null && !Collections.disjoint(loaded.keySet(), alone.keySet());
             rows.add(withRetention(row, unloaded.get(row.configuration()),
-                    unloaded.get(baselineOf(row.configuration())),
-                    pairedRetention(byHeavy.get(row.heavyUsers()), byHeavy.get(0))));
+                    unloaded.get(baselineOf(row.configuration())), pairedRetention(loaded, alone), shared));
         }
         return new Summary(rows, new ArrayList<>(configurations));
     }
@@ -158,7 +161,8 @@ public final class Summary {
      * differently, up to 10 % apart) divides out, as docs/results.md pools servers. The mean over the mean (what the
      * report printed until 2026-12-06) weighed faster servers more and, when a repetition was left out of one point,
      * divided one set of servers by another: 83.9 against 84.9 % for the same three servers of
-     * results/provisional-20261127. NaN when the points share no repetition (the caller then divides the means).
+     * results/provisional-20261127. NaN when the points share no repetition (the caller then divides the means), or
+     * when no shared one served a light request alone (nothing to divide by: the report says so).
      */
     static double pairedRetention(Map<Integer, Double> loaded, Map<Integer, Double> unloaded) {
         if (loaded == null || unloaded == null) {
@@ -228,16 +232,18 @@ public final class Summary {
 
     /**
      * {@code r} with its retentions: over its own H = 0 row {@code own}, {@code paired} (the repetitions' own ratios)
-     * where the two rows share a repetition, else the means' ratio; and over the baseline's {@code none} (null: none),
-     * the means' ratio (its servers are others).
+     * where the two rows share a repetition ({@code shared}; NaN when no shared repetition served light pages alone),
+     * else the means' ratio; and over the baseline's {@code none} (null: none), the means' ratio (its servers are
+     * others). The means' ratio only where no repetition is shared: where the shared ones' light-only windows served
+     * nothing, it divided by a mean of other servers' windows and that 0, and read high.
      */
-    private static Row withRetention(Row r, Row own, Row none, double paired) {
+    private static Row withRetention(Row r, Row own, Row none, double paired, boolean shared) {
         return new Row(r.configuration(), r.heavyUsers(), r.lightUsers(), r.windows(), r.flagged(),
                 r.disturbedRepetitions(), r.light(), r.lightSpread(), r.heavy(), r.lightP50(), r.lightP99(),
                 r.heavyP50(), r.heavyP99(), r.lightRejected(), r.heavyRejected(), r.lightFailed(), r.heavyFailed(),
                 r.requests(), r.heavyRequests(), r.lightOldestOpenMillis(), r.heavyOldestOpenMillis(),
                 r.windowMillis(), r.serverCpu(), r.lightCpu(),
-                r.heavyCpu(), r.jitCpu(), Double.isNaN(paired) ? ratio(r.light(), own) : paired,
+                r.heavyCpu(), r.jitCpu(), shared ? paired : ratio(r.light(), own),
                 ratio(r.light(), none),
                 r.disturbed() || own != null && own.disturbed(), r.disturbed() || none != null && none.disturbed());
     }

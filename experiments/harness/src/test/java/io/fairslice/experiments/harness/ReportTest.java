@@ -71,6 +71,18 @@ class ReportTest {
                 accepted ? "" : "disturbed: server had 0.800 of its core (< 0.97), other processes 0.190");
     }
 
+    /**
+     * The one server both points have served no light request alone (a page broken in its light-only window): its
+     * retention has nothing to divide by. It read the loaded light req/s over the mean of that 0 and another server's
+     * light-only window (100 over (0 + 200) / 2: 100 %).
+     */
+    @Test
+    void shouldNotDivideByOtherServersWhenTheSharedOneServedNoLightRequestAlone() {
+        List<PointResult> points = List.of(point("share@default", 40, 1, 1, 100, 10, true),
+                point("share@default", 0, 1, 1, 0, 0, true), point("share@default", 0, 2, 1, 200, 0, true));
+        assertThat(Summary.of(points).heaviestRow("share@default").retention()).isNaN();
+    }
+
     @Test
     void shouldComputeRetentionFromAcceptedWindowsOnly() {
         Summary summary = Summary.of(fixture().points());
