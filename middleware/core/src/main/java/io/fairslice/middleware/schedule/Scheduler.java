@@ -1723,8 +1723,8 @@ public final class Scheduler {
      * Under the lock, as a request or task ends or a request is detached (its async cycle goes on): one whose thread
      * failed as it was to wait (an Error between parking at a yield point and {@link #await}, such as a
      * StackOverflowError at a deep yield point, caught by the application or not; await itself leaves the queue as an
-     * Error leaves it, {@link #leaveAfterFailure}) leaves the queue it waited in. Left there, a later dispatch granted it a permit or a
-     * run slot that no thread gave back. The dispatch that follows wakes the waiter behind it.
+     * Error leaves it, {@link #leaveAfterFailure}) leaves the queue it waited in. Left there, a later dispatch granted
+     * it a permit or a run slot that no thread gave back. The dispatch that follows wakes the waiter behind it.
      */
     private static void leaveQueueIfWaiting(Ticket t) {
         if (t.queuedForAdmission || t.parkedAtYield) {

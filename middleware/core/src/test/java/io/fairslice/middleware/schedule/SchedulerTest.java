@@ -2633,7 +2633,7 @@ class SchedulerTest {
             queued.set(queued(HEAVY));
             scheduler.endDispatch(holder);
             Thread self = Thread.currentThread();
-            clock.atNextCpuRead = () -> clock.overflowOn = self; // the next clock read after the holder's CPU is charged
+            clock.atNextCpuRead = () -> clock.overflowOn = self; // the clock read after the holder's CPU is charged
             try {
                 scheduler.complete(holder);
                 return null;
@@ -2641,7 +2641,8 @@ class SchedulerTest {
                 return e;
             }
         });
-        assertThat(completed.get(5, TimeUnit.SECONDS)).as("the completion failed").isInstanceOf(StackOverflowError.class);
+        assertThat(completed.get(5, TimeUnit.SECONDS)).as("the completion failed")
+                .isInstanceOf(StackOverflowError.class);
         boolean held = scheduler.lock.isLocked();
         if (held) {
             scheduler = null; // its close would wait for the lock for ever
