@@ -3,9 +3,11 @@ package io.fairslice.experiments.server;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.FileVisitResult;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 
 /**
  * A folder in the JVM's temporary folder that its owner deletes with all it holds: the study server's Tomcat base
@@ -14,6 +16,10 @@ import java.util.stream.Stream;
  * one killed with SIGKILL cannot: the process that started it deletes the folder it gave it once it has ended.
  */
 public final class TemporaryFolder implements AutoCloseable {
+
+    /** How many times {@link #close} walks a folder that is still there, and the pause between two walks. */
+    static final int PASSES = 10;
+    static final long PASS_PAUSE_MILLIS = 100;
 
     private final Path path;
 
@@ -42,14 +48,49 @@ public final class TemporaryFolder implements AutoCloseable {
 
     /**
      * Deletes the folder and what it holds, as far as it can: a temporary folder left behind is not worth failing a
-     * shutdown for. Deleting it again, or from two threads at once, is harmless.
+     * shutdown for. Deleting it again, or from two threads at once (the harness's shutdown hook and its main thread
+     * both close it as a run stops on SIGTERM), is harmless: an entry another deleter took first is passed over. A
+     * folder still there after a pass (an entry written in it as the pass went, by a killed server not yet gone) gets
+     * up to {@link #PASSES} passes, {@link #PASS_PAUSE_MILLIS} ms apart: once, a study stopped on SIGTERM left the
+     * servers' folder in /tmp (StudyInterruptTest, on JDK 25; the cause was not seen).
      */
     @Override
     public void close() {
-        try (Stream<Path> paths = Files.walk(path)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        for (int pass = 1; pass <= PASSES && Files.exists(path, LinkOption.NOFOLLOW_LINKS); pass++) {
+            if (pass > 1) {
+                try {
+                    Thread.sleep(PASS_PAUSE_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            deleteOnce();
+        }
+    }
+
+    private void deleteOnce() {
+        try {
+            Files.walkFileTree(path, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    file.toFile().delete();
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    return FileVisitResult.CONTINUE; // gone already: another deleter took it
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException e) {
+                    dir.toFile().delete();
+                    return FileVisitResult.CONTINUE;
+                }
+            });
         } catch (IOException | UncheckedIOException e) {
-            // gone already, or a file went while the walk listed its folder (another close): that one deletes it
+            // not deleted as far as it could be: left, as said above
         }
     }
 }
