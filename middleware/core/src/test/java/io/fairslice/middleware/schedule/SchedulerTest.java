@@ -2658,6 +2658,14 @@ class SchedulerTest {
     private record PastQuantum(Ticket heavy, Ticket light) {
     }
 
+    /** As {@link #heavyPastItsQuantum} with a 5 ms quantum, then heavy's request parks at its next yield point. */
+    private PastQuantum heavyParkedAtYieldForLight() {
+        scheduler("share.quantum", "5ms");
+        PastQuantum past = heavyPastItsQuantum();
+        assertThat(scheduler.parkAtYield(past.heavy())).as("after its quantum it gives the slot to light").isTrue();
+        return past;
+    }
+
     /**
      * With a 5 ms quantum: heavy's request gets the run slot as light's first ends, then runs 6 ms, past its quantum,
      * while light's second waits; at its next yield point heavy gives the slot to light.
@@ -2698,11 +2706,9 @@ class SchedulerTest {
     /** The same at a yield point: a request whose thread failed while parked there is granted no run slot later. */
     @Test
     void shouldTakeARequestWhoseThreadFailedWhileParkedAtAYieldPointOutOfTheQueue() {
-        scheduler("share.quantum", "5ms");
-        PastQuantum past = heavyPastItsQuantum();
+        PastQuantum past = heavyParkedAtYieldForLight();
         Ticket heavy = past.heavy();
         Ticket light2 = past.light();
-        assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
         // its thread fails before it parks (await), and the filter completes its request as it unwinds
         scheduler.endDispatch(heavy);
         scheduler.complete(heavy);
@@ -2721,11 +2727,9 @@ class SchedulerTest {
      */
     @Test
     void shouldTakeADetachedRequestWhoseThreadFailedWhileParkedAtAYieldPointOutOfTheQueue() {
-        scheduler("share.quantum", "5ms");
-        PastQuantum past = heavyPastItsQuantum();
+        PastQuantum past = heavyParkedAtYieldForLight();
         Ticket heavy = past.heavy();
         Ticket light2 = past.light();
-        assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
         // its thread fails before it parks (await), the application goes on to start an async cycle
         scheduler.endDispatch(heavy);
         scheduler.detach(heavy);
@@ -2749,10 +2753,8 @@ class SchedulerTest {
      */
     @Test
     void shouldTakeARequestWhoseThreadFailedInsideItsWaitAtAYieldPointOutOfTheQueueAtOnce() {
-        scheduler("share.quantum", "5ms");
-        PastQuantum past = heavyPastItsQuantum();
+        PastQuantum past = heavyParkedAtYieldForLight();
         Ticket heavy = past.heavy();
-        assertThat(scheduler.parkAtYield(heavy)).as("after its quantum it gives the slot to light").isTrue();
         clock.overflowOn = Thread.currentThread();
         assertThatThrownBy(() -> scheduler.await(heavy, Scheduler.WHERE_YIELD)).isInstanceOf(StackOverflowError.class);
         assertThat(scheduler.classState(HEAVY).waiting()).as("out of the yield queue while its request goes on")
